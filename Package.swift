@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+// peernode: a peer-to-peer Lightning-to-on-chain swap node.
+// Layers point one way: C shims -> Bitcoin -> (HTLC, Transport, Lightning) -> Offers -> PeerNode.
+import PackageDescription
+
+let package = Package(
+    name: "peernode",
+    products: [
+        .library(name: "Bitcoin", targets: ["Bitcoin"]),
+    ],
+    targets: [
+        // System-library shims: a module map and one header each, nothing else.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1",
+                       providers: [.apt(["libsecp256k1-dev"])]),
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv",
+                       providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
+
+        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
