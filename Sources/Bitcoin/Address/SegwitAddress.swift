@@ -36,6 +36,12 @@ public struct SegwitAddress: Sendable, Hashable {
         guard Self.versions.contains(version) else {
             throw BitcoinError.invalidAddress("witness version \(version) does not exist (0 to 16)")
         }
+        guard let program = Bech32.convertBits(Array(decoded.data.dropFirst()), from: 5, to: 8, pad: false) else {
+            throw BitcoinError.invalidAddress("segwit address has invalid padding in its program")
+        }
+        try Self.check(version: version, program: program)
+        // Checked last so that a malformed program is reported as such even when the
+        // checksum variant is also wrong (BIP173-era v1+ strings).
         let expected: Bech32.Encoding = version == 0 ? .bech32 : .bech32m
         guard decoded.encoding == expected else {
             // BIP350: v1+ with the old checksum is the likely result of old software.
@@ -43,10 +49,6 @@ public struct SegwitAddress: Sendable, Hashable {
                 ? "witness v0 address must use the bech32 checksum, not bech32m"
                 : "witness v\(version) address must use the bech32m checksum (BIP350), not bech32")
         }
-        guard let program = Bech32.convertBits(Array(decoded.data.dropFirst()), from: 5, to: 8, pad: false) else {
-            throw BitcoinError.invalidAddress("segwit address has invalid padding in its program")
-        }
-        try Self.check(version: version, program: program)
         self.hrp = decoded.hrp
         self.version = version
         self.program = program
