@@ -51,6 +51,19 @@ public struct PublicKey: Sendable, Hashable, Comparable {
         return PublicKey(validated: pubkey)
     }
 
+    /// P + t·G for a 32-byte scalar t < n. Throws if t is out of range or the result is
+    /// the point at infinity.
+    public func adding(tweak: [UInt8]) throws -> PublicKey {
+        guard tweak.count == 32 else {
+            throw BitcoinError.invalidKey("a tweak is 32 bytes, got \(tweak.count)")
+        }
+        var pubkey = cPubkey
+        try Secp256k1Context.call(.invalidKey("tweak is not below the curve order, or the result is infinity")) {
+            secp256k1_ec_pubkey_tweak_add($0, &pubkey, tweak)
+        }
+        return PublicKey(validated: pubkey)
+    }
+
     /// The libsecp256k1 form, re-parsed from the stored bytes (which were valid when stored).
     var cPubkey: secp256k1_pubkey {
         var pubkey = secp256k1_pubkey()
