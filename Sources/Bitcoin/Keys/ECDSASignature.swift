@@ -74,8 +74,8 @@ public struct ECDSASignature: Sendable, Hashable {
     public func normalizedS() -> ECDSASignature {
         var normalized = secp256k1_ecdsa_signature()
         var signature = cSignature
-        // Returns 1 when it had to normalize, 0 when s was already low: both are fine.
-        _ = secp256k1_ecdsa_signature_normalize(Secp256k1Context.shared, &normalized, &signature)
+        // The result only says whether s had to change (1) or was already low (0); both are fine.
+        _ = Secp256k1Context.holds { secp256k1_ecdsa_signature_normalize($0, &normalized, &signature) }
         return ECDSASignature(validated: normalized)
     }
 

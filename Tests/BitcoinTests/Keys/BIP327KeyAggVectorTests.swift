@@ -90,4 +90,30 @@ final class BIP327KeyAggVectorTests: XCTestCase {
             XCTAssertEqual($0 as? BitcoinError, .invalidSignerPublicKey(signer: 1))
         }
     }
+
+    /// Boltz's MuSig2 swap key (boltz-backend's integration snapshot): KeyAgg of [Boltz key,
+    /// their key] in that order, unsorted, as the HTLC's internal key; then the x-only
+    /// TapTweak, done both as a BIP327 ApplyTweak and as a BIP341 tweak.
+    func testBoltzUnsortedAggregateKeyAndTaprootTweak() throws {
+        let file = try XCTUnwrap(try Vectors.json("boltz/boltz_swap_vectors.json") as? [String: Any])
+        let musig = try XCTUnwrap(file["boltz_backend_ts_musig"] as? [String: Any])
+        let boltz = try PrivateKey(bytes(try XCTUnwrap(musig["boltz_private_key"] as? String))).publicKey
+        let theirs = try PublicKey(bytes(try XCTUnwrap(musig["their_public_key"] as? String)))
+        let aggregate = try MuSig2KeyAggregation(publicKeys: [boltz, theirs])
+        XCTAssertEqual(aggregate.xOnlyPublicKey.bytes.hex, musig["expected_aggregate_key_xonly"] as? String)
+        let sorted = try MuSig2KeyAggregation(publicKeys: MuSig2KeyAggregation.sorted([boltz, theirs]))
+        if [boltz, theirs] != [boltz, theirs].sorted() {
+            XCTAssertNotEqual(sorted.xOnlyPublicKey, aggregate.xOnlyPublicKey, "sorting would change the key")
+        }
+
+        // The Merkle root is a value computed by the vector file's author from the leaves.
+        let computed = try XCTUnwrap((musig["computed"] as? [String: Any])?["bitcoin"] as? [String: Any])
+        let merkleRoot = bytes(try XCTUnwrap(computed["merkle_root"] as? String))
+        let expectedOutput = try XCTUnwrap(musig["expected_tweaked_key_bitcoin"] as? String)
+        let output = try aggregate.xOnlyPublicKey.tapTweaked(merkleRoot: merkleRoot)
+        XCTAssertEqual(output.key.bytes.hex, expectedOutput)
+        XCTAssertEqual(output.parityOdd, (computed["output_key_parity"] as? Int) == 1)
+        let tweak = try TaprootTweak.tweak(internalKey: aggregate.xOnlyPublicKey, merkleRoot: merkleRoot)
+        XCTAssertEqual(try aggregate.tweaked(by: tweak, xOnly: true).xOnlyPublicKey.bytes.hex, expectedOutput)
+    }
 }
