@@ -31,11 +31,11 @@ extension ExtendedKey {
     }
 
     /// The Base58Check string (`xprv…`, `xpub…`, `tprv…`, `tpub…`).
-    public var base58: String { ExtendedKeyBase58.encodeCheck(serialized) }
+    public var base58: String { Base58Check.encode(serialized) }
 
     /// Parses a Base58Check extended key.
     public init(base58 string: String) throws {
-        guard let payload = ExtendedKeyBase58.decodeCheck(string) else {
+        guard let payload = try? Base58Check.decode(string) else {
             throw BitcoinError.invalidExtendedKey("not Base58Check, or the checksum is wrong")
         }
         try self.init(serialized: payload)

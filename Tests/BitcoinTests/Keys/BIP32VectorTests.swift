@@ -124,7 +124,7 @@ final class BIP32VectorTests: XCTestCase {
         var characters = Array(master.base58)
         characters[20] = characters[20] == "A" ? "B" : "A"
         XCTAssertThrowsError(try ExtendedKey(base58: String(characters)))
-        XCTAssertThrowsError(try ExtendedKey(base58: ExtendedKeyBase58.encodeCheck(Array(master.serialized.dropLast()))))
+        XCTAssertThrowsError(try ExtendedKey(base58: Base58Check.encode(Array(master.serialized.dropLast()))))
         XCTAssertThrowsError(try ExtendedKey(base58: "xprv0OIl"))
         XCTAssertFalse(master.description.contains(master.privateKey!.bytes.hex))
         XCTAssertFalse(master.description.contains(master.chainCode.hex))
