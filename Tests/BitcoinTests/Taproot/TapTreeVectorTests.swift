@@ -1,8 +1,8 @@
 import XCTest
 @testable import Bitcoin
 
-/// BIP341's wallet vectors, `scriptPubKey`: leaf hashes, merkle roots and script-path
-/// control blocks built from each `scriptTree`.
+/// BIP341's wallet vectors, `scriptPubKey`: leaf hashes, merkle roots, output scripts and
+/// script-path control blocks (parity bit included) built from each `scriptTree`.
 final class TapTreeVectorTests: XCTestCase {
     func testLeafHashesMerkleRootsAndControlBlocks() throws {
         let root = try XCTUnwrap(try Vectors.json("bitcoin-core/bip341_wallet_vectors.json") as? [String: Any])
@@ -35,21 +35,19 @@ final class TapTreeVectorTests: XCTestCase {
             }
             XCTAssertEqual(tree.leaves.count, leavesByID.count)
 
-            let internalKey = bytes(try XCTUnwrap(given["internalPubkey"] as? String))
+            let internalKey = try XOnlyPublicKey(bytes(try XCTUnwrap(given["internalPubkey"] as? String)))
+            // The parity bit is that of the tweaked output key Q = P + TapTweak(P || root)·G.
+            let output = try internalKey.tapTweaked(merkleRoot: tree.merkleRoot)
+            XCTAssertEqual(([0x51, 0x20] + output.key.bytes).hex, expected["scriptPubKey"] as? String, "case \(number)")
             let controlBlocks = try XCTUnwrap(expected["scriptPathControlBlocks"] as? [String])
             XCTAssertEqual(controlBlocks.count, leavesByID.count, "case \(number)")
             for (id, expectedHex) in controlBlocks.enumerated() {
                 let leaf = try XCTUnwrap(leavesByID[id])
-                let expectedBytes = bytes(expectedHex)
-                // The parity bit is that of the tweaked output key, which needs secp256k1 (branch
-                // `keys`, not merged here). It is taken from the expected control block; every
-                // other byte (leaf version, internal key, merkle path) is computed from the tree.
-                let parityFromVector = expectedBytes.first.map { $0 & 1 == 1 } ?? false
-                let block = try ControlBlock(tree: tree, leaf: leaf, internalKey: internalKey,
-                                             outputKeyIsOdd: parityFromVector)
+                let block = try ControlBlock(tree: tree, leaf: leaf, internalKey: internalKey.bytes,
+                                             outputKeyIsOdd: output.parityOdd)
                 XCTAssertEqual(block.bytes.hex, expectedHex, "case \(number), leaf \(id)")
 
-                let parsed = try ControlBlock(bytes: expectedBytes)
+                let parsed = try ControlBlock(bytes: bytes(expectedHex))
                 XCTAssertEqual(parsed, block)
                 XCTAssertEqual(parsed.leafVersion, leaf.version)
                 XCTAssertEqual(try parsed.merkleRoot(for: leaf.script), tree.merkleRoot, "case \(number), leaf \(id)")
