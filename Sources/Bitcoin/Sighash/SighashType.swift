@@ -45,17 +45,11 @@ public struct SighashType: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// The outputs a taproot signature commits to: DEFAULT means ALL (BIP341 "output_type").
     var taprootOutputType: UInt32 { rawValue == 0 ? 0x01 : rawValue & 0x03 }
 
+    /// Core's names (ALL, NONE|ANYONECANPAY, …), or the hex value for anything else.
     public var description: String {
-        let base: String
-        switch rawValue & 0x7f {
-        case 0x00: base = "DEFAULT"
-        case 0x01: base = "ALL"
-        case 0x02: base = "NONE"
-        case 0x03: base = "SINGLE"
-        default: return "0x" + String(rawValue, radix: 16)
-        }
-        guard rawValue & ~UInt32(0xff) == 0 else { return "0x" + String(rawValue, radix: 16) }
-        if rawValue == 0x80 { return "0x80" }
-        return isAnyoneCanPay ? base + "|ANYONECANPAY" : base
+        let names = ["DEFAULT", "ALL", "NONE", "SINGLE"]
+        let base = rawValue & ~UInt32(0x80)
+        guard base < 4, rawValue != 0x80 else { return "0x" + String(rawValue, radix: 16) }
+        return names[Int(base)] + (isAnyoneCanPay ? "|ANYONECANPAY" : "")
     }
 }
