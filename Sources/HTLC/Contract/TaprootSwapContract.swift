@@ -1,0 +1,100 @@
+import Bitcoin
+
+/// The `taproot_boltz` contract: Boltz's reverse-swap tree, so a Boltz-style client or
+/// explorer reads our locks and we read theirs.
+///
+///                      output key Q = P + TapTweak(P || root)·G
+///                                 |
+///         P = MuSig2 KeyAgg(provider refund key, client claim key)   (unsorted)
+///                                 |
+///                        root = TapBranch(claim, refund)
+///                          /                       \
+///     claim leaf (0xc0):                         refund leaf (0xc0):
+///       OP_SIZE 32 OP_EQUALVERIFY                  <provider_refund_xonly> OP_CHECKSIGVERIFY
+///       OP_HASH160 <RIPEMD160(payment_hash)>       <timeout> OP_CHECKLOCKTIMEVERIFY
+///       OP_EQUALVERIFY
+///       <client_claim_xonly> OP_CHECKSIG
+///
+/// Claim witness:  [schnorr_sig, preimage, claim_leaf, claim_control_block]
+/// Refund witness: [schnorr_sig, refund_leaf, refund_control_block], nLockTime >= timeout
+///
+/// The claim leaf compares HASH160(preimage) with RIPEMD160(payment_hash), which is the same
+/// 20 bytes, and checks the preimage is 32 bytes first: a longer value with a colliding
+/// HASH160 could not settle the Lightning invoice. The refund leaf leaves the CLTV value on
+/// the stack as its true result (tapscript has no clean-stack rule beyond "one true item").
+///
+/// The key path (a MuSig2 signature of both parties) would be a cheaper cooperative claim;
+/// it needs MuSig2 signing, which the Bitcoin module does not have, so this module spends
+/// the script paths only.
+public struct TaprootSwapContract: Sendable, Hashable {
+    public let terms: SwapTerms
+    public let claimLeaf: TapLeaf
+    public let refundLeaf: TapLeaf
+    /// branch(claim, refund): two leaves at depth 1, each the other's merkle path.
+    public let tree: TapTree
+    /// The MuSig2 aggregate of (provider refund key, client claim key), in that order.
+    public let internalKey: XOnlyPublicKey
+    /// The BIP341 output key the lock pays.
+    public let outputKey: XOnlyPublicKey
+    /// Whether the output key's full point has odd y (the control blocks' parity bit).
+    public let outputKeyIsOdd: Bool
+    public let claimControlBlock: ControlBlock
+    public let refundControlBlock: ControlBlock
+
+    public init(terms: SwapTerms) throws {
+        let claimLeaf = TapLeaf(script: Self.claimScript(terms: terms))
+        let refundLeaf = TapLeaf(script: Self.refundScript(terms: terms))
+        let tree = TapTree.branch(.leaf(claimLeaf), .leaf(refundLeaf))
+        let internalKey: XOnlyPublicKey
+        do {
+            // BIP327 leaves ordering to the caller; Boltz aggregates (its key, the user's key)
+            // without KeySort, and so must we for the same output key.
+            internalKey = try MuSig2KeyAggregation(publicKeys: [terms.refundPublicKey, terms.claimPublicKey]).xOnlyPublicKey
+        } catch let error as BitcoinError {
+            throw HTLCError.invalidKeys(error.description)
+        }
+        let tweaked = try HTLCError.wrapping { try internalKey.tapTweaked(merkleRoot: tree.merkleRoot) }
+        let controlBlocks = try HTLCError.wrapping {
+            try [claimLeaf, refundLeaf].map {
+                try ControlBlock(tree: tree, leaf: $0, internalKey: internalKey.bytes, outputKeyIsOdd: tweaked.parityOdd)
+            }
+        }
+        self.terms = terms
+        self.claimLeaf = claimLeaf
+        self.refundLeaf = refundLeaf
+        self.tree = tree
+        self.internalKey = internalKey
+        outputKey = tweaked.key
+        outputKeyIsOdd = tweaked.parityOdd
+        claimControlBlock = controlBlocks[0]
+        refundControlBlock = controlBlocks[1]
+    }
+
+    /// `OP_SIZE 32 OP_EQUALVERIFY OP_HASH160 <RIPEMD160(payment_hash)> OP_EQUALVERIFY <claim_xonly> OP_CHECKSIG`
+    static func claimScript(terms: SwapTerms) -> Script {
+        Script([
+            .size, .pushNumber(32), .equalVerify,
+            .hash160, .pushData(RIPEMD160.hash(terms.paymentHash)), .equalVerify,
+            .pushData(terms.claimPublicKey.xOnlyPublicKey.bytes), .checkSig,
+        ])
+    }
+
+    /// `<refund_xonly> OP_CHECKSIGVERIFY <timeout> OP_CHECKLOCKTIMEVERIFY`
+    static func refundScript(terms: SwapTerms) -> Script {
+        Script([
+            .pushData(terms.refundPublicKey.xOnlyPublicKey.bytes), .checkSigVerify,
+            terms.timeoutPush, .checkLockTimeVerify,
+        ])
+    }
+
+    /// `OP_1 <output key>`.
+    public var address: Address { .p2tr(outputKey: outputKey.bytes) }
+    public var scriptPubKey: Script { address.script }
+
+    /// Checks leaves the provider sent (e.g. in a SwapAccept) against the ones computed from
+    /// the terms, so a client never pays into a tree it did not agree to.
+    public func check(claimLeafScript: [UInt8], refundLeafScript: [UInt8]) throws {
+        guard claimLeafScript == claimLeaf.script.bytes else { throw HTLCError.contractMismatch("claim leaf") }
+        guard refundLeafScript == refundLeaf.script.bytes else { throw HTLCError.contractMismatch("refund leaf") }
+    }
+}

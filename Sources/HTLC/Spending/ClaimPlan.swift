@@ -1,0 +1,12 @@
+/// The amounts of one claim transaction, decided before signing.
+public struct ClaimPlan: Sendable, Hashable {
+    /// What the destination output receives.
+    public let outputValue: Int64
+    /// The rest of the lock: lock value − output value.
+    public let fee: Int64
+    /// How far the output fell below the requested X to pay for this fee rate (0 when X
+    /// is paid exactly). The engine reports it to the user.
+    public let amountDrop: Int64
+    /// The claim's vsize the fee was computed for.
+    public let virtualSize: Int
+}
