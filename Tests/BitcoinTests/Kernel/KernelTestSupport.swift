@@ -1,4 +1,3 @@
-import CSecp256k1
 import XCTest
 @testable import Bitcoin
 
@@ -27,37 +26,14 @@ enum SingleLeafTaproot {
     static let leafVersion: UInt8 = 0xc0
 
     static func commit(leafScript: [UInt8]) throws -> (outputKey: [UInt8], controlBlock: [UInt8]) {
-        guard let context = secp256k1_context_create(UInt32(SECP256K1_CONTEXT_NONE)) else {
-            throw MalformedRow(why: "secp256k1 context")
-        }
-        defer { secp256k1_context_destroy(context) }
-
-        let key0 = [UInt8](repeating: 0, count: 31) + [1]
-        var pubkey = secp256k1_pubkey()
-        var internalKey = secp256k1_xonly_pubkey()
-        guard secp256k1_ec_pubkey_create(context, &pubkey, key0) == 1,
-              secp256k1_xonly_pubkey_from_pubkey(context, &internalKey, nil, &pubkey) == 1 else {
-            throw MalformedRow(why: "key0 public key")
-        }
-        var internalBytes = [UInt8](repeating: 0, count: 32)
-        _ = secp256k1_xonly_pubkey_serialize(context, &internalBytes, &internalKey)
-
-        var leaf = ByteWriter()
-        leaf.write(leafVersion)
-        leaf.writeVarBytes(leafScript)
-        let leafHash = TaggedHash.hash(tag: "TapLeaf", leaf.bytes)
+        let key0 = try PrivateKey([UInt8](repeating: 0, count: 31) + [1])
+        let internalKey = key0.xOnlyPublicKey
+        let leaf = try TapLeaf(version: leafVersion, script: Script(bytes: leafScript))
+        let tree = TapTree.leaf(leaf)
         // One leaf: the Merkle root is the leaf hash and the control block has no path.
-        let tweak = TaggedHash.hash(tag: "TapTweak", internalBytes + leafHash)
-
-        var tweaked = secp256k1_pubkey()
-        var output = secp256k1_xonly_pubkey()
-        var parity: Int32 = 0
-        guard secp256k1_xonly_pubkey_tweak_add(context, &tweaked, &internalKey, tweak) == 1,
-              secp256k1_xonly_pubkey_from_pubkey(context, &output, &parity, &tweaked) == 1 else {
-            throw MalformedRow(why: "taproot tweak")
-        }
-        var outputBytes = [UInt8](repeating: 0, count: 32)
-        _ = secp256k1_xonly_pubkey_serialize(context, &outputBytes, &output)
-        return (outputBytes, [leafVersion | UInt8(parity)] + internalBytes)
+        let output = try internalKey.tapTweaked(merkleRoot: tree.merkleRoot)
+        let controlBlock = try ControlBlock(tree: tree, leaf: leaf, internalKey: internalKey.bytes,
+                                            outputKeyIsOdd: output.parityOdd)
+        return (output.key.bytes, controlBlock.bytes)
     }
 }
