@@ -28,6 +28,12 @@ public enum DH25519 {
             self.privateKey = privateKey
         }
 
+        /// For keys whose public half is already known (the identity's converted key).
+        init(privateKey: SecretBytes, publicKey: [UInt8]) {
+            self.privateKey = privateKey
+            self.publicKey = publicKey
+        }
+
         /// GENERATE_KEYPAIR(): a fresh private key from the system's secure random source.
         public static func generate() -> KeyPair {
             requireSodium()
