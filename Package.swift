@@ -20,8 +20,10 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
+        .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
     ],
     swiftLanguageModes: [.v6]
 )
