@@ -20,9 +20,11 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
+        .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin"]),
     ],
     swiftLanguageModes: [.v6]

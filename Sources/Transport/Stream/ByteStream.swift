@@ -1,0 +1,29 @@
+/// An ordered, bidirectional byte stream: a TCP connection on the event loop, or an
+/// in-memory pipe in tests. HTTP and the secure channel are written against this, so the
+/// same protocol code runs over both.
+public protocol ByteStream: AnyObject, Sendable {
+    /// The next bytes that arrived (never empty), or nil once the peer closed its side.
+    func read() async throws -> [UInt8]?
+    /// Queues bytes for sending; returns once they are handed to the transport.
+    func write(_ bytes: [UInt8]) async throws
+    /// Closes both directions. Pending and later reads return nil; later writes throw.
+    func close() async
+}
+
+/// Waits without blocking a thread. The event loop provides one backed by its timers;
+/// protocol state machines take it as a parameter so their timeouts run on the loop.
+public protocol Sleeper: Sendable {
+    func sleep(milliseconds: UInt64) async throws
+}
+
+/// Errors of a byte stream itself (not of the protocol spoken over it).
+public enum ByteStreamError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A write after `close()`, or after the peer went away.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .closed: return "the connection is closed"
+        }
+    }
+}
