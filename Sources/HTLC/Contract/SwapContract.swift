@@ -62,15 +62,16 @@ extension SwapContract: CustomStringConvertible {
             "  claim:  the client, with the preimage of payment hash \(terms.paymentHash.hex), at any time",
             "  refund: the provider, from block \(terms.timeoutHeight)",
         ]
+        // Script assembly prints every push in hex (so 32 reads `20`, the timeout its CScriptNum).
         switch self {
         case .taprootBoltz(let contract):
             lines += [
                 "  internal key (MuSig2 of provider, client): \(contract.internalKey.bytes.hex)",
-                "  claim leaf:  \(contract.claimLeaf.script)",
-                "  refund leaf: \(contract.refundLeaf.script)",
+                "  claim leaf (pushes in hex):  \(contract.claimLeaf.script)",
+                "  refund leaf (pushes in hex): \(contract.refundLeaf.script)",
             ]
         case .p2wsh(let contract):
-            lines.append("  witness script: \(contract.witnessScript)")
+            lines.append("  witness script (pushes in hex): \(contract.witnessScript)")
         }
         return lines.joined(separator: "\n")
     }

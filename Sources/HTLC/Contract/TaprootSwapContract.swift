@@ -42,17 +42,12 @@ public struct TaprootSwapContract: Sendable, Hashable {
     public let refundControlBlock: ControlBlock
 
     public init(terms: SwapTerms) throws {
-        let claimLeaf = TapLeaf(script: Self.claimScript(terms: terms))
-        let refundLeaf = TapLeaf(script: Self.refundScript(terms: terms))
+        let claimLeaf = TapLeaf(script: Self.claimScript(preimageHash160: RIPEMD160.hash(terms.paymentHash),
+                                                         claimKey: terms.claimPublicKey.xOnlyPublicKey))
+        let refundLeaf = TapLeaf(script: Self.refundScript(refundKey: terms.refundPublicKey.xOnlyPublicKey,
+                                                           timeoutHeight: terms.timeoutHeight))
         let tree = TapTree.branch(.leaf(claimLeaf), .leaf(refundLeaf))
-        let internalKey: XOnlyPublicKey
-        do {
-            // BIP327 leaves ordering to the caller; Boltz aggregates (its key, the user's key)
-            // without KeySort, and so must we for the same output key.
-            internalKey = try MuSig2KeyAggregation(publicKeys: [terms.refundPublicKey, terms.claimPublicKey]).xOnlyPublicKey
-        } catch let error as BitcoinError {
-            throw HTLCError.invalidKeys(error.description)
-        }
+        let internalKey = try Self.internalKey(provider: terms.refundPublicKey, client: terms.claimPublicKey)
         let tweaked = try HTLCError.wrapping { try internalKey.tapTweaked(merkleRoot: tree.merkleRoot) }
         let controlBlocks = try HTLCError.wrapping {
             try [claimLeaf, refundLeaf].map {
@@ -70,21 +65,33 @@ public struct TaprootSwapContract: Sendable, Hashable {
         refundControlBlock = controlBlocks[1]
     }
 
-    /// `OP_SIZE 32 OP_EQUALVERIFY OP_HASH160 <RIPEMD160(payment_hash)> OP_EQUALVERIFY <claim_xonly> OP_CHECKSIG`
-    static func claimScript(terms: SwapTerms) -> Script {
+    /// `OP_SIZE 32 OP_EQUALVERIFY OP_HASH160 <hash160> OP_EQUALVERIFY <claim_xonly> OP_CHECKSIG`,
+    /// where hash160 = RIPEMD160(payment_hash) = HASH160(preimage).
+    static func claimScript(preimageHash160: [UInt8], claimKey: XOnlyPublicKey) -> Script {
         Script([
             .size, .pushNumber(32), .equalVerify,
-            .hash160, .pushData(RIPEMD160.hash(terms.paymentHash)), .equalVerify,
-            .pushData(terms.claimPublicKey.xOnlyPublicKey.bytes), .checkSig,
+            .hash160, .pushData(preimageHash160), .equalVerify,
+            .pushData(claimKey.bytes), .checkSig,
         ])
     }
 
     /// `<refund_xonly> OP_CHECKSIGVERIFY <timeout> OP_CHECKLOCKTIMEVERIFY`
-    static func refundScript(terms: SwapTerms) -> Script {
+    static func refundScript(refundKey: XOnlyPublicKey, timeoutHeight: UInt32) -> Script {
         Script([
-            .pushData(terms.refundPublicKey.xOnlyPublicKey.bytes), .checkSigVerify,
-            terms.timeoutPush, .checkLockTimeVerify,
+            .pushData(refundKey.bytes), .checkSigVerify,
+            .pushNumber(Int64(timeoutHeight)), .checkLockTimeVerify,
         ])
+    }
+
+    /// BIP327 KeyAgg of (provider, client) in that order. BIP327 leaves ordering to the
+    /// caller; Boltz aggregates (its key, the user's key) without KeySort, and so must we to
+    /// get the same output key.
+    static func internalKey(provider: PublicKey, client: PublicKey) throws -> XOnlyPublicKey {
+        do {
+            return try MuSig2KeyAggregation(publicKeys: [provider, client]).xOnlyPublicKey
+        } catch let error as BitcoinError {
+            throw HTLCError.invalidKeys(error.description)
+        }
     }
 
     /// `OP_1 <output key>`.
