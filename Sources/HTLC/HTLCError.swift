@@ -83,8 +83,9 @@ public enum HTLCError: Error, Equatable, Sendable, CustomStringConvertible {
             return "timeout \(height) is not a block height (1 to 499999999)"
         case .invalidKeys(let why):
             return "the claim and refund keys cannot form a contract: \(why)"
-        case .unknownContractType(let name):
-            return "unknown contract type \"\(name.prefix(32))\"; expected taproot_boltz or p2wsh"
+        case .unknownContractType:
+            // The name came from a peer: not echoed.
+            return "unknown contract type; expected taproot_boltz or p2wsh"
         case .contractMismatch(let what):
             return "the provider's \(what) does not match the contract computed from the agreed terms"
         case .lockOutputMissing:
