@@ -23,9 +23,12 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
 
-        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
-        .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin"]),
+        // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
+        .target(name: "TestSupport", dependencies: ["Bitcoin"]),
+
+        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
+        .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

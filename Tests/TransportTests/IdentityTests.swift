@@ -1,5 +1,6 @@
 import Bitcoin
 import CSodium
+import TestSupport
 import XCTest
 @testable import Transport
 

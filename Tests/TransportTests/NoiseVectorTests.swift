@@ -1,4 +1,5 @@
 import Bitcoin
+import TestSupport
 import XCTest
 @testable import Transport
 

@@ -1,18 +1,6 @@
 import XCTest
 @testable import Bitcoin
 
-/// The kernel for tests. Its absence fails the test (never a skip) with the setup step.
-func makeKernelVerifier(file: StaticString = #filePath, line: UInt = #line) throws -> KernelVerifier {
-    do {
-        return try KernelVerifier()
-    } catch {
-        XCTFail("\(error). Tests that check scripts need Bitcoin Core's kernel: `make test` sets "
-            + "PEERNODE_KERNEL_LIB; by hand, export PEERNODE_KERNEL_LIB=<repo>/.build/kernel/libbitcoinkernel.so",
-            file: file, line: line)
-        throw error
-    }
-}
-
 /// A vector row that does not have the shape its file promises: a test failure, not a skip.
 struct MalformedRow: Error, CustomStringConvertible {
     let why: String

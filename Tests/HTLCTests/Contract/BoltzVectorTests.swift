@@ -1,6 +1,7 @@
 import Bitcoin
 import Foundation
 @testable import HTLC
+import TestSupport
 import XCTest
 
 /// The `taproot_boltz` contract against Boltz's own vectors (`../shared/vectors/boltz`,

@@ -1,5 +1,6 @@
 import Bitcoin
 @testable import HTLC
+import TestSupport
 import XCTest
 
 final class PreimageExtractorTests: XCTestCase {

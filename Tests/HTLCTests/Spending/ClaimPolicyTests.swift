@@ -1,5 +1,6 @@
 import Bitcoin
 @testable import HTLC
+import TestSupport
 import XCTest
 
 /// Fee cap, dust floor, and when a bump may take from X (contact vs swap-out).
@@ -69,7 +70,7 @@ final class ClaimPolicyTests: XCTestCase {
 
     /// The builder signs what the policy planned, and reports the drop.
     func testBuilderReportsTheDrop() throws {
-        let kernel = try makeKernel()
+        let kernel = try makeKernelVerifier()
         for type in ContractType.allCases {
             let contract = Fixture.contract(type)
             let size = SpendSize.claim(contract: contract, destination: .p2tr)

@@ -1,5 +1,6 @@
 import Bitcoin
 @testable import HTLC
+import TestSupport
 import XCTest
 
 /// Every claim and refund the builders sign goes through Bitcoin Core's own script
@@ -9,7 +10,7 @@ final class KernelSpendTests: XCTestCase {
     private var kernel: KernelVerifier!
 
     override func setUpWithError() throws {
-        kernel = try makeKernel()
+        kernel = try makeKernelVerifier()
     }
 
     private func claim(_ contract: SwapContract, to destination: DestinationType = .p2wpkh) throws -> Transaction {

@@ -1,5 +1,6 @@
 import Bitcoin
 @testable import HTLC
+import TestSupport
 import XCTest
 
 /// `SpendSize` against real signed claims and refunds (and the kernel accepting them).
@@ -8,7 +9,7 @@ final class SpendSizeTests: XCTestCase {
     /// P2WSH: DER signatures vary by a byte or two, so the estimate (72-byte DER) is at most
     /// one vbyte above the signed transaction and never below it.
     func testSizesMatchSignedTransactions() throws {
-        let kernel = try makeKernel()
+        let kernel = try makeKernelVerifier()
         for type in ContractType.allCases {
             let contract = Fixture.contract(type)
             let spent = contract.lockOutput(value: Fixture.lockValue)
