@@ -11,7 +11,7 @@ extension ChannelHandshake {
     /// start of a handshake must end in a typed outcome, never a crash. The data is tried
     /// twice on fresh responders: as raw wire bytes (framing included), and as the body of
     /// handshake message 1 (so the Noise parsing sees every length and content).
-    public static func fuzzResponder(_ data: [UInt8]) {
+    static func fuzzResponder(_ data: [UInt8]) {
         let limits = ChannelLimits()
         if var responder = try? ChannelHandshake(responder: fuzzIdentity, limits: limits) {
             let step = responder.receive(data)

@@ -4,6 +4,9 @@
 /// Every message is one JSON object (see `MessageEnvelope`); this layer reads only `type`
 /// and `request_id`. A peer that sends something else, or breaks a limit, is disconnected
 /// with the reason logged. Requests still waiting then fail with that reason.
+///
+/// The connection reads in its own task and stays open until `close()`, the peer closes,
+/// or the idle timeout: dropping the last reference does not close it.
 public actor PeerConnection {
     public nonisolated let remotePubky: Pubky
     public nonisolated let direction: PeerDirection
@@ -145,8 +148,8 @@ public actor PeerConnection {
     /// Nil while open.
     public var closedReason: PeerCloseReason? { closeReason }
 
-    /// Test hook: the channel, to reach its own hooks.
-    var channelForTesting: SecureChannel { channel }
+    /// Our requests now waiting for replies.
+    public var requestsInFlight: Int { pending.count }
 
     // MARK: Reading
 

@@ -81,15 +81,15 @@ final class ChannelHandshakeTests: XCTestCase {
 
     func testResponderFuzzEntryTakesArbitraryInput() throws {
         var generator = SystemRandomNumberGenerator()
-        ChannelHandshake.fuzzResponder([])
+        ChannelFuzzTargets.responderHandshake([])
         for _ in 0..<300 {
             let count = Int.random(in: 0..<120, using: &generator)
-            ChannelHandshake.fuzzResponder((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            ChannelFuzzTargets.responderHandshake((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
         // A genuine message 1 (for another key, and for the fuzz identity's own key).
         var initiator = try ChannelHandshake(initiator: ChannelFixtures.alice, expecting: ChannelFixtures.bob.pubky, limits: limits)
         let first = initiator.start().send
-        ChannelHandshake.fuzzResponder(first)
-        ChannelHandshake.fuzzResponder(Array(first.dropFirst(2)))
+        ChannelFuzzTargets.responderHandshake(first)
+        ChannelFuzzTargets.responderHandshake(Array(first.dropFirst(2)))
     }
 }

@@ -46,9 +46,11 @@ enum ChannelFixtures {
 
     /// Both ends of a handshake over an in-memory pair.
     static func channelPair(initiator: NodeIdentity = alice, responder: NodeIdentity = bob,
-                            limits: ChannelLimits = fastLimits()) async throws -> (SecureChannel, SecureChannel) {
+                            limits: ChannelLimits = fastLimits(),
+                            responderLimits: ChannelLimits? = nil) async throws -> (SecureChannel, SecureChannel) {
         let (a, b) = MemoryByteStream.pair()
-        async let accepted = SecureChannel.accept(over: b, identity: responder, sleeper: TaskSleeper(), limits: limits)
+        async let accepted = SecureChannel.accept(over: b, identity: responder, sleeper: TaskSleeper(),
+                                                  limits: responderLimits ?? limits)
         let dialled = try await SecureChannel.connect(over: a, identity: initiator, expecting: responder.pubky,
                                                       sleeper: TaskSleeper(), limits: limits)
         return (dialled, try await accepted)

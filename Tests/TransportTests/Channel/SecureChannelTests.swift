@@ -163,17 +163,20 @@ final class SecureChannelTests: XCTestCase {
     }
 
     func testIdleChannelIsClosed() async throws {
-        let (alice, _) = try await F.channelPair(limits: F.fastLimits(idle: 100))
+        // Only Alice's timer is short, so it is hers that fires.
+        let (alice, bob) = try await F.channelPair(limits: F.fastLimits(idle: 100), responderLimits: F.fastLimits(idle: 5000))
         do {
             _ = try await alice.receive()
             XCTFail("an idle channel must close")
         } catch {
             XCTAssertEqual(error, .idleTimeout(milliseconds: 100))
         }
+        let atBob = try await bob.receive()
+        XCTAssertNil(atBob, "the other side sees the connection closed")
     }
 
     func testTrafficKeepsTheChannelOpen() async throws {
-        let (alice, bob) = try await F.channelPair(limits: F.fastLimits(idle: 120))
+        let (alice, bob) = try await F.channelPair(limits: F.fastLimits(idle: 300))
         for index in 0..<8 {
             try await alice.send(F.json("tick \(index)"))
             let tick = try await bob.receive()

@@ -1,7 +1,7 @@
 import XCTest
 @testable import Transport
 
-final class JSONParserTests: XCTestCase {
+final class ChannelJSONParserTests: XCTestCase {
     private func parse(_ text: String, maxDepth: Int = 32) throws -> JSONValue {
         try JSONParser.parse(Array(text.utf8), limits: JSONParser.Limits(maxDepth: maxDepth))
     }
@@ -117,7 +117,7 @@ final class JSONParserTests: XCTestCase {
         let alphabet = Array("{}[]\",:\\u0123456789abcdefnultrse-+.eE \t\n".utf8) + [0x00, 0x80, 0xC3, 0xFF]
         for _ in 0..<3000 {
             let count = Int.random(in: 0..<120, using: &generator)
-            JSONParser.fuzz((0..<count).map { _ in alphabet.randomElement(using: &generator)! })
+            ChannelFuzzTargets.json((0..<count).map { _ in alphabet.randomElement(using: &generator)! })
         }
     }
 }

@@ -1,7 +1,7 @@
 import XCTest
 @testable import Transport
 
-final class PeerConnectionTests: XCTestCase {
+final class ChannelPeerConnectionTests: XCTestCase {
     private typealias F = ChannelFixtures
     private typealias P = PeerFixtures
 
@@ -90,7 +90,7 @@ final class PeerConnectionTests: XCTestCase {
         let client = try await P.dial(server, limits: limits)
         async let first = client.request(P.request("1"), id: "1")
         async let second = client.request(P.request("2"), id: "2")
-        try await Task.sleep(nanoseconds: 20_000_000)
+        try await waitForInFlight(client, 2)
         do {
             _ = try await client.request(P.request("3"), id: "3")
             XCTFail("a third request over a cap of 2 must be refused")
@@ -120,7 +120,7 @@ final class PeerConnectionTests: XCTestCase {
             XCTAssertEqual(error, .invalidJSON(.unexpectedByte(offset: 0)))
         }
         async let first = client.request(P.request("dup"), id: "dup")
-        try await Task.sleep(nanoseconds: 10_000_000)
+        try await waitForInFlight(client, 1)
         do {
             _ = try await client.request(P.request("dup"), id: "dup")
             XCTFail("duplicate id")
@@ -136,7 +136,7 @@ final class PeerConnectionTests: XCTestCase {
         let server = P.server(handlers: PeerHandlers(onRequest: P.echo(delayMilliseconds: 1000)))
         let client = try await P.dial(server)
         async let pending = client.request(P.request("never"), id: "never")
-        try await Task.sleep(nanoseconds: 20_000_000)
+        try await waitForInFlight(client, 1)
         await server.shutdown()
         do {
             _ = try await pending
@@ -152,7 +152,7 @@ final class PeerConnectionTests: XCTestCase {
         let server = P.server(handlers: PeerHandlers(onRequest: P.echo(delayMilliseconds: 1000)))
         let client = try await P.dial(server)
         let task = Task { try await client.request(P.request("c"), id: "c") }
-        try await Task.sleep(nanoseconds: 20_000_000)
+        try await waitForInFlight(client, 1)
         task.cancel()
         do {
             _ = try await task.value
@@ -161,6 +161,14 @@ final class PeerConnectionTests: XCTestCase {
             XCTAssertEqual(error as? ChannelError, .cancelled)
         }
         await server.shutdown()
+    }
+
+    private func waitForInFlight(_ connection: PeerConnection, _ count: Int) async throws {
+        for _ in 0..<1000 {
+            if await connection.requestsInFlight >= count { return }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        XCTFail("requests never went in flight")
     }
 
     func testRoutingRule() {

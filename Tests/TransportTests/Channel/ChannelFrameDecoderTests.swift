@@ -1,7 +1,7 @@
 import XCTest
 @testable import Transport
 
-final class FrameDecoderTests: XCTestCase {
+final class ChannelFrameDecoderTests: XCTestCase {
     private let bodies: [[UInt8]] = [
         [UInt8](repeating: 0xAB, count: 16),
         Array(0..<200).map { UInt8($0) },
@@ -79,14 +79,14 @@ final class FrameDecoderTests: XCTestCase {
 
     func testFuzzEntryTakesArbitraryInput() {
         var generator = SystemRandomNumberGenerator()
-        FrameDecoder.fuzz([])
+        ChannelFuzzTargets.frameDecoder([])
         for _ in 0..<2000 {
             let count = Int.random(in: 0..<300, using: &generator)
-            FrameDecoder.fuzz((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            ChannelFuzzTargets.frameDecoder((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
         // Crafted: every header length, split every way the fuzzer's chunking allows.
         for first in UInt8(0)...6 {
-            FrameDecoder.fuzz([first, 0, 16] + [UInt8](repeating: 1, count: 16) + [0xFF, 0xFF])
+            ChannelFuzzTargets.frameDecoder([first, 0, 16] + [UInt8](repeating: 1, count: 16) + [0xFF, 0xFF])
         }
     }
 }
