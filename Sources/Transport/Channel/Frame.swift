@@ -1,0 +1,20 @@
+/// The channel's framing: a 2-byte big-endian length, then that many bytes (a Noise
+/// handshake message or a Noise transport ciphertext).
+public enum Frame {
+    public static let headerLength = 2
+    /// Nothing the channel sends is shorter: every Noise message here carries at least a
+    /// 16-byte tag, so a shorter frame can only be garbage.
+    public static let minimumBodyLength = TransportState.tagLength
+
+    /// Prefixes `body` with its length. Callers keep bodies within 65535 bytes (the Noise
+    /// layer refuses larger messages before they get here).
+    static func encode(_ body: [UInt8]) -> [UInt8] {
+        precondition(body.count <= ChannelLimits.wireFrameLimit, "frame body over 65535 bytes")
+        var frame: [UInt8] = []
+        frame.reserveCapacity(headerLength + body.count)
+        frame.append(UInt8(truncatingIfNeeded: body.count >> 8))
+        frame.append(UInt8(truncatingIfNeeded: body.count))
+        frame += body
+        return frame
+    }
+}

@@ -1,0 +1,174 @@
+/// An authenticated, encrypted message channel to one peer, over any `ByteStream`.
+///
+/// Made by `connect` (dialling a known pubky) or `accept` (learning the dialler's pubky);
+/// see `SecureChannel+Handshake.swift`. After that each `send` is one frame and each
+/// `receive` returns one whole message. The pure protocol lives in `ChannelHandshake` and
+/// `ChannelSession`; this actor only moves bytes, orders writes and runs the idle timer.
+///
+/// Any peer-caused failure (bad frame, failed decryption, idle timeout, nonce limit) closes
+/// the stream; `receive` then throws that error, and `closeReason` keeps it.
+public actor SecureChannel {
+    /// The peer, authenticated by the handshake.
+    public nonisolated let remotePubky: Pubky
+    /// The Noise handshake hash: the same on both ends, unique to this session.
+    public nonisolated let handshakeHash: [UInt8]
+    public nonisolated let limits: ChannelLimits
+
+    private let stream: any ByteStream
+    private let sleeper: any Sleeper
+    private var session: ChannelSession
+    private var inbox: [[UInt8]] = []
+    private var inboxStart = 0
+    private var failure: ChannelError?
+    private var isClosed = false
+    /// Bumped per message sent or received; the idle watch compares snapshots of it.
+    private var activity: UInt64 = 0
+    private var writing = false
+    private var writeWaiters: [CheckedContinuation<Void, Never>] = []
+    private var idleWatch: Task<Void, Never>?
+
+    init(session: consuming ChannelSession, stream: any ByteStream, sleeper: any Sleeper, limits: ChannelLimits) {
+        remotePubky = session.remotePubky
+        handshakeHash = session.handshakeHash
+        self.session = session
+        self.stream = stream
+        self.sleeper = sleeper
+        self.limits = limits
+    }
+
+    /// The error that closed the channel, nil while open or after a clean close.
+    public var closeReason: ChannelError? { failure }
+
+    /// Sends one message as one frame. Concurrent sends are written whole and in the order
+    /// they were sealed, so nonces reach the peer in sequence.
+    ///
+    /// `messageTooLarge` leaves the channel open; every other error has closed it.
+    public func send(_ message: [UInt8]) async throws(ChannelError) {
+        await takeWriteTurn()
+        defer { passWriteTurn() }
+        if let failure { throw failure }
+        guard !isClosed else { throw .closed }
+        let frame: [UInt8]
+        do {
+            frame = try session.seal(message)
+        } catch {
+            if case .messageTooLarge = error { throw error }
+            await fail(error)
+            throw error
+        }
+        do {
+            try await stream.write(frame)
+        } catch {
+            await fail(.streamFailed(String(describing: error)))
+            throw failure ?? .closed
+        }
+        activity &+= 1
+    }
+
+    /// The next message, or nil once the channel closed cleanly (the peer's end of stream
+    /// on a frame boundary, or a local `close()`). One receiver at a time.
+    public func receive() async throws(ChannelError) -> [UInt8]? {
+        while true {
+            if inboxStart < inbox.count {
+                let message = inbox[inboxStart]
+                inboxStart += 1
+                if inboxStart == inbox.count {
+                    inbox.removeAll(keepingCapacity: true)
+                    inboxStart = 0
+                }
+                return message
+            }
+            if let failure { throw failure }
+            if isClosed { return nil }
+            let bytes: [UInt8]?
+            do {
+                bytes = try await stream.read()
+            } catch {
+                await fail(.streamFailed(String(describing: error)))
+                continue
+            }
+            guard !isClosed else { continue }
+            guard let bytes else {
+                await fail(session.hasPartialFrame ? .truncatedFrame : nil)
+                continue
+            }
+            do {
+                let messages = try session.open(bytes)
+                // Only whole messages count as traffic, so a peer dribbling bytes of a
+                // frame that never completes still reaches the idle timeout.
+                if !messages.isEmpty { activity &+= 1 }
+                inbox += messages
+            } catch {
+                await fail(error)
+            }
+        }
+    }
+
+    /// Closes the channel; a pending `receive` returns nil. Idempotent.
+    public func close() async {
+        await fail(nil)
+    }
+
+    func startIdleWatch() {
+        guard idleWatch == nil, !isClosed else { return }
+        idleWatch = Task { await self.watchIdle() }
+    }
+
+    /// Test hook: jumps the nonces close to the limit.
+    func setNoncesForTesting(sending: UInt64, receiving: UInt64) {
+        session.setNoncesForTesting(sending: sending, receiving: receiving)
+    }
+
+    /// Closes with `error` as the reason (nil: a clean close). The first reason sticks.
+    private func fail(_ error: ChannelError?) async {
+        guard !isClosed else { return }
+        isClosed = true
+        failure = error
+        idleWatch?.cancel()
+        await stream.close()
+    }
+
+    /// Sleeps in quarter-timeout ticks and closes once a whole timeout passed without a
+    /// message either way, so the close comes between 1 and 1.25 timeouts after the last
+    /// message. Ticks rather than one long sleep: no clock is needed, only the `Sleeper`.
+    private func watchIdle() async {
+        let timeout = limits.idleTimeoutMilliseconds
+        let tick = max(1, timeout / 4)
+        var seen = activity
+        var quiet: UInt64 = 0
+        while !isClosed {
+            do {
+                try await sleeper.sleep(milliseconds: tick)
+            } catch {
+                return
+            }
+            if activity != seen {
+                seen = activity
+                quiet = 0
+                continue
+            }
+            quiet += tick
+            if quiet >= timeout {
+                await fail(.idleTimeout(milliseconds: timeout))
+                return
+            }
+        }
+    }
+
+    private func takeWriteTurn() async {
+        guard writing else {
+            writing = true
+            return
+        }
+        await withCheckedContinuation { writeWaiters.append($0) }
+    }
+
+    /// Hands the turn straight to the next writer in line, so writes stay first-come.
+    private func passWriteTurn() {
+        if writeWaiters.isEmpty {
+            writing = false
+        } else {
+            writeWaiters.removeFirst().resume()
+        }
+    }
+}

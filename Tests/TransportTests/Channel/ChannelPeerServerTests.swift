@@ -1,0 +1,213 @@
+import XCTest
+@testable import Transport
+
+/// Each misbehaviour closes that one connection, is logged with its typed reason, and a
+/// well-behaved peer is served before, during and after it.
+final class ChannelPeerServerTests: XCTestCase {
+    private typealias F = ChannelFixtures
+    private typealias P = PeerFixtures
+
+    /// Carol keeps requesting from Bob's server while `misbehave` runs; the server's log
+    /// must show `logged`, and Carol must not notice anything.
+    private func assertServerSurvives(limits: PeerLimits = PeerLimits(channel: F.fastLimits()),
+                                      logged: @escaping (PeerLogEvent) -> Bool,
+                                      file: StaticString = #filePath, line: UInt = #line,
+                                      _ misbehave: (PeerServer) async throws -> Void) async throws {
+        let capture = LogCapture()
+        let server = P.server(limits: limits, log: capture.log)
+        let carol = try await P.dial(server, as: F.carol, limits: PeerLimits(channel: F.fastLimits()))
+        let stop = StopFlag()
+        let background = Task {
+            var served = 0
+            while !stop.isRaised || served < 3 {
+                let id = "carol-\(served)"
+                let reply = try await carol.request(P.request(id), id: id)
+                guard P.requestID(of: reply) == id else { throw ChannelError.requestIDMismatch }
+                served += 1
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            return served
+        }
+        try await misbehave(server)
+        let seen = await capture.waitFor(logged)
+        stop.raise()
+        XCTAssertTrue(seen, "expected log event missing; log: \(capture.all)", file: file, line: line)
+        let served = try await background.value
+        XCTAssertGreaterThanOrEqual(served, 3, file: file, line: line)
+        let after = try await carol.request(P.request("after"), id: "after")
+        XCTAssertEqual(P.requestID(of: after), "after", file: file, line: line)
+        let carolReason = await carol.closedReason
+        XCTAssertNil(carolReason, file: file, line: line)
+        await server.shutdown()
+    }
+
+    func testWrongPubkyIsRefusedAndLoggedOnBothSides() async throws {
+        let dialLog = LogCapture()
+        try await assertServerSurvives(logged: { $0 == .handshakeFailed(direction: .inbound, error: .notForThisNode) }) { server in
+            do {
+                _ = try await P.dial(server, as: F.alice, expecting: F.mallory.pubky, log: dialLog.log)
+                XCTFail("Bob's server must not pass for Mallory")
+            } catch {
+                XCTAssertEqual(error as? ChannelError, .wrongRemotePubky(expected: F.mallory.pubky, reached: F.bob.pubky))
+            }
+        }
+        XCTAssertEqual(dialLog.all, [.handshakeFailed(direction: .outbound,
+                                                      error: .wrongRemotePubky(expected: F.mallory.pubky, reached: F.bob.pubky))])
+    }
+
+    func testInitiatorWithAMismatchedPubkyIsRefused() async throws {
+        try await assertServerSurvives(logged: {
+            $0 == .handshakeFailed(direction: .inbound, error: .initiatorKeyMismatch(claimed: F.alice.pubky))
+        }) { server in
+            let stream = await P.rawStream(into: server)
+            var noise = try HandshakeState.peernodeInitiator(identity: F.mallory, contact: F.bob.pubky)
+            try await stream.write(Frame.encode(try noise.writeMessage(payload: [])))
+            let read = try await stream.read()
+            let second = try XCTUnwrap(read)
+            _ = try noise.readMessage(Array(second.dropFirst(2)))
+            try await stream.write(Frame.encode(try noise.writeMessage(payload: F.alice.publicKey)))
+            let end = try await stream.read()
+            XCTAssertNil(end, "the responder closes")
+        }
+    }
+
+    func testFlippedCiphertextByteIsClosedAndLogged() async throws {
+        try await assertServerSurvives(logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound, reason: .failed(.decryptionFailed))
+        }) { server in
+            let raw = try await RawDialler.dial(await P.rawStream(into: server), identity: F.alice, expecting: F.bob.pubky)
+            var frame = try raw.seal(P.request("tampered"))
+            frame[frame.count - 1] ^= 0x80
+            try await raw.stream.write(frame)
+        }
+    }
+
+    func testOversizedFrameIsClosedAndLogged() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.channel.maxFrameLength = 4096
+        try await assertServerSurvives(limits: limits, logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound,
+                                reason: .failed(.frameTooLarge(length: 65535, limit: 4096)))
+        }) { server in
+            let raw = try await RawDialler.dial(await P.rawStream(into: server), identity: F.alice, expecting: F.bob.pubky)
+            try await raw.stream.write([0xFF, 0xFF] + [UInt8](repeating: 0, count: 100))
+        }
+    }
+
+    func testOversizedMessageIsClosedAndLogged() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.channel.maxMessageLength = 1000
+        try await assertServerSurvives(limits: limits, logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound,
+                                reason: .failed(.messageTooLarge(size: 1001, limit: 1000)))
+        }) { server in
+            let raw = try await RawDialler.dial(await P.rawStream(into: server), identity: F.alice, expecting: F.bob.pubky)
+            try await raw.stream.write(try raw.seal([UInt8](repeating: 0x20, count: 1001)))
+        }
+    }
+
+    func testGarbageBeforeTheHandshakeIsClosedAndLogged() async throws {
+        try await assertServerSurvives(logged: {
+            $0 == .handshakeFailed(direction: .inbound, error: .frameTooLarge(length: 0x4745, limit: ChannelHandshake.maxFrameLength))
+        }) { server in
+            let stream = await P.rawStream(into: server)
+            try await stream.write(F.json("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+        }
+    }
+
+    func testStalledHalfHandshakeIsClosedAndLogged() async throws {
+        try await assertServerSurvives(limits: PeerLimits(channel: F.fastLimits(handshake: 150)), logged: {
+            $0 == .handshakeFailed(direction: .inbound, error: .handshakeTimeout(milliseconds: 150))
+        }) { server in
+            let stream = await P.rawStream(into: server)
+            var noise = try HandshakeState.peernodeInitiator(identity: F.alice, contact: F.bob.pubky)
+            try await stream.write(Frame.encode(try noise.writeMessage(payload: [])))
+            // ...and never sends message 3; message 2 arrives, then the close.
+            let second = try await stream.read()
+            XCTAssertEqual(second?.count, 2 + 48)
+            let end = try await stream.read()
+            XCTAssertNil(end)
+        }
+    }
+
+    func testIdlePeerIsClosedAndLogged() async throws {
+        try await assertServerSurvives(limits: PeerLimits(channel: F.fastLimits(idle: 120)), logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound, reason: .failed(.idleTimeout(milliseconds: 120)))
+        }) { server in
+            let idle = try await P.dial(server, as: F.alice)
+            _ = try await idle.request(P.request("once"), id: "once")
+            let reason = await idle.waitUntilClosed()
+            XCTAssertEqual(reason, .closedByPeer)
+        }
+    }
+
+    func testPeerOverTheInFlightCapIsClosedAndLogged() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxInFlightRequests = 2
+        let capture = LogCapture()
+        // Slow handler, so Alice's three requests are in flight together.
+        let server = P.server(limits: limits, log: capture.log,
+                              handlers: PeerHandlers(onRequest: P.echo(delayMilliseconds: 200)))
+        let carol = try await P.dial(server, as: F.carol)
+        let alice = try await P.dial(server, as: F.alice)
+        async let carolReply = carol.request(P.request("c"), id: "c")
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<3 {
+                group.addTask { _ = try? await alice.request(P.request("a\(index)"), id: "a\(index)") }
+            }
+        }
+        let logged = await capture.waitFor {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound, reason: .failed(.peerExceededInFlightLimit(limit: 2)))
+        }
+        XCTAssertTrue(logged, "\(capture.all)")
+        let aliceReason = await alice.waitUntilClosed()
+        XCTAssertEqual(aliceReason, .closedByPeer)
+        let reply = try await carolReply
+        XCTAssertEqual(P.requestID(of: reply), "c")
+        await server.shutdown()
+    }
+
+    func testNonEnvelopeMessageIsClosedAndLogged() async throws {
+        try await assertServerSurvives(logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound, reason: .failed(.invalidJSON(.trailingData(offset: 12))))
+        }) { server in
+            let raw = try await RawDialler.dial(await P.rawStream(into: server), identity: F.alice, expecting: F.bob.pubky)
+            try await raw.stream.write(try raw.seal(F.json(#"{"type":"x"}, garbage"#)))
+        }
+    }
+
+    func testInboundCapRefusesTheExtraConnection() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxInboundConnections = 2
+        // Carol holds one slot; a stalled handshake holds the other; the third is refused.
+        try await assertServerSurvives(limits: limits, logged: {
+            $0 == .inboundRefused(error: .tooManyInboundConnections(limit: 2))
+        }) { server in
+            let stalled = await P.rawStream(into: server)
+            let refused = await P.rawStream(into: server)
+            let end = try await refused.read()
+            XCTAssertNil(end, "the connection over the cap is closed at once")
+            let count = await server.connectionCount
+            XCTAssertEqual(count, 2)
+            await stalled.close()
+        }
+    }
+
+    func testManyPeersAreServedAtOnce() async throws {
+        let server = P.server(handlers: PeerHandlers(onRequest: P.echo(delayMilliseconds: 5)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let client = try await P.dial(server, as: F.identity(UInt8(100 + index)))
+                    let reply = try await client.request(P.request("r\(index)"), id: "r\(index)")
+                    XCTAssertEqual(P.requestID(of: reply), "r\(index)")
+                    await client.close()
+                }
+            }
+            try await group.waitForAll()
+        }
+        await server.shutdown()
+        let remaining = await server.connectionCount
+        XCTAssertEqual(remaining, 0)
+    }
+}
