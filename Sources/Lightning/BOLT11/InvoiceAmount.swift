@@ -24,6 +24,13 @@ enum InvoiceAmount {
         guard digits.first != "0" else {
             throw .invalidAmount("a positive number without leading zeros is required")
         }
+        // A `p` amount is tenths of a millisatoshi: its last digit must be 0, and dropping
+        // that digit gives millisatoshis without ever multiplying (pico-bitcoin values
+        // near 21 million BTC do not fit in 64 bits, their millisatoshis do).
+        if multiplier == "p" {
+            guard digits.last == "0" else { throw .subMillisatoshiAmount }
+            digits = digits.dropLast()
+        }
         // More than 20 digits cannot fit a UInt64 and no bound below would accept it.
         guard digits.count <= 20, let value = UInt64(digits) else { throw .amountTooLarge }
 
@@ -33,9 +40,7 @@ enum InvoiceAmount {
         case "m": msat = try scaled(value, by: 100_000_000)
         case "u": msat = try scaled(value, by: 100_000)
         case "n": msat = try scaled(value, by: 100)
-        case "p":
-            guard value % 10 == 0 else { throw .subMillisatoshiAmount }
-            msat = value / 10
+        case "p": msat = value
         case let letter?:
             throw .invalidMultiplier(letter)
         }
@@ -56,7 +61,8 @@ enum InvoiceAmount {
         for unit in units where msat % unit.msat == 0 {
             return "\(msat / unit.msat)\(unit.letter)"
         }
-        return "\(msat * 10)p"
+        // Tenths of a millisatoshi: append the digit rather than multiply, which could overflow.
+        return "\(msat)0p"
     }
 
     private static func isDigit(_ character: Character) -> Bool {

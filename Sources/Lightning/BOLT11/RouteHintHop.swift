@@ -35,8 +35,8 @@ public struct RouteHintHop: Sendable, Hashable {
     init?(bytes: ArraySlice<UInt8>) {
         guard bytes.count == Self.byteCount else { return nil }
         let start = bytes.startIndex
-        guard let key = try? PublicKey(Array(bytes[start..<start + 33])),
-              bytes[start] == 0x02 || bytes[start] == 0x03 else { return nil }
+        // 33 bytes parse only in the compressed form (02/03 prefix).
+        guard let key = try? PublicKey(Array(bytes[start..<start + 33])) else { return nil }
         func number(_ offset: Int, _ count: Int) -> UInt64 {
             bytes[(start + offset)..<(start + offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
         }

@@ -22,9 +22,8 @@ extension TaggedField {
             default: return .descriptionHash(bytes)
             }
         case payeeNodeIDType:
-            guard words.count == pubkeyWords,
-                  let key = try? PublicKey(FiveBitWords.toBytes(words)),
-                  key.compressed == FiveBitWords.toBytes(words) else {
+            // 53 words make 33 bytes, which parse only as a compressed (02/03) key.
+            guard words.count == pubkeyWords, let key = try? PublicKey(FiveBitWords.toBytes(words)) else {
                 // Not a "valid n field": the signature is checked by recovery instead.
                 return skipped
             }
