@@ -257,6 +257,7 @@ public struct HTTPParser: Sendable {
             let status = head.status
             if status.isInformational && status != .switchingProtocols {
                 head = PendingHead()
+                state = .startLine
                 return nil
             }
             if status == .switchingProtocols {
