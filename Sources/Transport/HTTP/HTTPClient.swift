@@ -96,7 +96,7 @@ public final class HTTPClient: Sendable {
         // A consumer that stops early cancels the reader, whose pending read then closes
         // the connection (the rest of the body cannot be skipped cheaply).
         continuation.onTermination = { _ in reader.cancel() }
-        return HTTPLineStream(response: head, lines: lines)
+        return HTTPLineStream(response: head, lines: HTTPLineSequence(lines: lines, reader: reader))
     }
 
     /// Closes every idle connection; later requests fail with `clientClosed`.

@@ -5,7 +5,7 @@ public struct HTTPLineStream: Sendable {
     /// lines: an error response's body arrives there too.
     public let response: HTTPResponse
     /// Each line without its line ending; blank lines are skipped. Finishes when the body
-    /// ends and throws if the connection breaks or the framing is malformed. Ending the
+    /// ends and throws if the connection breaks or the framing is malformed. Leaving the
     /// iteration early closes the connection.
-    public let lines: AsyncThrowingStream<[UInt8], any Error>
+    public let lines: HTTPLineSequence
 }
