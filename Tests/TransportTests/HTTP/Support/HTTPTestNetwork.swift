@@ -59,10 +59,12 @@ enum RawHTTP {
         return bytes
     }
 
-    /// Reads until the bytes end with an empty line (a bodiless request head).
+    /// Reads until an empty line has arrived: a request head, plus whatever part of a
+    /// small body came in the same write (the scripted peers ignore bodies).
     static func readHead(_ stream: any ByteStream) async throws -> [UInt8] {
         var bytes: [UInt8] = []
-        while !bytes.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+        let end = Array("\r\n\r\n".utf8)
+        while !bytes.indices.contains(where: { bytes[$0...].starts(with: end) }) {
             guard let piece = try await stream.read() else { break }
             bytes += piece
         }
