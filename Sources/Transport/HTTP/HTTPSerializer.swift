@@ -24,7 +24,8 @@ public enum HTTPSerializer {
 
     /// A whole response with a Content-Length body. For a HEAD request the length is sent
     /// and the body left out; 1xx, 204 and 304 responses carry neither.
-    public static func serialize(_ response: HTTPResponse, requestMethod: HTTPMethod = .get) throws(HTTPError) -> [UInt8] {
+    public static func serialize(_ response: HTTPResponse,
+                                 requestMethod: HTTPMethod = .get) throws(HTTPError) -> [UInt8] {
         if response.status.forbidsBody {
             return try head(response, framing: .closeDelimited)
         }

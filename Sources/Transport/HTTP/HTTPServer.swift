@@ -90,7 +90,7 @@ public final class HTTPServer: Sendable {
                     request?.body += piece
                 case .end(let keepAlive):
                     guard let request else { throw HTTPError.invalidStartLine }
-                    if requestTimer?.disarm() == true { throw HTTPError.timeout(milliseconds: configuration.requestTimeoutMilliseconds ?? 0) }
+                    if requestTimer?.disarm() == true { throw requestTimedOut }
                     return (request, keepAlive)
                 case .responseHead:
                     throw HTTPError.invalidStartLine
@@ -111,7 +111,7 @@ public final class HTTPServer: Sendable {
                 : nil
             _ = try await connection.receive()
             if idleTimer?.disarm() == true { return nil }
-            if requestTimer?.hasFired == true { throw HTTPError.timeout(milliseconds: configuration.requestTimeoutMilliseconds ?? 0) }
+            if requestTimer?.hasFired == true { throw requestTimedOut }
         }
     }
 
@@ -171,6 +171,10 @@ public final class HTTPServer: Sendable {
         }
         defer { timer.disarm() }
         try await connection.write(bytes)
+    }
+
+    private var requestTimedOut: HTTPError {
+        .timeout(milliseconds: configuration.requestTimeoutMilliseconds ?? 0)
     }
 
     private func errorResponse(for error: HTTPError) -> [UInt8] {
