@@ -2,13 +2,6 @@ import Synchronization
 import XCTest
 @testable import Transport
 
-/// Real time, through Task.sleep: the tests' stand-in for the event loop's timers.
-struct TaskSleeper: Sleeper {
-    func sleep(milliseconds: UInt64) async throws {
-        try await Task.sleep(nanoseconds: milliseconds * 1_000_000)
-    }
-}
-
 /// Collects peer log events so tests can assert what was logged.
 final class LogCapture: Sendable {
     private let events = Mutex<[PeerLogEvent]>([])
