@@ -4,7 +4,7 @@ import XCTest
 
 /// The kernel's chainstate manager judging blocks we build: a valid block 1 on the regtest
 /// genesis is connected; broken ones come back rejected with Core's own reason.
-final class KernelChainstateTests: XCTestCase {
+final class BlockKernelValidationTests: XCTestCase {
     private static let anyoneCanSpend = Script([.number(1)])
 
     /// Block 1 on the regtest genesis paying 50 BTC to OP_TRUE, with `mutate` applied before mining.

@@ -2,7 +2,7 @@ import Bitcoin
 import TestSupport
 import XCTest
 
-final class MerkleAndTargetTests: XCTestCase {
+final class BlockMerkleAndTargetTests: XCTestCase {
     private func leaf(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 32) }
 
     func testMerkleRootPairsAndDuplicatesTheOddHash() {
