@@ -19,7 +19,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
-        .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
+        // Declarations only: libbitcoinkernel.so is opened with dlopen, never linked.
+        .systemLibrary(name: "CBitcoinKernel"),
+
+        .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
         .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),

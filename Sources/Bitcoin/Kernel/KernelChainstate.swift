@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CBitcoinKernel
 import Synchronization
 
 /// A regtest chain validated by Bitcoin Core itself: a libbitcoinkernel context on regtest
@@ -57,16 +58,10 @@ public final class KernelChainstate {
         // The kernel takes ownership of this retain and gives it back through
         // `releaseRecorder` when the context (the last holder of the callbacks) is destroyed.
         let userData = Unmanaged.passRetained(recorder).toOpaque()
-        #if arch(x86_64)
-        lib.contextOptionsSetValidationInterface(options, 0, 0, 0, 0, 0,
-                                                 userData, releaseRecorder, blockChecked, nil, nil, nil)
-        #elseif arch(arm64)
-        let fields: [UnsafeRawPointer?] = [
-            UnsafeRawPointer(userData), unsafeBitCast(releaseRecorder, to: UnsafeRawPointer.self),
-            unsafeBitCast(blockChecked, to: UnsafeRawPointer.self), nil, nil, nil,
-        ]
-        fields.withUnsafeBufferPointer { lib.contextOptionsSetValidationInterface(options, UnsafeRawPointer($0.baseAddress)) }
-        #endif
+        let callbacks = peernode_btck_validation_interface_callbacks(
+            user_data: userData, user_data_destroy: releaseRecorder, block_checked: blockChecked,
+            pow_valid_block: nil, block_connected: nil, block_disconnected: nil)
+        lib.contextOptionsSetValidationInterface(UnsafeMutableRawPointer(options), callbacks)
         guard let context = lib.contextCreate(options) else { throw failure("btck_context_create", since: mark) }
         self.context = context
 
@@ -234,12 +229,13 @@ final class BlockCheckRecorder: Sendable {
     }
 }
 
-private let blockChecked: KernelChainstateLibrary.BlockCallback = { userData, block, state in
+private let blockChecked: peernode_btck_block_callback = { userData, block, state in
     guard let userData else { return }
-    Unmanaged<BlockCheckRecorder>.fromOpaque(userData).takeUnretainedValue().record(block: block, state: state)
+    Unmanaged<BlockCheckRecorder>.fromOpaque(userData).takeUnretainedValue()
+        .record(block: block.map(OpaquePointer.init), state: state.map(OpaquePointer.init))
 }
 
-private let releaseRecorder: KernelChainstateLibrary.DestroyCallback = { userData in
+private let releaseRecorder: peernode_btck_destroy_callback = { userData in
     guard let userData else { return }
     Unmanaged<BlockCheckRecorder>.fromOpaque(userData).release()
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CBitcoinKernel
 import Synchronization
 
 /// The chainstate half of libbitcoinkernel (context, chainstate manager, blocks, validation
@@ -40,34 +41,16 @@ struct KernelChainstateLibrary: Sendable {
     typealias LogCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
     typealias CreateLoggingConnection = @convention(c) (LogCallback?, UnsafeMutableRawPointer?, DestroyCallback?) -> OpaquePointer?
 
-    // `btck_context_options_set_validation_interface` takes `btck_ValidationInterfaceCallbacks`
-    // BY VALUE: six pointer-sized fields (user_data, user_data_destroy, block_checked,
-    // pow_valid_block, block_connected, block_disconnected). Swift cannot name a C struct
-    // without a C module, so the call is declared with the ABI's own lowering of that
-    // 48-byte struct:
-    // - x86-64 System V: a struct over 32 bytes has class MEMORY and is copied onto the stack
-    //   without using any argument register. Filling the five remaining integer registers
-    //   with placeholders makes the six fields the first six stack arguments, in order, which
-    //   is exactly the struct's memory image.
-    // - AArch64 (AAPCS64): a composite over 16 bytes is copied by the caller and passed as a
-    //   pointer to the copy, so the function takes (options, pointer to six words).
-    #if arch(x86_64)
-    typealias SetValidationInterface = @convention(c) (
-        OpaquePointer?, Int, Int, Int, Int, Int,
-        UnsafeMutableRawPointer?, DestroyCallback?, BlockCallback?, BlockCallback?, BlockCallback?, BlockCallback?
-    ) -> Void
-    #elseif arch(arm64)
-    typealias SetValidationInterface = @convention(c) (OpaquePointer?, UnsafeRawPointer?) -> Void
-    #endif
+    /// `btck_context_options_set_validation_interface` takes its callbacks struct by value;
+    /// the C shim declares that struct so the C compiler lowers the call for this processor.
+    typealias SetValidationInterface = peernode_btck_set_validation_interface
 
     let path: String
     let chainParametersCreate: CreateChainParameters
     let chainParametersDestroy: Destroy
     let contextOptionsCreate: Create0
     let contextOptionsSetChainParams: SetPointer
-    #if arch(x86_64) || arch(arm64)
     let contextOptionsSetValidationInterface: SetValidationInterface
-    #endif
     let contextOptionsDestroy: Destroy
     let contextCreate: Create1
     let contextDestroy: Destroy
@@ -106,10 +89,6 @@ struct KernelChainstateLibrary: Sendable {
     }
 
     private init(opening path: String) throws {
-        #if !(arch(x86_64) || arch(arm64))
-        throw BitcoinError.kernelUnavailable(
-            "the kernel's validation callbacks are only wired for x86-64 and arm64 (a by-value C struct)")
-        #else
         // The script-verification loader already opened this path and reported a missing file;
         // this second dlopen only takes another reference to the same handle.
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
@@ -164,7 +143,6 @@ struct KernelChainstateLibrary: Sendable {
             dlclose(handle)
             throw error
         }
-        #endif
     }
 
     /// The 32 bytes of a kernel block hash (internal byte order, as our `BlockHash` keeps them).
