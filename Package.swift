@@ -20,7 +20,7 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
-        .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
+        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport"]),
