@@ -2,7 +2,7 @@ import Glibc
 import XCTest
 @testable import Transport
 
-final class TCPEchoTests: XCTestCase {
+final class EventLoopTCPEchoTests: XCTestCase {
     private func echoEightMiB(host: String) async throws {
         let loop = try EventLoop()
         let server = try await EchoServer.start(host: host, loop: loop)
@@ -86,7 +86,7 @@ final class TCPEchoTests: XCTestCase {
     }
 }
 
-final class TCPLifecycleTests: XCTestCase {
+final class EventLoopTCPLifecycleTests: XCTestCase {
     func testPeerCloseIsEOFAfterBufferedBytes() async throws {
         let loop = try EventLoop()
         let listener = try await TCPListener.bind(loop: loop)
