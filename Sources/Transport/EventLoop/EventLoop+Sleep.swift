@@ -14,6 +14,17 @@ extension EventLoop: Sleeper {
         }
     }
 
+    /// Runs `work` on the loop thread every `milliseconds` (at least 1) until the returned
+    /// timer is cancelled or the loop shuts down. `work` must not block.
+    public func scheduleRepeating(
+        everyMilliseconds milliseconds: UInt64, _ work: @escaping @Sendable () -> Void
+    ) -> RepeatingTimer {
+        let timer = RepeatingTimer(loop: self, work: work)
+        let interval = max(1, milliseconds)
+        execute { timer.start(interval: interval) }
+        return timer
+    }
+
     /// A `Sleeper` for protocol code that takes one as a parameter.
     public var sleeper: LoopSleeper { LoopSleeper(loop: self) }
 }

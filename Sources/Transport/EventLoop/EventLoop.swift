@@ -11,6 +11,16 @@ import Synchronization
 /// the loop and joins the thread. An unused loop that is never shut down keeps its
 /// thread (the thread holds a reference to the loop until it ends).
 ///
+///     let loop = try EventLoop()
+///     let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, loop: loop)
+///     let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+///     try await loop.sleep(milliseconds: 10)          // or pass `loop.sleeper` as a Sleeper
+///     ...
+///     await loop.shutdown()
+///
+/// Creating the loop ignores SIGPIPE for the process: libuv then reports a write to a
+/// vanished peer as EPIPE instead of the signal killing the process.
+///
 /// `@unchecked Sendable`: the only state shared across threads is `shared` (a Mutex),
 /// `loopThread` (an Atomic) and the `wakeup` handle, used from other threads only through
 /// `uv_async_send` (which libuv documents as thread-safe) and only while holding the

@@ -153,6 +153,15 @@ public actor TCPConnection: ByteStream {
         }
     }
 
+    /// Bytes read ahead and not yet returned by `read()`.
+    public var bufferedByteCount: Int { buffered.count }
+
+    /// True while reading is stopped because `readBufferLimit` bytes wait unread.
+    public var isReadingPaused: Bool {
+        if case .paused = readState { return true }
+        return false
+    }
+
     private func resumeReading() {
         let rc = uv_read_start(stream, { handle, _, buffer in
             // Every connection on a loop reads into the loop's one buffer; the read

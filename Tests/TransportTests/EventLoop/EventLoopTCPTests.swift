@@ -236,3 +236,40 @@ final class EventLoopTCPLifecycleTests: XCTestCase {
         XCTAssertEqual(loop.loopCloseResult, 0)
     }
 }
+
+final class EventLoopTCPBackpressureTests: XCTestCase {
+    func testReadingPausesAtTheLimitAndResumesWhenDrained() async throws {
+        let loop = try EventLoop()
+        let limit = 256 * 1024
+        let listener = try await TCPListener.bind(readBufferLimit: limit, loop: loop)
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+        let accepted = try await listener.accept()
+        let server = try XCTUnwrap(accepted)
+        let payload = testPattern(count: 8 << 20, seed: 7)
+
+        // The client floods; the server reads once (which starts reading) and then stops.
+        let writer = Task { try await client.write(payload) }
+        var received = try await server.read() ?? []
+        var paused = false
+        for _ in 0..<400 where !paused {
+            try await loop.sleep(milliseconds: 5)
+            paused = await server.isReadingPaused
+        }
+        XCTAssertTrue(paused, "reading never paused")
+        let buffered = await server.bufferedByteCount
+        // At most one read past the limit: each libuv read fills at most 64 KiB.
+        XCTAssertGreaterThanOrEqual(buffered, limit)
+        XCTAssertLessThan(buffered, limit + EventLoop.readBufferSize)
+
+        // Draining resumes reading; every byte arrives, in order.
+        received += try await readExactly(payload.count - received.count, from: server)
+        try await writer.value
+        XCTAssertTrue(received == payload)
+
+        await client.close()
+        await server.close()
+        await listener.close()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+}

@@ -65,3 +65,36 @@ final class EventLoopTimerTests: XCTestCase {
         XCTAssertEqual(loop.loopCloseResult, 0)
     }
 }
+
+final class EventLoopRepeatingTimerTests: XCTestCase {
+    func testRepeatingTimerTicksOnTheLoopUntilCancelled() async throws {
+        let loop = try EventLoop()
+        let ticks = Locked(0)
+        let offLoop = Locked(false)
+        let timer = loop.scheduleRepeating(everyMilliseconds: 2) {
+            if !loop.inEventLoop { offLoop.withLock { $0 = true } }
+            ticks.withLock { $0 += 1 }
+        }
+        for _ in 0..<500 where ticks.value < 3 {
+            try await loop.sleep(milliseconds: 2)
+        }
+        XCTAssertGreaterThanOrEqual(ticks.value, 3)
+        timer.cancel()
+        // Once a turn of the loop has passed after cancel, no tick may follow.
+        try await loop.sleep(milliseconds: 1)
+        let atCancel = ticks.value
+        try await loop.sleep(milliseconds: 20)
+        XCTAssertEqual(ticks.value, atCancel)
+        XCTAssertFalse(offLoop.value)
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+
+    func testShutdownClosesARepeatingTimer() async throws {
+        let loop = try EventLoop()
+        _ = loop.scheduleRepeating(everyMilliseconds: 1) {}
+        try await loop.sleep(milliseconds: 5)
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+}
