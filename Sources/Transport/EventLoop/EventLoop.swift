@@ -217,7 +217,12 @@ public final class EventLoop: @unchecked Sendable {
             var batch: [Work] = []
             let more = shared.withLock { state -> Bool in
                 swap(&batch, &state.queue)
-                if batch.isEmpty { state.drainingLateJobs = false }
+                if batch.isEmpty {
+                    // Forget this thread before another drainer may start: a later thread
+                    // could reuse its id and would wrongly count as the loop's.
+                    loopThread.store(0, ordering: .releasing)
+                    state.drainingLateJobs = false
+                }
                 return !batch.isEmpty
             }
             guard more else { return }

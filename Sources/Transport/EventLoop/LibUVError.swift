@@ -34,10 +34,9 @@ func uvCheck(_ rc: Int32, _ call: StaticString) throws(LibUVError) -> Int32 {
     return rc
 }
 
-/// For callbacks that carry a status (connect, write, read): same rule, same error.
-func uvCheck(_ rc: Int, _ call: StaticString) throws(LibUVError) -> Int {
-    if rc < 0 { throw LibUVError(call: "\(call)", code: Int32(truncatingIfNeeded: rc)) }
-    return rc
+/// The same check as a value, for callback statuses that resume a continuation.
+func uvResult(_ status: Int32, _ call: StaticString) -> Result<Void, LibUVError> {
+    Result { () throws(LibUVError) in _ = try uvCheck(status, call) }
 }
 
 /// For calls that cannot fail in a correct program (uv_async_send on a live handle,

@@ -209,7 +209,7 @@ public actor TCPConnection: ByteStream {
                     waiter.continuation.resume(returning: nil)
                 }
             } else {
-                let error = LibUVError(call: "uv_read", code: Int32(truncatingIfNeeded: count))
+                guard case .failure(let error) = uvResult(Int32(truncatingIfNeeded: count), "uv_read") else { return }
                 readState = .failed(error)
                 if let waiter = readWaiter {
                     readWaiter = nil
@@ -241,11 +241,13 @@ public actor TCPConnection: ByteStream {
                     UInt32(raw.count))
                 return uv_try_write(stream, &buffer, 1)
             }
-            if rc >= 0 {
-                sent = Int(rc)
+            if rc != UV_EAGAIN.rawValue {
+                do {
+                    sent = Int(try uvCheck(rc, "uv_try_write"))
+                } catch {
+                    throw Self.writeFailure(error)
+                }
                 if sent == bytes.count { return }
-            } else if rc != UV_EAGAIN.rawValue {
-                throw Self.writeFailure(LibUVError(call: "uv_try_write", code: rc))
             }
         }
         let request = TCPWriteRequest(copying: bytes[sent...])
@@ -269,11 +271,7 @@ public actor TCPConnection: ByteStream {
     func writeFinished(_ continuation: CheckedContinuation<Void, any Error>?, status: Int32) {
         writesInFlight -= 1
         guard let continuation else { return }
-        if status < 0 {
-            continuation.resume(throwing: Self.writeFailure(LibUVError(call: "uv_write", code: status)))
-        } else {
-            continuation.resume()
-        }
+        continuation.resume(with: uvResult(status, "uv_write").mapError(Self.writeFailure))
     }
 
     /// The peer went away or we closed: that is `ByteStreamError.closed` by the
@@ -309,11 +307,7 @@ public actor TCPConnection: ByteStream {
     private func didShutdownWrite(status: Int32) {
         guard let waiter = shutdownWaiter else { return }
         shutdownWaiter = nil
-        if status < 0 {
-            waiter.resume(throwing: Self.writeFailure(LibUVError(call: "uv_shutdown", code: status)))
-        } else {
-            waiter.resume()
-        }
+        waiter.resume(with: uvResult(status, "uv_shutdown").mapError(Self.writeFailure))
     }
 
     // MARK: Closing
