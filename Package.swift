@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(name: "CBitcoinKernel"),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
-        .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
+        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),

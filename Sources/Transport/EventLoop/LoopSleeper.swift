@@ -1,0 +1,13 @@
+/// The loop's timers as a `Sleeper`: what HTTP and the secure channel take for their
+/// timeouts, so the same code runs with a test sleeper.
+public struct LoopSleeper: Sleeper {
+    public let loop: EventLoop
+
+    public init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    public func sleep(milliseconds: UInt64) async throws {
+        try await loop.sleep(milliseconds: milliseconds)
+    }
+}
