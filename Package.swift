@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
+        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
@@ -31,6 +32,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "TestSupport"]),
+        .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
