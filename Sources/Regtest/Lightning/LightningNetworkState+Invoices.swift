@@ -15,7 +15,7 @@ extension LightningNetworkState {
     /// `preimage == nil`, a hold invoice for `paymentHash`.
     mutating func addInvoice(node name: String, paymentHash: [UInt8], preimage: [UInt8]?, terms: InvoiceTerms,
                              now: UInt64) throws(LightningSimError) -> AddedInvoice {
-        var node = try node(name)
+        let node = try node(name)
         guard paymentHash.count == 32 else { throw .invalidHashLength(paymentHash.count) }
         guard node.invoices[paymentHash] == nil else { throw .duplicateInvoice }
         // LND: 0 means its default delta; anything else must be at least 18 and fit 16 bits.
@@ -42,9 +42,9 @@ extension LightningNetworkState {
             valueMsat: terms.amountMsat, creationDate: now, settleDate: nil, paymentRequest: signed.string,
             expirySeconds: expirySeconds, cltvExpiry: cltvExpiry, isHold: preimage == nil, state: .open,
             addIndex: node.nextAddIndex, settleIndex: 0, amountPaidMsat: 0, htlcs: [])
-        node.invoices[paymentHash] = InvoiceEntry(invoice: invoice)
-        node.nextAddIndex += 1
-        nodes[name] = node
+        // In place, so the node's invoice book is not copied for every invoice.
+        nodes[name]!.invoices[paymentHash] = InvoiceEntry(invoice: invoice)
+        nodes[name]!.nextAddIndex += 1
         return AddedInvoice(paymentRequest: signed.string, paymentHash: paymentHash,
                             addIndex: invoice.addIndex, paymentAddress: secret)
     }
@@ -66,7 +66,8 @@ extension LightningNetworkState {
 
     /// Settles an ACCEPTED hold invoice: the payee is credited, the network earns the
     /// fee, and the payer's payment succeeds with the preimage. The invoice is found by
-    /// the preimage's hash, as LND does, so a wrong preimage finds no invoice.
+    /// the preimage's hash, as LND does, so a wrong preimage finds no invoice ("unable
+    /// to locate invoice"); LND's "preimage does not match" cannot arise that way.
     mutating func settleInvoice(node name: String, preimage: [UInt8], now: UInt64) throws(LightningSimError) {
         guard preimage.count == 32 else { throw .invalidPreimageLength(preimage.count) }
         let hash = SHA256.hash(preimage)
@@ -79,7 +80,6 @@ extension LightningNetworkState {
         }
         // A plain invoice never rests in ACCEPTED: it settles when the HTLC arrives.
         guard let held = entry.held else { throw .invoiceStillOpen }
-        if let known = entry.invoice.preimage, known != preimage { throw .preimageMismatch }
 
         var invoice = entry.invoice
         invoice.preimage = preimage

@@ -25,8 +25,6 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
     case invoiceAlreadySettled
     /// LND ErrInvoiceAlreadyCanceled.
     case invoiceAlreadyCanceled
-    /// LND ErrInvoicePreimageMismatch.
-    case preimageMismatch
     /// A hash or preimage that is not 32 bytes (lntypes' message).
     case invalidHashLength(Int)
     case invalidPreimageLength(Int)
@@ -63,7 +61,6 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
         case .invoiceStillOpen: return "invoice still open"
         case .invoiceAlreadySettled: return "invoice already settled"
         case .invoiceAlreadyCanceled: return "invoice already canceled"
-        case .preimageMismatch: return "preimage does not match"
         case .invalidHashLength(let length): return "invalid hash length of \(length), want 32"
         case .invalidPreimageLength(let length): return "invalid preimage length of \(length), want 32"
         case .cltvExpiryTooSmall(let delta): return "CLTV delta of \(delta) must be greater than minimum of \(LightningNetwork.minCLTVDelta)"
