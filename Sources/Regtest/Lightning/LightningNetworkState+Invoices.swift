@@ -140,6 +140,7 @@ extension LightningNetworkState {
     mutating func expireInvoices(now: UInt64) {
         for (name, node) in nodes {
             for (hash, entry) in node.invoices where entry.invoice.state == .open && entry.invoice.isExpired(now: now) {
+                // An OPEN invoice holds no HTLC, so the detail reaches no payment.
                 cancel(node: name, hash: hash, detail: .invoiceNotOpen(.canceled), now: now)
             }
         }
