@@ -1,0 +1,58 @@
+import Bitcoin
+
+/// One node inside the network's state: identity, money, and its own invoice and
+/// payment books (an LND node keeps both per node, keyed by payment hash).
+struct SimulatedNode: Sendable {
+    let name: String
+    let alias: String
+    let key: PrivateKey
+    var balanceMsat: UInt64
+    var isOnline: Bool
+    var invoices: [[UInt8]: InvoiceEntry] = [:]
+    var payments: [[UInt8]: PaymentEntry] = [:]
+    /// LND's add, settle and payment indexes start at 1 and only grow.
+    var nextAddIndex: UInt64 = 1
+    var nextSettleIndex: UInt64 = 1
+    var nextPaymentIndex: UInt64 = 1
+
+    var info: LightningNodeInfo {
+        LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey,
+                          balanceMsat: balanceMsat, isOnline: isOnline)
+    }
+
+    /// The node's identity key, derived from its name so that a hub restarted with the
+    /// same node names has the same node ids (regtest only: anyone can derive it).
+    /// A hash outside the curve order (odds about 2^-128) moves on to the next counter.
+    static func identityKey(for name: String) -> PrivateKey {
+        var counter = 0
+        while true {
+            let seed = SHA256.hash(Array("peernode-regtest lightning node \(counter):\(name)".utf8))
+            if let key = try? PrivateKey(seed) { return key }
+            counter += 1
+        }
+    }
+}
+
+/// An invoice with what only the payee knows: who paid a held HTLC and at what fee,
+/// so a cancel can refund exactly that.
+struct InvoiceEntry: Sendable {
+    var invoice: SimulatedInvoice
+    var held: HeldHTLC?
+    var subscribers: [AsyncStream<SimulatedInvoice>.Continuation] = []
+}
+
+/// The payer side of an HTLC accepted at a hold invoice.
+struct HeldHTLC: Sendable, Hashable {
+    let payer: String
+    let amountMsat: UInt64
+    let feeMsat: UInt64
+    /// Index of the HTLC in `SimulatedInvoice.htlcs`.
+    let htlcIndex: Int
+
+    var lockedMsat: UInt64 { amountMsat + feeMsat }
+}
+
+struct PaymentEntry: Sendable {
+    var payment: SimulatedPayment
+    var subscribers: [AsyncStream<SimulatedPayment>.Continuation] = []
+}

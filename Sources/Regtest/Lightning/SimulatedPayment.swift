@@ -1,0 +1,20 @@
+/// An outgoing payment as its payer node sees it: the fields of LND's `lnrpc.Payment`
+/// that `/v2/router/send` streams.
+public struct SimulatedPayment: Sendable, Hashable {
+    public var paymentHash: [UInt8]
+    /// The amount delivered to the payee (LND's `value_msat`).
+    public var valueMsat: UInt64
+    /// The routing fee paid, or reserved while in flight; 0 when no HTLC was sent.
+    public var feeMsat: UInt64
+    /// Known once the payment succeeded.
+    public var preimage: [UInt8]?
+    public var paymentRequest: String
+    public var status: PaymentStatus
+    public var failureReason: PaymentFailureReason
+    /// The simulator's finer account of a failure (nil unless failed).
+    public var failureDetail: PaymentFailureDetail?
+    /// Seconds since 1970 (the injected clock).
+    public var creationDate: UInt64
+    /// LND's `payment_index` (1, 2, ... per node).
+    public var paymentIndex: UInt64
+}
