@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "Transport", dependencies: ["CSodium", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
+        .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
@@ -29,6 +30,7 @@ let package = Package(
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
+        .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
