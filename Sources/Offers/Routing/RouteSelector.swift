@@ -20,9 +20,11 @@ public struct RouteSelector: Sendable {
     /// The candidate for one offer, or why it does not fit.
     public func price(_ provider: ProviderOffer) -> Result<RouteCandidate, SkipReason> {
         let offer = provider.offer.body
-        let types = OfferFeature.contractTypes(in: offer.features)
-        let priced = types.map { ($0, ContractSizes.claimFee($0, destination: destination, rate: claimFeeRate)) }
-        let (contractType, claimFee) = priced.min { $0.1 < $1.1 }!
+        // DESIGN 5's default when offered; P2WSH is for providers without Taproot. (A
+        // P2WSH claim can be a vbyte smaller, but only with the longest ECDSA signature
+        // assumed, and Taproot locks look like any other output.)
+        let contractType = OfferFeature.contractTypes(in: offer.features)[0]
+        let claimFee = ContractSizes.claimFee(contractType, destination: destination, rate: claimFeeRate)
         let lockAmount = amountSat + claimFee
         guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(lockAmount),
               offer.minAmountSat <= offer.maxAmountSat else {
