@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
+        .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
@@ -36,6 +37,7 @@ let package = Package(
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "TestSupport"]),
         .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "TestSupport"]),
+        .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

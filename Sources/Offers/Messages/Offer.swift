@@ -1,0 +1,99 @@
+import Transport
+
+/// Provider -> client: the terms it swaps on now. Signed (`Signed<Offer>`).
+///
+/// `max_amount_sat` never exceeds what the provider can lock right now. The fee for an
+/// amount is `base_fee_sat + floor(amount × fee_ppm / 1e6) + onchain_fee_sat` (DESIGN 7).
+public struct Offer: SwapMessageBody, RequestScoped {
+    public static let messageType = "Offer"
+
+    public var requestID: String
+    public var offerID: String
+    /// The provider's identity; the signature must verify against it, and it must be the
+    /// pubky the client dialled.
+    public var providerPubky: Pubky
+    /// `Network` raw value (`mainnet`, `regtest`, ...), kept as text so an offer for a
+    /// network this build does not know is still read and reported, not a decode error.
+    public var network: String
+    /// `SwapDirection` raw values; unknown ones are kept and ignored.
+    public var directions: [String]
+    public var minAmountSat: Int64
+    public var maxAmountSat: Int64
+    public var baseFeeSat: Int64
+    public var feePPM: Int64
+    public var onchainFeeSat: Int64
+    /// Whole sat/vB the provider's on-chain fee was priced at.
+    public var feeRateSatPerVByte: Int64
+    public var requiredConfirmations: Int
+    public var htlcTimeoutBlocks: Int
+    public var validUntilUnix: UInt64
+    public var protocolVersion: Int64
+    /// Free-form capability names (`OfferFeature` has the ones this node knows).
+    public var features: [String]
+
+    public init(requestID: String, offerID: String, providerPubky: Pubky, network: String, directions: [String],
+                minAmountSat: Int64, maxAmountSat: Int64, baseFeeSat: Int64, feePPM: Int64, onchainFeeSat: Int64,
+                feeRateSatPerVByte: Int64, requiredConfirmations: Int, htlcTimeoutBlocks: Int, validUntilUnix: UInt64,
+                protocolVersion: Int64 = ProtocolVersion.current, features: [String]) {
+        self.requestID = requestID
+        self.offerID = offerID
+        self.providerPubky = providerPubky
+        self.network = network
+        self.directions = directions
+        self.minAmountSat = minAmountSat
+        self.maxAmountSat = maxAmountSat
+        self.baseFeeSat = baseFeeSat
+        self.feePPM = feePPM
+        self.onchainFeeSat = onchainFeeSat
+        self.feeRateSatPerVByte = feeRateSatPerVByte
+        self.requiredConfirmations = requiredConfirmations
+        self.htlcTimeoutBlocks = htlcTimeoutBlocks
+        self.validUntilUnix = validUntilUnix
+        self.protocolVersion = protocolVersion
+        self.features = features
+    }
+
+    public init(fields: FieldReader) throws(OffersError) {
+        requestID = try fields.requestID()
+        offerID = try fields.nonEmptyString("offer_id")
+        providerPubky = try fields.pubky("provider_pkarr")
+        network = try fields.nonEmptyString("network", maxBytes: 32)
+        directions = try fields.stringArray("directions")
+        minAmountSat = try fields.sat("min_amount_sat")
+        maxAmountSat = try fields.sat("max_amount_sat")
+        baseFeeSat = try fields.sat("base_fee_sat")
+        feePPM = try fields.int64("fee_ppm", in: 0...Amounts.million)
+        onchainFeeSat = try fields.sat("onchain_fee_sat")
+        feeRateSatPerVByte = try fields.int64("fee_rate_sat_vb", in: 0...1_000_000)
+        requiredConfirmations = try fields.int("required_confirmations", in: 0...1_000)
+        htlcTimeoutBlocks = try fields.int("htlc_timeout_blocks", in: 1...65_535)
+        validUntilUnix = try fields.uint64("valid_until_unix")
+        protocolVersion = try fields.int64("protocol_version", in: 0...Int64(UInt32.max))
+        features = try fields.stringArray("features")
+    }
+
+    public var fields: [String: JSONValue] {
+        SwapCodec.fields(requestID: requestID, [
+            "offer_id": .string(offerID),
+            "provider_pkarr": .string(providerPubky.z32),
+            "network": .string(network),
+            "directions": .array(directions.map(JSONValue.string)),
+            "min_amount_sat": .integer(minAmountSat),
+            "max_amount_sat": .integer(maxAmountSat),
+            "base_fee_sat": .integer(baseFeeSat),
+            "fee_ppm": .integer(feePPM),
+            "onchain_fee_sat": .integer(onchainFeeSat),
+            "fee_rate_sat_vb": .integer(feeRateSatPerVByte),
+            "required_confirmations": .integer(requiredConfirmations),
+            "htlc_timeout_blocks": .integer(htlcTimeoutBlocks),
+            "valid_until_unix": .integer(validUntilUnix),
+            "protocol_version": .integer(protocolVersion),
+            "features": .array(features.map(JSONValue.string)),
+        ])
+    }
+
+    /// The provider's fee model for this offer.
+    public var feeModel: FeeModel { FeeModel(baseFeeSat: baseFeeSat, feePPM: feePPM) }
+
+    public func supports(_ direction: SwapDirection) -> Bool { directions.contains(direction.rawValue) }
+}

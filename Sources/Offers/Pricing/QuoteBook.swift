@@ -1,0 +1,98 @@
+import Transport
+
+/// The provider's live quotes: each valid for `lifetimeSeconds` (300 by default), single
+/// use, redeemable only by the client it was issued to, at most `capacity` (10,000) live.
+///
+/// A quote is valid through second `valid_until_unix` and expired after it. A redeemed
+/// quote stays in the book, marked used, until it expires, so a second use is told apart
+/// from an unknown id; after that it is simply unknown. Memory is bounded by `capacity`.
+public struct QuoteBook: Sendable {
+    public static let defaultLifetimeSeconds: UInt64 = 300
+    public static let defaultCapacity = 10_000
+
+    private struct Entry: Sendable {
+        let quote: Quote
+        let client: Pubky
+        var used: Bool
+    }
+
+    public let lifetimeSeconds: UInt64
+    public let capacity: Int
+    private let clock: any UnixClock
+    private var entries: [String: Entry] = [:]
+    /// Ids in issue order; with one lifetime for all, also expiry order, so expired
+    /// quotes are dropped from the front.
+    private var order: [String] = []
+    private var orderStart = 0
+
+    public init(clock: any UnixClock, lifetimeSeconds: UInt64 = defaultLifetimeSeconds, capacity: Int = defaultCapacity) {
+        self.clock = clock
+        self.lifetimeSeconds = lifetimeSeconds
+        self.capacity = max(1, capacity)
+    }
+
+    /// Quotes held now (unexpired, used or not).
+    public var liveCount: Int { entries.count }
+
+    /// Prices `request` for `client` under `offer` (the provider's current one), or says
+    /// why not. `lockableSat` is what the wallet can lock right now.
+    public mutating func issue(for request: QuoteRequest, client: Pubky, offer: Offer, lockableSat: Int64,
+                               quoteID: String = RandomID.make()) throws(OffersError) -> Quote {
+        let now = clock.nowUnix
+        dropExpired(now: now)
+        guard request.offerID == offer.offerID else { throw .unknownOffer }
+        guard now <= offer.validUntilUnix else { throw .offerExpired }
+        guard request.direction == SwapDirection.lightningToOnchain.rawValue, offer.supports(.lightningToOnchain) else {
+            throw .unsupportedDirection
+        }
+        guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(request.amountSat),
+              offer.maxAmountSat >= offer.minAmountSat else {
+            throw .amountOutOfRange(amount: request.amountSat, minimum: offer.minAmountSat, maximum: offer.maxAmountSat)
+        }
+        guard request.amountSat <= lockableSat else {
+            throw .insufficientLiquidity(available: lockableSat, needed: request.amountSat)
+        }
+        guard entries.count < capacity else { throw .tooManyQuotes(limit: capacity) }
+        guard entries[quoteID] == nil else { throw .valueOutOfRange(field: "quote_id") }
+        let quote = Quote(requestID: request.requestID, quoteID: quoteID, offerID: offer.offerID,
+                          amountSat: request.amountSat,
+                          serviceFeeSat: offer.feeModel.serviceFee(amountSat: request.amountSat),
+                          onchainFeeSat: offer.onchainFeeSat, feeRateSatPerVByte: offer.feeRateSatPerVByte,
+                          htlcTimeoutBlocks: offer.htlcTimeoutBlocks, requiredConfirmations: offer.requiredConfirmations,
+                          validUntilUnix: now + lifetimeSeconds)
+        entries[quoteID] = Entry(quote: quote, client: client, used: false)
+        order.append(quoteID)
+        return quote
+    }
+
+    /// Takes quote `quoteID` for `client`'s SwapRequest: once, before it expires, and only
+    /// for the client it was issued to.
+    public mutating func redeem(quoteID: String, client: Pubky) throws(OffersError) -> Quote {
+        let now = clock.nowUnix
+        guard var entry = entries[quoteID] else { throw .unknownQuote }
+        // Checked first: another client learns nothing, not even that the quote expired.
+        guard entry.client == client else { throw .quoteNotForThisClient }
+        guard now <= entry.quote.validUntilUnix else {
+            dropExpired(now: now)
+            throw .quoteExpired
+        }
+        guard !entry.used else { throw .quoteAlreadyUsed }
+        entry.used = true
+        entries[quoteID] = entry
+        return entry.quote
+    }
+
+    private mutating func dropExpired(now: UInt64) {
+        while orderStart < order.count {
+            let id = order[orderStart]
+            if let entry = entries[id], now <= entry.quote.validUntilUnix { break }
+            entries[id] = nil
+            orderStart += 1
+        }
+        // Compact now and then so the id list does not grow without bound.
+        if orderStart > 1_024, orderStart * 2 > order.count {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+}

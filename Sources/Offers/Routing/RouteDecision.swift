@@ -1,0 +1,23 @@
+/// The router's answer for paying X: the choice (nil when nothing fits), every fitting
+/// candidate in order, and every contact left out with its reason.
+public struct RouteDecision: Sendable, Equatable {
+    public let choice: RouteCandidate?
+    public let ranked: [RouteCandidate]
+    public let skipped: [SkippedContact]
+    /// Contacts asked over the network for this decision (0 when the cache answered).
+    public let probed: Int
+
+    public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int) {
+        choice = ranked.first
+        self.ranked = ranked
+        self.skipped = skipped
+        self.probed = probed
+    }
+
+    /// One line per contact, for `peernode offers --debug` and logs.
+    public var debugLines: [String] {
+        ranked.enumerated().map { index, candidate in
+            "\(index == 0 ? "chosen" : "candidate"): \(candidate.provider.contact), cost \(candidate.totalCostSat) sat"
+        } + skipped.map { "skipped: \($0)" }
+    }
+}

@@ -1,0 +1,64 @@
+import HTLC
+
+/// Prices every offer for paying X and orders them: lowest total cost (service fee +
+/// provider on-chain fee + claim fee + expected routing fee) first; ties go to fewer
+/// confirmations, then a shorter timeout, then the pubky (so the order is total).
+public struct RouteSelector: Sendable {
+    public let amountSat: Int64
+    public let destination: DestinationType
+    public let claimFeeRate: FeeRate
+    public let routingFee: RoutingFeeEstimate
+
+    public init(amountSat: Int64, destination: DestinationType, claimFeeRate: FeeRate,
+                routingFee: RoutingFeeEstimate = RoutingFeeEstimate()) {
+        self.amountSat = amountSat
+        self.destination = destination
+        self.claimFeeRate = claimFeeRate
+        self.routingFee = routingFee
+    }
+
+    /// The candidate for one offer, or why it does not fit.
+    public func price(_ provider: ProviderOffer) -> Result<RouteCandidate, SkipReason> {
+        let offer = provider.offer.body
+        // DESIGN 5's default when offered; P2WSH is for providers without Taproot. (A
+        // P2WSH claim can be a vbyte smaller, but only with the longest ECDSA signature
+        // assumed, and Taproot locks look like any other output.)
+        let contractType = OfferFeature.contractTypes(in: offer.features)[0]
+        let claimFee = ContractSizes.claimFee(contractType, destination: destination, rate: claimFeeRate)
+        let lockAmount = amountSat + claimFee
+        guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(lockAmount),
+              offer.minAmountSat <= offer.maxAmountSat else {
+            return .failure(.amountOutOfRange(amountSat: lockAmount, minimum: offer.minAmountSat, maximum: offer.maxAmountSat))
+        }
+        let serviceFee = offer.feeModel.serviceFee(amountSat: lockAmount)
+        let invoiceTotal = lockAmount + serviceFee + offer.onchainFeeSat
+        return .success(RouteCandidate(provider: provider, contractType: contractType, amountSat: amountSat,
+                                       claimFeeSat: claimFee, lockAmountSat: lockAmount, serviceFeeSat: serviceFee,
+                                       providerOnchainFeeSat: offer.onchainFeeSat, invoiceTotalSat: invoiceTotal,
+                                       routingFeeSat: routingFee.fee(paymentSat: invoiceTotal)))
+    }
+
+    /// Fitting candidates, best first, and the offers that do not fit this amount.
+    public func rank(_ providers: [ProviderOffer]) -> (ranked: [RouteCandidate], unfit: [SkippedContact]) {
+        var ranked: [RouteCandidate] = []
+        var unfit: [SkippedContact] = []
+        for provider in providers {
+            switch price(provider) {
+            case .success(let candidate): ranked.append(candidate)
+            case .failure(let reason): unfit.append(SkippedContact(contact: provider.contact, reason: reason))
+            }
+        }
+        ranked.sort(by: Self.isBetter)
+        return (ranked, unfit)
+    }
+
+    static func isBetter(_ a: RouteCandidate, than b: RouteCandidate) -> Bool {
+        if a.totalCostSat != b.totalCostSat { return a.totalCostSat < b.totalCostSat }
+        let (offerA, offerB) = (a.provider.offer.body, b.provider.offer.body)
+        if offerA.requiredConfirmations != offerB.requiredConfirmations {
+            return offerA.requiredConfirmations < offerB.requiredConfirmations
+        }
+        if offerA.htlcTimeoutBlocks != offerB.htlcTimeoutBlocks { return offerA.htlcTimeoutBlocks < offerB.htlcTimeoutBlocks }
+        return a.provider.contact.pubky.z32 < b.provider.contact.pubky.z32
+    }
+}

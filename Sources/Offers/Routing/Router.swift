@@ -1,0 +1,205 @@
+import Bitcoin
+import HTLC
+import Synchronization
+import Transport
+
+/// Finds the cheapest provider among the contacts.
+///
+/// Probing asks every contact for its offer in parallel (at most `maxConcurrentProbes` at
+/// once, `perContactTimeoutMilliseconds` each, all within `overallDeadlineMilliseconds`),
+/// keeps the offers that are properly signed by the contact, for this network, in a
+/// supported version and unexpired, and lists every other contact with the reason.
+/// Offers are cached until their `valid_until_unix`; a probe asks only contacts without
+/// a cached offer. A background refresh (`startRefresh`) re-probes at random intervals,
+/// so paying usually needs no probe at all and does not show as a burst of them.
+public actor Router {
+    public struct Settings: Sendable, Hashable {
+        public var network: Network
+        public var maxConcurrentProbes: Int
+        public var perContactTimeoutMilliseconds: UInt64
+        public var overallDeadlineMilliseconds: UInt64
+        /// A cached offer this close to expiry is probed again rather than used.
+        public var cacheMarginSeconds: UInt64
+
+        public init(network: Network, maxConcurrentProbes: Int = 32, perContactTimeoutMilliseconds: UInt64 = 5_000,
+                    overallDeadlineMilliseconds: UInt64 = 15_000, cacheMarginSeconds: UInt64 = 30) {
+            self.network = network
+            self.maxConcurrentProbes = max(1, maxConcurrentProbes)
+            self.perContactTimeoutMilliseconds = perContactTimeoutMilliseconds
+            self.overallDeadlineMilliseconds = overallDeadlineMilliseconds
+            self.cacheMarginSeconds = cacheMarginSeconds
+        }
+    }
+
+    public let settings: Settings
+    private let prober: any OfferProber
+    private let sleeper: any Sleeper
+    private let clock: any UnixClock
+    private var cache: [Pubky: ProviderOffer] = [:]
+    private var refreshTask: Task<Void, Never>?
+    private var refreshes = 0
+
+    public init(settings: Settings, prober: any OfferProber, sleeper: any Sleeper, clock: any UnixClock) {
+        self.settings = settings
+        self.prober = prober
+        self.sleeper = sleeper
+        self.clock = clock
+    }
+
+    /// Offers from the cache and, for contacts without a usable cached one (all of them
+    /// when `refresh`), from probing.
+    public func probe(_ contacts: [Contact], refresh: Bool = false) async -> ProbeReport {
+        let now = clock.nowUnix
+        var report = ProbeReport()
+        var toProbe: [Contact] = []
+        for contact in uniqued(contacts) {
+            if !refresh, let cached = cache[contact.pubky], cached.contact == contact,
+               cached.offer.body.validUntilUnix >= now + settings.cacheMarginSeconds {
+                report.offers.append(cached)
+            } else {
+                toProbe.append(contact)
+            }
+        }
+        let results = await probeAll(toProbe)
+        let checkedAt = clock.nowUnix
+        for (contact, result) in zip(toProbe, results) {
+            switch result {
+            case .offer(let offer):
+                if let reason = check(offer, from: contact, nowUnix: checkedAt) {
+                    cache[contact.pubky] = nil
+                    report.skipped.append(SkippedContact(contact: contact, reason: reason))
+                } else {
+                    let provider = ProviderOffer(contact: contact, offer: offer)
+                    cache[contact.pubky] = provider
+                    report.offers.append(provider)
+                }
+            case .skipped(let reason):
+                // The contact's latest answer is not an offer: its old one is no longer
+                // something to route through.
+                cache[contact.pubky] = nil
+                report.skipped.append(SkippedContact(contact: contact, reason: reason))
+            }
+        }
+        report.probed = toProbe.count
+        return report
+    }
+
+    /// Probes (or reads the cache) and picks the cheapest route for paying `selector`'s X.
+    public func route(_ selector: RouteSelector, contacts: [Contact], refresh: Bool = false) async -> RouteDecision {
+        let report = await probe(contacts, refresh: refresh)
+        let (ranked, unfit) = selector.rank(report.offers)
+        return RouteDecision(ranked: ranked, skipped: report.skipped + unfit, probed: report.probed)
+    }
+
+    /// Offers in the cache now, unexpired.
+    public var cachedOffers: [ProviderOffer] {
+        let now = clock.nowUnix
+        return cache.values.filter { $0.offer.body.validUntilUnix >= now }
+    }
+
+    /// Completed background refresh rounds.
+    public var refreshCount: Int { refreshes }
+
+    /// Re-probes `contacts()` after each wait of `jitter(intervalMilliseconds)` until
+    /// `stopRefresh`. The wait is random (the jitter is injected so tests can fix it), so
+    /// probes do not line up with payments. Replaces a refresh already running.
+    public func startRefresh(contacts: @escaping @Sendable () async -> [Contact],
+                             intervalMilliseconds: ClosedRange<UInt64>,
+                             jitter: @escaping @Sendable (ClosedRange<UInt64>) -> UInt64 = { UInt64.random(in: $0) }) {
+        refreshTask?.cancel()
+        let sleeper = self.sleeper
+        refreshTask = Task { [weak self] in
+            while !Task.isCancelled {
+                do {
+                    try await sleeper.sleep(milliseconds: jitter(intervalMilliseconds))
+                } catch {
+                    return
+                }
+                guard !Task.isCancelled, let router = self else { return }
+                let list = await contacts()
+                _ = await router.probe(list, refresh: true)
+                await router.countRefresh()
+            }
+        }
+    }
+
+    public func stopRefresh() {
+        refreshTask?.cancel()
+        refreshTask = nil
+    }
+
+    public var isRefreshing: Bool { refreshTask != nil }
+
+    private func countRefresh() { refreshes += 1 }
+
+    /// Why `offer` from `contact` is not usable, or nil.
+    func check(_ offer: Signed<Offer>, from contact: Contact, nowUnix: UInt64) -> SkipReason? {
+        let body = offer.body
+        guard body.providerPubky == contact.pubky else { return .invalidOffer("signed for another identity") }
+        guard offer.isSigned(by: contact.pubky) else { return .invalidOffer("the signature does not verify") }
+        guard ProtocolVersion.supported.contains(body.protocolVersion) else {
+            return .incompatibleVersion(body.protocolVersion)
+        }
+        guard body.network == settings.network.rawValue else { return .otherNetwork(body.network) }
+        guard body.supports(.lightningToOnchain) else { return .notAProvider("offers no Lightning-to-on-chain swaps") }
+        guard body.validUntilUnix >= nowUnix else { return .offerExpired }
+        guard body.minAmountSat <= body.maxAmountSat else { return .invalidOffer("empty amount range") }
+        return nil
+    }
+
+    private func uniqued(_ contacts: [Contact]) -> [Contact] {
+        var seen: Set<Pubky> = []
+        return contacts.filter { seen.insert($0.pubky).inserted }
+    }
+
+    /// One result per contact, in order. Contacts not done by the overall deadline are
+    /// `overallDeadline`.
+    private func probeAll(_ contacts: [Contact]) async -> [ProbeResult] {
+        guard !contacts.isEmpty else { return [] }
+        let collected = ProbeCollector(count: contacts.count)
+        let prober = self.prober
+        let sleeper = self.sleeper
+        let perContact = settings.perContactTimeoutMilliseconds
+        let width = min(settings.maxConcurrentProbes, contacts.count)
+        _ = await Deadline.run(milliseconds: settings.overallDeadlineMilliseconds, sleeper: sleeper, onTimeout: false) {
+            await withTaskGroup(of: Void.self) { group in
+                var next = 0
+                func addProbe() {
+                    let index = next
+                    next += 1
+                    let contact = contacts[index]
+                    group.addTask {
+                        let result = await Deadline.run(milliseconds: perContact, sleeper: sleeper,
+                                                        onTimeout: .skipped(.timedOut(milliseconds: perContact))) {
+                            await prober.probe(contact, timeoutMilliseconds: perContact)
+                        }
+                        collected.set(index, result)
+                    }
+                }
+                for _ in 0..<width { addProbe() }
+                for await _ in group where next < contacts.count && !Task.isCancelled {
+                    addProbe()
+                }
+            }
+            return true
+        }
+        return collected.results(missing: .skipped(.overallDeadline))
+    }
+}
+
+/// Results written by concurrent probe tasks, read once the probing ends (or its deadline).
+private final class ProbeCollector: Sendable {
+    private let slots: Mutex<[ProbeResult?]>
+
+    init(count: Int) {
+        slots = Mutex([ProbeResult?](repeating: nil, count: count))
+    }
+
+    func set(_ index: Int, _ result: ProbeResult) {
+        slots.withLock { $0[index] = result }
+    }
+
+    func results(missing: ProbeResult) -> [ProbeResult] {
+        slots.withLock { $0.map { $0 ?? missing } }
+    }
+}

@@ -1,0 +1,37 @@
+/// Why a contact is not a route, for the router's debug list. Reasons never quote what
+/// the peer sent (a Reject's own reason text is left out; its code is ours to name).
+public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Connecting or the handshake failed.
+    case unreachable(String)
+    /// No answer within the per-contact time (`milliseconds`).
+    case timedOut(milliseconds: UInt64)
+    /// The overall probing deadline passed before this contact answered (or was asked).
+    case overallDeadline
+    /// Runs no provider: answered with something other than an offer, or with nothing.
+    case notAProvider(String)
+    /// Answered with a Reject.
+    case rejected(RejectCode)
+    /// The offer is malformed, or not properly signed by the contact.
+    case invalidOffer(String)
+    case otherNetwork(String)
+    case incompatibleVersion(Int64)
+    case offerExpired
+    /// The amount to lock is outside the offer's range.
+    case amountOutOfRange(amountSat: Int64, minimum: Int64, maximum: Int64)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let why): return "unreachable: \(why)"
+        case .timedOut(let milliseconds): return "no answer within \(milliseconds) ms"
+        case .overallDeadline: return "not done before the overall probing deadline"
+        case .notAProvider(let why): return "runs no provider: \(why)"
+        case .rejected(let code): return "refused with \(code)"
+        case .invalidOffer(let why): return "invalid offer: \(why)"
+        case .otherNetwork(let network): return "offers swaps on another network (\(network))"
+        case .incompatibleVersion(let version): return "speaks protocol version \(version), not \(ProtocolVersion.supported)"
+        case .offerExpired: return "its offer has expired"
+        case .amountOutOfRange(let amount, let minimum, let maximum):
+            return "\(amount) sat is outside its \(minimum)...\(maximum) sat range"
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import HTLC
+@testable import Offers
+import Synchronization
+import Transport
+import XCTest
+
+/// A prober scripted per contact name: an offer, a skip, or a hang; counts calls and the
+/// most probes in flight at once.
+private final class ScriptedProber: OfferProber {
+    enum Behaviour: Sendable {
+        case answer(ProbeResult)
+        case hang
+    }
+
+    private let script: @Sendable (Contact) -> Behaviour
+    private let state = Mutex<(calls: Int, inFlight: Int, peak: Int)>((0, 0, 0))
+    private let delayMilliseconds: UInt64
+
+    init(delayMilliseconds: UInt64 = 0, _ script: @escaping @Sendable (Contact) -> Behaviour) {
+        self.script = script
+        self.delayMilliseconds = delayMilliseconds
+    }
+
+    var calls: Int { state.withLock { $0.calls } }
+    var peak: Int { state.withLock { $0.peak } }
+
+    func probe(_ contact: Contact, timeoutMilliseconds: UInt64) async -> ProbeResult {
+        state.withLock {
+            $0.calls += 1
+            $0.inFlight += 1
+            $0.peak = max($0.peak, $0.inFlight)
+        }
+        defer { state.withLock { $0.inFlight -= 1 } }
+        if delayMilliseconds > 0 { try? await Task.sleep(nanoseconds: delayMilliseconds * 1_000_000) }
+        switch script(contact) {
+        case .answer(let result): return result
+        case .hang:
+            try? await Task.sleep(nanoseconds: 60_000_000_000)
+            return .skipped(.notAProvider("woke up"))
+        }
+    }
+}
+
+final class RouterTests: XCTestCase {
+    private static func contact(_ byte: UInt8, _ name: String) -> Contact {
+        Contact(pubky: Fixtures.identity(byte).pubky, host: "h", port: 1, name: name)
+    }
+
+    private static func signedOffer(_ byte: UInt8, signer: UInt8? = nil, base: Int64 = 500, confirmations: Int = 1,
+                             timeout: Int = 144, network: String = "regtest", version: Int64 = 1,
+                             validUntil: UInt64 = Fixtures.now + 600, features: [String] = ["taproot_boltz"],
+                             max: Int64 = 1_000_000) -> ProbeResult {
+        let offer = Fixtures.offer(provider: Fixtures.identity(byte), network: network, max: max, base: base,
+                                   confirmations: confirmations, timeout: timeout, validUntil: validUntil,
+                                   version: version, features: features)
+        return .offer(Signed(signing: offer, with: Fixtures.identity(signer ?? byte)))
+    }
+
+    private func router(_ prober: ScriptedProber, clock: TestClock = TestClock(Fixtures.now),
+                        settings: Router.Settings = .init(network: .regtest)) -> Router {
+        Router(settings: settings, prober: prober, sleeper: TaskSleeper(), clock: clock)
+    }
+
+    func testSkipsOtherNetworksVersionsExpiredAndBadlySignedOffers() async {
+        let offers: [String: ProbeResult] = [
+            "good": Self.signedOffer(1),
+            "mainnet": Self.signedOffer(2, network: "mainnet"),
+            "v2": Self.signedOffer(3, version: 2),
+            "stale": Self.signedOffer(4, validUntil: Fixtures.now - 1),
+            "forged": Self.signedOffer(5, signer: 9),
+            "impostor": { () -> ProbeResult in
+                // Signed correctly, but by and for someone other than the contact dialled.
+                let offer = Fixtures.offer(provider: Fixtures.identity(9))
+                return .offer(Signed(signing: offer, with: Fixtures.identity(9)))
+            }(),
+        ]
+        let prober = ScriptedProber { .answer(offers[$0.name]!) }
+        let contacts = [Self.contact(1, "good"), Self.contact(2, "mainnet"), Self.contact(3, "v2"), Self.contact(4, "stale"),
+                        Self.contact(5, "forged"), Self.contact(6, "impostor")]
+        let report = await router(prober).probe(contacts)
+        XCTAssertEqual(report.offers.map(\.contact.name), ["good"])
+        let reasons = Dictionary(uniqueKeysWithValues: report.skipped.map { ($0.contact.name, $0.reason) })
+        XCTAssertEqual(reasons["mainnet"], .otherNetwork("mainnet"))
+        XCTAssertEqual(reasons["v2"], .incompatibleVersion(2))
+        XCTAssertEqual(reasons["stale"], .offerExpired)
+        XCTAssertEqual(reasons["forged"], .invalidOffer("the signature does not verify"))
+        XCTAssertEqual(reasons["impostor"], .invalidOffer("signed for another identity"))
+    }
+
+    func testTiesGoToFewerConfirmationsThenShorterTimeout() async {
+        let offers: [String: ProbeResult] = [
+            "slow": Self.signedOffer(1, confirmations: 3, timeout: 100),
+            "long": Self.signedOffer(2, confirmations: 1, timeout: 288),
+            "best": Self.signedOffer(3, confirmations: 1, timeout: 144),
+            "dear": Self.signedOffer(4, base: 501, confirmations: 0, timeout: 50),
+            "small": Self.signedOffer(5, base: 0, max: 50_000),
+        ]
+        let prober = ScriptedProber { .answer(offers[$0.name]!) }
+        let contacts = ["slow", "long", "best", "dear", "small"].enumerated().map { Self.contact(UInt8($0.offset + 1), $0.element) }
+        let selector = RouteSelector(amountSat: 100_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2))
+        let decision = await router(prober).route(selector, contacts: contacts)
+        XCTAssertEqual(decision.ranked.map(\.provider.contact.name), ["best", "long", "slow", "dear"])
+        XCTAssertEqual(decision.choice?.provider.contact.name, "best")
+        guard case .amountOutOfRange(_, 10_000, 50_000) = decision.skipped.first?.reason else {
+            return XCTFail("the small provider cannot take 100,000: \(decision.skipped)")
+        }
+    }
+
+    func testPerContactTimeoutAndBoundedConcurrency() async {
+        let prober = ScriptedProber(delayMilliseconds: 20) { $0.name == "hangs" ? .hang : .answer(.skipped(.notAProvider("no"))) }
+        var contacts = (0..<12).map { Self.contact(UInt8(10 + $0), "quiet\($0)") }
+        contacts.append(Self.contact(1, "hangs"))
+        let settings = Router.Settings(network: .regtest, maxConcurrentProbes: 4, perContactTimeoutMilliseconds: 200,
+                                       overallDeadlineMilliseconds: 5_000)
+        let started = ContinuousClock.now
+        let report = await router(prober, settings: settings).probe(contacts)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3), "the hung contact costs its slot, not the minute")
+        XCTAssertEqual(report.skipped.first { $0.contact.name == "hangs" }?.reason, .timedOut(milliseconds: 200))
+        XCTAssertEqual(report.skipped.count, 13)
+        XCTAssertEqual(prober.calls, 13)
+        XCTAssertLessThanOrEqual(prober.peak, 4)
+        XCTAssertGreaterThanOrEqual(prober.peak, 2, "probes ran in parallel")
+    }
+
+    func testOverallDeadlineReportsTheUnfinished() async {
+        let prober = ScriptedProber { $0.name.hasPrefix("hangs") ? .hang : .answer(Self.signedOffer(1)) }
+        let contacts = [Self.contact(1, "quick"), Self.contact(2, "hangs-a"), Self.contact(3, "hangs-b")]
+        let settings = Router.Settings(network: .regtest, maxConcurrentProbes: 1, perContactTimeoutMilliseconds: 5_000,
+                                       overallDeadlineMilliseconds: 300)
+        let started = ContinuousClock.now
+        let report = await router(prober, settings: settings).probe(contacts)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3))
+        XCTAssertEqual(report.offers.map(\.contact.name), ["quick"])
+        XCTAssertEqual(report.skipped.map(\.reason), [.overallDeadline, .overallDeadline])
+    }
+
+    func testCachedOffersLiveForTheirLifetime() async {
+        let clock = TestClock(Fixtures.now)
+        let prober = ScriptedProber { _ in .answer(Self.signedOffer(1)) }
+        let router = router(prober, clock: clock)
+        let contacts = [Self.contact(1, "p")]
+        _ = await router.probe(contacts)
+        let cached = await router.probe(contacts)
+        XCTAssertEqual(cached.probed, 0)
+        XCTAssertEqual(cached.offers.count, 1)
+        XCTAssertEqual(prober.calls, 1)
+        clock.advance(by: 571) // within the 30 s margin of valid_until: probed again
+        let refreshed = await router.probe(contacts)
+        XCTAssertEqual(refreshed.probed, 1)
+        XCTAssertEqual(prober.calls, 2)
+        let forced = await router.probe(contacts, refresh: true)
+        XCTAssertEqual(forced.probed, 1)
+    }
+
+    func testBackgroundRefreshRunsAtJitteredIntervalsUntilStopped() async throws {
+        let prober = ScriptedProber { _ in .answer(Self.signedOffer(1)) }
+        let router = router(prober)
+        let jitterCalls = RangeRecorder()
+        await router.startRefresh(contacts: { [Self.contact(1, "p")] }, intervalMilliseconds: 10...50) { range in
+            jitterCalls.record(range)
+            return 10
+        }
+        for _ in 0..<300 where await router.refreshCount < 3 {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let refreshes = await router.refreshCount
+        XCTAssertGreaterThanOrEqual(refreshes, 3)
+        XCTAssertEqual(jitterCalls.first, 10...50)
+        let cachedCount = await router.cachedOffers.count
+        XCTAssertEqual(cachedCount, 1)
+        await router.stopRefresh()
+        let isRefreshing = await router.isRefreshing
+        XCTAssertFalse(isRefreshing)
+        try await Task.sleep(nanoseconds: 30_000_000)
+        let callsAfterStop = prober.calls
+        try await Task.sleep(nanoseconds: 80_000_000)
+        XCTAssertEqual(prober.calls, callsAfterStop, "no probes after stopping")
+    }
+}
+
+private final class RangeRecorder: Sendable {
+    private let ranges = Mutex<[ClosedRange<UInt64>]>([])
+    func record(_ range: ClosedRange<UInt64>) { ranges.withLock { $0.append(range) } }
+    var first: ClosedRange<UInt64>? { ranges.withLock { $0.first } }
+}

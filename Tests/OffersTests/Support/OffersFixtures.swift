@@ -1,0 +1,149 @@
+import Bitcoin
+import HTLC
+import Offers
+import Synchronization
+import Transport
+import XCTest
+
+/// Real time through Task.sleep: the tests' stand-in for the event loop's timers.
+struct TaskSleeper: Sleeper {
+    func sleep(milliseconds: UInt64) async throws {
+        try await Task.sleep(nanoseconds: milliseconds * 1_000_000)
+    }
+}
+
+/// A clock the test sets.
+final class TestClock: UnixClock {
+    private let now: Mutex<UInt64>
+
+    init(_ start: UInt64 = 1_700_000_000) {
+        now = Mutex(start)
+    }
+
+    var nowUnix: UInt64 { now.withLock { $0 } }
+
+    func advance(by seconds: UInt64) {
+        now.withLock { $0 += seconds }
+    }
+}
+
+enum Fixtures {
+    static func identity(_ byte: UInt8) -> NodeIdentity {
+        NodeIdentity(seed: try! NodeSeed(bytes: [UInt8](repeating: byte, count: NodeSeed.length)))
+    }
+
+    static let provider = identity(0x50)
+    static let client = identity(0x51)
+    static let stranger = identity(0x52)
+
+    static func key(_ byte: UInt8) -> PrivateKey {
+        try! PrivateKey([UInt8](repeating: byte, count: 32))
+    }
+
+    static let claimKey = key(0x11)
+    static let refundKey = key(0x22)
+    static let paymentHash = SHA256.hash([UInt8](repeating: 0x07, count: 32))
+    static let now: UInt64 = 1_700_000_000
+
+    static func rate(_ satPerVByte: Int64) -> FeeRate { try! FeeRate(satPerVByte: satPerVByte) }
+
+    static func offer(requestID: String = "req-1", provider: NodeIdentity = provider, network: String = "regtest",
+                      min: Int64 = 10_000, max: Int64 = 1_000_000, base: Int64 = 500, ppm: Int64 = 2_000,
+                      onchain: Int64 = 743, confirmations: Int = 1, timeout: Int = 144,
+                      validUntil: UInt64 = now + 600, version: Int64 = 1,
+                      features: [String] = ["taproot_boltz", "p2wsh", "preimage_push"]) -> Offer {
+        Offer(requestID: requestID, offerID: "offer-1", providerPubky: provider.pubky, network: network,
+              directions: ["ln_to_onchain"], minAmountSat: min, maxAmountSat: max, baseFeeSat: base, feePPM: ppm,
+              onchainFeeSat: onchain, feeRateSatPerVByte: 2, requiredConfirmations: confirmations,
+              htlcTimeoutBlocks: timeout, validUntilUnix: validUntil, protocolVersion: version, features: features)
+    }
+
+    static func quote(requestID: String = "req-2", amount: Int64 = 100_000, service: Int64 = 700, onchain: Int64 = 743,
+                      confirmations: Int = 1, timeout: Int = 144, validUntil: UInt64 = now + 300) -> Quote {
+        Quote(requestID: requestID, quoteID: "quote-1", offerID: "offer-1", amountSat: amount, serviceFeeSat: service,
+              onchainFeeSat: onchain, feeRateSatPerVByte: 2, htlcTimeoutBlocks: timeout,
+              requiredConfirmations: confirmations, validUntilUnix: validUntil)
+    }
+
+    static func contract(_ type: ContractType = .taprootBoltz, timeout: UInt32 = 1_144) -> SwapContract {
+        try! SwapContract(type: type, terms: try! SwapTerms(network: .regtest, paymentHash: paymentHash,
+                                                             claimPublicKey: claimKey.publicKey,
+                                                             refundPublicKey: refundKey.publicKey,
+                                                             timeoutHeight: timeout))
+    }
+
+    static func accept(_ type: ContractType = .taprootBoltz, quote: Quote = quote(), timeout: UInt32 = 1_144) -> SwapAccept {
+        SwapAccept(requestID: "req-3", swapID: "swap-1", quoteID: quote.quoteID, invoice: "lnbcrt1fake",
+                   amountSat: quote.amountSat, totalSat: quote.totalSat, contract: contract(type, timeout: timeout))
+    }
+
+    static func swapRequest(_ type: ContractType = .taprootBoltz) -> SwapRequest {
+        SwapRequest(requestID: "req-3", quoteID: "quote-1", paymentHash: paymentHash,
+                    claimPublicKey: claimKey.publicKey, scriptType: type)
+    }
+
+    /// One of every message type.
+    static var everyMessage: [SwapMessage] {
+        [
+            .offerRequest(OfferRequest(requestID: "r1", network: "regtest")),
+            .offerRequest(OfferRequest(requestID: "r1b")),
+            .offer(Signed(signing: offer(), with: provider)),
+            .quoteRequest(QuoteRequest(requestID: "r2", offerID: "offer-1", amountSat: 100_000)),
+            .quote(Signed(signing: quote(), with: provider)),
+            .swapRequest(swapRequest()),
+            .swapRequest(swapRequest(.p2wsh)),
+            .swapAccept(Signed(signing: accept(), with: provider)),
+            .swapAccept(Signed(signing: accept(.p2wsh), with: provider)),
+            .swapStatusRequest(SwapStatusRequest(requestID: "r4", swapID: "swap-1")),
+            .swapStatusSnapshot(SwapStatusSnapshot(requestID: "r4", swapID: "swap-1", status: .invoicePending,
+                                                   timeoutHeight: 1_144)),
+            .swapStatusSnapshot(SwapStatusSnapshot(requestID: "r4", swapID: "swap-1", status: .lockConfirmed,
+                                                   lock: LockReference(txid: String(repeating: "ab", count: 32), vout: 1),
+                                                   timeoutHeight: 1_144)),
+            .swapStatusUpdate(SwapStatusUpdate(swapID: "swap-1", sequence: 3, status: .settled,
+                                               lock: LockReference(txid: String(repeating: "cd", count: 32), vout: 0))),
+            .reject(Reject(requestID: "r5", code: .quoteExpired, reason: "the quote has expired")),
+            .preimagePush(PreimagePush(swapID: "swap-1", preimage: [UInt8](repeating: 0x07, count: 32))),
+            .endpointsRequest(EndpointsRequest(requestID: "r6")),
+            .endpoints(Endpoints(requestID: "r6", endpoints: [
+                Endpoint(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", network: "regtest"),
+            ])),
+        ]
+    }
+
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    /// `value` with `key` set (or removed, for nil), at the top level.
+    static func setting(_ key: String, to member: JSONValue?, in value: JSONValue) -> JSONValue {
+        guard case .object(var members) = value else { return value }
+        members[key] = member
+        return .object(members)
+    }
+}
+
+/// Asserts `body` throws an OffersError equal to `expected`.
+func XCTAssertOffersError<T>(_ expected: OffersError, file: StaticString = #filePath, line: UInt = #line,
+                             _ body: () throws -> T) {
+    do {
+        _ = try body()
+        XCTFail("expected \(expected), nothing thrown", file: file, line: line)
+    } catch let error as OffersError {
+        XCTAssertEqual(error, expected, file: file, line: line)
+    } catch {
+        XCTFail("expected \(expected), got \(error)", file: file, line: line)
+    }
+}
+
+/// The Reject code `body`'s error maps to (nil if it does not throw).
+func rejectCode<T>(_ body: () throws -> T) -> RejectCode? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as OffersError {
+        return error.rejectCode
+    } catch {
+        return nil
+    }
+}
