@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
         .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
+        .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),

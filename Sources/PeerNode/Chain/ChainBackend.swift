@@ -1,0 +1,85 @@
+import Bitcoin
+import HTLC
+
+/// What the node needs from a Bitcoin full node. Production talks to Bitcoin Core over
+/// JSON-RPC; tests talk to the regtest hub, which serves the same API, so engines and the
+/// wallet run the same code against both. Every call may suspend on I/O; none blocks.
+public protocol ChainBackend: Sendable {
+    /// The active chain's tip.
+    func tip() async throws(ChainBackendError) -> ChainTip
+    /// The hash of the active-chain block at `height`.
+    func blockHash(atHeight height: Int) async throws(ChainBackendError) -> BlockHash
+    /// A whole block by hash (for following the chain and finding our outputs and spends).
+    func block(_ hash: BlockHash) async throws(ChainBackendError) -> Block
+    /// A transaction from the mempool or (with Core's `-txindex`, or a block hint) the chain;
+    /// nil when the backend does not know it.
+    func transaction(_ txid: TransactionID) async throws(ChainBackendError) -> ChainTransaction?
+    /// Relays a transaction; a refusal carries Core's code and reason.
+    func broadcast(_ transaction: Transaction) async throws(ChainBackendError) -> TransactionID
+    /// Whether the mempool would accept the transaction, without relaying it.
+    func testAccept(_ transaction: Transaction) async throws(ChainBackendError) -> MempoolAcceptance
+    /// The txids in the mempool.
+    func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID]
+    /// An unspent output (gettxout), from the chain or, when asked, the mempool.
+    func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo?
+    /// The backend's fee estimate for confirmation within `targetBlocks`; nil when it has none.
+    func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate?
+}
+
+/// The tip of the active chain.
+public struct ChainTip: Hashable, Sendable {
+    public let height: Int
+    public let hash: BlockHash
+
+    public init(height: Int, hash: BlockHash) {
+        self.height = height
+        self.hash = hash
+    }
+}
+
+/// A transaction and where it is: in the mempool, or in a block with its confirmations.
+public struct ChainTransaction: Hashable, Sendable {
+    public let transaction: Transaction
+    /// nil while the transaction is unconfirmed.
+    public let blockHash: BlockHash?
+    /// 0 in the mempool, 1 in the tip block.
+    public let confirmations: Int
+
+    public init(transaction: Transaction, blockHash: BlockHash?, confirmations: Int) {
+        self.transaction = transaction
+        self.blockHash = blockHash
+        self.confirmations = confirmations
+    }
+}
+
+/// testmempoolaccept's verdict for one transaction.
+public struct MempoolAcceptance: Hashable, Sendable {
+    public let txid: TransactionID
+    public let allowed: Bool
+    /// Core's reject reason when not allowed (e.g. `bad-txns-inputs-missingorspent`).
+    public let rejectReason: String?
+    public let virtualSize: Int?
+    public let feeSat: Int64?
+
+    public init(txid: TransactionID, allowed: Bool, rejectReason: String?, virtualSize: Int?, feeSat: Int64?) {
+        self.txid = txid
+        self.allowed = allowed
+        self.rejectReason = rejectReason
+        self.virtualSize = virtualSize
+        self.feeSat = feeSat
+    }
+}
+
+/// gettxout's answer.
+public struct UnspentOutputInfo: Hashable, Sendable {
+    public let output: TransactionOutput
+    /// 0 for a mempool output.
+    public let confirmations: Int
+    public let isCoinbase: Bool
+
+    public init(output: TransactionOutput, confirmations: Int, isCoinbase: Bool) {
+        self.output = output
+        self.confirmations = confirmations
+        self.isCoinbase = isCoinbase
+    }
+}
