@@ -28,6 +28,9 @@ let package = Package(
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
 
+        // Transport benchmarks (release build): `make bench`.
+        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium"], path: "Sources/PeerNodeBench"),
+
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
 
