@@ -56,7 +56,8 @@ public actor PeerListener {
             // accept() returns nil once the listener is closed; it throws only when this
             // task is cancelled, which only `close` does.
             while let connection = try? await listener.accept() {
-                await server.accept(connection)
+                // The responder reads handshake messages 1 and 3; see HandshakeAlignedStream.
+                await server.accept(HandshakeAlignedStream(connection, alignedFrames: 2, loop: connection.loop))
             }
         }
     }
