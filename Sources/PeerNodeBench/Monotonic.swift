@@ -27,3 +27,11 @@ func quantile(_ sorted: [Double], _ q: Double) -> Double {
     let rank = Int((q * Double(sorted.count)).rounded(.up))
     return sorted[min(sorted.count - 1, max(0, rank - 1))]
 }
+
+/// User plus system CPU seconds this process has used, across all its threads.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
