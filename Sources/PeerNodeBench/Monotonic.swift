@@ -31,7 +31,7 @@ func quantile(_ sorted: [Double], _ q: Double) -> Double {
 /// User plus system CPU seconds this process has used, across all its threads.
 func processCPUSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
     func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
