@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
         .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"]),
 
+        // Transport benchmarks (release build): `make bench`.
+        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium"], path: "Sources/PeerNodeBench"),
+
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
 
