@@ -56,8 +56,7 @@ public actor PeerListener {
             // accept() returns nil once the listener is closed; it throws only when this
             // task is cancelled, which only `close` does.
             while let connection = try? await listener.accept() {
-                // The responder reads handshake messages 1 and 3; see HandshakeAlignedStream.
-                await server.accept(HandshakeAlignedStream(connection, alignedFrames: 2, loop: connection.loop))
+                await server.accept(connection)
             }
         }
     }
