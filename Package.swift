@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
-        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
+        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),
+
+        // The regtest hub: Bitcoin Core's JSON-RPC (and later LND REST) on loopback ports.
+        .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),
