@@ -40,6 +40,12 @@ public enum OrderedJSON: Sendable, Equatable {
         return members.first { $0.key == key }?.value
     }
 
+    /// The text of a string value.
+    public var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
+
     /// The keys of an object, in order; empty for anything else.
     public var keys: [String] {
         guard case .object(let members) = self else { return [] }
