@@ -1,4 +1,5 @@
 import Bitcoin
+import Foundation
 import Regtest
 import TestSupport
 import Transport
