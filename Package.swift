@@ -25,8 +25,8 @@ let package = Package(
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
         .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
-        .target(name: "Lightning", dependencies: ["Bitcoin"]),
-        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
+        .target(name: "Lightning", dependencies: ["Bitcoin", "Transport"]),
+        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),
         .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
         .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"]),
 
@@ -36,8 +36,8 @@ let package = Package(
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
-        .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "TestSupport"]),
-        .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "TestSupport"]),
+        .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "Transport", "TestSupport"]),
+        .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "Transport", "TestSupport"]),
         .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
