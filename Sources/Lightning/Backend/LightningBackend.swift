@@ -29,11 +29,15 @@ public protocol LightningBackend: Sendable {
 
     /// The invoice now, then each change, ending after SETTLED or CANCELED. A broken
     /// update stream does not end it: the invoice is then looked up and the stream
-    /// re-opened, so no state is missed while the node is reachable. It throws only
-    /// `LightningBackendError` (an invoice the node does not know, say).
+    /// re-opened, so no state is missed while the node is reachable. It ends with an error
+    /// only when retrying cannot help (an invoice the node does not know, a refused
+    /// macaroon: a `LightningBackendError`) or when its consumer goes away.
     func subscribeInvoice(paymentHash: [UInt8]) -> AsyncThrowingStream<InvoiceStatus, any Error>
 
-    /// Pays a BOLT11 invoice, yielding each status until SUCCEEDED or FAILED.
+    /// Pays a BOLT11 invoice, yielding each status until SUCCEEDED or FAILED. A refusal
+    /// before the payment starts (already paid, in flight, bad request) is thrown as
+    /// `.lnd`; a stream that breaks before a final status throws `.unreachable`, and the
+    /// payment may then still complete: look again before treating it as failed.
     /// - Parameters:
     ///   - feeLimitSat: the most the route may cost.
     ///   - cltvLimit: the most blocks the payment's time lock may span; 0: the node's maximum.
