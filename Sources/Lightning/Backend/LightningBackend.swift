@@ -1,0 +1,50 @@
+/// What the swap engine needs from a Lightning node: who it is, what it can spend, hold
+/// invoices it can settle or cancel, and payments it can make while watching them.
+///
+/// Every method is one call to the node (except the two streams, which run until their
+/// invoice or payment is final). Amounts are integer millisatoshis unless named `Sat`.
+/// `LNDRESTClient` is the implementation over LND's REST API; the regtest hub serves the
+/// same API, so the node's code is the same in tests and in production.
+public protocol LightningBackend: Sendable {
+    /// The node's identity, chain and sync state (LND `GetInfo`).
+    func info() async throws(LightningBackendError) -> LightningNodeStatus
+
+    /// What the node can spend over its channels now, in millisatoshis (LND
+    /// `ChannelBalance`, `local_balance.msat`).
+    func channelBalance() async throws(LightningBackendError) -> UInt64
+
+    /// Creates a hold invoice for `paymentHash` and returns its BOLT11 payment request.
+    /// `expirySeconds` and `cltvExpiry` of 0 leave the node's defaults.
+    func addHoldInvoice(paymentHash: [UInt8], amountMsat: UInt64, memo: String, expirySeconds: UInt64,
+                        cltvExpiry: UInt64) async throws(LightningBackendError) -> String
+
+    /// The invoice for `paymentHash` as the node sees it now.
+    func lookupInvoice(paymentHash: [UInt8]) async throws(LightningBackendError) -> InvoiceStatus
+
+    /// Settles the ACCEPTED hold invoice whose hash is SHA-256(`preimage`).
+    func settleInvoice(preimage: [UInt8]) async throws(LightningBackendError)
+
+    /// Cancels an OPEN or ACCEPTED invoice; a held HTLC goes back to its payer.
+    func cancelInvoice(paymentHash: [UInt8]) async throws(LightningBackendError)
+
+    /// The invoice now, then each change, ending after SETTLED or CANCELED. A broken
+    /// update stream does not end it: the invoice is then looked up and the stream
+    /// re-opened, so no state is missed while the node is reachable. It ends with an error
+    /// only when retrying cannot help (an invoice the node does not know, a refused
+    /// macaroon: a `LightningBackendError`) or when its consumer goes away.
+    func subscribeInvoice(paymentHash: [UInt8]) -> AsyncThrowingStream<InvoiceStatus, any Error>
+
+    /// Pays a BOLT11 invoice, yielding each status until SUCCEEDED or FAILED. A refusal
+    /// before the payment starts (already paid, in flight, bad request) is thrown as
+    /// `.lnd`; a stream that breaks before a final status throws `.unreachable`, and the
+    /// payment may then still complete: look again before treating it as failed.
+    /// - Parameters:
+    ///   - feeLimitSat: the most the route may cost.
+    ///   - cltvLimit: the most blocks the payment's time lock may span; 0: the node's maximum.
+    ///   - timeoutSeconds: how long the node keeps trying to find a route.
+    func payInvoice(paymentRequest: String, feeLimitSat: UInt64, cltvLimit: UInt32,
+                    timeoutSeconds: UInt32) -> AsyncThrowingStream<PaymentUpdate, any Error>
+
+    /// The payment request as the node decodes it (and refuses one for another network).
+    func decodeInvoice(_ paymentRequest: String) async throws(LightningBackendError) -> PaymentRequestDetails
+}

@@ -1,0 +1,219 @@
+import Bitcoin
+import Lightning
+import Regtest
+import Transport
+import XCTest
+
+/// The node's LND client against the hub's LND server over loopback TCP: a hold
+/// invoice's whole life as a swap drives it, from both sides.
+final class LNDClientEndToEndTests: XCTestCase {
+    static let payerBalance: UInt64 = 10_000_000_000
+    static let amount: UInt64 = 250_000_000
+    /// The standard policy's fee for `amount`: 1000 msat + 100 ppm.
+    static let fee: UInt64 = 1_000 + 25_000
+
+    func testHoldInvoiceSettlesEndToEnd() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+
+        let bobInfo = try await bob.info()
+        XCTAssertEqual(bobInfo.identityKey, try hub.network.node("bob").identityKey)
+        XCTAssertEqual(bobInfo.alias, "bob")
+        XCTAssertEqual(bobInfo.chain, "bitcoin")
+        XCTAssertEqual(bobInfo.network, "regtest")
+        XCTAssertEqual(bobInfo.blockHeight, SimEnvironment.startHeight)
+        XCTAssertTrue(bobInfo.syncedToChain)
+
+        let secret = preimage(0x51)
+        let hash = SHA256.hash(secret)
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "swap 1",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        let decoded = try await alice.decodeInvoice(request)
+        XCTAssertEqual(decoded.destination, bobInfo.identityKey)
+        XCTAssertEqual(decoded.paymentHash, hash)
+        XCTAssertEqual(decoded.amountMsat, Self.amount)
+        XCTAssertEqual(decoded.cltvExpiry, 144)
+        XCTAssertEqual(decoded.expirySeconds, 600)
+        XCTAssertEqual(decoded.description, "swap 1")
+
+        let invoiceUpdates = LNDIterator(bob.subscribeInvoice(paymentHash: hash))
+        let open = try await lndNext(invoiceUpdates)
+        XCTAssertEqual(open?.state, .open)
+        XCTAssertEqual(open?.amountMsat, Self.amount)
+        XCTAssertEqual(open?.paymentRequest, request)
+
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        let inFlight = try await lndNext(payment)
+        XCTAssertEqual(inFlight?.status, .inFlight)
+        XCTAssertEqual(inFlight?.paymentHash, hash)
+
+        // ACCEPTED, with the HTLC expiring at tip + final CLTV delta + the route's delta.
+        let accepted = try await lndNext(invoiceUpdates)
+        XCTAssertEqual(accepted?.state, .accepted)
+        let expectedExpiry = SimEnvironment.startHeight + 144 + Int(RoutingPolicy.standard.routeCLTVDelta)
+        XCTAssertEqual(accepted?.htlcs, [InvoiceStatus.HTLC(amountMsat: Self.amount, acceptHeight: SimEnvironment.startHeight,
+                                                            expiryHeight: expectedExpiry, state: .accepted)])
+        XCTAssertEqual(accepted?.earliestHeldExpiry, expectedExpiry)
+        let looked = try await bob.lookupInvoice(paymentHash: hash)
+        XCTAssertEqual(looked, accepted)
+        let locked = try await alice.channelBalance()
+        XCTAssertEqual(locked, Self.payerBalance - Self.amount - Self.fee)
+
+        try await bob.settleInvoice(preimage: secret)
+        let succeeded = try await lndNext(payment)
+        XCTAssertEqual(succeeded?.status, .succeeded(preimage: secret))
+        XCTAssertEqual(succeeded?.amountMsat, Self.amount)
+        XCTAssertEqual(succeeded?.feeMsat, Self.fee)
+        let paymentEnd = try await lndNext(payment)
+        XCTAssertNil(paymentEnd)
+
+        let settled = try await lndNext(invoiceUpdates)
+        XCTAssertEqual(settled?.state, .settled)
+        XCTAssertEqual(settled?.preimage, secret)
+        XCTAssertEqual(settled?.amountPaidMsat, Self.amount)
+        XCTAssertEqual(settled?.htlcs.map(\.state), [.settled])
+        let invoiceEnd = try await lndNext(invoiceUpdates)
+        XCTAssertNil(invoiceEnd)
+
+        // A retried settle is harmless, as in LND.
+        try await bob.settleInvoice(preimage: secret)
+        let bobBalance = try await bob.channelBalance()
+        let aliceBalance = try await alice.channelBalance()
+        XCTAssertEqual(bobBalance, Self.amount)
+        XCTAssertEqual(aliceBalance, Self.payerBalance - Self.amount - Self.fee)
+        XCTAssertTrue(hub.network.balances().isConserved)
+        await hub.shutDown(alice, bob)
+    }
+
+    func testCancelledHoldInvoiceFailsThePaymentAndRefunds() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x52))
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "swap 2",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        let first = try await lndNext(payment)
+        XCTAssertEqual(first?.status, .inFlight)
+        try await lndWithin {
+            while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+
+        try await bob.cancelInvoice(paymentHash: hash)
+        let failed = try await lndNext(payment)
+        XCTAssertEqual(failed?.status, .failed(.incorrectPaymentDetails))
+        let end = try await lndNext(payment)
+        XCTAssertNil(end)
+
+        let invoice = try await bob.lookupInvoice(paymentHash: hash)
+        XCTAssertEqual(invoice.state, .canceled)
+        XCTAssertEqual(invoice.htlcs.map(\.state), [.canceled])
+        let aliceBalance = try await alice.channelBalance()
+        let bobBalance = try await bob.channelBalance()
+        XCTAssertEqual(aliceBalance, Self.payerBalance)
+        XCTAssertEqual(bobBalance, 0)
+        await hub.shutDown(alice, bob)
+    }
+
+    /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
+    func testPaymentOverItsFeeLimitFailsCleanly() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x53))
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        var updates: [PaymentUpdate] = []
+        try await lndWithin {
+            var seen: [PaymentUpdate] = []
+            for try await update in alice.payInvoice(paymentRequest: request, feeLimitSat: 25, cltvLimit: 0,
+                                                     timeoutSeconds: 60) {
+                seen.append(update)
+            }
+            return seen
+        }.forEach { updates.append($0) }
+        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed(.noRoute)])
+        XCTAssertEqual(updates.last.map { "\($0.status)" }, "failed(no route within the fee and CLTV limits)")
+        let balance = try await alice.channelBalance()
+        XCTAssertEqual(balance, Self.payerBalance)
+        let invoice = try await bob.lookupInvoice(paymentHash: hash)
+        XCTAssertEqual(invoice.state, .open)
+        await hub.shutDown(alice, bob)
+    }
+
+    /// An accepted HTLC the chain brings within 12 blocks of expiry is cancelled by the
+    /// payee's node, and the payer's stream reports the failure.
+    func testHeldHTLCNearExpiryIsCancelledAndRefunded() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x54))
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "",
+                                                   expirySeconds: 600, cltvExpiry: 40)
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        _ = try await lndNext(payment)
+        let expiry = try await lndWithin {
+            while true {
+                let invoice = try await bob.lookupInvoice(paymentHash: hash)
+                if let expiry = invoice.earliestHeldExpiry { return expiry }
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+        XCTAssertEqual(expiry, SimEnvironment.startHeight + 80)
+        hub.world.mine(to: expiry - 12)
+        let failed = try await lndNext(payment)
+        XCTAssertEqual(failed?.status, .failed(.incorrectPaymentDetails))
+        let balance = try await alice.channelBalance()
+        XCTAssertEqual(balance, Self.payerBalance)
+        let info = try await bob.info()
+        XCTAssertEqual(info.blockHeight, expiry - 12)
+        await hub.shutDown(alice, bob)
+    }
+
+    func testRefusalsBeforeAPaymentStartsAreLNDErrors() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x55))
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        let first = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                 timeoutSeconds: 60))
+        _ = try await lndNext(first)
+
+        // A second payment for a hash in flight: routerrpc's AlreadyExists (HTTP 409).
+        let again = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                 timeoutSeconds: 60))
+        let error = await lndExpectError { try await lndNext(again) }
+        XCTAssertEqual(error as? LightningBackendError,
+                       .lnd(code: 6, message: "payment is in transition", httpStatus: 409))
+
+        // Paying one's own invoice is refused too (code 2, HTTP 500).
+        let selfPay = LNDIterator(bob.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                 timeoutSeconds: 60))
+        let selfError = await lndExpectError { try await lndNext(selfPay) }
+        XCTAssertEqual(selfError as? LightningBackendError,
+                       .lnd(code: 2, message: "self-payments not allowed", httpStatus: 500))
+
+        // An unknown invoice is NotFound for lookup, and ends a subscription at once.
+        let unknown = SHA256.hash(preimage(0x99))
+        let lookupError = await lndExpectError { try await bob.lookupInvoice(paymentHash: unknown) }
+        XCTAssertEqual(lookupError as? LightningBackendError,
+                       .lnd(code: 5, message: "unable to locate invoice", httpStatus: 404))
+        XCTAssertEqual((lookupError as? LightningBackendError)?.isNotFound, true)
+        let subscription = LNDIterator(bob.subscribeInvoice(paymentHash: unknown))
+        let subscribeError = await lndExpectError { try await lndNext(subscription) }
+        XCTAssertEqual((subscribeError as? LightningBackendError)?.isNotFound, true)
+
+        // A hash of the wrong length never leaves the client.
+        let shortError = await lndExpectError { try await bob.cancelInvoice(paymentHash: [1, 2, 3]) }
+        XCTAssertEqual(shortError as? LightningBackendError, .invalidArgument("a payment hash is 32 bytes, not 3"))
+        await hub.shutDown(alice, bob)
+    }
+}
