@@ -5,7 +5,7 @@ import Bitcoin
 /// Messages name amounts and txids, never key material.
 public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The spendable coins do not cover the outputs plus the fee at the requested rate.
-    /// `needed` includes the fee for spending every coin that was available.
+    /// `needed` includes the fee for spending every coin that was available (at least one).
     case insufficientFunds(needed: Int64, available: Int64)
     /// The wallet has no unconfirmed transaction with this txid.
     case noSuchTransaction(TransactionID)

@@ -20,10 +20,11 @@ struct WalletFixture {
 
     static func seed(_ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: 32) }
 
-    func wallet(seed byte: UInt8 = 0x01, birthday: Int = 0, minimumConfirmations: Int = 1) throws -> Wallet {
+    func wallet(seed byte: UInt8 = 0x01, birthday: Int = 0, minimumConfirmations: Int = 1,
+                undoDepth: Int = 144) throws -> Wallet {
         try Wallet(seed: Self.seed(byte),
                    configuration: WalletConfiguration(network: .regtest, birthdayHeight: birthday,
-                                                      minimumConfirmations: minimumConfirmations),
+                                                      minimumConfirmations: minimumConfirmations, undoDepth: undoDepth),
                    backend: backend)
     }
 
