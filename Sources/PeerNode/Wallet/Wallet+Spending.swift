@@ -23,15 +23,34 @@ extension Wallet {
     /// Locks `amount` in `contract` (the provider's side of a swap): one output paying the
     /// contract, change back to the wallet. Returns the broadcast lock and its output.
     public func fund(contract: SwapContract, amount: Int64, feeRate: FeeRate) async throws(WalletError) -> ContractFunding {
+        let prepared = try prepareFunding(contract: contract, amount: amount, feeRate: feeRate)
+        _ = try await publish(prepared.transaction)
+        return prepared
+    }
+
+    /// Builds and signs the lock for `contract` and reserves its coins without
+    /// broadcasting, so the caller can record it durably first (the `funding_intent`),
+    /// then `publish` it, or `discard` it to release the coins.
+    public func prepareFunding(contract: SwapContract, amount: Int64, feeRate: FeeRate) throws(WalletError) -> ContractFunding {
         guard contract.terms.network == configuration.network else {
             throw WalletError.invalidDestination("the contract is for \(contract.terms.network.rawValue), "
                 + "the wallet runs on \(configuration.network.rawValue)")
         }
-        let lock = contract.lockOutput(value: amount)
-        let built = try build(paying: [lock], feeRate: feeRate)
-        let sent = try await broadcast(built)
+        let built = try build(paying: [contract.lockOutput(value: amount)], feeRate: feeRate)
         // Payment outputs come first in the order given; change, when any, is last.
-        return ContractFunding(transaction: sent.transaction, outputIndex: 0, fee: sent.fee ?? 0)
+        return ContractFunding(transaction: built.transaction, outputIndex: 0, fee: built.fee ?? 0)
+    }
+
+    /// Broadcasts a transaction this wallet prepared (or any transaction spending its
+    /// coins) and records it; a refusal releases its reserved coins.
+    public func publish(_ transaction: Transaction) async throws(WalletError) -> WalletTransaction {
+        try await broadcast(WalletTransaction(transaction: transaction, spentOutputs: nil))
+    }
+
+    /// Releases the coins of a prepared transaction that will not be broadcast.
+    public func discard(_ txid: TransactionID) {
+        guard state.pending[txid] == nil else { return }
+        state.releaseReservations(of: txid)
     }
 
     // MARK: building

@@ -60,6 +60,29 @@ final class WalletFundingTests: XCTestCase {
         }
     }
 
+    func testAPreparedLockHoldsItsCoinsUntilPublishedOrDiscarded() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try fixture.wallet()
+        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
+        try await wallet.sync()
+        let contract = try WalletFixture.contract(1)
+        let discarded = try await wallet.prepareFunding(contract: contract, amount: 1_000_000, feeRate: WalletFixture.rate(2))
+        var reserved = await wallet.reservedOutPoints()
+        XCTAssertEqual(reserved, Set(discarded.transaction.inputs.map(\.previousOutput)))
+        XCTAssertNil(fixture.chain.mempoolEntry(discarded.txid), "nothing is broadcast before publish")
+        await wallet.discard(discarded.txid)
+        reserved = await wallet.reservedOutPoints()
+        XCTAssertTrue(reserved.isEmpty)
+
+        let prepared = try await wallet.prepareFunding(contract: contract, amount: 1_000_000, feeRate: WalletFixture.rate(2))
+        let published = try await wallet.publish(prepared.transaction)
+        XCTAssertEqual(published.txid, prepared.txid)
+        XCTAssertEqual(published.fee, prepared.fee)
+        XCTAssertNotNil(fixture.chain.mempoolEntry(prepared.txid))
+        XCTAssertEqual(prepared.lock.value, 1_000_000)
+    }
+
     func testAFeeBumpReplacesAStuckTransaction() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
