@@ -45,7 +45,7 @@ struct WalletFixture {
 
     static func rate(_ satPerVByte: Int64) -> FeeRate { try! FeeRate(satPerVByte: satPerVByte) }
 
-    /// The mempool's fee rate check for a transaction: fee × 1000 ≥ rate × vsize.
+    /// The hub's mempool entry for `txid`, failing the test when it is not there.
     func mempoolEntry(_ txid: TransactionID, file: StaticString = #filePath, line: UInt = #line) throws -> MempoolEntryInfo {
         try XCTUnwrap(chain.mempoolEntry(txid), "\(txid) is not in the mempool", file: file, line: line)
     }
