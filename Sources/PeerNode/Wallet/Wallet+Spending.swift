@@ -1,0 +1,125 @@
+import Bitcoin
+import HTLC
+
+extension Wallet {
+    /// Pays `amount` to `address` at `feeRate` (raised to the minimum relay rate), with
+    /// change back to the wallet; returns the broadcast transaction.
+    public func send(to address: Address, amount: Int64, feeRate: FeeRate) async throws(WalletError) -> WalletTransaction {
+        let built = try build(paying: [TransactionOutput(value: amount, scriptPubKey: address.script)], feeRate: feeRate)
+        return try await broadcast(built)
+    }
+
+    /// `send(to:amount:feeRate:)` for an address string on the wallet's network.
+    public func send(to address: String, amount: Int64, feeRate: FeeRate) async throws(WalletError) -> WalletTransaction {
+        let parsed: Address
+        do {
+            parsed = try Address(address, network: configuration.network)
+        } catch {
+            throw WalletError.invalidDestination("\(error)")
+        }
+        return try await send(to: parsed, amount: amount, feeRate: feeRate)
+    }
+
+    /// Locks `amount` in `contract` (the provider's side of a swap): one output paying the
+    /// contract, change back to the wallet. Returns the broadcast lock and its output.
+    public func fund(contract: SwapContract, amount: Int64, feeRate: FeeRate) async throws(WalletError) -> ContractFunding {
+        let prepared = try prepareFunding(contract: contract, amount: amount, feeRate: feeRate)
+        _ = try await publish(prepared.transaction)
+        return prepared
+    }
+
+    /// Builds and signs the lock for `contract` and reserves its coins without
+    /// broadcasting, so the caller can record it durably first (the `funding_intent`),
+    /// then `publish` it, or `discard` it to release the coins.
+    public func prepareFunding(contract: SwapContract, amount: Int64, feeRate: FeeRate) throws(WalletError) -> ContractFunding {
+        guard contract.terms.network == configuration.network else {
+            throw WalletError.invalidDestination("the contract is for \(contract.terms.network.rawValue), "
+                + "the wallet runs on \(configuration.network.rawValue)")
+        }
+        let built = try build(paying: [contract.lockOutput(value: amount)], feeRate: feeRate)
+        // Payment outputs come first in the order given; change, when any, is last.
+        return ContractFunding(transaction: built.transaction, outputIndex: 0, fee: built.fee ?? 0)
+    }
+
+    /// Broadcasts a transaction this wallet prepared (or any transaction spending its
+    /// coins) and records it; a refusal releases its reserved coins.
+    public func publish(_ transaction: Transaction) async throws(WalletError) -> WalletTransaction {
+        try await broadcast(WalletTransaction(transaction: transaction, spentOutputs: nil))
+    }
+
+    /// Releases the coins of a prepared transaction that will not be broadcast.
+    public func discard(_ txid: TransactionID) {
+        guard state.pending[txid] == nil else { return }
+        state.releaseReservations(of: txid)
+    }
+
+    // MARK: building
+
+    /// The fee rate actually used: never below the relay floor.
+    func effectiveRate(_ requested: FeeRate) -> FeeRate { max(requested, configuration.minimumRelayFeeRate) }
+
+    /// nLockTime = the synced tip (anti fee sniping, as Core's wallet does): the transaction
+    /// is final in the next block but not in a rewrite of the current one.
+    var antiFeeSnipingLockTime: UInt32 { UInt32(max(state.tip?.height ?? 0, 0)) }
+
+    /// Selects coins, adds change, signs and reserves the coins, without suspending: no
+    /// other call on the actor can run between selection and reservation.
+    func build(paying outputs: [TransactionOutput], feeRate: FeeRate) throws(WalletError) -> WalletTransaction {
+        guard !outputs.isEmpty else { throw WalletError.invalidAmount(0, reason: "nothing to pay") }
+        for output in outputs {
+            guard output.value > 0 else { throw WalletError.invalidAmount(output.value, reason: "amounts are positive") }
+            let dust = configuration.dustThreshold(for: output.scriptPubKey)
+            guard output.value >= dust else {
+                throw WalletError.invalidAmount(output.value, reason: "below the dust threshold of \(dust) sat for that output")
+            }
+        }
+        let rate = effectiveRate(feeRate)
+        let lockTime = antiFeeSnipingLockTime
+        let change = keys.peekNextAddress(.change)
+        let selection = try CoinSelection.select(from: state.spendableCoins(minimumConfirmations: configuration.minimumConfirmations),
+                                                 paying: outputs, changeScript: change.scriptPubKey,
+                                                 changeDust: configuration.dustThreshold(for: change.scriptPubKey),
+                                                 feeRate: rate, lockTime: lockTime)
+        var allOutputs = outputs
+        if let value = selection.change {
+            allOutputs.append(TransactionOutput(value: value, scriptPubKey: keys.nextAddress(.change).scriptPubKey))
+        }
+        return try signAndReserve(spending: selection.coins.map { ($0.outPoint, $0.output) }, outputs: allOutputs,
+                                  lockTime: lockTime, expectedSize: selection.virtualSize)
+    }
+
+    /// Signs a transaction spending wallet outputs (every input signalling replaceability)
+    /// and reserves them for it.
+    func signAndReserve(spending inputs: [(outPoint: OutPoint, output: TransactionOutput)], outputs: [TransactionOutput],
+                        lockTime: UInt32, expectedSize: Int) throws(WalletError) -> WalletTransaction {
+        let unsigned = Transaction(version: 2,
+                                   inputs: inputs.map { TransactionInput(previousOutput: $0.outPoint,
+                                                                         sequence: TransactionInput.replaceableSequence) },
+                                   outputs: outputs, lockTime: lockTime)
+        let spent = inputs.map(\.output)
+        let signed = try WalletSigner.sign(unsigned, spentOutputs: spent, keys: keys)
+        // The fee was computed for this size; a different one would be a sizing bug.
+        guard signed.virtualSize == expectedSize else {
+            throw WalletError.signing("signed vsize \(signed.virtualSize) differs from the \(expectedSize) the fee was computed for")
+        }
+        state.reserve(inputs.map(\.outPoint), for: signed.txid)
+        return WalletTransaction(transaction: signed, spentOutputs: spent)
+    }
+
+    /// Broadcasts a built transaction and records it as pending; a refusal releases its coins.
+    func broadcast(_ built: WalletTransaction) async throws(WalletError) -> WalletTransaction {
+        let backend = self.backend
+        let transaction = built.transaction
+        do {
+            _ = try await backend.broadcast(transaction)
+        } catch {
+            state.releaseReservations(of: built.txid)
+            throw WalletError.backend(error)
+        }
+        state.applyMempoolTransaction(transaction, keys: &keys)
+        // Applying it dropped any transaction it replaced, with that one's reservations.
+        state.reserve(transaction.inputs.map(\.previousOutput), for: built.txid)
+        seenMempool.insert(built.txid)
+        return state.pending[built.txid] ?? state.confirmed[built.txid] ?? built
+    }
+}

@@ -1,0 +1,97 @@
+import Bitcoin
+
+extension Wallet {
+    /// Follows the chain to the backend's tip and reads the mempool: undoes blocks whose
+    /// hash changed (a reorg), applies new blocks in order from the birthday or the last
+    /// block seen, drops unconfirmed transactions the mempool no longer holds (replaced,
+    /// evicted, conflicted), and applies new mempool transactions that touch the wallet.
+    /// Returns the tip synced to (nil while the chain is below the birthday).
+    @discardableResult
+    public func sync() async throws(WalletError) -> ChainTip? {
+        if let running = runningSync { return try await Self.result(of: running) }
+        let task = Task<ChainTip?, any Error> { try await self.followChain() }
+        runningSync = task
+        defer { runningSync = nil }
+        return try await Self.result(of: task)
+    }
+
+    private static func result(of task: Task<ChainTip?, any Error>) async throws(WalletError) -> ChainTip? {
+        do {
+            return try await task.value
+        } catch let error as WalletError {
+            throw error
+        } catch {
+            throw WalletError.backend(.malformedResponse("wallet sync failed: \(error)"))
+        }
+    }
+
+    private func followChain() async throws(WalletError) -> ChainTip? {
+        // A reorg while blocks are being fetched shows up as a block that does not extend
+        // the one before; start again from the rewind, a few times at most.
+        for _ in 0..<8 {
+            if try await followChainOnce() {
+                try await followMempool()
+                return state.tip
+            }
+        }
+        throw WalletError.backend(.malformedResponse("the chain kept reorganising during the wallet sync"))
+    }
+
+    /// One pass over the blocks; false when the chain changed under it.
+    private func followChainOnce() async throws(WalletError) -> Bool {
+        let backend = self.backend
+        let tip = try await call { () async throws(ChainBackendError) in try await backend.tip() }
+        while let applied = state.tip {
+            if applied.height <= tip.height {
+                let hash = try await call { () async throws(ChainBackendError) in
+                    try await backend.blockHash(atHeight: applied.height)
+                }
+                if hash == applied.hash { break }
+            }
+            if !state.undoTip() {
+                // Deeper than the undo data kept: start over from the birthday.
+                state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+                seenMempool = []
+                break
+            }
+        }
+        while state.nextHeight <= tip.height {
+            let height = state.nextHeight
+            let hash = try await call { () async throws(ChainBackendError) in try await backend.blockHash(atHeight: height) }
+            let block = try await call { () async throws(ChainBackendError) in try await backend.block(hash) }
+            guard block.hash == hash else {
+                throw WalletError.backend(.malformedResponse("block \(hash) came back with hash \(block.hash)"))
+            }
+            if let applied = state.tip, block.header.previousBlockHash != applied.hash { return false }
+            state.applyBlock(block, hash: hash, height: height, keys: &keys)
+        }
+        return true
+    }
+
+    private func followMempool() async throws(WalletError) {
+        let backend = self.backend
+        // Only transactions pending before the listing may be judged by it: one broadcast
+        // while the listing is in flight is in the mempool but not in the list.
+        let pendingBefore = Set(state.pending.keys)
+        let listed = try await call { () async throws(ChainBackendError) in try await backend.mempoolTransactionIDs() }
+        let inMempool = Set(listed)
+        for txid in pendingBefore where !inMempool.contains(txid) { state.dropPending(txid) }
+
+        var fresh: [Transaction] = []
+        for txid in listed where !seenMempool.contains(txid) && state.pending[txid] == nil && state.confirmed[txid] == nil {
+            let found = try await call { () async throws(ChainBackendError) in try await backend.transaction(txid) }
+            if let found, found.blockHash == nil { fresh.append(found.transaction) }
+        }
+        // Children may be listed before their parents: apply until nothing more touches us.
+        var progress = true
+        while progress {
+            progress = false
+            var unrelated: [Transaction] = []
+            for transaction in fresh {
+                if state.applyMempoolTransaction(transaction, keys: &keys) { progress = true } else { unrelated.append(transaction) }
+            }
+            fresh = unrelated
+        }
+        seenMempool = inMempool
+    }
+}

@@ -1,0 +1,75 @@
+import Bitcoin
+import HTLC
+
+/// The node's on-chain wallet: BIP86 Taproot keys from the node seed, coins found by
+/// following the chain from a birthday height through a `ChainBackend`, balances, and
+/// transactions it selects, signs and broadcasts (payments, swap locks, fee bumps).
+///
+/// The actor serialises everything that reads or changes the coin set. Coin selection
+/// and signing run without suspending, and the chosen coins are reserved before the
+/// broadcast suspends, so concurrent `send`/`fund` calls never pick the same coin. A
+/// failed broadcast releases its reservation; a broadcast one keeps it until its
+/// transaction confirms or is replaced or dropped.
+///
+/// State lives in memory and is rebuilt by `sync()` from the birthday; the node keeps
+/// the seed and the birthday, the chain keeps the rest.
+public actor Wallet {
+    public nonisolated let configuration: WalletConfiguration
+    let backend: any ChainBackend
+    var keys: WalletKeys
+    var state: WalletState
+    /// Mempool txids at the last sync, so a sync fetches only transactions it has not seen.
+    var seenMempool: Set<TransactionID> = []
+    /// The sync running now; a second caller waits for it instead of interleaving blocks.
+    var runningSync: Task<ChainTip?, any Error>?
+
+    public init(seed: [UInt8], configuration: WalletConfiguration, backend: any ChainBackend) throws(WalletError) {
+        self.configuration = configuration
+        self.backend = backend
+        keys = try WalletKeys(seed: seed, network: configuration.network, gapLimit: configuration.gapLimit)
+        state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+    }
+
+    // MARK: addresses
+
+    /// A fresh receive address (never handed out before by this wallet, never seen paid).
+    public func newAddress() -> WalletAddress { keys.nextAddress(.receive) }
+
+    /// A fresh change address, for callers that build their own transactions to the wallet.
+    public func changeAddress() -> WalletAddress { keys.nextAddress(.change) }
+
+    /// Whether `script` pays one of the watched keys.
+    public func owns(_ script: Script) -> Bool { keys.path(for: script) != nil }
+
+    // MARK: what the wallet holds
+
+    public func balance() -> WalletBalance { state.balance }
+
+    /// The last block synced, nil before the first block at or after the birthday.
+    public var syncedTip: ChainTip? { state.tip }
+
+    /// Every unspent coin, confirmed or not, largest first.
+    public func coins() -> [WalletCoin] {
+        state.coins.values.filter { state.spenders[$0.outPoint] == nil }.sorted(by: WalletCoin.largestFirst)
+    }
+
+    /// Unconfirmed transactions touching the wallet.
+    public func pendingTransactions() -> [WalletTransaction] { Array(state.pending.values) }
+
+    /// A transaction touching the wallet, confirmed (with its height) or unconfirmed.
+    public func transaction(_ txid: TransactionID) -> WalletTransaction? { state.pending[txid] ?? state.confirmed[txid] }
+
+    /// Outpoints reserved by transactions in flight or unconfirmed.
+    public func reservedOutPoints() -> Set<OutPoint> { Set(state.reservations.keys) }
+
+    // MARK: backend calls
+
+    /// Runs a backend call, wrapping its failure.
+    func call<T: Sendable>(_ body: () async throws(ChainBackendError) -> T) async throws(WalletError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw WalletError.backend(error)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Bitcoin
+import HTLC
+import PeerNode
+import Regtest
+import Synchronization
+
+/// `ChainBackend` over the hub's `RegtestChain` in the same process: a real chain whose
+/// blocks Bitcoin Core's kernel validates and whose mempool judges transactions like
+/// Core's, without the JSON-RPC layer (tests over the RPC client come with it).
+///
+/// Before a transaction reaches the mempool, each of its inputs is verified by the
+/// kernel's script interpreter here, so every transaction the wallet builds in tests is
+/// checked input by input by Core's own code.
+final class RegtestChainBackend: ChainBackend {
+    let chain: RegtestChain
+    let verifier: KernelVerifier
+    private let verified = Mutex<[TransactionID]>([])
+    private let failingBroadcasts = Mutex(0)
+
+    init(chain: RegtestChain, verifier: KernelVerifier) {
+        self.chain = chain
+        self.verifier = verifier
+    }
+
+    /// Transactions whose every input the kernel verified, in broadcast order.
+    var verifiedTransactions: [TransactionID] { verified.withLock { $0 } }
+
+    /// Makes the next `count` broadcasts fail as if the node were unreachable.
+    func failNextBroadcasts(_ count: Int) { failingBroadcasts.withLock { $0 = count } }
+
+    func tip() async throws(ChainBackendError) -> ChainTip {
+        let tip = chain.tip
+        return ChainTip(height: tip.height, hash: tip.hash)
+    }
+
+    func blockHash(atHeight height: Int) async throws(ChainBackendError) -> BlockHash {
+        guard let hash = chain.blockHash(atHeight: height) else { throw .rpc(code: -8, message: "Block height out of range") }
+        return hash
+    }
+
+    func block(_ hash: BlockHash) async throws(ChainBackendError) -> Block {
+        guard let block = chain.block(hash) else { throw .rpc(code: -5, message: "Block not found") }
+        return block.block
+    }
+
+    func transaction(_ txid: TransactionID) async throws(ChainBackendError) -> PeerNode.ChainTransaction? {
+        guard let found = chain.transaction(txid) else { return nil }
+        switch found.location {
+        case .mempool:
+            return PeerNode.ChainTransaction(transaction: found.transaction, blockHash: nil, confirmations: 0)
+        case .block(let hash, _, let confirmations, _):
+            return PeerNode.ChainTransaction(transaction: found.transaction, blockHash: hash, confirmations: confirmations)
+        }
+    }
+
+    func broadcast(_ transaction: Transaction) async throws(ChainBackendError) -> TransactionID {
+        let failing = failingBroadcasts.withLock { count -> Bool in
+            guard count > 0 else { return false }
+            count -= 1
+            return true
+        }
+        if failing { throw .unreachable(url: "in-process hub", reason: "broadcast failure injected by the test") }
+        try verifyScripts(transaction)
+        do {
+            return try chain.submit(transaction)
+        } catch let rejection as MempoolRejection {
+            throw .rejected(code: rejection.sendRawTransactionCode, reason: rejection.sendRawTransactionMessage)
+        } catch {
+            throw .rpc(code: -1, message: "\(error)")
+        }
+    }
+
+    func testAccept(_ transaction: Transaction) async throws(ChainBackendError) -> MempoolAcceptance {
+        do {
+            let entry = try chain.testAccept(transaction)
+            return MempoolAcceptance(txid: transaction.txid, allowed: true, rejectReason: nil,
+                                     virtualSize: entry.vsize, feeSat: entry.fee)
+        } catch let rejection as MempoolRejection {
+            return MempoolAcceptance(txid: transaction.txid, allowed: false, rejectReason: rejection.testAcceptReason,
+                                     virtualSize: nil, feeSat: nil)
+        } catch {
+            throw .rpc(code: -1, message: "\(error)")
+        }
+    }
+
+    func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {
+        chain.mempoolEntries().map(\.entry.txid)
+    }
+
+    func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo? {
+        chain.unspentOutput(outpoint, includeMempool: includeMempool).map {
+            UnspentOutputInfo(output: $0.output, confirmations: $0.confirmations, isCoinbase: $0.isCoinbase)
+        }
+    }
+
+    func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
+        guard let rate = chain.estimateSmartFee(target: targetBlocks).feeRate else { return nil }
+        do { return try FeeRate(satPerKvB: rate) } catch { throw .malformedResponse("fee rate \(rate) sat/kvB") }
+    }
+
+    /// Runs each input through the kernel's script interpreter with the outputs it spends
+    /// (from the chain or the mempool). An input whose prevout is unknown is left to the
+    /// mempool, which refuses it as missing.
+    private func verifyScripts(_ transaction: Transaction) throws(ChainBackendError) {
+        var spent: [TransactionOutput] = []
+        for input in transaction.inputs {
+            let previous = input.previousOutput
+            guard let parent = chain.transaction(previous.txid)?.transaction,
+                  Int(previous.index) < parent.outputs.count else { return }
+            spent.append(parent.outputs[Int(previous.index)])
+        }
+        for index in transaction.inputs.indices {
+            let valid: Bool
+            do {
+                valid = try verifier.verify(transaction: transaction, inputIndex: index, spentOutputs: spent)
+            } catch {
+                throw .rpc(code: -1, message: "the kernel could not verify input \(index): \(error)")
+            }
+            guard valid else {
+                throw .rejected(code: -26, reason: "kernel script verification failed for input \(index) of \(transaction.txid)")
+            }
+        }
+        verified.withLock { $0.append(transaction.txid) }
+    }
+}
