@@ -39,6 +39,7 @@ let package = Package(
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "TestSupport"]),
         .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "TestSupport"]),
         .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
+        .testTarget(name: "PeerNodeTests", dependencies: ["PeerNode", "Bitcoin", "HTLC", "Transport", "Regtest", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,8 +49,9 @@ public struct ChainView: Sendable, Hashable {
         if let tip, tip.hash != previous { return false }
         hashes.append(hash)
         if hashes.count > window {
-            hashes.removeFirst(hashes.count - window)
-            baseHeight = nextHeight - window
+            let dropped = hashes.count - window
+            hashes.removeFirst(dropped)
+            baseHeight += dropped
         }
         return true
     }
