@@ -1,5 +1,4 @@
 import Bitcoin
-import HTLC
 
 /// Core's names for its chains (`getblockchaininfo`'s `chain`) and which node network
 /// each one serves.
@@ -19,45 +18,5 @@ public enum BitcoinCoreChain {
     /// Whether a backend reporting `chain` serves `network`.
     public static func matches(_ chain: String, network: Network) -> Bool {
         names(for: network).contains(chain)
-    }
-}
-
-/// `getblockchaininfo`'s fields the node uses.
-public struct BlockchainInfo: Hashable, Sendable {
-    /// Core's chain name: `main`, `test`, `testnet4`, `signet` or `regtest`.
-    public let chain: String
-    public let blocks: Int
-    public let headers: Int
-    public let bestBlockHash: BlockHash
-    public let initialBlockDownload: Bool
-    public let pruned: Bool
-
-    public init(chain: String, blocks: Int, headers: Int, bestBlockHash: BlockHash,
-                initialBlockDownload: Bool, pruned: Bool) {
-        self.chain = chain
-        self.blocks = blocks
-        self.headers = headers
-        self.bestBlockHash = bestBlockHash
-        self.initialBlockDownload = initialBlockDownload
-        self.pruned = pruned
-    }
-
-    public var tip: ChainTip { ChainTip(height: blocks, hash: bestBlockHash) }
-}
-
-/// `estimatesmartfee`'s answer: the rate (nil when Core has no data) and the target Core
-/// actually answered for (it raises 1 to 2 and lowers targets it cannot serve).
-public struct CoreFeeEstimate: Hashable, Sendable {
-    public let feeRate: FeeRate?
-    public let blocks: Int
-
-    public init(feeRate: FeeRate?, blocks: Int) {
-        self.feeRate = feeRate
-        self.blocks = blocks
-    }
-
-    /// `estimate_mode`; `conservative` answers higher and reacts slower.
-    public enum Mode: String, Sendable {
-        case unset, economical, conservative
     }
 }

@@ -16,6 +16,7 @@ public struct FeeEstimatePolicy: Sendable, Hashable {
     public var cap: FeeRate
     public var fallback: FeeRate
 
+    /// A cap below the floor is raised to it: the floor is what relays, so it wins.
     public init(floor: FeeRate, cap: FeeRate, fallback: FeeRate) {
         self.floor = floor
         self.cap = max(cap, floor)
