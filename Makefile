@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup build test clean
+.PHONY: setup build test bench clean
 
 setup:
 	@./scripts/setup.sh
@@ -19,3 +19,8 @@ test: setup
 
 clean:
 	rm -rf .build
+
+# Transport benchmarks (issue 3): release build, figures and ratios from one run.
+bench: setup
+	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
+	.build/release/peernode-bench

@@ -26,9 +26,14 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin"]),
-        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning"]),
+        .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),
         .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
         .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"]),
+
+        // The regtest hub: Bitcoin Core's JSON-RPC and LND REST on loopback ports.
+        .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
+        // Transport benchmarks (release build): `make bench`.
+        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium"], path: "Sources/PeerNodeBench"),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),

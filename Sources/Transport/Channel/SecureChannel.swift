@@ -26,6 +26,8 @@ public actor SecureChannel {
     private var writing = false
     private var writeWaiters: [CheckedContinuation<Void, Never>] = []
     private var idleWatch: Task<Void, Never>?
+    /// Whether bytes that came in with the last handshake message have been decoded yet.
+    private var openedHandshakeLeftovers = false
 
     init(session: consuming ChannelSession, stream: any ByteStream, sleeper: any Sleeper, limits: ChannelLimits) {
         remotePubky = session.remotePubky
@@ -80,6 +82,14 @@ public actor SecureChannel {
             }
             if let failure { throw failure }
             if isClosed { return nil }
+            if !openedHandshakeLeftovers {
+                // A fast dialler's first frame often shares a read with handshake message 3;
+                // the handshake left those bytes in the session's decoder. Decode them before
+                // waiting on the stream, or a whole message would sit there unread.
+                openedHandshakeLeftovers = true
+                if let error = deliver(bytes: []) { await fail(error) }
+                continue
+            }
             let bytes: [UInt8]?
             do {
                 bytes = try await stream.read()
@@ -92,15 +102,21 @@ public actor SecureChannel {
                 await fail(session.hasPartialFrame ? .truncatedFrame : nil)
                 continue
             }
-            do {
-                let messages = try session.open(bytes)
-                // Only whole messages count as traffic, so a peer dribbling bytes of a
-                // frame that never completes still reaches the idle timeout.
-                if !messages.isEmpty { activity &+= 1 }
-                inbox += messages
-            } catch {
-                await fail(error)
-            }
+            if let error = deliver(bytes: bytes) { await fail(error) }
+        }
+    }
+
+    /// Decodes `bytes` (with whatever the decoder already holds) into the inbox.
+    private func deliver(bytes: [UInt8]) -> ChannelError? {
+        do {
+            let messages = try session.open(bytes)
+            // Only whole messages count as traffic, so a peer dribbling bytes of a
+            // frame that never completes still reaches the idle timeout.
+            if !messages.isEmpty { activity &+= 1 }
+            inbox += messages
+            return nil
+        } catch {
+            return error
         }
     }
 

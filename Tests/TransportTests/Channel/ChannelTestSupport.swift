@@ -66,18 +66,25 @@ final class RawDialler: @unchecked Sendable {
         self.session = session
     }
 
+    /// `firstMessage`, when given, is sealed and written in the same write as handshake
+    /// message 3, as a fast dialler's bytes often arrive together over TCP.
     static func dial(_ stream: MemoryByteStream, identity: NodeIdentity, expecting contact: Pubky,
-                     limits: ChannelLimits = ChannelLimits()) async throws -> RawDialler {
+                     limits: ChannelLimits = ChannelLimits(), firstMessage: [UInt8]? = nil) async throws -> RawDialler {
         var handshake = try ChannelHandshake(initiator: identity, expecting: contact, limits: limits)
         var step = handshake.start()
         while true {
+            if case .finished = step.outcome {
+                let dialler = RawDialler(stream: stream, session: try handshake.finish())
+                var bytes = step.send
+                if let firstMessage { bytes += try dialler.seal(firstMessage) }
+                if !bytes.isEmpty { try await stream.write(bytes) }
+                return dialler
+            }
             if !step.send.isEmpty { try await stream.write(step.send) }
-            if case .finished = step.outcome { break }
             if case .failed(let error) = step.outcome { throw error }
             guard let bytes = try await stream.read() else { throw ChannelError.closedDuringHandshake }
             step = handshake.receive(bytes)
         }
-        return RawDialler(stream: stream, session: try handshake.finish())
     }
 
     func seal(_ message: [UInt8]) throws -> [UInt8] {

@@ -222,3 +222,22 @@ final class SecureChannelTests: XCTestCase {
         }
     }
 }
+
+/// Regression: a frame that arrives in the same read as handshake message 3 sits in the
+/// session's decoder; `receive` must hand it out without waiting for more bytes.
+final class SecureChannelCoalescedFirstFrameTests: XCTestCase {
+    private typealias F = ChannelFixtures
+
+    func testFrameInTheSameReadAsMessage3IsDelivered() async throws {
+        let (a, b) = MemoryByteStream.pair()
+        // Without the fix the frame waits for more bytes that never come, and the idle
+        // timeout (2 s here) closes the channel instead of delivering it.
+        async let accepted = SecureChannel.accept(over: b, identity: F.bob, sleeper: TaskSleeper(),
+                                                  limits: F.fastLimits(idle: 2000))
+        _ = try await RawDialler.dial(a, identity: F.alice, expecting: F.bob.pubky, firstMessage: F.json("first"))
+        let responder = try await accepted
+        let first = try await responder.receive()
+        XCTAssertEqual(F.text(first), "first")
+        await responder.close()
+    }
+}

@@ -1,0 +1,128 @@
+import XCTest
+@testable import Transport
+
+/// Over real TCP: each misbehaving socket is closed and logged with its typed reason, while
+/// a well-behaved peer dialled through `PeerDialer` keeps being served before, during and
+/// after it.
+final class NetPeerMisbehaviourTests: XCTestCase {
+    private typealias F = ChannelFixtures
+    private typealias P = PeerFixtures
+    private typealias N = NetFixtures
+
+    /// Carol keeps requesting from Bob's listener while `misbehave` runs; Bob's log must
+    /// show `logged`, and Carol must notice nothing.
+    private func assertListenerSurvives(limits: PeerLimits = N.limits(),
+                                        logged: @escaping (PeerLogEvent) -> Bool,
+                                        file: StaticString = #filePath, line: UInt = #line,
+                                        _ misbehave: (PeerListener) async throws -> Void) async throws {
+        let loop = try makeLoop()
+        let capture = LogCapture()
+        let bob = try await N.node(F.bob, loop: loop, limits: limits, log: capture.log)
+        let carol = try await N.dialer(F.carol, loop: loop).dial(F.bob.pubky, host: "127.0.0.1", port: bob.port)
+        let stop = StopFlag()
+        let background = Task {
+            var served = 0
+            while !stop.isRaised || served < 3 {
+                let id = "carol-\(served)"
+                let reply = try await carol.request(P.request(id), id: id)
+                guard P.requestID(of: reply) == id else { throw ChannelError.requestIDMismatch }
+                served += 1
+                try await loop.sleep(milliseconds: 5)
+            }
+            return served
+        }
+        try await misbehave(bob)
+        let seen = await capture.waitFor(logged)
+        stop.raise()
+        XCTAssertTrue(seen, "expected log event missing; log: \(capture.all)", file: file, line: line)
+        let served = try await background.value
+        XCTAssertGreaterThanOrEqual(served, 3, file: file, line: line)
+        let after = try await carol.request(P.request("after"), id: "after")
+        XCTAssertEqual(P.requestID(of: after), "after", file: file, line: line)
+        let carolReason = await carol.closedReason
+        XCTAssertNil(carolReason, file: file, line: line)
+        await carol.close()
+        await bob.close()
+        await finish(loop, file: file, line: line)
+    }
+
+    func testFlippedCiphertextByteClosesTheConnection() async throws {
+        try await assertListenerSurvives(logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound, reason: .failed(.decryptionFailed))
+        }) { bob in
+            let raw = try await NetRawDialler.dial(bob, identity: F.alice)
+            // A good frame first: the session works until the tampering.
+            try await raw.stream.write(try raw.seal(P.request("fine")))
+            let reply = try await raw.stream.read()
+            XCTAssertEqual(try raw.open(try XCTUnwrap(reply)).map(P.requestID(of:)), ["fine"])
+            var frame = try raw.seal(P.request("tampered"))
+            frame[frame.count - 1] ^= 0x80
+            try await raw.stream.write(frame)
+            try await raw.readUntilClosed()
+            await raw.stream.close()
+        }
+    }
+
+    func testOversizedFrameIsClosedAndLogged() async throws {
+        var limits = N.limits()
+        limits.channel.maxFrameLength = 4096
+        try await assertListenerSurvives(limits: limits, logged: {
+            $0 == .disconnected(peer: F.alice.pubky, direction: .inbound,
+                                reason: .failed(.frameTooLarge(length: 65535, limit: 4096)))
+        }) { bob in
+            let raw = try await NetRawDialler.dial(bob, identity: F.alice)
+            try await raw.stream.write([0xFF, 0xFF] + [UInt8](repeating: 0, count: 100))
+            try await raw.readUntilClosed()
+            await raw.stream.close()
+        }
+    }
+
+    func testGarbageBeforeTheHandshakeIsClosedAndLogged() async throws {
+        try await assertListenerSurvives(logged: {
+            $0 == .handshakeFailed(direction: .inbound,
+                                   error: .frameTooLarge(length: 0x4745, limit: ChannelHandshake.maxFrameLength))
+        }) { bob in
+            let stream = try await N.rawConnection(to: bob)
+            try await stream.write(F.json("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+            let end = try await stream.read()
+            XCTAssertNil(end, "the listener closes without answering")
+            await stream.close()
+        }
+    }
+
+    func testStalledHalfHandshakeIsClosedAndLogged() async throws {
+        try await assertListenerSurvives(limits: N.limits(handshake: 150), logged: {
+            $0 == .handshakeFailed(direction: .inbound, error: .handshakeTimeout(milliseconds: 150))
+        }) { bob in
+            let stream = try await N.rawConnection(to: bob)
+            var noise = try HandshakeState.peernodeInitiator(identity: F.alice, contact: F.bob.pubky)
+            try await stream.write(Frame.encode(try noise.writeMessage(payload: [])))
+            // Message 2 arrives; message 3 is never sent, so the listener's timer closes.
+            let second = try await readExactly(2 + 48, from: stream)
+            XCTAssertEqual(second.count, 2 + 48)
+            let end = try await stream.read()
+            XCTAssertNil(end)
+            await stream.close()
+        }
+    }
+
+    func testConnectionsOverTheInboundCapAreRefusedAndLogged() async throws {
+        // Carol holds one slot and a stalled handshake the other; the third is refused by
+        // the server (not silently by the TCP listener), so the refusal is logged.
+        try await assertListenerSurvives(limits: N.limits(inbound: 2), logged: {
+            $0 == .inboundRefused(error: .tooManyInboundConnections(limit: 2))
+        }) { bob in
+            let stalled = try await N.rawConnection(to: bob)
+            var waited = 0
+            while await bob.server.connectionCount < 2, waited < 400 {
+                try await bob.loop.sleep(milliseconds: 5)
+                waited += 1
+            }
+            let refused = try await N.rawConnection(to: bob)
+            let end = try await refused.read()
+            XCTAssertNil(end, "the connection over the cap is closed at once")
+            await refused.close()
+            await stalled.close()
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Synchronization
+import XCTest
+@testable import Transport
+
+/// Peers on real loopback TCP, all on one event loop per test.
+enum NetFixtures {
+    typealias F = ChannelFixtures
+    typealias P = PeerFixtures
+
+    static func limits(handshake: UInt64 = 2000, idle: UInt64 = 5000, inbound: Int = 256) -> PeerLimits {
+        PeerLimits(channel: F.fastLimits(handshake: handshake, idle: idle), maxInboundConnections: inbound)
+    }
+
+    /// A listening node: `identity`'s server behind a `PeerListener` on a free port.
+    static func node(_ identity: NodeIdentity, loop: EventLoop, limits: PeerLimits = limits(),
+                     log: PeerLog = .silent, handlers: PeerHandlers = PeerHandlers(onRequest: P.echo()))
+        async throws -> PeerListener {
+        let server = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, log: log, handlers: handlers)
+        return try await PeerListener.start(server: server, loop: loop)
+    }
+
+    static func dialer(_ identity: NodeIdentity, loop: EventLoop, limits: PeerLimits = limits(),
+                       log: PeerLog = .silent, handlers: PeerHandlers = PeerHandlers()) -> PeerDialer {
+        PeerDialer(identity: identity, loop: loop, limits: limits, log: log, handlers: handlers)
+    }
+
+    /// A plain TCP connection to `listener`, for peers that misbehave below the peer layer.
+    static func rawConnection(to listener: PeerListener) async throws -> TCPConnection {
+        try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: listener.loop)
+    }
+}
+
+/// A hand-driven dialler over TCP: completes the real handshake with the pure state
+/// machine and keeps the session, so a test can then write anything at all on the socket
+/// (a flipped byte, an oversized frame) as a broken or hostile peer would.
+final class NetRawDialler: @unchecked Sendable {
+    // Only the test's own task touches the session.
+    private var session: ChannelSession
+    let stream: TCPConnection
+
+    private init(stream: TCPConnection, session: consuming ChannelSession) {
+        self.stream = stream
+        self.session = session
+    }
+
+    /// With `firstMessage`, that message's frame goes out in the same write as handshake
+    /// message 3, so the listener receives both in one TCP segment.
+    static func dial(_ listener: PeerListener, identity: NodeIdentity,
+                     firstMessage: [UInt8]? = nil) async throws -> NetRawDialler {
+        let stream = try await NetFixtures.rawConnection(to: listener)
+        var handshake = try ChannelHandshake(initiator: identity, expecting: listener.server.identity.pubky,
+                                             limits: ChannelLimits())
+        var step = handshake.start()
+        while true {
+            if case .finished = step.outcome { break }
+            if !step.send.isEmpty { try await stream.write(step.send) }
+            if case .failed(let error) = step.outcome { throw error }
+            guard let bytes = try await stream.read() else { throw ChannelError.closedDuringHandshake }
+            step = handshake.receive(bytes)
+        }
+        let raw = NetRawDialler(stream: stream, session: try handshake.finish())
+        let first = try firstMessage.map { try raw.seal($0) } ?? []
+        try await stream.write(step.send + first)
+        return raw
+    }
+
+    func seal(_ message: [UInt8]) throws -> [UInt8] {
+        try session.seal(message)
+    }
+
+    func open(_ bytes: [UInt8]) throws -> [[UInt8]] {
+        try session.open(bytes)
+    }
+
+    /// Reads until the peer closes (nil) or resets the connection: the server's verdict.
+    func readUntilClosed() async throws {
+        do {
+            while try await stream.read() != nil {}
+        } catch let error as LibUVError where error.isConnectionReset {
+            // A reset is the same verdict as a close.
+        }
+    }
+}
+
+extension XCTestCase {
+    /// A fresh loop for one test; the test must `finish` it.
+    func makeLoop() throws -> EventLoop {
+        try EventLoop()
+    }
+
+    /// Shuts the loop down and checks that no libuv handle leaked.
+    func finish(_ loop: EventLoop, file: StaticString = #filePath, line: UInt = #line) async {
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0, "a libuv handle leaked", file: file, line: line)
+    }
+}
