@@ -1,0 +1,134 @@
+import Bitcoin
+import HTLC
+import Transport
+
+/// `ChainBackend` over Bitcoin Core's JSON-RPC (the hub serves the same API). Call
+/// `checkNetwork()` at start: a node must refuse a backend on another chain before it
+/// reads a single block from it.
+///
+/// `transaction(_:)` finds confirmed transactions only when Core runs with `-txindex`
+/// (the hub always can); without it, Core answers -5 and the result is nil.
+public final class BitcoinCoreBackend: ChainBackend {
+    public let rpc: BitcoinCoreRPC
+    /// The network the node runs on.
+    public let network: Network
+
+    public init(rpc: BitcoinCoreRPC, network: Network) {
+        self.rpc = rpc
+        self.network = network
+    }
+
+    /// Core's RPC error codes the backend interprets.
+    public enum ErrorCode {
+        /// RPC_INVALID_ADDRESS_OR_KEY: unknown transaction or block.
+        public static let invalidAddressOrKey = -5
+        /// RPC_TRANSACTION_ERROR: missing or spent inputs, fee above `maxfeerate`.
+        public static let transactionError = -25
+        /// RPC_TRANSACTION_REJECTED: a policy or consensus rule.
+        public static let transactionRejected = -26
+        /// RPC_TRANSACTION_ALREADY_IN_UTXO_SET: the transaction is already confirmed.
+        public static let transactionAlreadyInChain = -27
+        /// The codes with which `sendrawtransaction` refuses a transaction.
+        public static let refusals: Set<Int> = [transactionError, transactionRejected, transactionAlreadyInChain]
+    }
+
+    /// `getblockchaininfo`, refusing a backend whose chain is not the node's network.
+    @discardableResult
+    public func checkNetwork() async throws(ChainBackendError) -> BlockchainInfo {
+        let info = try await blockchainInfo()
+        guard BitcoinCoreChain.matches(info.chain, network: network) else {
+            throw .wrongNetwork(expected: BitcoinCoreChain.names(for: network).joined(separator: " or "),
+                                actual: info.chain)
+        }
+        return info
+    }
+
+    public func blockchainInfo() async throws(ChainBackendError) -> BlockchainInfo {
+        try BitcoinCoreDecoding.blockchainInfo(try await rpc.call("getblockchaininfo"))
+    }
+
+    /// From `getblockchaininfo`, whose height and hash come from one read of Core's tip;
+    /// `getblockcount` then `getbestblockhash` could straddle a new block.
+    public func tip() async throws(ChainBackendError) -> ChainTip {
+        try await blockchainInfo().tip
+    }
+
+    /// `getblockcount`.
+    public func blockCount() async throws(ChainBackendError) -> Int {
+        try BitcoinCoreDecoding.int(try await rpc.call("getblockcount"), "getblockcount", "result")
+    }
+
+    /// `getbestblockhash`.
+    public func bestBlockHash() async throws(ChainBackendError) -> BlockHash {
+        try BitcoinCoreDecoding.blockHash(try await rpc.call("getbestblockhash"), "getbestblockhash", "result")
+    }
+
+    public func blockHash(atHeight height: Int) async throws(ChainBackendError) -> BlockHash {
+        let result = try await rpc.call("getblockhash", [.integer(height)])
+        return try BitcoinCoreDecoding.blockHash(result, "getblockhash", "result")
+    }
+
+    /// `getblock <hash> 0`: the raw block, decoded by our own parser (no verbose JSON).
+    public func block(_ hash: BlockHash) async throws(ChainBackendError) -> Block {
+        let result = try await rpc.call("getblock", [.string(hash.hex), .integer(0)])
+        return try BitcoinCoreDecoding.block(result, expected: hash)
+    }
+
+    public func transaction(_ txid: TransactionID) async throws(ChainBackendError) -> ChainTransaction? {
+        let result: JSONValue
+        do {
+            result = try await rpc.call("getrawtransaction", [.string(txid.hex), .bool(true)])
+        } catch .rpc(code: ErrorCode.invalidAddressOrKey, message: _) {
+            // "No such mempool or blockchain transaction": unknown is an answer, not a failure.
+            return nil
+        }
+        return try BitcoinCoreDecoding.chainTransaction(result, expected: txid)
+    }
+
+    /// `sendrawtransaction` with Core's default fee cap. A transaction already in the
+    /// mempool returns its txid, as Core does; a refusal is `.rejected` with Core's code and
+    /// message (`bad-txns-inputs-missingorspent`, `insufficient fee, rejecting
+    /// replacement …`, `non-final`).
+    public func broadcast(_ transaction: Transaction) async throws(ChainBackendError) -> TransactionID {
+        let result: JSONValue
+        do {
+            result = try await rpc.call("sendrawtransaction", [.string(transaction.serialized.hex)])
+        } catch .rpc(let code, let message) where ErrorCode.refusals.contains(code) {
+            throw .rejected(code: code, reason: message)
+        }
+        let txid = try BitcoinCoreDecoding.transactionID(result, "sendrawtransaction")
+        guard txid == transaction.txid else { throw BitcoinCoreDecoding.malformed("sendrawtransaction", "txid") }
+        return txid
+    }
+
+    public func testAccept(_ transaction: Transaction) async throws(ChainBackendError) -> MempoolAcceptance {
+        let result = try await rpc.call("testmempoolaccept", [.array([.string(transaction.serialized.hex)])])
+        guard let elements = result.arrayValue else { throw BitcoinCoreDecoding.malformed("testmempoolaccept", "result") }
+        for element in elements {
+            let acceptance = try BitcoinCoreDecoding.mempoolAcceptance(element)
+            if acceptance.txid == transaction.txid { return acceptance }
+        }
+        throw BitcoinCoreDecoding.malformed("testmempoolaccept", "entry for the transaction")
+    }
+
+    public func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {
+        try BitcoinCoreDecoding.transactionIDs(try await rpc.call("getrawmempool"), "getrawmempool")
+    }
+
+    public func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo? {
+        let result = try await rpc.call("gettxout", [.string(outpoint.txid.hex), .integer(outpoint.index),
+                                                     .bool(includeMempool)])
+        return try BitcoinCoreDecoding.unspentOutput(result)
+    }
+
+    public func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
+        try await smartFeeEstimate(targetBlocks: targetBlocks).feeRate
+    }
+
+    /// `estimatesmartfee` with its full answer. Core accepts targets 1...1008.
+    public func smartFeeEstimate(targetBlocks: Int, mode: CoreFeeEstimate.Mode = .unset) async throws(ChainBackendError) -> CoreFeeEstimate {
+        var params: [JSONValue] = [.integer(targetBlocks)]
+        if mode != .unset { params.append(.string(mode.rawValue)) }
+        return try BitcoinCoreDecoding.feeEstimate(try await rpc.call("estimatesmartfee", params))
+    }
+}
