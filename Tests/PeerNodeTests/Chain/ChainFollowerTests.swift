@@ -2,6 +2,7 @@ import Bitcoin
 import PeerNode
 import Regtest
 import Transport
+import TestSupport
 import XCTest
 
 /// The follower against the hub's kernel-validated chain (in process, through
@@ -38,7 +39,7 @@ final class ChainFollowerTests: XCTestCase {
         let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(101, to: miner.script)
-        let backend = RegtestChainBackend(chain: chain)
+        let backend = RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier())
         let follower = ChainFollower(backend: backend, sleeper: TaskSleeper())
         let watch = await follower.register(WatchFilter(scripts: [receiver.script]), confirmationDepth: 3)
         let log = EventLog(watch.events)
@@ -86,7 +87,7 @@ final class ChainFollowerTests: XCTestCase {
         let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(101, to: miner.script)
-        let backend = RegtestChainBackend(chain: chain)
+        let backend = RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier())
         let follower = ChainFollower(backend: backend, sleeper: TaskSleeper())
         let watch = await follower.register(WatchFilter(scripts: [receiver.script]), confirmationDepth: 6)
         let log = EventLog(watch.events)
@@ -125,7 +126,7 @@ final class ChainFollowerTests: XCTestCase {
         let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(5, to: receiver.script)
-        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain), sleeper: TaskSleeper(),
+        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier()), sleeper: TaskSleeper(),
                                      configuration: ChainFollower.Configuration(startHeight: 4))
         let watch = await follower.register(WatchFilter(scripts: [receiver.script]), confirmationDepth: 1)
         let log = EventLog(watch.events)
@@ -150,7 +151,7 @@ final class ChainFollowerTests: XCTestCase {
         let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(101, to: miner.script)
-        let backend = RegtestChainBackend(chain: chain)
+        let backend = RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier())
         let follower = ChainFollower(backend: backend, sleeper: TaskSleeper())
         let watch = await follower.register(WatchFilter(scripts: [receiver.script]))
         let log = EventLog(watch.events)
@@ -175,7 +176,7 @@ final class ChainFollowerTests: XCTestCase {
         let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(1, to: miner.script)
-        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain), sleeper: TaskSleeper(),
+        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier()), sleeper: TaskSleeper(),
                                      configuration: ChainFollower.Configuration(pollIntervalMilliseconds: 10))
         let watch = await follower.register()
         let log = EventLog(watch.events)
@@ -194,7 +195,7 @@ final class ChainFollowerTests: XCTestCase {
     func testUnregisteringEndsTheStream() async throws {
         let chain = try makeRegtestChain()
         defer { chain.close() }
-        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain), sleeper: TaskSleeper())
+        let follower = ChainFollower(backend: RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier()), sleeper: TaskSleeper())
         let watch = await follower.register(WatchFilter(scripts: [receiver.script]))
         let log = EventLog(watch.events)
         await follower.unregister(watch.id)

@@ -1,6 +1,7 @@
 import HTLC
 import PeerNode
 import Regtest
+import TestSupport
 import XCTest
 
 /// Floor, cap and fallback around the backend's estimate.
@@ -38,7 +39,7 @@ final class FeeEstimatorTests: XCTestCase {
     func testEstimatorOverTheRegtestChain() async throws {
         let chain = try makeRegtestChain()
         defer { chain.close() }
-        let estimator = FeeEstimator(backend: RegtestChainBackend(chain: chain))
+        let estimator = FeeEstimator(backend: RegtestChainBackend(chain: chain, verifier: try makeKernelVerifier()))
         var estimate = try await estimator.estimate(targetBlocks: 6)
         XCTAssertEqual(estimate, ChainFeeEstimate(rate: rate(10_000), source: .fallback))
         chain.setFeeEstimate(.feeRate(3_003))
