@@ -1,0 +1,49 @@
+import Transport
+
+/// Durable swap state: one contract per swap, written once, plus an append-only event log.
+/// The SQLite store is the production implementation. Engines depend on this protocol
+/// only, so the swap logic stays apart from persistence (and from recovery, which reads
+/// the same records).
+///
+/// Durability contract: when `create` or `append` returns, the write has reached stable
+/// storage (SQLite WAL with a synchronous commit), so an act performed after it is always
+/// preceded on disk by its intent, whatever crash follows.
+public protocol SwapStore: Sendable {
+    /// A fresh swap index for seed derivation; never handed out twice, even across restarts.
+    func reserveSwapIndex() async throws(StoreError) -> UInt32
+    /// Writes the contract and its first event in one transaction. A second swap with the
+    /// same id is refused with `.duplicateSwap`.
+    func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) async throws(StoreError) -> SwapEvent
+    /// Appends an event; refused with `.swapFinished` after a final event and `.unknownSwap`
+    /// for an id that does not exist.
+    func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent
+    func swap(_ id: String) async throws(StoreError) -> SwapRecord?
+    /// The whole log of a swap, oldest first.
+    func events(of swapID: String) async throws(StoreError) -> [SwapEvent]
+    func lastEvent(of swapID: String) async throws(StoreError) -> SwapEvent?
+    /// Swaps whose last event is not final, oldest first: what a restart must resume.
+    func unfinishedSwaps(role: SwapRole?) async throws(StoreError) -> [SwapRecord]
+    /// Every swap, newest first, at most `limit`.
+    func allSwaps(limit: Int) async throws(StoreError) -> [SwapRecord]
+}
+
+/// Why the store refused or failed.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    case duplicateSwap(String)
+    case unknownSwap(String)
+    case swapFinished(String)
+    /// The database could not be opened, migrated, read or written (SQLite's message).
+    case database(operation: String, message: String)
+    /// A stored row does not decode (corruption, or a newer schema than this binary knows).
+    case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case .duplicateSwap(let id): return "a swap with id \(id) already exists"
+        case .unknownSwap(let id): return "no swap with id \(id)"
+        case .swapFinished(let id): return "swap \(id) has already ended; nothing can follow its final event"
+        case .database(let operation, let message): return "database error during \(operation): \(message)"
+        case .corrupt(let what): return "stored data cannot be read: \(what)"
+        }
+    }
+}
