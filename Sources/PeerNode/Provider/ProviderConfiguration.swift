@@ -1,0 +1,65 @@
+import Bitcoin
+import HTLC
+import Transport
+
+/// How the provider engine runs its swaps (the daemon's config fills it in).
+public struct ProviderConfiguration: Sendable {
+    public var network: Network
+    /// How long the client has to pay the hold invoice. The invoice is also cancelled
+    /// earlier if the timeout comes too close to lock safely.
+    public var invoiceExpirySeconds: UInt64
+    /// Confirmation target for the lock's fee estimate: the client waits for it.
+    public var lockConfirmationTarget: Int
+    /// Confirmation target for the first refund's fee estimate; bumps go above it.
+    public var refundConfirmationTarget: Int
+    /// A refund bump never pays more than this share of the lock in fees; above it the
+    /// refund is rebroadcast as it is.
+    public var maxRefundFeePercent: Int64
+    /// What each refund bump adds at least (BIP125 needs more than the incremental relay
+    /// fee per vbyte of the replacement; 1 sat/vB covers Core's default).
+    public var refundBumpStep: FeeRate
+
+    public init(network: Network, invoiceExpirySeconds: UInt64 = 3_600, lockConfirmationTarget: Int = 2,
+                refundConfirmationTarget: Int = 6, maxRefundFeePercent: Int64 = 25,
+                refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte) {
+        self.network = network
+        self.invoiceExpirySeconds = invoiceExpirySeconds
+        self.lockConfirmationTarget = lockConfirmationTarget
+        self.refundConfirmationTarget = refundConfirmationTarget
+        self.maxRefundFeePercent = maxRefundFeePercent
+        self.refundBumpStep = refundBumpStep
+    }
+
+    // 1000 sat/kvB is within FeeRate's range, so this cannot fail.
+    public static let oneSatPerVByte = try! FeeRate(satPerKvB: 1_000)
+}
+
+/// Sends a push (a `SwapStatusUpdate`) to a client if it is connected. Pushes are a
+/// courtesy: a client that misses one asks with `SwapStatusRequest`.
+public typealias ProviderPush = @Sendable (_ client: Pubky, _ message: [UInt8]) async -> Void
+
+/// Where the engine's log lines go. Lines name swaps, states, txids and amounts; never a
+/// preimage or a key.
+public struct ProviderLog: Sendable {
+    public let write: @Sendable (String) -> Void
+
+    public init(_ write: @escaping @Sendable (String) -> Void) {
+        self.write = write
+    }
+
+    public static let silent = ProviderLog { _ in }
+
+    func callAsFunction(_ line: String) { write(line) }
+}
+
+extension PeerServer {
+    /// A `ProviderPush` that sends to every open connection from the client.
+    public nonisolated var providerPush: ProviderPush {
+        { client, message in
+            for connection in await self.connections(from: client) {
+                // A closed connection is the client's problem: it asks for the status later.
+                try? await connection.push(message)
+            }
+        }
+    }
+}

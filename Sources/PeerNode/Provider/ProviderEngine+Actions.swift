@@ -1,0 +1,272 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+import Transport
+
+extension ProviderEngine {
+    /// Runs one action for a swap and returns what it learned, if anything. Failures are
+    /// logged and return nil (or a retryable input): the next block or restart retries.
+    func perform(_ action: ProviderSwapAction, swap: ProviderSwapRecord, state: ProviderSwapState) async -> ProviderSwapInput? {
+        let id = swap.swapID
+        switch action {
+        case .pushStatus(let status):
+            await pushStatus(status, swap: swap, state: state)
+            return nil
+        case .watchInvoice:
+            watchInvoice(swap)
+            return nil
+        case .lookupInvoice:
+            return await lookupInvoice(swap)
+        case .prepareFunding:
+            return await prepareFunding(swap)
+        case .publishLock(let lock):
+            return await publishLock(lock, swap: swap)
+        case .watchLock(let lock):
+            await watchLock(lock, swap: swap)
+            return await locate(lock)
+        case .rebroadcastLock(let lock):
+            if await locate(lock) == .lockMissing {
+                do {
+                    _ = try await dependencies.chain.broadcast(lock.transaction)
+                    log("provider swap \(id): rebroadcast lock \(lock.txid)")
+                } catch {
+                    log("provider swap \(id): rebroadcasting lock \(lock.txid) failed: \(error)")
+                }
+            }
+            return nil
+        case .prepareRefund(let previous):
+            guard let lock = state.lock else { return nil }
+            return await prepareRefund(lock: lock, replacing: previous, swap: swap)
+        case .broadcastRefund(let refund):
+            do {
+                _ = try await dependencies.chain.broadcast(refund.transaction)
+                log("provider swap \(id): refund \(refund.txid) broadcast at \(refund.feeRate)")
+                return .refundPublished
+            } catch {
+                if (try? await dependencies.chain.transaction(refund.txid)) != nil { return .refundPublished }
+                log("provider swap \(id): broadcasting refund \(refund.txid) failed: \(error)")
+                return .refundPublishFailed
+            }
+        case .checkRefund(let refund, let atBlock):
+            guard let lock = state.lock else { return nil }
+            return await refundStatus(refund, lock: lock, atBlock: atBlock)
+        case .settleInvoice(let preimage):
+            do {
+                try await dependencies.lightning.settleInvoice(preimage: preimage)
+                log("provider swap \(id): invoice settled")
+                return .invoiceSettled
+            } catch {
+                // Already settled (a retry after a crash) reads as done.
+                if let status = try? await dependencies.lightning.lookupInvoice(paymentHash: swap.paymentHash),
+                   status.state == .settled {
+                    return .invoiceSettled
+                }
+                log("provider swap \(id): settling the invoice failed: \(error)")
+                return nil
+            }
+        case .cancelInvoice:
+            do {
+                try await dependencies.lightning.cancelInvoice(paymentHash: swap.paymentHash)
+                log("provider swap \(id): invoice cancelled")
+                return .invoiceCancelled
+            } catch {
+                if let status = try? await dependencies.lightning.lookupInvoice(paymentHash: swap.paymentHash),
+                   status.state == .canceled {
+                    return .invoiceCancelled
+                }
+                log("provider swap \(id): cancelling the invoice failed: \(error)")
+                return nil
+            }
+        }
+    }
+
+    // MARK: status
+
+    /// Sends the client a `SwapStatusUpdate`. Its sequence is the number of status changes
+    /// in the stored log, so it rises by one per update, also across restarts.
+    func pushStatus(_ status: SwapStatus, swap: ProviderSwapRecord, state: ProviderSwapState) async {
+        guard let events = try? await dependencies.store.events(of: swap.swapID) else { return }
+        let sequence = Self.statusSequence(of: events)
+        let lock = state.lock
+        let update = SwapStatusUpdate(swapID: swap.swapID, sequence: sequence, status: status, lock: lock?.reference,
+                                      lockTransactionHex: lock?.transaction.serialized.hex)
+        await push(swap.client, update.encoded)
+    }
+
+    /// How many times the client-visible status changed along `events`.
+    static func statusSequence(of events: [SwapEvent]) -> UInt64 {
+        var count: UInt64 = 0
+        var last: SwapStatus?
+        for event in events {
+            guard let status = ProviderSwapState.Kind(rawValue: event.kind)?.status, status != last else { continue }
+            last = status
+            count += 1
+        }
+        return count
+    }
+
+    // MARK: invoice
+
+    func watchInvoice(_ swap: ProviderSwapRecord) {
+        let id = swap.swapID
+        guard invoiceWatches[id] == nil else { return }
+        let lightning = dependencies.lightning
+        let chain = dependencies.chain
+        let hash = swap.paymentHash
+        invoiceWatches[id] = Task { [weak self] in
+            do {
+                for try await status in lightning.subscribeInvoice(paymentHash: hash) {
+                    guard let tip = try? await chain.tip() else { continue }
+                    await self?.deliver(.invoice(ProviderInvoiceObservation(status, tipHeight: UInt32(clamping: tip.height))),
+                                        to: id)
+                }
+            } catch {
+                self?.log("provider swap \(id): invoice updates ended: \(error)")
+            }
+            await self?.invoiceWatchEnded(id)
+        }
+    }
+
+    private func invoiceWatchEnded(_ id: String) {
+        invoiceWatches[id] = nil
+    }
+
+    func lookupInvoice(_ swap: ProviderSwapRecord) async -> ProviderSwapInput? {
+        do {
+            let status = try await dependencies.lightning.lookupInvoice(paymentHash: swap.paymentHash)
+            let tip = try await dependencies.chain.tip()
+            return .invoice(ProviderInvoiceObservation(status, tipHeight: UInt32(clamping: tip.height)))
+        } catch {
+            log("provider swap \(swap.swapID): looking up the invoice failed: \(error)")
+            return nil
+        }
+    }
+
+    // MARK: lock
+
+    func prepareFunding(_ swap: ProviderSwapRecord) async -> ProviderSwapInput {
+        let wallet = dependencies.wallet
+        let tipHeight: Int
+        let rate: FeeRate
+        do {
+            if let synced = try await wallet.sync() {
+                tipHeight = synced.height
+            } else {
+                tipHeight = try await dependencies.chain.tip().height
+            }
+            rate = try await dependencies.feeEstimator.feeRate(targetBlocks: configuration.lockConfirmationTarget)
+        } catch {
+            log("provider swap \(swap.swapID): cannot prepare the lock yet: \(error)")
+            return .fundingFailed(retryable: true)
+        }
+        do {
+            let funding = try await wallet.prepareFunding(contract: swap.contract, amount: swap.accept.body.amountSat,
+                                                          feeRate: rate)
+            return .fundingPrepared(ProviderLock(transaction: funding.transaction, outputIndex: UInt32(funding.outputIndex),
+                                                 fee: funding.fee, height: UInt32(clamping: tipHeight)))
+        } catch {
+            log("provider swap \(swap.swapID): cannot lock \(swap.accept.body.amountSat) sat: \(error)")
+            if case .backend = error { return .fundingFailed(retryable: true) }
+            return .fundingFailed(retryable: false)
+        }
+    }
+
+    /// Publishes the recorded lock unless the chain already has it: the same bytes every
+    /// time, so however often this runs there is one lock.
+    func publishLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async -> ProviderSwapInput {
+        if await isKnown(lock) { return .lockPublished }
+        do {
+            _ = try await dependencies.wallet.publish(lock.transaction)
+            log("provider swap \(swap.swapID): lock \(lock.txid) broadcast (\(swap.accept.body.amountSat) sat)")
+            return .lockPublished
+        } catch {
+            if await isKnown(lock) { return .lockPublished }
+            log("provider swap \(swap.swapID): publishing lock \(lock.txid) failed: \(error)")
+            // Core's "missing inputs": its coins are spent in a block by something else,
+            // so this lock can never confirm. Anything else may pass later.
+            if case .backend(.rejected(let code, let reason)) = error,
+               code == -25 || reason.contains("missingorspent") {
+                return .lockPublishFailed(permanent: true)
+            }
+            return .lockPublishFailed(permanent: false)
+        }
+    }
+
+    /// Whether the chain (or the wallet, which sees its own transactions confirm even on a
+    /// node without a transaction index) knows the lock.
+    private func isKnown(_ lock: ProviderLock) async -> Bool {
+        if (try? await dependencies.chain.transaction(lock.txid)) != nil { return true }
+        return await dependencies.wallet.transaction(lock.txid) != nil
+    }
+
+    /// Where the lock is: `.lockSeen` with its confirmations, or `.lockMissing`.
+    func locate(_ lock: ProviderLock) async -> ProviderSwapInput? {
+        do {
+            if let found = try await dependencies.chain.transaction(lock.txid) {
+                return .lockSeen(confirmations: found.confirmations)
+            }
+        } catch {
+            log("looking up lock \(lock.txid) failed: \(error)")
+            return nil
+        }
+        if let known = await dependencies.wallet.transaction(lock.txid) {
+            guard let height = known.height, let tip = try? await dependencies.chain.tip() else {
+                return .lockSeen(confirmations: 0)
+            }
+            return .lockSeen(confirmations: max(tip.height - height + 1, 0))
+        }
+        return .lockMissing
+    }
+
+    // MARK: refund
+
+    func prepareRefund(lock: ProviderLock, replacing previous: ProviderRefund?, swap: ProviderSwapRecord) async -> ProviderSwapInput? {
+        let id = swap.swapID
+        do {
+            var rate = try await dependencies.feeEstimator.feeRate(targetBlocks: configuration.refundConfirmationTarget)
+            let destination: Script
+            if let previous {
+                rate = max(rate, try FeeRate(satPerKvB: previous.feeRate.satPerKvB + configuration.refundBumpStep.satPerKvB))
+                destination = previous.destination
+            } else {
+                destination = await dependencies.wallet.newAddress().scriptPubKey
+            }
+            let refundKey = try dependencies.keyChain.secrets(index: swap.record.swapIndex).refundKey
+            let signed = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: lock.output,
+                                                               destination: try Address(script: destination), feeRate: rate),
+                                                 refundKey: refundKey)
+            if previous != nil, signed.fee * 100 > lock.output.value * configuration.maxRefundFeePercent {
+                // Past the cap: the refund at the current rate stays; rebroadcast it instead.
+                return .refundStatus(.missing, atBlock: false)
+            }
+            return .refundPrepared(ProviderRefund(transaction: signed.transaction, feeRate: rate, fee: signed.fee,
+                                                  destination: destination))
+        } catch {
+            log("provider swap \(id): building the refund failed: \(error)")
+            return .refundFailed
+        }
+    }
+
+    /// Where the refund stands. Another version of it (an earlier bump) or a claim may
+    /// have spent the lock instead; the chain watch tells those apart by their witness.
+    func refundStatus(_ refund: ProviderRefund, lock: ProviderLock, atBlock: Bool) async -> ProviderSwapInput? {
+        let chain = dependencies.chain
+        do {
+            if let found = try await chain.transaction(refund.txid) {
+                return .refundStatus(found.confirmations > 0 ? .confirmed(found.confirmations) : .unconfirmed, atBlock: atBlock)
+            }
+            if try await chain.unspentOutput(lock.outPoint, includeMempool: true) != nil {
+                return .refundStatus(.missing, atBlock: atBlock)
+            }
+            if try await chain.unspentOutput(lock.outPoint, includeMempool: false) != nil {
+                // Spent in the mempool by something else: an earlier version, or a claim.
+                return .refundStatus(.unconfirmed, atBlock: atBlock)
+            }
+            return nil
+        } catch {
+            log("checking refund \(refund.txid) failed: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Bitcoin
+import HTLC
+
+extension ProviderEngine {
+    /// Adds a lock to the engine's chain watch: the contract's script (to see the lock
+    /// confirm) and its outpoint (to see the claim or refund that spends it).
+    func watchLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async {
+        lockTxids[lock.txid] = swap.swapID
+        lockOutpoints[lock.outPoint] = swap.swapID
+        guard let watchID else { return }
+        await dependencies.follower.watch(WatchFilter(scripts: [swap.contract.scriptPubKey], outpoints: [lock.outPoint]),
+                                          for: watchID)
+    }
+
+    /// Turns the follower's events into swap inputs.
+    func handle(_ event: ChainEvent) {
+        switch event {
+        case .blockConnected(let tip):
+            let height = UInt32(clamping: tip.height)
+            for id in states.keys { deliver(.block(height: height), to: id) }
+        case .blockDisconnected:
+            // The next block's checks (lock located again, refund checked) see the new chain.
+            break
+        case .transaction(let watched):
+            if let id = lockTxids[watched.txid] {
+                deliver(.lockSeen(confirmations: watched.confirmations), to: id)
+            }
+            for spent in watched.spent {
+                guard let id = lockOutpoints[spent.outpoint], let swap = swaps[id],
+                      let input = spendInput(watched, spending: spent.outpoint, swap: swap) else { continue }
+                deliver(input, to: id)
+            }
+        case .transactionLeftMempool(let txid):
+            if let id = lockTxids[txid] { deliver(.lockMissing, to: id) }
+        }
+    }
+
+    /// A spend of a lock: the claim (its witness holds the preimage) or our refund.
+    private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
+                            swap: ProviderSwapRecord) -> ProviderSwapInput? {
+        do {
+            let preimage = try PreimageExtractor.preimage(from: watched.transaction, spending: outpoint, contract: swap.contract)
+            log("provider swap \(swap.swapID): claim \(watched.txid) seen (\(watched.confirmations) confirmations)")
+            return .claimSeen(preimage: preimage)
+        } catch HTLCError.witnessIsRefund {
+            let status: ProviderRefundStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
+            return .refundStatus(status, atBlock: false)
+        } catch {
+            // Neither shape: nothing the swap can act on; the timeout path still runs.
+            log("provider swap \(swap.swapID): lock spent by \(watched.txid), which is neither claim nor refund: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+import Transport
+
+/// What the provider engine works with; the daemon builds these once.
+public struct ProviderDependencies: Sendable {
+    public var store: any SwapStore
+    /// Answers offers and quotes, and hands out each quote once (`redeem`).
+    public var desk: ProviderDesk
+    public var lightning: any LightningBackend
+    public var chain: any ChainBackend
+    public var feeEstimator: FeeEstimator
+    public var wallet: Wallet
+    /// The engine registers one watch for its locks and reads blocks from it; whoever owns
+    /// the follower runs it (`run()`, or `poll()` in tests).
+    public var follower: ChainFollower
+    /// The node seed's swap keys: a swap's refund key is `secrets(index:).refundKey`.
+    public var keyChain: SwapKeyChain
+    public var clock: any UnixClock
+
+    public init(store: any SwapStore, desk: ProviderDesk, lightning: any LightningBackend, chain: any ChainBackend,
+                feeEstimator: FeeEstimator, wallet: Wallet, follower: ChainFollower, keyChain: SwapKeyChain,
+                clock: any UnixClock) {
+        self.store = store
+        self.desk = desk
+        self.lightning = lightning
+        self.chain = chain
+        self.feeEstimator = feeEstimator
+        self.wallet = wallet
+        self.follower = follower
+        self.keyChain = keyChain
+        self.clock = clock
+    }
+}
+
+/// The provider side of reverse swaps: answers SwapRequest, SwapStatusRequest and
+/// PreimagePush, and drives every swap through `ProviderSwapMachine`: hold invoice, lock,
+/// settle on the preimage, or refund after the timeout.
+///
+/// Each swap has a mailbox: its inputs (invoice updates, blocks, spends, pushes) are
+/// handled one at a time, in order. For each input the machine decides; the engine stores
+/// the new state (durably) first, then runs the actions and feeds their results back in.
+/// `start()` resumes every unfinished provider swap from its last event and the chain.
+public actor ProviderEngine {
+    public nonisolated let configuration: ProviderConfiguration
+    nonisolated let dependencies: ProviderDependencies
+    let push: ProviderPush
+    let log: ProviderLog
+    var risk: RiskLimits
+
+    /// Swaps being driven (unfinished), by id.
+    var swaps: [String: ProviderSwapRecord] = [:]
+    var states: [String: ProviderSwapState] = [:]
+    private var mailboxes: [String: AsyncStream<ProviderSwapInput>.Continuation] = [:]
+    private var drivers: [String: Task<Void, Never>] = [:]
+    var invoiceWatches: [String: Task<Void, Never>] = [:]
+    /// SwapRequests being set up, by quote id: a resend waits for the first instead of
+    /// racing it.
+    var settingUp: [String: Task<[UInt8], Never>] = [:]
+
+    var watchID: UInt64?
+    private var chainTask: Task<Void, Never>?
+    var lockTxids: [TransactionID: String] = [:]
+    var lockOutpoints: [OutPoint: String] = [:]
+
+    public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,
+                riskSettings: RiskLimits.Settings = RiskLimits.Settings(),
+                push: @escaping ProviderPush, log: ProviderLog = .silent) {
+        self.dependencies = dependencies
+        self.configuration = configuration
+        self.push = push
+        self.log = log
+        risk = RiskLimits(settings: riskSettings, clock: dependencies.clock)
+    }
+
+    public nonisolated var identity: NodeIdentity { dependencies.desk.identity }
+
+    // MARK: life cycle
+
+    /// Starts following the chain for the engine's locks, then resumes every unfinished
+    /// provider swap: each gets `.recover`, handled before this returns, so a recorded
+    /// lock is re-published (or found on chain) before any new swap can spend a coin.
+    public func start() async throws(ProviderError) {
+        if watchID == nil {
+            let watch = await dependencies.follower.register(WatchFilter(), confirmationDepth: 6)
+            watchID = watch.id
+            chainTask = Task { [weak self] in
+                for await event in watch.events { await self?.handle(event) }
+            }
+        }
+        try await recover()
+    }
+
+    /// Resumes every unfinished provider swap from its last stored event.
+    func recover() async throws(ProviderError) {
+        let store = dependencies.store
+        let unfinished: [SwapRecord]
+        do {
+            unfinished = try await store.unfinishedSwaps(role: .provider)
+        } catch {
+            throw .store(error)
+        }
+        var loaded: [(ProviderSwapRecord, ProviderSwapState)] = []
+        for record in unfinished where swaps[record.id] == nil {
+            do {
+                let swap = try ProviderSwapRecord(record: record, network: configuration.network)
+                guard let event = try await store.lastEvent(of: record.id) else { throw ProviderError.corruptRecord("swap \(record.id) has no events") }
+                loaded.append((swap, try ProviderSwapState(event: event)))
+            } catch {
+                // One unreadable swap must not stop the others from being finished.
+                log("provider swap \(record.id) cannot be resumed: \(error)")
+            }
+        }
+        risk.restore(from: loaded.map { swap, _ in
+            RiskLimits.ActiveSwap(swapID: swap.swapID, peer: swap.client, amountSat: swap.accept.body.amountSat,
+                                  startedUnix: UInt64(max(swap.record.createdAt, 0)))
+        })
+        // Spends of our locks while we were down: the follower reports them again.
+        if let lowest = loaded.compactMap({ $0.1.lock?.height }).min() {
+            await dependencies.follower.rescan(fromHeight: Int(lowest))
+        }
+        for (swap, state) in loaded {
+            log("provider swap \(swap.swapID) resumes at \(state)")
+            swaps[swap.swapID] = swap
+            states[swap.swapID] = state
+            await process(swap.swapID, .recover)
+            if states[swap.swapID] != nil { openMailbox(swap.swapID) }
+        }
+    }
+
+    /// Stops every task of the engine (swaps stay where the store has them; a new engine
+    /// resumes them). In-flight actions are abandoned, which is what a crash would do.
+    public func shutdown() async {
+        chainTask?.cancel()
+        chainTask = nil
+        if let watchID { await dependencies.follower.unregister(watchID) }
+        watchID = nil
+        for task in drivers.values { task.cancel() }
+        for task in invoiceWatches.values { task.cancel() }
+        for mailbox in mailboxes.values { mailbox.finish() }
+        drivers = [:]
+        invoiceWatches = [:]
+        mailboxes = [:]
+        swaps = [:]
+        states = [:]
+        lockTxids = [:]
+        lockOutpoints = [:]
+    }
+
+    /// The state of a swap this engine drives, or nil when it runs no such swap (finished
+    /// swaps are in the store).
+    public func state(of swapID: String) -> ProviderSwapState? { states[swapID] }
+
+    /// Ids of the swaps being driven.
+    public var activeSwapIDs: [String] { Array(states.keys).sorted() }
+
+    // MARK: driving swaps
+
+    /// Queues an input for a swap; its mailbox handles inputs one at a time.
+    func deliver(_ input: ProviderSwapInput, to swapID: String) {
+        mailboxes[swapID]?.yield(input)
+    }
+
+    func openMailbox(_ swapID: String) {
+        guard mailboxes[swapID] == nil else { return }
+        let (inputs, continuation) = AsyncStream<ProviderSwapInput>.makeStream()
+        mailboxes[swapID] = continuation
+        drivers[swapID] = Task { [weak self] in
+            for await input in inputs {
+                if Task.isCancelled { return }
+                await self?.process(swapID, input)
+            }
+        }
+    }
+
+    /// One input: decide, store the transition, run the actions, feed their results back.
+    func process(_ swapID: String, _ input: ProviderSwapInput) async {
+        guard let swap = swaps[swapID], let state = states[swapID] else { return }
+        let step = ProviderSwapMachine(context: swap.context).step(state, input)
+        if let next = step.next, next != state {
+            do {
+                _ = try await dependencies.store.append(next.kind.rawValue, data: next.eventData, isFinal: next.isFinal,
+                                                        to: swapID, at: Int64(dependencies.clock.nowUnix))
+            } catch {
+                // Not stored, so not done: the action it announces must not run.
+                log("provider swap \(swapID): storing \(next.kind.rawValue) failed: \(error)")
+                if case .fundingPrepared(let lock) = input { await dependencies.wallet.discard(lock.txid) }
+                return
+            }
+            log("provider swap \(swapID): \(state.kind.rawValue) -> \(next)")
+            states[swapID] = next
+        }
+        let entered = states[swapID]
+        for action in step.actions {
+            guard let current = states[swapID] else { return }
+            let result = await perform(action, swap: swap, state: current)
+            if let result { await process(swapID, result) }
+            // A result that moved the swap on makes the rest of this list stale.
+            if states[swapID] != entered { break }
+        }
+        if let final = states[swapID], final.isFinal { finish(swapID) }
+    }
+
+    /// The swap reached a final state: its funds are free, its watches end.
+    private func finish(_ swapID: String) {
+        risk.release(swapID: swapID)
+        invoiceWatches.removeValue(forKey: swapID)?.cancel()
+        mailboxes.removeValue(forKey: swapID)?.finish()
+        drivers.removeValue(forKey: swapID)
+        for (txid, owner) in lockTxids where owner == swapID { lockTxids[txid] = nil }
+        for (outpoint, owner) in lockOutpoints where owner == swapID { lockOutpoints[outpoint] = nil }
+        swaps[swapID] = nil
+        states[swapID] = nil
+    }
+}

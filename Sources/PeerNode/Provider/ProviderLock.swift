@@ -1,0 +1,91 @@
+import Bitcoin
+import HTLC
+import Offers
+import Transport
+
+/// The provider's lock transaction as recorded in the `funding_intent` event: signed and
+/// complete before it is broadcast, so a restarted node re-publishes these exact bytes
+/// (same txid) and can never fund the same swap twice.
+public struct ProviderLock: Sendable, Hashable {
+    public let transaction: Transaction
+    /// The output paying the contract.
+    public let outputIndex: UInt32
+    /// What the lock transaction pays in fees (sat).
+    public let fee: Int64
+    /// The tip when it was built: a restarted node rescans the chain from here to find
+    /// spends of the lock it missed while down.
+    public let height: UInt32
+
+    public init(transaction: Transaction, outputIndex: UInt32, fee: Int64, height: UInt32) {
+        self.transaction = transaction
+        self.outputIndex = outputIndex
+        self.fee = fee
+        self.height = height
+    }
+
+    public var txid: TransactionID { transaction.txid }
+    public var outPoint: OutPoint { OutPoint(txid: txid, index: outputIndex) }
+    /// The lock as a claim or refund spends it.
+    public var output: LockOutput { LockOutput(outPoint: outPoint, value: transaction.outputs[Int(outputIndex)].value) }
+    /// `lock_txid` (display hex) and `lock_vout` for status messages.
+    public var reference: LockReference { LockReference(txid: txid.hex, vout: outputIndex) }
+
+    var json: JSONValue {
+        .object([
+            "tx": .string(transaction.serialized.hex),
+            "vout": .integer(outputIndex),
+            "fee_sat": .integer(fee),
+            "height": .integer(height),
+        ])
+    }
+
+    init(json: JSONValue) throws(ProviderError) {
+        guard let hex = json["tx"]?.stringValue, let bytes = [UInt8](hex: hex),
+              let transaction = try? Transaction(bytes: bytes),
+              let vout = json["vout"]?.uint64Value, vout < UInt64(transaction.outputs.count),
+              let fee = json["fee_sat"]?.int64Value,
+              let height = json["height"]?.uint64Value, height <= UInt64(UInt32.max) else {
+            throw .corruptRecord("lock transaction")
+        }
+        self.init(transaction: transaction, outputIndex: UInt32(vout), fee: fee, height: UInt32(height))
+    }
+}
+
+/// A signed refund as recorded in `refund_intent` before it is broadcast, with the rate it
+/// pays (the next bump starts above it) and where it pays (every bump pays the same
+/// address, so replacements never scatter the refund over fresh addresses).
+public struct ProviderRefund: Sendable, Hashable {
+    public let transaction: Transaction
+    public let feeRate: FeeRate
+    public let fee: Int64
+    public let destination: Script
+
+    public init(transaction: Transaction, feeRate: FeeRate, fee: Int64, destination: Script) {
+        self.transaction = transaction
+        self.feeRate = feeRate
+        self.fee = fee
+        self.destination = destination
+    }
+
+    public var txid: TransactionID { transaction.txid }
+
+    var json: JSONValue {
+        .object([
+            "tx": .string(transaction.serialized.hex),
+            "fee_rate_sat_kvb": .integer(feeRate.satPerKvB),
+            "fee_sat": .integer(fee),
+            "destination": .string(destination.bytes.hex),
+        ])
+    }
+
+    init(json: JSONValue) throws(ProviderError) {
+        guard let hex = json["tx"]?.stringValue, let bytes = [UInt8](hex: hex),
+              let transaction = try? Transaction(bytes: bytes),
+              let rateValue = json["fee_rate_sat_kvb"]?.int64Value, let rate = try? FeeRate(satPerKvB: rateValue),
+              let fee = json["fee_sat"]?.int64Value,
+              let scriptHex = json["destination"]?.stringValue, let script = [UInt8](hex: scriptHex) else {
+            throw .corruptRecord("refund transaction")
+        }
+        self.init(transaction: transaction, feeRate: rate, fee: fee, destination: Script(bytes: script))
+    }
+}

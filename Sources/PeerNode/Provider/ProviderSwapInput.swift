@@ -1,0 +1,75 @@
+import Bitcoin
+import Lightning
+
+/// Something the provider engine learned about a swap: from the Lightning node, the chain,
+/// the client, a restart, or the result of an action it ran.
+public enum ProviderSwapInput: Sendable, Hashable {
+    /// The node restarted (or the engine started): re-read the world for this swap.
+    case recover
+    /// The hold invoice as the Lightning node reports it, with the chain tip at that moment.
+    case invoice(ProviderInvoiceObservation)
+    /// A block joined the chain at `height`.
+    case block(height: UInt32)
+    /// The wallet built and signed the lock (not yet broadcast).
+    case fundingPrepared(ProviderLock)
+    /// The wallet could not build the lock. `retryable`: the backend was unreachable;
+    /// otherwise (not enough funds) it will not work later either.
+    case fundingFailed(retryable: Bool)
+    /// The recorded lock is in the mempool or a block now.
+    case lockPublished
+    /// Publishing failed. `permanent`: the chain refused it for good (its inputs are spent
+    /// elsewhere) and it is not on chain, so it can never confirm.
+    case lockPublishFailed(permanent: Bool)
+    /// The lock transaction was seen with this many confirmations (0: mempool).
+    case lockSeen(confirmations: Int)
+    /// The chain does not know the recorded lock (not in the mempool, not in a block).
+    case lockMissing
+    /// The lock's output was spent through the claim path, revealing this preimage
+    /// (already checked against the payment hash by `PreimageExtractor`).
+    case claimSeen(preimage: [UInt8])
+    /// The client pushed a preimage (`PreimagePush`); the machine checks it.
+    case preimagePushed(preimage: [UInt8])
+    /// A refund was built and signed (not yet broadcast).
+    case refundPrepared(ProviderRefund)
+    /// Building the refund failed (backend unreachable, or the fee would eat the lock).
+    case refundFailed
+    /// The refund reached the mempool.
+    case refundPublished
+    /// Broadcasting the refund failed; retried at the next block.
+    case refundPublishFailed
+    /// Where the refund stands. `atBlock`: checked because a block arrived (the moment to
+    /// fee-bump an unconfirmed refund), not on a restart.
+    case refundStatus(ProviderRefundStatus, atBlock: Bool)
+    /// The invoice is settled (our settle call, or the node reports it).
+    case invoiceSettled
+    /// The invoice is cancelled (our cancel call, or the node expired it).
+    case invoiceCancelled
+}
+
+/// A hold invoice as seen at one moment.
+public struct ProviderInvoiceObservation: Sendable, Hashable {
+    public let state: InvoiceStatus.State
+    /// The earliest expiry among the held HTLCs (once ACCEPTED).
+    public let heldExpiry: UInt32?
+    /// The chain tip when it was seen: the lock checks compare against it.
+    public let tipHeight: UInt32
+
+    public init(state: InvoiceStatus.State, heldExpiry: UInt32?, tipHeight: UInt32) {
+        self.state = state
+        self.heldExpiry = heldExpiry
+        self.tipHeight = tipHeight
+    }
+
+    public init(_ status: InvoiceStatus, tipHeight: UInt32) {
+        self.init(state: status.state, heldExpiry: status.earliestHeldExpiry.map { UInt32(clamping: $0) },
+                  tipHeight: tipHeight)
+    }
+}
+
+/// A refund transaction (any version of it) as the chain shows it.
+public enum ProviderRefundStatus: Sendable, Hashable {
+    case confirmed(Int)
+    case unconfirmed
+    /// Neither in the mempool nor in a block (dropped, or never relayed).
+    case missing
+}

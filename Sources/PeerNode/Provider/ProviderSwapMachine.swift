@@ -1,0 +1,273 @@
+import Bitcoin
+import HTLC
+
+/// What the machine needs to know about a swap besides its state: fixed when the swap is
+/// accepted.
+public struct ProviderSwapContext: Sendable, Hashable {
+    public let paymentHash: [UInt8]
+    public let timeoutHeight: UInt32
+    /// The swap's confirmations and timeout blocks (DESIGN 6's inequalities).
+    public let policy: TimelockPolicy
+
+    public init(paymentHash: [UInt8], timeoutHeight: UInt32, policy: TimelockPolicy) {
+        self.paymentHash = paymentHash
+        self.timeoutHeight = timeoutHeight
+        self.policy = policy
+    }
+}
+
+/// One decision: the state to store (nil: unchanged), then the actions to run, in order.
+/// The engine stores `next` durably before it runs any action, so every act is preceded
+/// on disk by the state that announced it.
+public struct ProviderSwapStep: Sendable, Hashable {
+    public var next: ProviderSwapState?
+    public var actions: [ProviderSwapAction]
+
+    public init(next: ProviderSwapState? = nil, actions: [ProviderSwapAction] = []) {
+        self.next = next
+        self.actions = actions
+    }
+
+    static let none = ProviderSwapStep()
+}
+
+/// The provider's swap logic as a pure function: (state, input) -> (next state, actions).
+/// No I/O, no clock: the tip and every chain or Lightning fact arrive as inputs, so each
+/// transition is tested as a table (`ProviderSwapMachineTests`).
+///
+/// Safety rules it keeps:
+/// - funds are locked only from `invoice_accepted`, after DESIGN 6's lock checks pass
+///   with the HTLC's real expiry and today's tip;
+/// - the lock is recorded (`funding_intent`) before it is published, and only the
+///   recorded bytes are ever published;
+/// - a preimage is recorded (`claim_observed`) before settling; a pushed preimage counts
+///   only once a lock exists (settling earlier would take the payment with nothing locked);
+/// - the invoice is cancelled after the lock is spent back to us (refund confirmed) or when
+///   nothing was locked: never while the client could still claim and be unpaid for.
+public struct ProviderSwapMachine: Sendable {
+    public let context: ProviderSwapContext
+
+    public init(context: ProviderSwapContext) {
+        self.context = context
+    }
+
+    public func step(_ state: ProviderSwapState, _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch state {
+        case .invoiceCreated: return invoiceCreated(input)
+        case .invoiceAccepted: return invoiceAccepted(input)
+        case .fundingIntent(let lock): return fundingIntent(lock, input)
+        case .lockBroadcast(let lock): return locked(lock, confirmed: false, input)
+        case .lockConfirmed(let lock): return locked(lock, confirmed: true, input)
+        case .claimObserved(let lock, let preimage): return claimObserved(lock, preimage, input)
+        case .refundIntent(let lock, let refund): return refunding(lock, refund, broadcast: false, input)
+        case .refundBroadcast(let lock, let refund): return refunding(lock, refund, broadcast: true, input)
+        case .settled, .refunded, .cancelled:
+            // Final: nothing follows, repeated events are skipped.
+            return .none
+        }
+    }
+
+    // MARK: before the lock
+
+    private func invoiceCreated(_ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            return ProviderSwapStep(actions: [.watchInvoice, .lookupInvoice])
+        case .invoice(let seen):
+            switch seen.state {
+            case .open:
+                return canStillLock(tipHeight: seen.tipHeight) ? .none : ProviderSwapStep(actions: [.cancelInvoice])
+            case .accepted:
+                let expiry = seen.heldExpiry ?? 0
+                return ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: expiry),
+                                        actions: [.pushStatus(.invoiceAccepted), decide(htlcExpiry: expiry, tipHeight: seen.tipHeight)])
+            case .canceled:
+                return cancelled
+            case .settled:
+                // Only our own settle (with a preimage we do not have yet) can do this.
+                return .none
+            }
+        case .block(let height):
+            // Past this point no payment could be locked for safely: stop waiting for one.
+            return canStillLock(tipHeight: height) ? .none : ProviderSwapStep(actions: [.cancelInvoice])
+        case .invoiceCancelled:
+            return cancelled
+        default:
+            return .none
+        }
+    }
+
+    private func invoiceAccepted(_ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            return ProviderSwapStep(actions: [.watchInvoice, .lookupInvoice])
+        case .invoice(let seen):
+            switch seen.state {
+            case .accepted:
+                return ProviderSwapStep(actions: [decide(htlcExpiry: seen.heldExpiry ?? 0, tipHeight: seen.tipHeight)])
+            case .canceled:
+                return cancelled
+            case .open, .settled:
+                return .none
+            }
+        case .block:
+            // A transient failure (unreachable wallet backend) left the swap here: look
+            // again, and the checks run with the new tip.
+            return ProviderSwapStep(actions: [.lookupInvoice])
+        case .fundingPrepared(let lock):
+            return ProviderSwapStep(next: .fundingIntent(lock), actions: [.publishLock(lock)])
+        case .fundingFailed(let retryable):
+            return retryable ? .none : ProviderSwapStep(actions: [.cancelInvoice])
+        case .invoiceCancelled:
+            return cancelled
+        default:
+            return .none
+        }
+    }
+
+    /// DESIGN 6: lock only if the HTLC outlives the timeout by 42 blocks and enough blocks
+    /// remain for the client; otherwise give the payment back.
+    private func decide(htlcExpiry: UInt32, tipHeight: UInt32) -> ProviderSwapAction {
+        do {
+            try context.policy.checkProviderLock(htlcExpiryHeight: htlcExpiry, timeoutHeight: context.timeoutHeight,
+                                                 tipHeight: tipHeight)
+            return .prepareFunding
+        } catch {
+            return .cancelInvoice
+        }
+    }
+
+    private func canStillLock(tipHeight: UInt32) -> Bool {
+        let left = TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
+        return left >= context.policy.requiredConfirmations + TimelockPolicy.providerLockMargin
+    }
+
+    private var cancelled: ProviderSwapStep {
+        ProviderSwapStep(next: .cancelled, actions: [.pushStatus(.cancelled)])
+    }
+
+    // MARK: the lock
+
+    private func fundingIntent(_ lock: ProviderLock, _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            // Where is the recorded lock? `.lockSeen` or `.lockMissing` follows.
+            return ProviderSwapStep(actions: [.watchLock(lock)])
+        case .lockMissing, .block:
+            return ProviderSwapStep(actions: [.publishLock(lock)])
+        case .lockPublished:
+            return ProviderSwapStep(next: .lockBroadcast(lock),
+                                    actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])
+        case .lockSeen(let confirmations):
+            if isConfirmed(confirmations) {
+                return ProviderSwapStep(next: .lockConfirmed(lock),
+                                        actions: [.pushStatus(.lockBroadcast), .pushStatus(.lockConfirmed), .watchLock(lock)])
+            }
+            return ProviderSwapStep(next: .lockBroadcast(lock), actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])
+        case .lockPublishFailed(let permanent):
+            // Its inputs are gone and it is nowhere on chain: it can never confirm, so
+            // nothing is at stake and the payment goes back.
+            return permanent ? ProviderSwapStep(actions: [.cancelInvoice]) : .none
+        case .invoiceCancelled:
+            return cancelled
+        case .claimSeen(let preimage):
+            return claimed(lock, preimage)
+        default:
+            return .none
+        }
+    }
+
+    private func locked(_ lock: ProviderLock, confirmed: Bool, _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            return ProviderSwapStep(actions: [.watchLock(lock)])
+        case .lockSeen(let confirmations):
+            guard !confirmed, isConfirmed(confirmations) else { return .none }
+            return ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)])
+        case .lockMissing:
+            return ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+        case .block(let height):
+            if refundIsValid(tipHeight: height) { return ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]) }
+            return confirmed ? .none : ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+        case .claimSeen(let preimage):
+            return claimed(lock, preimage)
+        case .preimagePushed(let preimage):
+            return isValid(preimage) ? claimed(lock, preimage) : .none
+        case .refundPrepared(let refund):
+            return ProviderSwapStep(next: .refundIntent(lock, refund), actions: [.broadcastRefund(refund)])
+        default:
+            return .none
+        }
+    }
+
+    private func claimed(_ lock: ProviderLock, _ preimage: [UInt8]) -> ProviderSwapStep {
+        ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
+    }
+
+    private func claimObserved(_ lock: ProviderLock, _ preimage: [UInt8], _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover, .block:
+            // Settling is idempotent; a block retries one that failed.
+            return ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])
+        case .invoiceSettled:
+            return ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])
+        case .invoice(let seen) where seen.state == .settled:
+            return ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])
+        default:
+            return .none
+        }
+    }
+
+    // MARK: the refund
+
+    private func refunding(_ lock: ProviderLock, _ refund: ProviderRefund, broadcast: Bool,
+                           _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            // Watch the lock (a claim may still come: the claim path has no timelock).
+            return ProviderSwapStep(actions: [.watchLock(lock), broadcast ? .checkRefund(refund, atBlock: false)
+                                                                          : .broadcastRefund(refund)])
+        case .refundPublished:
+            return broadcast ? .none : ProviderSwapStep(next: .refundBroadcast(lock, refund))
+        case .block:
+            return ProviderSwapStep(actions: [broadcast ? .checkRefund(refund, atBlock: true) : .broadcastRefund(refund)])
+        case .refundStatus(let status, let atBlock):
+            switch status {
+            case .confirmed(let count) where count >= 1:
+                // The coins are back: only now is the invoice given up.
+                return ProviderSwapStep(next: broadcast ? nil : .refundBroadcast(lock, refund), actions: [.cancelInvoice])
+            case .confirmed, .unconfirmed:
+                if !broadcast { return ProviderSwapStep(next: .refundBroadcast(lock, refund)) }
+                return atBlock ? ProviderSwapStep(actions: [.prepareRefund(replacing: refund)]) : .none
+            case .missing:
+                return ProviderSwapStep(actions: [.broadcastRefund(refund)])
+            }
+        case .refundPrepared(let replacement):
+            // Recorded before it is broadcast, like the first one.
+            return ProviderSwapStep(next: .refundIntent(lock, replacement), actions: [.broadcastRefund(replacement)])
+        case .invoiceCancelled:
+            return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
+        case .claimSeen(let preimage):
+            // The client's claim beat the refund: we are paid through the invoice instead.
+            return claimed(lock, preimage)
+        case .preimagePushed(let preimage):
+            return isValid(preimage) ? claimed(lock, preimage) : .none
+        default:
+            return .none
+        }
+    }
+
+    // MARK: rules
+
+    /// At least one confirmation, and as many as the swap asks for.
+    private func isConfirmed(_ confirmations: Int) -> Bool {
+        confirmations >= max(1, context.policy.requiredConfirmations)
+    }
+
+    /// The refund has nLockTime = timeout: it can enter the block after a tip at the timeout.
+    private func refundIsValid(tipHeight: UInt32) -> Bool { tipHeight >= context.timeoutHeight }
+
+    private func isValid(_ preimage: [UInt8]) -> Bool {
+        preimage.count == 32 && SHA256.hash(preimage) == context.paymentHash
+    }
+}

@@ -1,0 +1,170 @@
+import Bitcoin
+import Offers
+import Transport
+
+/// Where a provider swap stands: exactly its last stored event (the event's kind is the
+/// state's name, its data the payload). Each state says what a restarted node does with
+/// it (`ProviderSwapMachine` answers `.recover` in every state).
+///
+/// Pending states: `invoice_created` ... `refund_broadcast`. Success: `settled`.
+/// Failure for the client (its payment returns): `refunded`, `cancelled`.
+public enum ProviderSwapState: Sendable, Hashable {
+    /// The accept is stored and sent; the hold invoice waits for the client's payment.
+    /// Resume: look the invoice up again (and watch it); cancel it once the timeout is
+    /// too close to lock safely.
+    case invoiceCreated
+    /// The client's HTLC is held (expiring at `htlcExpiry`); the lock checks run next.
+    /// Resume: look the invoice up and run the checks again with today's tip: fund, or
+    /// cancel the invoice. Nothing is locked yet, so both are safe.
+    case invoiceAccepted(htlcExpiry: UInt32)
+    /// The signed lock is recorded and may or may not have been broadcast.
+    /// Resume: ask the chain for the lock's txid; publish the recorded bytes if it is
+    /// unknown (same txid: one lock, never two).
+    case fundingIntent(ProviderLock)
+    /// The lock is broadcast. Resume: watch its output (rescanning from the lock's height)
+    /// for the claim; rebroadcast it while unconfirmed; refund once the timeout is reached.
+    case lockBroadcast(ProviderLock)
+    /// The lock has the required confirmations. Resume: as `lock_broadcast`.
+    case lockConfirmed(ProviderLock)
+    /// The preimage is known (from a push or the claim's witness) and recorded before
+    /// settling. Resume: settle the invoice (settling twice is harmless).
+    case claimObserved(ProviderLock, preimage: [UInt8])
+    /// The invoice is settled: the provider got paid. Final.
+    case settled
+    /// The timeout has passed unclaimed; the signed refund is recorded before broadcast.
+    /// Resume: broadcast it (again); a claim seen meanwhile still settles the invoice.
+    case refundIntent(ProviderLock, ProviderRefund)
+    /// The refund is out. Resume: check it; rebroadcast when missing, bump while
+    /// unconfirmed at each block; once confirmed, cancel the invoice.
+    case refundBroadcast(ProviderLock, ProviderRefund)
+    /// The refund confirmed and the invoice is cancelled (the client's payment returned). Final.
+    case refunded
+    /// The invoice was cancelled (or expired) before anything was locked. Final.
+    case cancelled
+
+    /// The event kinds, as stored.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case invoiceCreated = "invoice_created"
+        case invoiceAccepted = "invoice_accepted"
+        case fundingIntent = "funding_intent"
+        case lockBroadcast = "lock_broadcast"
+        case lockConfirmed = "lock_confirmed"
+        case claimObserved = "claim_observed"
+        case settled = "settled"
+        case refundIntent = "refund_intent"
+        case refundBroadcast = "refund_broadcast"
+        case refunded = "refunded"
+        case cancelled = "cancelled"
+
+        public var isFinal: Bool { self == .settled || self == .refunded || self == .cancelled }
+
+        /// The status a client is told on entering this state; nil where it does not change
+        /// (an intent is internal; a claim seen or a refund in flight changes nothing the
+        /// client can act on until the swap ends).
+        public var status: SwapStatus? {
+            switch self {
+            case .invoiceCreated: return .invoicePending
+            case .invoiceAccepted: return .invoiceAccepted
+            case .fundingIntent, .claimObserved, .refundIntent, .refundBroadcast: return nil
+            case .lockBroadcast: return .lockBroadcast
+            case .lockConfirmed: return .lockConfirmed
+            case .settled: return .settled
+            case .refunded: return .refunded
+            case .cancelled: return .cancelled
+            }
+        }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .invoiceCreated: return .invoiceCreated
+        case .invoiceAccepted: return .invoiceAccepted
+        case .fundingIntent: return .fundingIntent
+        case .lockBroadcast: return .lockBroadcast
+        case .lockConfirmed: return .lockConfirmed
+        case .claimObserved: return .claimObserved
+        case .settled: return .settled
+        case .refundIntent: return .refundIntent
+        case .refundBroadcast: return .refundBroadcast
+        case .refunded: return .refunded
+        case .cancelled: return .cancelled
+        }
+    }
+
+    public var isFinal: Bool { kind.isFinal }
+
+    /// The lock, in every state that has one.
+    public var lock: ProviderLock? {
+        switch self {
+        case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock), .claimObserved(let lock, _),
+             .refundIntent(let lock, _), .refundBroadcast(let lock, _):
+            return lock
+        case .invoiceCreated, .invoiceAccepted, .settled, .refunded, .cancelled:
+            return nil
+        }
+    }
+
+    /// The event data: the whole payload, so the last event alone rebuilds the state.
+    public var eventData: JSONValue {
+        switch self {
+        case .invoiceCreated, .settled, .refunded, .cancelled:
+            return .object([:])
+        case .invoiceAccepted(let expiry):
+            return .object(["htlc_expiry": .integer(expiry)])
+        case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock):
+            return .object(["lock": lock.json])
+        case .claimObserved(let lock, let preimage):
+            // The preimage is stored (the node must settle with it after a restart) but
+            // never logged; it is public on chain once the claim confirms anyway.
+            return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
+        case .refundIntent(let lock, let refund), .refundBroadcast(let lock, let refund):
+            return .object(["lock": lock.json, "refund": refund.json])
+        }
+    }
+
+    /// Rebuilds the state from a stored event.
+    public init(kind name: String, data: JSONValue) throws(ProviderError) {
+        guard let kind = Kind(rawValue: name) else { throw .corruptRecord("unknown provider event \(name)") }
+        func lock() throws(ProviderError) -> ProviderLock {
+            guard let value = data["lock"] else { throw .corruptRecord("\(name) without its lock") }
+            return try ProviderLock(json: value)
+        }
+        func refund() throws(ProviderError) -> ProviderRefund {
+            guard let value = data["refund"] else { throw .corruptRecord("\(name) without its refund") }
+            return try ProviderRefund(json: value)
+        }
+        switch kind {
+        case .invoiceCreated: self = .invoiceCreated
+        case .invoiceAccepted:
+            guard let expiry = data["htlc_expiry"]?.uint64Value, expiry <= UInt64(UInt32.max) else {
+                throw .corruptRecord("invoice_accepted without its HTLC expiry")
+            }
+            self = .invoiceAccepted(htlcExpiry: UInt32(expiry))
+        case .fundingIntent: self = .fundingIntent(try lock())
+        case .lockBroadcast: self = .lockBroadcast(try lock())
+        case .lockConfirmed: self = .lockConfirmed(try lock())
+        case .claimObserved:
+            guard let hex = data["preimage"]?.stringValue, let preimage = [UInt8](hex: hex), preimage.count == 32 else {
+                throw .corruptRecord("claim_observed without its preimage")
+            }
+            self = .claimObserved(try lock(), preimage: preimage)
+        case .settled: self = .settled
+        case .refundIntent: self = .refundIntent(try lock(), try refund())
+        case .refundBroadcast: self = .refundBroadcast(try lock(), try refund())
+        case .refunded: self = .refunded
+        case .cancelled: self = .cancelled
+        }
+    }
+
+    public init(event: SwapEvent) throws(ProviderError) {
+        try self.init(kind: event.kind, data: event.data)
+    }
+}
+
+extension ProviderSwapState: CustomStringConvertible {
+    /// The state's name and its lock's txid; never the preimage.
+    public var description: String {
+        if let lock { return "\(kind.rawValue) (lock \(lock.txid))" }
+        return kind.rawValue
+    }
+}
