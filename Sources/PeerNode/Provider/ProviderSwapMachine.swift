@@ -160,8 +160,9 @@ public struct ProviderSwapMachine: Sendable {
                                     actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])
         case .lockSeen(let confirmations):
             if isConfirmed(confirmations) {
-                return ProviderSwapStep(next: .lockConfirmed(lock),
-                                        actions: [.pushStatus(.lockBroadcast), .pushStatus(.lockConfirmed), .watchLock(lock)])
+                // One update (it carries the lock transaction too): the status sequence
+                // counts stored status changes, and `lock_broadcast` was never stored.
+                return ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed), .watchLock(lock)])
             }
             return ProviderSwapStep(next: .lockBroadcast(lock), actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])
         case .lockPublishFailed(let permanent):

@@ -1,0 +1,221 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+@testable import PeerNode
+import XCTest
+
+/// The provider's state machine as tables: every state's answer to `.recover`, the happy
+/// path, the refund path, the checks before locking, and what final states ignore.
+final class ProviderSwapMachineTests: XCTestCase {
+    private let preimage = [UInt8](repeating: 0x42, count: 32)
+    private lazy var context = ProviderSwapContext(paymentHash: SHA256.hash(preimage), timeoutHeight: 200,
+                                                   policy: try! TimelockPolicy(requiredConfirmations: 1, htlcTimeoutBlocks: 40))
+    private lazy var machine = ProviderSwapMachine(context: context)
+
+    private static func transaction(_ tag: UInt8, lockTime: UInt32 = 0) -> Transaction {
+        Transaction(inputs: [TransactionInput(previousOutput: OutPoint(txid: try! TransactionID(bytes: [UInt8](repeating: tag, count: 32)),
+                                                                        index: 0),
+                                              sequence: TransactionInput.replaceableSequence)],
+                    outputs: [TransactionOutput(value: 100_000, scriptPubKey: Script(bytes: [0x51, 0x20] + [UInt8](repeating: tag, count: 32)))],
+                    lockTime: lockTime)
+    }
+
+    private let lock = ProviderLock(transaction: transaction(1), outputIndex: 0, fee: 154, height: 160)
+    private let refund = ProviderRefund(transaction: transaction(2, lockTime: 200), feeRate: try! FeeRate(satPerKvB: 2_000),
+                                        fee: 276, destination: Script(bytes: [0x51, 0x20] + [UInt8](repeating: 9, count: 32)))
+    private let bumped = ProviderRefund(transaction: transaction(3, lockTime: 200), feeRate: try! FeeRate(satPerKvB: 3_000),
+                                        fee: 414, destination: Script(bytes: [0x51, 0x20] + [UInt8](repeating: 9, count: 32)))
+
+    private var allStates: [ProviderSwapState] {
+        [.invoiceCreated, .invoiceAccepted(htlcExpiry: 300), .fundingIntent(lock), .lockBroadcast(lock), .lockConfirmed(lock),
+         .claimObserved(lock, preimage: preimage), .settled, .refundIntent(lock, refund), .refundBroadcast(lock, refund),
+         .refunded, .cancelled]
+    }
+
+    private func invoice(_ state: InvoiceStatus.State, expiry: UInt32? = nil, tip: UInt32 = 160) -> ProviderSwapInput {
+        .invoice(ProviderInvoiceObservation(state: state, heldExpiry: expiry, tipHeight: tip))
+    }
+
+    func testEveryStateAnswersRecover() {
+        let expected: [(ProviderSwapState, ProviderSwapStep)] = [
+            (.invoiceCreated, ProviderSwapStep(actions: [.watchInvoice, .lookupInvoice])),
+            (.invoiceAccepted(htlcExpiry: 300), ProviderSwapStep(actions: [.watchInvoice, .lookupInvoice])),
+            (.fundingIntent(lock), ProviderSwapStep(actions: [.watchLock(lock)])),
+            (.lockBroadcast(lock), ProviderSwapStep(actions: [.watchLock(lock)])),
+            (.lockConfirmed(lock), ProviderSwapStep(actions: [.watchLock(lock)])),
+            (.claimObserved(lock, preimage: preimage), ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])),
+            (.settled, ProviderSwapStep()),
+            (.refundIntent(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .broadcastRefund(refund)])),
+            (.refundBroadcast(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])),
+            (.refunded, ProviderSwapStep()),
+            (.cancelled, ProviderSwapStep()),
+        ]
+        XCTAssertEqual(expected.map(\.0.kind), ProviderSwapState.Kind.allCases, "the table covers every state")
+        for (state, step) in expected {
+            XCTAssertEqual(machine.step(state, .recover), step, "recover in \(state.kind.rawValue)")
+        }
+    }
+
+    func testHappyPathFromInvoiceToSettled() {
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            (.invoiceCreated, invoice(.open), ProviderSwapStep()),
+            // Expiry 300 >= 200 + 42, and 200 - 160 = 40 >= 1 + 36 blocks left.
+            (.invoiceCreated, invoice(.accepted, expiry: 300),
+             ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: 300), actions: [.pushStatus(.invoiceAccepted), .prepareFunding])),
+            (.invoiceAccepted(htlcExpiry: 300), .fundingPrepared(lock),
+             ProviderSwapStep(next: .fundingIntent(lock), actions: [.publishLock(lock)])),
+            (.fundingIntent(lock), .lockPublished,
+             ProviderSwapStep(next: .lockBroadcast(lock), actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])),
+            (.lockBroadcast(lock), .lockSeen(confirmations: 0), ProviderSwapStep()),
+            (.lockBroadcast(lock), .lockSeen(confirmations: 1),
+             ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)])),
+            (.lockConfirmed(lock), .lockSeen(confirmations: 2), ProviderSwapStep()),
+            (.lockConfirmed(lock), .claimSeen(preimage: preimage),
+             ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])),
+            (.claimObserved(lock, preimage: preimage), .invoiceSettled,
+             ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])),
+            (.claimObserved(lock, preimage: preimage), invoice(.settled),
+             ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])),
+            (.claimObserved(lock, preimage: preimage), .block(height: 170), ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])),
+        ]
+        check(table)
+    }
+
+    func testLockChecksBeforeFunding() {
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            // Expiry 241 < 200 + 42: the client could take its payment back before we settle.
+            (.invoiceCreated, invoice(.accepted, expiry: 241),
+             ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: 241), actions: [.pushStatus(.invoiceAccepted), .cancelInvoice])),
+            (.invoiceCreated, invoice(.accepted, expiry: 242),
+             ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: 242), actions: [.pushStatus(.invoiceAccepted), .prepareFunding])),
+            // 200 - 164 = 36 < 37 blocks left: the client could not see the lock confirm and claim.
+            (.invoiceCreated, invoice(.accepted, expiry: 300, tip: 164),
+             ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: 300), actions: [.pushStatus(.invoiceAccepted), .cancelInvoice])),
+            (.invoiceAccepted(htlcExpiry: 300), invoice(.accepted, expiry: 300, tip: 163), ProviderSwapStep(actions: [.prepareFunding])),
+            (.invoiceAccepted(htlcExpiry: 300), invoice(.accepted, expiry: 300, tip: 164), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.invoiceAccepted(htlcExpiry: 300), .fundingFailed(retryable: false), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.invoiceAccepted(htlcExpiry: 300), .fundingFailed(retryable: true), ProviderSwapStep()),
+            (.invoiceAccepted(htlcExpiry: 300), .block(height: 161), ProviderSwapStep(actions: [.lookupInvoice])),
+            (.invoiceAccepted(htlcExpiry: 300), .invoiceCancelled, ProviderSwapStep(next: .cancelled, actions: [.pushStatus(.cancelled)])),
+            (.invoiceAccepted(htlcExpiry: 300), invoice(.canceled), ProviderSwapStep(next: .cancelled, actions: [.pushStatus(.cancelled)])),
+            // Unpaid: wait while a lock is still possible, give up after.
+            (.invoiceCreated, .block(height: 163), ProviderSwapStep()),
+            (.invoiceCreated, .block(height: 164), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.invoiceCreated, invoice(.open, tip: 164), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.invoiceCreated, invoice(.canceled), ProviderSwapStep(next: .cancelled, actions: [.pushStatus(.cancelled)])),
+            (.invoiceCreated, .invoiceCancelled, ProviderSwapStep(next: .cancelled, actions: [.pushStatus(.cancelled)])),
+        ]
+        check(table)
+    }
+
+    func testFundingIntentPublishesOnlyTheRecordedLock() {
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            (.fundingIntent(lock), .lockMissing, ProviderSwapStep(actions: [.publishLock(lock)])),
+            (.fundingIntent(lock), .block(height: 161), ProviderSwapStep(actions: [.publishLock(lock)])),
+            (.fundingIntent(lock), .lockSeen(confirmations: 0),
+             ProviderSwapStep(next: .lockBroadcast(lock), actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])),
+            (.fundingIntent(lock), .lockSeen(confirmations: 3),
+             ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed), .watchLock(lock)])),
+            (.fundingIntent(lock), .lockPublishFailed(permanent: false), ProviderSwapStep()),
+            (.fundingIntent(lock), .lockPublishFailed(permanent: true), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.fundingIntent(lock), .fundingPrepared(lock), ProviderSwapStep()),
+            // Not before the lock is known to be out: settling could leave the client unpaid.
+            (.fundingIntent(lock), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+        ]
+        check(table)
+    }
+
+    func testPushedPreimagesCountOnlyWhenValidAndLocked() {
+        let wrong = [UInt8](repeating: 0x43, count: 32)
+        let claimed = ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            (.invoiceCreated, .preimagePushed(preimage: preimage), ProviderSwapStep()),
+            (.invoiceAccepted(htlcExpiry: 300), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: wrong), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: Array(preimage.prefix(31))), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: preimage), claimed),
+            (.lockConfirmed(lock), .preimagePushed(preimage: preimage), claimed),
+            (.refundIntent(lock, refund), .preimagePushed(preimage: preimage), claimed),
+            (.refundBroadcast(lock, refund), .preimagePushed(preimage: preimage), claimed),
+            (.refundBroadcast(lock, refund), .preimagePushed(preimage: wrong), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage), claimed),
+            (.claimObserved(lock, preimage: preimage), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+        ]
+        check(table)
+    }
+
+    func testRefundPathAfterTheTimeout() {
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            (.lockConfirmed(lock), .block(height: 199), ProviderSwapStep()),
+            (.lockBroadcast(lock), .block(height: 199), ProviderSwapStep(actions: [.rebroadcastLock(lock)])),
+            (.lockConfirmed(lock), .block(height: 200), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
+            (.lockBroadcast(lock), .block(height: 201), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
+            (.lockConfirmed(lock), .refundPrepared(refund),
+             ProviderSwapStep(next: .refundIntent(lock, refund), actions: [.broadcastRefund(refund)])),
+            (.refundIntent(lock, refund), .refundPublished, ProviderSwapStep(next: .refundBroadcast(lock, refund))),
+            (.refundIntent(lock, refund), .refundPublishFailed, ProviderSwapStep()),
+            (.refundIntent(lock, refund), .block(height: 201), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
+            (.refundIntent(lock, refund), .refundStatus(.confirmed(1), atBlock: false),
+             ProviderSwapStep(next: .refundBroadcast(lock, refund), actions: [.cancelInvoice])),
+            (.refundBroadcast(lock, refund), .block(height: 202), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: true)])),
+            (.refundBroadcast(lock, refund), .refundStatus(.unconfirmed, atBlock: true),
+             ProviderSwapStep(actions: [.prepareRefund(replacing: refund)])),
+            (.refundBroadcast(lock, refund), .refundStatus(.unconfirmed, atBlock: false), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .refundStatus(.missing, atBlock: true), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
+            (.refundBroadcast(lock, refund), .refundPrepared(bumped),
+             ProviderSwapStep(next: .refundIntent(lock, bumped), actions: [.broadcastRefund(bumped)])),
+            (.refundBroadcast(lock, refund), .refundStatus(.confirmed(1), atBlock: true), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.refundBroadcast(lock, refund), .invoiceCancelled, ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])),
+            // The invoice is never given up while the lock may still be claimed.
+            (.lockConfirmed(lock), .invoiceCancelled, ProviderSwapStep()),
+            (.refundIntent(lock, refund), .refundStatus(.unconfirmed, atBlock: false), ProviderSwapStep(next: .refundBroadcast(lock, refund))),
+        ]
+        check(table)
+    }
+
+    func testFinalStatesIgnoreEveryInput() {
+        let inputs: [ProviderSwapInput] = [
+            .recover, invoice(.accepted, expiry: 300), invoice(.canceled), .block(height: 250), .fundingPrepared(lock),
+            .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage),
+            .preimagePushed(preimage: preimage), .refundPrepared(refund), .refundStatus(.missing, atBlock: true),
+            .invoiceSettled, .invoiceCancelled,
+        ]
+        for state in allStates where state.isFinal {
+            for input in inputs { XCTAssertEqual(machine.step(state, input), ProviderSwapStep(), "\(state) on \(input)") }
+        }
+        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.settled, .refunded, .cancelled])
+    }
+
+    func testEveryStateRoundTripsThroughItsEvent() throws {
+        for state in allStates {
+            XCTAssertEqual(try ProviderSwapState(kind: state.kind.rawValue, data: state.eventData), state)
+        }
+        XCTAssertThrowsError(try ProviderSwapState(kind: "lock_broadcast", data: .object([:])))
+        XCTAssertThrowsError(try ProviderSwapState(kind: "teleported", data: .object([:])))
+    }
+
+    func testDescriptionsNeverShowThePreimage() {
+        let state = ProviderSwapState.claimObserved(lock, preimage: preimage)
+        XCTAssertFalse(state.description.contains(preimage.hex))
+        XCTAssertFalse(ProviderSwapAction.settleInvoice(preimage: preimage).description.contains(preimage.hex))
+    }
+
+    func testStatusSequenceCountsClientVisibleChanges() {
+        let kinds = ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast", "lock_confirmed",
+                     "claim_observed", "settled"]
+        let events = kinds.enumerated().map {
+            SwapEvent(sequence: Int64($0.offset + 1), kind: $0.element, data: .object([:]), isFinal: $0.element == "settled", at: 0)
+        }
+        XCTAssertEqual(ProviderEngine.statusSequence(of: events), 5)
+        XCTAssertEqual(ProviderEngine.statusSequence(of: Array(events.prefix(3))), 2)
+    }
+
+    private func check(_ table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)],
+                       file: StaticString = #filePath, line: UInt = #line) {
+        for (index, (state, input, expected)) in table.enumerated() {
+            XCTAssertEqual(machine.step(state, input), expected, "row \(index): \(state.kind.rawValue) on \(input)",
+                           file: file, line: line)
+        }
+    }
+}
