@@ -62,6 +62,8 @@ public actor ProviderEngine {
 
     var watchID: UInt64?
     private var chainTask: Task<Void, Never>?
+    /// The last invoice state each swap saw (for status displays and diagnostics).
+    var invoiceObservations: [String: ProviderInvoiceObservation] = [:]
     var lockTxids: [TransactionID: String] = [:]
     var lockOutpoints: [OutPoint: String] = [:]
 
@@ -147,11 +149,15 @@ public actor ProviderEngine {
         states = [:]
         lockTxids = [:]
         lockOutpoints = [:]
+        invoiceObservations = [:]
     }
 
     /// The state of a swap this engine drives, or nil when it runs no such swap (finished
     /// swaps are in the store).
     public func state(of swapID: String) -> ProviderSwapState? { states[swapID] }
+
+    /// The invoice as a swap last saw it, while the swap runs.
+    public func invoiceObservation(of swapID: String) -> ProviderInvoiceObservation? { invoiceObservations[swapID] }
 
     /// Ids of the swaps being driven.
     public var activeSwapIDs: [String] { Array(states.keys).sorted() }
@@ -178,6 +184,7 @@ public actor ProviderEngine {
     /// One input: decide, store the transition, run the actions, feed their results back.
     func process(_ swapID: String, _ input: ProviderSwapInput) async {
         guard let swap = swaps[swapID], let state = states[swapID] else { return }
+        if case .invoice(let seen) = input { invoiceObservations[swapID] = seen }
         let step = ProviderSwapMachine(context: swap.context).step(state, input)
         if let next = step.next, next != state {
             do {
@@ -206,6 +213,7 @@ public actor ProviderEngine {
     /// The swap reached a final state: its funds are free, its watches end.
     private func finish(_ swapID: String) {
         risk.release(swapID: swapID)
+        invoiceObservations[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
         mailboxes.removeValue(forKey: swapID)?.finish()
         drivers.removeValue(forKey: swapID)
