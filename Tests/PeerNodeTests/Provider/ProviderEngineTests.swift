@@ -113,6 +113,8 @@ final class ProviderEngineTests: XCTestCase {
         XCTAssertEqual(harness.hub.transactions(paying: contract.scriptPubKey, fromHeight: harness.hub.height).count, 1)
 
         // The client heard of it with the raw lock, in sequence.
+        // Pushed right after the state is stored.
+        try await harness.waitForPush(.lockBroadcast, of: id)
         let updates = harness.pushes.updates(of: id)
         XCTAssertEqual(updates.map(\.status), [.invoiceAccepted, .lockBroadcast])
         XCTAssertEqual(updates.map(\.sequence), [2, 3])
@@ -139,6 +141,7 @@ final class ProviderEngineTests: XCTestCase {
         XCTAssertEqual(invoice.state, .settled)
         let observed = try await harness.kinds(id).suffix(2)
         XCTAssertEqual(observed, ["claim_observed", "settled"])
+        try await harness.waitForPush(.settled, of: id)
         XCTAssertEqual(harness.pushes.updates(of: id).map(\.status), [.invoiceAccepted, .lockBroadcast, .lockConfirmed, .settled])
         XCTAssertEqual(harness.pushes.updates(of: id).map(\.sequence), [2, 3, 4, 5])
         let active = await harness.engine.activeSwapIDs
@@ -185,7 +188,7 @@ final class ProviderEngineTests: XCTestCase {
         try await harness.wallet.sync()
         let refunded = await harness.wallet.transaction(refund.txid)
         XCTAssertNotNil(refunded)
-        XCTAssertEqual(harness.pushes.updates(of: id).last?.status, .refunded)
+        try await harness.waitForPush(.refunded, of: id)
     }
 
     func testPreimagePushSettlesWithoutWaitingForTheChain() async throws {
@@ -236,6 +239,7 @@ final class ProviderEngineTests: XCTestCase {
         guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore)
         XCTAssertTrue(harness.hub.transactions(paying: contract.scriptPubKey, fromHeight: 0).isEmpty)
+        try await harness.waitForPush(.cancelled, of: accept.swapID)
         XCTAssertEqual(harness.pushes.updates(of: accept.swapID).map(\.status), [.invoiceAccepted, .cancelled])
     }
 

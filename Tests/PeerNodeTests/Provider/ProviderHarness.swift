@@ -210,6 +210,13 @@ final class ProviderHarness {
         }
     }
 
+    /// Waits until the client was last told `status` (pushes follow the stored state).
+    func waitForPush(_ status: SwapStatus, of swapID: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await waitFor("a \(status.rawValue) push for \(swapID)", pollingChain: false, file: file, line: line) {
+            pushes.updates(of: swapID).last?.status == status
+        }
+    }
+
     /// The lock recorded for a swap (in its last event that has one).
     func recordedLock(_ swapID: String) async throws -> ProviderLock? {
         try await store.events(of: swapID).reversed().lazy.compactMap { try? ProviderSwapState(event: $0).lock }.first
