@@ -21,8 +21,9 @@ struct HubOptions {
         usage: peernode-regtest [options]
 
         Runs the regtest hub: a chain validated by Bitcoin Core's kernel behind Bitcoin Core's
-        JSON-RPC and a Lightning simulator behind LND's REST API, on loopback. Prints its endpoints and credentials as one JSON line, then
-        serves until SIGINT or SIGTERM.
+        JSON-RPC, and a Lightning simulator behind LND's REST API (one port per node), on
+        loopback. Prints its endpoints and credentials as one JSON line, then serves until
+        SIGINT or SIGTERM.
 
         options:
           --rpcport <port>        JSON-RPC port (default: a free one)
