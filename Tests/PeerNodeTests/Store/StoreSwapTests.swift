@@ -142,6 +142,35 @@ final class StoreSwapTests: XCTestCase {
         }
     }
 
+    func testIdsAndTextsAreBoundNeverSpliced() async throws {
+        let store = try SQLiteSwapStore.openInMemory()
+        let id = "x'); DROP TABLE swaps; --"
+        let record = SwapRecord(id: id, role: .provider, swapIndex: UInt32.max, peer: "\"quoted\" peer",
+                                createdAt: -1, contract: .object(["note": .string("it's \u{1F600} \n fine")]))
+        _ = try await store.create(record, firstEvent: "swap_requested'", data: .string("'"), at: 0)
+        let stored = try await store.swap(id)
+        XCTAssertEqual(stored, record)
+        let last = try await store.lastEvent(of: id)
+        XCTAssertEqual(last?.kind, "swap_requested'")
+        XCTAssertEqual(last?.data, .string("'"))
+    }
+
+    func testEventDataThatCouldNotBeReadBackIsRefusedAndNothingIsWritten() async throws {
+        let store = try SQLiteSwapStore.openInMemory()
+        _ = try await store.create(StoreFixture.record("s", index: 0), firstEvent: "quote_accepted", data: .object([:]), at: 1)
+        var deep = JSONValue.null
+        for _ in 0..<(StoredJSON.limits.maxDepth + 1) { deep = .array([deep]) }
+        do {
+            _ = try await store.append("lock_seen", data: deep, isFinal: false, to: "s", at: 2)
+            XCTFail("data nested past the read limit was stored")
+        } catch {
+            guard case .database(let operation, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(operation, "store event data")
+        }
+        let events = try await store.events(of: "s")
+        XCTAssertEqual(events.count, 1)
+    }
+
     func testClosedStoreRefusesCalls() async throws {
         let store = try SQLiteSwapStore.openInMemory()
         await store.close()
