@@ -132,11 +132,12 @@ final class RouterTCPTests: XCTestCase {
         XCTAssertEqual(again.probed, 3)
         XCTAssertEqual(tcp.dialCount, 8)
 
-        // The chosen provider quotes over the same TCP path (a fresh connection to the
-        // contact's address, handshake expecting its pubky), and the quote passes policy.
-        let dialer = PeerDialer(identity: Fixtures.client, loop: loop, limits: limits)
+        // The chosen provider quotes over the same TCP path as the probe (a fresh connection
+        // to the contact's address, handshake expecting its pubky), and the quote passes policy.
         let chosen = choice.provider.contact
-        let connection = try await dialer.dial(chosen.pubky, host: chosen.host, port: Int(chosen.port))
+        let connection = try await PeerConnection.dial(over: try await tcp.connect(chosen), identity: Fixtures.client,
+                                                       expecting: chosen.pubky, sleeper: loop.sleeper, limits: limits)
+        XCTAssertEqual(tcp.dialCount, 9)
         let request = QuoteRequest(requestID: "quote-tcp-1", offerID: choice.provider.offer.body.offerID,
                                    amountSat: choice.lockAmountSat)
         let reply = try await connection.request(request.encoded, id: request.requestID)
