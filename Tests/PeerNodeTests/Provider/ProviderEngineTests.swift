@@ -13,7 +13,7 @@ final class ProviderEngineTests: XCTestCase {
     private var harness: ProviderHarness!
 
     override func setUp() async throws {
-        harness = try await ProviderHarness.start()
+        harness = try await ProviderHarness.start(storePath: try StoreFixture.directory(for: self) + "/provider.sqlite")
     }
 
     override func tearDown() async throws {

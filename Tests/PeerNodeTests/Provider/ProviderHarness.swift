@@ -8,7 +8,7 @@ import Synchronization
 import Transport
 import XCTest
 
-/// A provider node on the hub, and a client that talks to it in-process: the provider's
+/// A provider node on the hub (its swaps in a SQLite file), and a client that talks to it in-process: the provider's
 /// engine with its store, wallet (funded from coinbases), desk, chain follower and LND
 /// client; the client's identity, seed-derived swap secrets and a paying LND node.
 ///
@@ -21,7 +21,9 @@ final class ProviderHarness {
     static let payerBalanceMsat: UInt64 = 50_000_000_000
 
     let hub: SwapHubFixture
-    let store: any SwapStore
+    /// The provider's database file: a restart opens it again.
+    let storePath: String
+    private(set) var store: SQLiteSwapStore
     let providerLND: LNDRESTClient
     let payerLND: LNDRESTClient
     let identity: NodeIdentity
@@ -34,11 +36,12 @@ final class ProviderHarness {
     private(set) var desk: ProviderDesk
     private(set) var engine: ProviderEngine
 
-    private init(hub: SwapHubFixture, store: any SwapStore, providerLND: LNDRESTClient, payerLND: LNDRESTClient,
+    private init(hub: SwapHubFixture, storePath: String, store: SQLiteSwapStore, providerLND: LNDRESTClient, payerLND: LNDRESTClient,
                  identity: NodeIdentity, client: NodeIdentity, follower: ChainFollower, wallet: Wallet, desk: ProviderDesk,
                  engine: ProviderEngine, pushes: ProviderPushRecorder) throws {
         self.pushes = pushes
         self.hub = hub
+        self.storePath = storePath
         self.store = store
         self.providerLND = providerLND
         self.payerLND = payerLND
@@ -52,7 +55,8 @@ final class ProviderHarness {
     }
 
     /// Hub, funded provider wallet (ten mature coinbases), started engine.
-    static func start(store: any SwapStore = MemorySwapStore()) async throws -> ProviderHarness {
+    static func start(storePath: String) async throws -> ProviderHarness {
+        let store = try SQLiteSwapStore.open(path: storePath)
         let hub = try await SwapHubFixture.start(lightningNodes: [("provider", 0), ("payer", payerBalanceMsat)])
         let providerLND = try await hub.lndClient("provider")
         let payerLND = try await hub.lndClient("payer")
@@ -68,17 +72,19 @@ final class ProviderHarness {
         let pushes = ProviderPushRecorder()
         let engine = makeEngine(hub: hub, store: store, lightning: providerLND, wallet: wallet, desk: desk,
                                 follower: follower, clock: clock, pushes: pushes)
-        let harness = try ProviderHarness(hub: hub, store: store, providerLND: providerLND, payerLND: payerLND,
+        let harness = try ProviderHarness(hub: hub, storePath: storePath, store: store, providerLND: providerLND, payerLND: payerLND,
                                           identity: identity, client: client, follower: follower, wallet: wallet,
                                           desk: desk, engine: engine, pushes: pushes)
         try await engine.start()
         return harness
     }
 
-    /// A restart: the old engine stops (as if killed), a new wallet, desk and engine over
-    /// the same store and backends start and recover.
+    /// A restart: the old engine stops (as if killed) and its database is closed; a new
+    /// wallet, desk and engine over the database file opened again start and recover.
     func restart() async throws {
         await engine.shutdown()
+        await store.close()
+        store = try SQLiteSwapStore.open(path: storePath)
         wallet = try Self.makeWallet(hub)
         desk = Self.makeDesk(identity: identity, clock: clock)
         engine = Self.makeEngine(hub: hub, store: store, lightning: providerLND, wallet: wallet, desk: desk,
@@ -88,6 +94,7 @@ final class ProviderHarness {
 
     func shutDown() async {
         await engine.shutdown()
+        await store.close()
         await follower.finish()
         await hub.shutDown([providerLND, payerLND])
     }
