@@ -1,7 +1,6 @@
 import Bitcoin
 import HTLC
 import Lightning
-import Offers
 
 /// What the provider engine fails at. Messages name swaps, amounts, heights and txids,
 /// never a preimage, a key or bytes a peer sent.
@@ -35,7 +34,4 @@ public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         return .corruptRecord("unexpected contract error")
     }
 
-    /// The Reject code a SwapRequest failing with this error is answered with: our fault
-    /// (`internal`), never the client's.
-    var rejectCode: RejectCode { .internal }
 }

@@ -191,6 +191,62 @@ final class ProviderEngineTests: XCTestCase {
         try await harness.waitForPush(.refunded, of: id)
     }
 
+    func testAnUnconfirmedRefundIsReplacedByOnePayingMoreAtTheNextBlock() async throws {
+        let (accept, _, payment) = try await harness.startSwap()
+        let id = accept.swapID
+        try await harness.waitForState(.lockBroadcast, of: id)
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        let firstEvent = try await harness.store.lastEvent(of: id)
+        guard case .refundBroadcast(_, let first) = try ProviderSwapState(event: XCTUnwrap(firstEvent)) else {
+            return XCTFail("expected the refund in the last event")
+        }
+
+        // A block arrives and the refund is still unconfirmed (the hub mines whatever is in
+        // its mempool, so the block is handed to the engine as the follower would).
+        await harness.engine.deliver(.block(height: UInt32(harness.hub.height)), to: id)
+        try await harness.waitFor("the replacement refund", pollingChain: false) {
+            guard let event = try await harness.store.lastEvent(of: id),
+                  case .refundBroadcast(_, let latest) = try ProviderSwapState(event: event) else { return false }
+            return latest.txid != first.txid
+        }
+        let secondEvent = try await harness.store.lastEvent(of: id)
+        guard case .refundBroadcast(_, let second) = try ProviderSwapState(event: XCTUnwrap(secondEvent)) else {
+            return XCTFail("expected the replacement in the last event")
+        }
+        XCTAssertGreaterThan(second.feeRate, first.feeRate)
+        XCTAssertGreaterThan(second.fee, first.fee)
+        XCTAssertEqual(second.destination, first.destination, "every bump pays the same address")
+        XCTAssertEqual(second.transaction.inputs.map(\.previousOutput), first.transaction.inputs.map(\.previousOutput))
+        XCTAssertFalse(harness.hub.inMempool(first.txid))
+        XCTAssertTrue(harness.hub.inMempool(second.txid))
+        XCTAssertTrue(harness.hub.backend.verifiedTransactions.contains(second.txid))
+        // Recorded before it was broadcast.
+        let kinds = try await harness.kinds(id)
+        XCTAssertEqual(Array(kinds.suffix(4)), ["refund_intent", "refund_broadcast", "refund_intent", "refund_broadcast"])
+
+        try await harness.mine(1)
+        try await harness.waitForState(.refunded, of: id)
+        XCTAssertEqual(harness.hub.confirmations(of: second.txid), 1)
+        guard case .failed? = try await payment.value else { return XCTFail("the payment did not return") }
+    }
+
+    func testPeerHandlersRouteOffersToTheDeskAndSwapsToTheEngine() async throws {
+        let handlers = harness.engine.handlers
+        let onRequest = try XCTUnwrap(handlers.onRequest)
+        let offer = try SwapMessage(bytes: await onRequest(OfferRequest(requestID: "o").encoded, harness.client.pubky))
+        guard case .offer = offer else { return XCTFail("expected an offer, got \(offer)") }
+        let status = try SwapMessage(bytes: await onRequest(SwapStatusRequest(requestID: "s", swapID: "none").encoded,
+                                                           harness.client.pubky))
+        guard case .reject(let reject) = status else { return XCTFail("expected a Reject, got \(status)") }
+        XCTAssertEqual(reject.code, .notFound)
+        let garbage = try SwapMessage(bytes: await onRequest(Array(#"{"type":"Teleport","request_id":"t"}"#.utf8),
+                                                            harness.client.pubky))
+        guard case .reject(let unknown) = garbage else { return XCTFail("expected a Reject, got \(garbage)") }
+        XCTAssertEqual(unknown.code, .invalidRequest)
+        XCTAssertEqual(unknown.requestID, "t")
+    }
+
     func testPreimagePushSettlesWithoutWaitingForTheChain() async throws {
         let (accept, secrets, payment) = try await harness.startSwap()
         let id = accept.swapID
