@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "Transport", "TestSupport"]),
         .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "Transport", "TestSupport"]),
         .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
-        .testTarget(name: "PeerNodeTests", dependencies: ["PeerNode", "Bitcoin", "HTLC", "Transport", "Regtest", "TestSupport"]),
+        .testTarget(name: "PeerNodeTests", dependencies: ["PeerNode", "Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "Regtest", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
