@@ -219,10 +219,11 @@ extension ClientEngine {
     }
 
     private func pushPreimage(_ run: ClientSwapRun) async {
-        guard let providerSwapID = run.providerSwapID else { return }
+        guard let providerSwapID = run.providerSwapID, !run.preimageDelivered else { return }
         let push = PreimagePush(swapID: providerSwapID, preimage: run.secrets.preimage)
         do {
             try await link(for: run.terms.provider).push(push.encoded)
+            run.preimageDelivered = true
         } catch {
             // The claim's witness reveals it on chain too; the provider settles from there.
             note(run.id, "preimage push not delivered (\(error)); the provider can read it from the claim")

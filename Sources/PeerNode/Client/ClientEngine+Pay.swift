@@ -145,9 +145,14 @@ extension ClientEngine {
             last = state
             if state.phase.isFinal || (state.phase.claimIsOut && run.claimAccepted) { break }
         }
-        if last.phase == .failed || last.phase == .abandoned || !last.phase.claimIsOut {
-            throw .swapEnded(swapID: run.id, outcome: last.outcome ?? ClientSwapOutcome(
-                reason: "the swap stopped before a claim", funds: last.phase.mayHavePaid ? .heldUntilCancelled : .neverSent))
+        if last.phase == .failed || last.phase == .abandoned, let outcome = last.outcome {
+            throw .swapEnded(swapID: run.id, outcome: outcome)
+        }
+        guard last.phase.claimIsOut, run.claimAccepted || last.phase.isFinal else {
+            // The run stopped (a failed write): the record says where it is, and a restart
+            // resumes it from there.
+            throw .store("swap \(run.id) stopped in \(last.phase.rawValue) before its claim was broadcast; "
+                         + "it resumes when the node restarts")
         }
         report(run.id, .note, "sent: the claim is broadcast")
         var confirmed = last.claimConfirmations > 0

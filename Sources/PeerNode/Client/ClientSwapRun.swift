@@ -21,6 +21,8 @@ final class ClientSwapRun {
     var payment: Task<Void, Never>?
     /// Whether a claim was accepted by the chain backend at least once (`pay` says "sent" then).
     var claimAccepted = false
+    /// Whether the provider has our PreimagePush (this run); a later push is then skipped.
+    var preimageDelivered = false
     /// The last status update's sequence, to drop stale or repeated pushes.
     var lastStatusSequence: UInt64?
     var observers: [UInt64: AsyncStream<ClientSwapState>.Continuation] = [:]
