@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup build test bench clean
+.PHONY: setup build test bench hub clean
 
 setup:
 	@./scripts/setup.sh
@@ -24,3 +24,10 @@ clean:
 bench: setup
 	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
 	.build/release/peernode-bench
+
+# The regtest hub: Bitcoin Core JSON-RPC and LND REST on loopback; prints its endpoints as
+# JSON and runs until Ctrl-C. Extra flags: make hub HUB_ARGS="--ln-node alice:500000".
+HUB_ARGS ?= --ln-node alice:500000 --ln-node bob:0
+hub: setup
+	$(SWIFT) build --product peernode-regtest $(SWIFT_FLAGS)
+	.build/debug/peernode-regtest $(HUB_ARGS)

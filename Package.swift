@@ -33,7 +33,7 @@ let package = Package(
         // The regtest hub: Bitcoin Core's JSON-RPC and LND REST on loopback ports.
         .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
         // Transport benchmarks (release build): `make bench`.
-        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium"], path: "Sources/PeerNodeBench"),
+        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers"], path: "Sources/PeerNodeBench"),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),

@@ -14,13 +14,16 @@ struct HubOptions {
     var kernelPath: String?
     /// Core v31's relay policy (0.1 sat/vB) instead of the hub's default (1 sat/vB).
     var corePolicy = false
+    /// Lightning nodes created at start, each with its own LND REST server.
+    var lightningNodes: [RegtestHub.NodeSpec] = []
 
     static let usage = """
         usage: peernode-regtest [options]
 
         Runs the regtest hub: a chain validated by Bitcoin Core's kernel behind Bitcoin Core's
-        JSON-RPC, on loopback. Prints its endpoints and credentials as one JSON line, then
-        serves until SIGINT or SIGTERM.
+        JSON-RPC, and a Lightning simulator behind LND's REST API (one port per node), on
+        loopback. Prints its endpoints and credentials as one JSON line, then serves until
+        SIGINT or SIGTERM.
 
         options:
           --rpcport <port>        JSON-RPC port (default: a free one)
@@ -29,6 +32,8 @@ struct HubOptions {
           --automine <seconds>    mine a block every <seconds>
           --kernel <path>         libbitcoinkernel.so (default: $PEERNODE_KERNEL_LIB)
           --core-policy           Core v31's 0.1 sat/vB relay floor instead of 1 sat/vB
+          --ln-node <name[:sat]>  a Lightning node with its own LND REST server, funded with
+                                  <sat> satoshis (default 0); repeat for more nodes
           --help                  this text
         """
 
@@ -59,12 +64,30 @@ struct HubOptions {
             case "--automine": options.autoMineSeconds = try number(flag, 1...86_400)
             case "--kernel": options.kernelPath = try value(flag)
             case "--core-policy": options.corePolicy = true
+            case "--ln-node": options.lightningNodes.append(try nodeSpec(value(flag)))
             case "--help", "-h": return nil
             default: throw UsageError(description: "unknown option \(flag)")
             }
         }
         guard !options.rpcUser.contains(":") else { throw UsageError(description: "--rpcuser may not contain ':'") }
+        var names = Set<String>()
+        for node in options.lightningNodes where !names.insert(node.name).inserted {
+            throw UsageError(description: "--ln-node \(node.name) given twice")
+        }
         return options
+    }
+
+    /// `NAME[:BALANCE_SAT]`: a name without ':' and a balance in whole satoshis.
+    private static func nodeSpec(_ text: String) throws -> RegtestHub.NodeSpec {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let name = String(parts[0])
+        guard !name.isEmpty else { throw UsageError(description: "--ln-node needs a name, not \(text)") }
+        guard parts.count == 2 else { return RegtestHub.NodeSpec(name: name, balanceSat: 0) }
+        // 21 million BTC: no node can hold more than the whole supply.
+        guard let balance = Int64(parts[1]), (0...2_100_000_000_000_000).contains(balance) else {
+            throw UsageError(description: "--ln-node \(name) takes a balance in satoshis, not \(parts[1])")
+        }
+        return RegtestHub.NodeSpec(name: name, balanceSat: balance)
     }
 
     var policy: MempoolPolicy { corePolicy ? .coreV31Defaults : MempoolPolicy() }

@@ -6,7 +6,8 @@ import Darwin
 import Regtest
 import Transport
 
-/// The running hub: event loop, chain, RPC service, signal watcher.
+/// The running process: event loop, signal watcher, and the hub (`RegtestHub`: chain,
+/// Lightning simulator, JSON-RPC and LND REST servers).
 struct HubProcess {
     let options: HubOptions
 
@@ -15,44 +16,32 @@ struct HubProcess {
         // SIGINT/SIGTERM are watched before anything listens, so a signal that arrives
         // during start-up still stops the hub cleanly.
         let watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
-        let policy = options.policy
-        let chain = try RegtestChain(libraryPath: options.kernelPath, policy: policy)
-        let hub = HubChain(chain: chain, policy: policy, sleeper: loop.sleeper)
         let credentials = HTTPBasicCredentials(user: options.rpcUser, password: options.rpcPassword ?? Self.randomPassword())
-        let server = BitcoinRPCServer(credentials: credentials, methods: BitcoinRPCMethods.all(hub), sleeper: loop.sleeper)
-        let rpc = try await BitcoinRPCService.start(server, host: options.rpcHost, port: options.rpcPort, loop: loop)
-        let lightning = startLightning()
+        let configuration = RegtestHub.Configuration(
+            kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
+            credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes)
+        let hub: RegtestHub
+        do {
+            hub = try await RegtestHub.start(configuration, loop: loop)
+        } catch {
+            await watcher.stop()
+            await loop.shutdown()
+            throw error
+        }
 
-        if let seconds = options.autoMineSeconds { hub.autoMiner.start(everySeconds: seconds, to: hub.wallet.script) }
-        // Written unbuffered, in one piece: whoever started the hub reads this line to find it.
-        Output.write(endpoints(rpc: rpc, credentials: credentials, lightning: lightning).compact + "\n", to: STDOUT_FILENO)
+        // Written unbuffered, in one piece: whoever started the hub reads this line to find
+        // it. It holds the RPC password and each LND macaroon: fine for a regtest hub on
+        // loopback, and the only way its user learns them.
+        var printed = OrderedJSONObject()
+        printed.add(contentsOf: hub.endpoints)
+        printed.add("pid", .int(getpid()))
+        Output.write(printed.json.compact + "\n", to: STDOUT_FILENO)
 
         for await _ in watcher.signals { break }
 
-        await rpc.stop()
-        await hub.shutDown()
+        await hub.stop()
         await watcher.stop()
         await loop.shutdown()
-        chain.close()
-    }
-
-    /// Where the Lightning simulator's LND REST endpoints start (issue #5, REST part):
-    /// it returns what the printed JSON lists under "lightning". Nothing runs yet.
-    private func startLightning() -> OrderedJSON {
-        .object([:])
-    }
-
-    private func endpoints(rpc: BitcoinRPCService, credentials: HTTPBasicCredentials, lightning: OrderedJSON) -> OrderedJSON {
-        let host = rpc.host.contains(":") ? "[\(rpc.host)]" : rpc.host
-        return .object([
-            "bitcoind": .object([
-                "rpc_url": .string("http://\(host):\(rpc.port)/"), "host": .string(rpc.host), "port": .int(rpc.port),
-                "user": .string(credentials.user), "password": .string(credentials.password), "network": "regtest",
-                "methods": .array(rpc.server.methodNames.map { .string($0) }),
-            ]),
-            "lightning": lightning,
-            "pid": .int(getpid()),
-        ])
     }
 
     /// 32 random bytes as hex, from the system's secure generator.

@@ -7,10 +7,9 @@ import Regtest
 import Transport
 
 /// `peernode-regtest`: starts the hub, prints where it listens and how to log in as one
-/// JSON object on stdout, serves until SIGINT/SIGTERM, then stops everything and exits 0.
-///
-/// The Lightning simulator's LND REST endpoints will be started next to the RPC service
-/// (see `HubProcess.startLightning`), and listed under "lightning" in the printed JSON.
+/// JSON object on stdout (Bitcoin Core's RPC under "bitcoind", each Lightning node's LND
+/// REST endpoint and macaroon under "lightning"), serves until SIGINT/SIGTERM, then stops
+/// everything and exits 0.
 func fail(_ message: String) -> Never {
     Output.write("peernode-regtest: \(message)\n", to: STDERR_FILENO)
     exit(2)

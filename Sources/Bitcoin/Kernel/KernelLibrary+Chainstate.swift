@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import CBitcoinKernel
-import Synchronization
 
 /// The chainstate half of libbitcoinkernel (context, chainstate manager, blocks, validation
 /// callbacks), resolved from the same library `KernelLibrary` opened for script checks. It
@@ -77,31 +76,18 @@ struct KernelChainstateLibrary: Sendable {
     let validationStateResult: GetResult
     let loggingConnectionCreate: CreateLoggingConnection
 
-    private static let loaded = Mutex<[String: KernelChainstateLibrary]>([:])
+    /// Libraries already opened, by path: each is opened and resolved once per process.
+    private static let cache = KernelLibraryCache<KernelChainstateLibrary>()
 
     static func load(path: String) throws -> KernelChainstateLibrary {
-        try loaded.withLock { cache in
-            if let library = cache[path] { return library }
-            let library = try KernelChainstateLibrary(opening: path)
-            cache[path] = library
-            return library
-        }
+        try cache.load(path: path) { try KernelChainstateLibrary(opening: $0) }
     }
 
     private init(opening path: String) throws {
         // The script-verification loader already opened this path and reported a missing file;
         // this second dlopen only takes another reference to the same handle.
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
-            throw BitcoinError.kernelUnavailable("cannot load libbitcoinkernel from \(path) (\(reason)); \(KernelLibrary.setupHint)")
-        }
-        func symbol<F>(_ name: String, as _: F.Type) throws -> F {
-            guard let address = dlsym(handle, name) else {
-                throw BitcoinError.kernelUnavailable(
-                    "\(path) has no symbol \(name), so it is not Bitcoin Core v31's libbitcoinkernel; \(KernelLibrary.setupHint)")
-            }
-            return unsafeBitCast(address, to: F.self)
-        }
+        let handle = try KernelHandle.open(path)
+        func symbol<F>(_ name: String, as type: F.Type) throws -> F { try handle.symbol(name, as: type) }
         do {
             self.path = path
             chainParametersCreate = try symbol("btck_chain_parameters_create", as: CreateChainParameters.self)
@@ -140,7 +126,7 @@ struct KernelChainstateLibrary: Sendable {
                                                as: GetResult.self)
             loggingConnectionCreate = try symbol("btck_logging_connection_create", as: CreateLoggingConnection.self)
         } catch {
-            dlclose(handle)
+            handle.close()
             throw error
         }
     }

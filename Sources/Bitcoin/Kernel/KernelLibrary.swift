@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Bitcoin Core's libbitcoinkernel, opened with `dlopen` and reduced to the typed entry points
 /// script verification needs. It is loaded at run time rather than linked so that the package
@@ -38,31 +37,15 @@ struct KernelLibrary: Sendable {
     let scriptPubkeyVerify: Verify
 
     /// Libraries already opened, by path: each is opened and resolved once per process.
-    private static let loaded = Mutex<[String: KernelLibrary]>([:])
+    private static let cache = KernelLibraryCache<KernelLibrary>()
 
     static func load(path: String) throws -> KernelLibrary {
-        try loaded.withLock { cache in
-            if let library = cache[path] { return library }
-            let library = try KernelLibrary(opening: path)
-            cache[path] = library
-            return library
-        }
+        try cache.load(path: path) { try KernelLibrary(opening: $0) }
     }
 
     private init(opening path: String) throws {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
-            throw BitcoinError.kernelUnavailable("cannot load libbitcoinkernel from \(path) (\(reason)); \(Self.setupHint)")
-        }
-        // The one place a failed lookup becomes an error: a library without these symbols is
-        // not the Core version this wrapper was written for.
-        func symbol<F>(_ name: String, as _: F.Type) throws -> F {
-            guard let address = dlsym(handle, name) else {
-                throw BitcoinError.kernelUnavailable(
-                    "\(path) has no symbol \(name), so it is not Bitcoin Core v31's libbitcoinkernel; \(Self.setupHint)")
-            }
-            return unsafeBitCast(address, to: F.self)
-        }
+        let handle = try KernelHandle.open(path)
+        func symbol<F>(_ name: String, as type: F.Type) throws -> F { try handle.symbol(name, as: type) }
         do {
             self.path = path
             scriptPubkeyCreate = try symbol("btck_script_pubkey_create", as: CreateFromBytes.self)
@@ -77,7 +60,7 @@ struct KernelLibrary: Sendable {
             scriptPubkeyVerify = try symbol("btck_script_pubkey_verify", as: Verify.self)
         } catch {
             // Nothing else holds the handle of a library we reject, so close it before reporting.
-            dlclose(handle)
+            handle.close()
             throw error
         }
         // On success the handle is deliberately never closed: the function pointers above live

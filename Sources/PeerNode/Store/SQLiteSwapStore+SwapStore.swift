@@ -1,0 +1,177 @@
+import Transport
+
+extension SQLiteSwapStore: SwapStore {
+    public func reserveSwapIndex() throws(StoreError) -> UInt32 {
+        try connection.transaction { () throws(StoreError) -> UInt32 in
+            let next = try nextSwapIndex()
+            guard next <= Int64(UInt32.max) else {
+                throw StoreError.database(operation: "reserve swap index", message: "every swap index has been used")
+            }
+            try connection.withStatement("UPDATE swap_index_counter SET next_index = ?1 WHERE id = 1") { statement throws(StoreError) in
+                try statement.bind(next + 1, at: 1)
+                try statement.run()
+            }
+            return UInt32(next)
+        }
+    }
+
+    public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) throws(StoreError) -> SwapEvent {
+        let contract = try StoredJSON.encode(record.contract, "swap contract")
+        let eventData = try StoredJSON.encode(data, "event data")
+        return try connection.transaction { () throws(StoreError) -> SwapEvent in
+            if try swapExists(record.id) {
+                throw StoreError.duplicateSwap(record.id)
+            }
+            try connection.withStatement("""
+                INSERT INTO swaps (id, role, swap_index, peer, created_at, contract)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """) { statement throws(StoreError) in
+                try statement.bind(record.id, at: 1)
+                try statement.bind(record.role.rawValue, at: 2)
+                try statement.bind(Int64(record.swapIndex), at: 3)
+                try statement.bind(record.peer, at: 4)
+                try statement.bind(record.createdAt, at: 5)
+                try statement.bind(contract, at: 6)
+                try statement.run()
+            }
+            // An index not handed out by reserveSwapIndex (a swap rebuilt by recovery) must
+            // still never be handed out again.
+            try connection.withStatement("""
+                UPDATE swap_index_counter SET next_index = max(next_index, ?1 + 1) WHERE id = 1
+                """) { statement throws(StoreError) in
+                try statement.bind(Int64(record.swapIndex), at: 1)
+                try statement.run()
+            }
+            let event = SwapEvent(sequence: 1, kind: kind, data: data, isFinal: false, at: at)
+            try insert(event, encodedData: eventData, swapID: record.id)
+            return event
+        }
+    }
+
+    public func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) throws(StoreError) -> SwapEvent {
+        let eventData = try StoredJSON.encode(data, "event data")
+        return try connection.transaction { () throws(StoreError) -> SwapEvent in
+            guard try swapExists(swapID) else { throw StoreError.unknownSwap(swapID) }
+            // The sequence is read and written under the same write lock (BEGIN IMMEDIATE),
+            // so two appends can never get the same number.
+            let last = try lastSequenceAndFinality(swapID)
+            if last?.isFinal == true { throw StoreError.swapFinished(swapID) }
+            let event = SwapEvent(sequence: (last?.sequence ?? 0) + 1, kind: kind, data: data, isFinal: isFinal, at: at)
+            try insert(event, encodedData: eventData, swapID: swapID)
+            return event
+        }
+    }
+
+    public func swap(_ id: String) throws(StoreError) -> SwapRecord? {
+        try connection.withStatement("""
+            SELECT id, role, swap_index, peer, created_at, contract FROM swaps WHERE id = ?1
+            """) { statement throws(StoreError) -> SwapRecord? in
+            try statement.bind(id, at: 1)
+            guard try statement.step() else { return nil }
+            return try SwapRows.record(statement)
+        }
+    }
+
+    public func events(of swapID: String) throws(StoreError) -> [SwapEvent] {
+        try connection.withStatement("""
+            SELECT sequence, kind, data, is_final, at FROM swap_events
+            WHERE swap_id = ?1 ORDER BY sequence
+            """) { statement throws(StoreError) -> [SwapEvent] in
+            try statement.bind(swapID, at: 1)
+            var events: [SwapEvent] = []
+            while try statement.step() {
+                events.append(try SwapRows.event(statement, swapID: swapID))
+            }
+            return events
+        }
+    }
+
+    public func lastEvent(of swapID: String) throws(StoreError) -> SwapEvent? {
+        try connection.withStatement("""
+            SELECT sequence, kind, data, is_final, at FROM swap_events
+            WHERE swap_id = ?1 ORDER BY sequence DESC LIMIT 1
+            """) { statement throws(StoreError) -> SwapEvent? in
+            try statement.bind(swapID, at: 1)
+            guard try statement.step() else { return nil }
+            return try SwapRows.event(statement, swapID: swapID)
+        }
+    }
+
+    public func unfinishedSwaps(role: SwapRole?) throws(StoreError) -> [SwapRecord] {
+        // Nothing can follow a final event, so "the last event is not final" is the same as
+        // "no event is final". Oldest first, insertion order breaking ties.
+        try connection.withStatement("""
+            SELECT id, role, swap_index, peer, created_at, contract FROM swaps AS s
+            WHERE (?1 IS NULL OR s.role = ?1)
+              AND NOT EXISTS (SELECT 1 FROM swap_events AS e WHERE e.swap_id = s.id AND e.is_final = 1)
+            ORDER BY s.created_at, s.rowid
+            """) { statement throws(StoreError) -> [SwapRecord] in
+            if let role {
+                try statement.bind(role.rawValue, at: 1)
+            } else {
+                try statement.bindNull(at: 1)
+            }
+            var records: [SwapRecord] = []
+            while try statement.step() {
+                records.append(try SwapRows.record(statement))
+            }
+            return records
+        }
+    }
+
+    public func allSwaps(limit: Int) throws(StoreError) -> [SwapRecord] {
+        guard limit > 0 else { return [] }
+        return try connection.withStatement("""
+            SELECT id, role, swap_index, peer, created_at, contract FROM swaps
+            ORDER BY created_at DESC, rowid DESC LIMIT ?1
+            """) { statement throws(StoreError) -> [SwapRecord] in
+            try statement.bind(Int64(clamping: limit), at: 1)
+            var records: [SwapRecord] = []
+            while try statement.step() {
+                records.append(try SwapRows.record(statement))
+            }
+            return records
+        }
+    }
+
+    // MARK: Private (each runs inside the caller's transaction)
+
+    private func nextSwapIndex() throws(StoreError) -> Int64 {
+        try connection.withStatement("SELECT next_index FROM swap_index_counter WHERE id = 1") { statement throws(StoreError) -> Int64 in
+            guard try statement.step() else { throw StoreError.corrupt("the swap index counter is missing") }
+            return statement.int64(0)
+        }
+    }
+
+    private func swapExists(_ id: String) throws(StoreError) -> Bool {
+        try connection.withStatement("SELECT 1 FROM swaps WHERE id = ?1") { statement throws(StoreError) -> Bool in
+            try statement.bind(id, at: 1)
+            return try statement.step()
+        }
+    }
+
+    private func lastSequenceAndFinality(_ swapID: String) throws(StoreError) -> (sequence: Int64, isFinal: Bool)? {
+        try connection.withStatement("""
+            SELECT sequence, is_final FROM swap_events WHERE swap_id = ?1 ORDER BY sequence DESC LIMIT 1
+            """) { statement throws(StoreError) -> (sequence: Int64, isFinal: Bool)? in
+            try statement.bind(swapID, at: 1)
+            guard try statement.step() else { return nil }
+            return (statement.int64(0), statement.int64(1) != 0)
+        }
+    }
+
+    private func insert(_ event: SwapEvent, encodedData: String, swapID: String) throws(StoreError) {
+        try connection.withStatement("""
+            INSERT INTO swap_events (swap_id, sequence, kind, data, is_final, at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """) { statement throws(StoreError) in
+            try statement.bind(swapID, at: 1)
+            try statement.bind(event.sequence, at: 2)
+            try statement.bind(event.kind, at: 3)
+            try statement.bind(encodedData, at: 4)
+            try statement.bind(event.isFinal ? 1 : 0, at: 5)
+            try statement.bind(event.at, at: 6)
+            try statement.run()
+        }
+    }
+}

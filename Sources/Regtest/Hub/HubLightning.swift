@@ -1,0 +1,190 @@
+import Bitcoin
+import Synchronization
+import Transport
+
+/// The hub's Lightning side: one simulated network whose nodes each have an LND REST
+/// server on loopback, kept in step with the hub's chain.
+///
+/// The chain has no tip-change callback, and the auto-miner mines on its own task, so
+/// the coupling is pulled rather than pushed: `followChainTip()` runs right after every
+/// RPC call (so a caller that mined sees the effect before its reply arrives) and on the
+/// housekeeping timer (which catches auto-mined blocks and also expires invoices).
+public final class HubLightning: Sendable {
+    public let network: LightningNetwork
+    private let chain: RegtestChain
+    private let loop: EventLoop
+    private let host: String
+    /// REST servers by node name; nil once the hub is stopping, so a late `addNode`
+    /// cannot leave a server running.
+    private let servers = Mutex<[String: LNDRESTServer]?>([:])
+    /// The tip the network last heard of. The lock also serialises notifications, so
+    /// the network never hears of an older tip after a newer one.
+    private let notifiedTip = Mutex<BlockHash?>(nil)
+    private let housekeeping = Mutex<Task<Void, Never>?>(nil)
+
+    /// - Parameters:
+    ///   - host: where the LND REST servers listen (loopback).
+    ///   - clock: the hub's clock in Unix seconds, shared with the chain.
+    init(chain: RegtestChain, loop: EventLoop, host: String, clock: @escaping @Sendable () -> Int64) {
+        self.chain = chain
+        self.loop = loop
+        self.host = host
+        network = LightningNetwork(chainTip: { chain.height }, clock: { UInt64(max(0, clock())) })
+    }
+
+    // MARK: nodes
+
+    /// Creates a node funded with `balanceSat` and starts its REST server on a free
+    /// port with a fresh random macaroon.
+    public func addNode(name: String, balanceSat: Int64) async throws -> LightningEndpoint {
+        guard !name.isEmpty else { throw HubLightningError.invalidName }
+        let balanceMsat = try Self.msat(balanceSat)
+        guard servers.withLock({ $0 != nil }) else { throw HubLightningError.stopped }
+        // The network refuses a duplicate name, so of two racing calls only one goes on.
+        try network.addNode(name: name, balanceMsat: balanceMsat)
+        // The simulator cannot remove a node: if the server fails to start, the node
+        // stays without an endpoint, and the error says so.
+        let server: LNDRESTServer
+        do {
+            let chain = self.chain
+            server = try await LNDRESTServer.start(network: network, node: name, host: host, port: 0, loop: loop,
+                                                   blockHash: { chain.tipHash.hex })
+        } catch {
+            throw HubLightningError.serverFailed(node: name, "\(error)")
+        }
+        let kept = servers.withLock { servers -> Bool in
+            guard servers != nil else { return false }
+            servers![name] = server
+            return true
+        }
+        guard kept else {
+            await server.stop()
+            throw HubLightningError.stopped
+        }
+        return try endpoint(name)
+    }
+
+    /// A node with its REST endpoint and current balance.
+    public func endpoint(_ name: String) throws -> LightningEndpoint {
+        let info = try network.node(name)
+        guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
+        return LightningEndpoint(info: info, url: server.url, host: server.host, port: server.port,
+                                 macaroonHex: server.macaroonHex)
+    }
+
+    /// Every node that has a REST server, by name.
+    public var endpoints: [LightningEndpoint] {
+        network.nodes.compactMap { try? endpoint($0.name) }
+    }
+
+    public func setBalance(node name: String, balanceSat: Int64) throws -> LightningEndpoint {
+        try network.setBalance(node: name, balanceMsat: Self.msat(balanceSat))
+        return try endpoint(name)
+    }
+
+    public func setOnline(node name: String, _ online: Bool) throws -> LightningEndpoint {
+        try network.setOnline(node: name, online)
+        return try endpoint(name)
+    }
+
+    /// Satoshis to millisatoshis, refusing what no Bitcoin amount can be.
+    static func msat(_ sat: Int64) throws(HubLightningError) -> UInt64 {
+        guard sat >= 0, sat <= CoreAmount.maxMoney else { throw .invalidAmount(sat) }
+        return UInt64(sat) * 1_000
+    }
+
+    // MARK: chain coupling
+
+    /// Tells the network of the chain's tip when it moved since the last call: mined
+    /// blocks, or a reorg (whose tip may be lower or at the same height).
+    public func followChainTip() {
+        notifiedTip.withLock { notified in
+            // Hash first, then height: if a block lands between the two reads, the hash
+            // stays stale and the next call notifies again, rather than the new tip
+            // being recorded as heard of with the old height.
+            let hash = chain.tipHash
+            let height = chain.height
+            guard hash != notified else { return }
+            notified = hash
+            network.blockConnected(height: height)
+        }
+    }
+
+    /// Starts the timer that follows auto-mined tips and cancels expired invoices.
+    func startHousekeeping(everyMilliseconds interval: UInt64) {
+        let sleeper = loop.sleeper
+        let task = Task { [self] in
+            while !Task.isCancelled {
+                do { try await sleeper.sleep(milliseconds: interval) } catch { return }
+                followChainTip()
+                network.expireInvoices()
+            }
+        }
+        housekeeping.withLock { $0 = task }
+    }
+
+    /// Stops the timer and every REST server (their open streams end), and waits for them.
+    func stop() async {
+        let task = housekeeping.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+        let running = servers.withLock { servers -> [LNDRESTServer] in
+            defer { servers = nil }
+            return servers.map { Array($0.values) } ?? []
+        }
+        for server in running { await server.stop() }
+    }
+}
+
+/// One node as the hub reports it: identity, REST endpoint and credentials, balance.
+public struct LightningEndpoint: Sendable, Hashable {
+    public var info: LightningNodeInfo
+    public var url: String
+    public var host: String
+    public var port: Int
+    /// The macaroon a client sends in `Grpc-Metadata-macaroon`.
+    public var macaroonHex: String
+
+    public var name: String { info.name }
+
+    /// The entry printed at start-up and answered by the `hub_ln_*` methods. The
+    /// macaroon is printed in full: it guards a regtest simulator on loopback, and
+    /// whoever started the hub needs it to connect.
+    public var json: OrderedJSON {
+        .object([
+            "name": .string(info.name),
+            "alias": .string(info.alias),
+            "identity_pubkey": .string(info.identityKey.compressed.hex),
+            "rest_url": .string(url),
+            "rest_host": .string(host),
+            "rest_port": .int(port),
+            "macaroon_hex": .string(macaroonHex),
+            // LND reports channel balances in whole satoshis, rounding down.
+            "balance_sat": .int(info.balanceMsat / 1_000),
+            "balance_msat": .int(info.balanceMsat),
+            "online": .bool(info.isOnline),
+        ])
+    }
+}
+
+public enum HubLightningError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidName
+    case invalidAmount(Int64)
+    case noServer(node: String)
+    case serverFailed(node: String, String)
+    case stopped
+
+    public var description: String {
+        switch self {
+        case .invalidName: return "a Lightning node needs a non-empty name"
+        case .invalidAmount(let sat): return "\(sat) sat is not an amount of bitcoin"
+        case .noServer(let node): return "Lightning node \(node) has no REST server"
+        case .serverFailed(let node, let reason):
+            return "Lightning node \(node) was created but its REST server did not start: \(reason)"
+        case .stopped: return "the hub is stopping"
+        }
+    }
+}

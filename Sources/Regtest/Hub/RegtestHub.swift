@@ -1,0 +1,137 @@
+import Bitcoin
+import Transport
+
+/// The whole regtest hub as one running thing: the kernel-validated chain, the Lightning
+/// simulator coupled to it, Bitcoin Core's JSON-RPC (with the `hub_*` control methods)
+/// and an LND REST server per Lightning node, all on loopback. `peernode-regtest` runs
+/// exactly this; tests start it in-process the same way.
+///
+///     let hub = try await RegtestHub.start(RegtestHub.Configuration(credentials: credentials), loop: loop)
+///     print(hub.endpoints.compact)
+///     await hub.stop()
+public final class RegtestHub: Sendable {
+    public struct Configuration: Sendable {
+        /// libbitcoinkernel's path; nil: `$PEERNODE_KERNEL_LIB`.
+        public var kernelPath: String?
+        public var policy: MempoolPolicy
+        public var rpcHost: String
+        /// 0: any free port.
+        public var rpcPort: Int
+        public var credentials: HTTPBasicCredentials
+        /// Seconds between automatic blocks; nil: none.
+        public var autoMineSeconds: Int?
+        /// Where the LND REST servers listen (each on a free port).
+        public var lightningHost: String
+        /// Nodes created at start, in order.
+        public var lightningNodes: [NodeSpec]
+        /// How often the hub catches up with auto-mined tips and expires invoices.
+        public var housekeepingMilliseconds: UInt64
+        /// Core's delay before refusing a wrong RPC password.
+        public var authFailureDelayMilliseconds: UInt64
+        /// Unix seconds, shared by the chain (block and mempool times) and the Lightning
+        /// network (invoice times and expiry).
+        public var clock: @Sendable () -> Int64
+
+        public init(kernelPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(), rpcHost: String = "127.0.0.1",
+                    rpcPort: Int = 0, credentials: HTTPBasicCredentials, autoMineSeconds: Int? = nil,
+                    lightningHost: String = "127.0.0.1", lightningNodes: [NodeSpec] = [],
+                    housekeepingMilliseconds: UInt64 = 250, authFailureDelayMilliseconds: UInt64 = 250,
+                    clock: (@Sendable () -> Int64)? = nil) {
+            self.kernelPath = kernelPath
+            self.policy = policy
+            self.rpcHost = rpcHost
+            self.rpcPort = rpcPort
+            self.credentials = credentials
+            self.autoMineSeconds = autoMineSeconds
+            self.lightningHost = lightningHost
+            self.lightningNodes = lightningNodes
+            self.housekeepingMilliseconds = housekeepingMilliseconds
+            self.authFailureDelayMilliseconds = authFailureDelayMilliseconds
+            // Nil: the wall clock.
+            self.clock = clock ?? { Int64(HubClock.now()) }
+        }
+    }
+
+    /// A Lightning node to create at start.
+    public struct NodeSpec: Sendable, Equatable {
+        public var name: String
+        public var balanceSat: Int64
+
+        public init(name: String, balanceSat: Int64) {
+            self.name = name
+            self.balanceSat = balanceSat
+        }
+    }
+
+    public let chain: RegtestChain
+    public let hubChain: HubChain
+    public let lightning: HubLightning
+    public let rpc: BitcoinRPCService
+    public let credentials: HTTPBasicCredentials
+
+    private init(chain: RegtestChain, hubChain: HubChain, lightning: HubLightning, rpc: BitcoinRPCService,
+                 credentials: HTTPBasicCredentials) {
+        self.chain = chain
+        self.hubChain = hubChain
+        self.lightning = lightning
+        self.rpc = rpc
+        self.credentials = credentials
+    }
+
+    /// Starts everything on `loop` (which the caller owns and shuts down after `stop()`).
+    /// When a step fails, what already started is stopped again before the error is thrown.
+    public static func start(_ configuration: Configuration, loop: EventLoop) async throws -> RegtestHub {
+        let chain = try RegtestChain(libraryPath: configuration.kernelPath, policy: configuration.policy,
+                                     clock: configuration.clock)
+        let hubChain = HubChain(chain: chain, policy: configuration.policy, sleeper: loop.sleeper)
+        let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost, clock: configuration.clock)
+        lightning.followChainTip()
+        lightning.startHousekeeping(everyMilliseconds: max(1, configuration.housekeepingMilliseconds))
+        let rpc: BitcoinRPCService
+        do {
+            for node in configuration.lightningNodes {
+                _ = try await lightning.addNode(name: node.name, balanceSat: node.balanceSat)
+            }
+            let clock = configuration.clock
+            let server = BitcoinRPCServer(credentials: configuration.credentials,
+                                          methods: BitcoinRPCMethods.all(hubChain, lightning: lightning),
+                                          sleeper: loop.sleeper,
+                                          authFailureDelayMilliseconds: configuration.authFailureDelayMilliseconds,
+                                          clock: clock)
+            rpc = try await BitcoinRPCService.start(server, host: configuration.rpcHost, port: configuration.rpcPort,
+                                                    loop: loop)
+        } catch {
+            // Starting the RPC service is the last step that can fail, so nothing of it runs.
+            await lightning.stop()
+            chain.close()
+            throw error
+        }
+        if let seconds = configuration.autoMineSeconds {
+            hubChain.autoMiner.start(everySeconds: seconds, to: hubChain.wallet.script)
+        }
+        return RegtestHub(chain: chain, hubChain: hubChain, lightning: lightning, rpc: rpc,
+                          credentials: configuration.credentials)
+    }
+
+    /// Stops serving (RPC first, so no call arrives mid-way), the auto-miner, the
+    /// Lightning timer and every LND REST server, then releases the kernel.
+    public func stop() async {
+        await rpc.stop()
+        await hubChain.shutDown()
+        await lightning.stop()
+        chain.close()
+    }
+
+    /// Where everything listens and how to log in: the object `peernode-regtest` prints.
+    public var endpoints: OrderedJSON {
+        let host = rpc.host.contains(":") ? "[\(rpc.host)]" : rpc.host
+        return .object([
+            "bitcoind": .object([
+                "rpc_url": .string("http://\(host):\(rpc.port)/"), "host": .string(rpc.host), "port": .int(rpc.port),
+                "user": .string(credentials.user), "password": .string(credentials.password), "network": "regtest",
+                "methods": .array(rpc.server.methodNames.map { .string($0) }),
+            ]),
+            "lightning": BitcoinRPCMethods.lightningNodesJSON(lightning),
+        ])
+    }
+}

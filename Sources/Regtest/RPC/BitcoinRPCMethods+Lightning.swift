@@ -1,0 +1,132 @@
+import Bitcoin
+
+/// The hub's Lightning control methods, on the same JSON-RPC endpoint as Core's methods:
+/// add nodes (each with its own LND REST server), set their balances, take them offline
+/// and back, list them, and report every balance, chain and Lightning, in `hub_balances`.
+/// Amounts given are whole satoshis; the Lightning side reports millisatoshis.
+extension BitcoinRPCMethods {
+    /// The method table of a hub with Lightning: everything in `all(_:)`, `hub_balances`
+    /// extended with the Lightning side, and the `hub_ln_*` methods. Every method tells
+    /// the Lightning network of a moved chain tip before it answers, so a caller that
+    /// mined (`generatetoaddress`, `hub_mine`, `hub_fund`) or reorganised
+    /// (`invalidateblock`, `reconsiderblock`) sees held HTLCs cancelled by then.
+    public static func all(_ hub: HubChain, lightning: HubLightning) -> [RPCMethod] {
+        let chainMethods = all(hub).filter { $0.name != "hub_balances" }
+        return (chainMethods + lightningControl(hub, lightning)).map { followingTip($0, lightning) }
+    }
+
+    /// `method`, then the Lightning network catches up with the chain's tip, whether the
+    /// call succeeded or not (a failed `hub_fund` may still have mined).
+    private static func followingTip(_ method: RPCMethod, _ lightning: HubLightning) -> RPCMethod {
+        let handler = method.handler
+        return RPCMethod(method.name, summary: method.summary, arguments: method.arguments, result: method.result,
+                         examples: method.examples) { params in
+            defer { lightning.followChainTip() }
+            return try await handler(params)
+        }
+    }
+
+    static func lightningControl(_ hub: HubChain, _ lightning: HubLightning) -> [RPCMethod] {
+        [
+            RPCMethod("hub_ln_addnode",
+                      summary: "Creates a Lightning node funded with balance_sat and starts its LND REST server "
+                          + "on a free loopback port with a fresh macaroon.",
+                      arguments: [RPCArgument("name", .string, "The node's name (also its alias)"),
+                                  RPCArgument("balance_sat", .number, default: "0", "Its spendable balance in satoshis")],
+                      result: "{...}    (json object) name, alias, identity_pubkey, rest_url, rest_host, rest_port, "
+                          + "macaroon_hex, balance_sat, balance_msat, online",
+                      examples: [.cli("\"alice\" 500000"), .rpc("\"alice\", 500000")]) { params in
+                let name = params.string(0) ?? ""
+                let balance = try params.int(1, default: 0)
+                do {
+                    return try await lightning.addNode(name: name, balanceSat: Int64(balance)).json
+                } catch {
+                    throw lightningError(error)
+                }
+            },
+            RPCMethod("hub_ln_setbalance",
+                      summary: "Sets a Lightning node's spendable balance; the change counts as funding "
+                          + "(or withdrawal) in hub_balances.",
+                      arguments: [RPCArgument("name", .string, "The node's name"),
+                                  RPCArgument("balance_sat", .number, "The new balance in satoshis")],
+                      result: "{...}    (json object) the node, as hub_ln_addnode answers",
+                      examples: [.cli("\"alice\" 250000"), .rpc("\"alice\", 250000")]) { params in
+                let name = params.string(0) ?? ""
+                let balance = try params.int(1, default: 0)
+                do {
+                    return try lightning.setBalance(node: name, balanceSat: Int64(balance)).json
+                } catch {
+                    throw lightningError(error)
+                }
+            },
+            RPCMethod("hub_ln_setonline",
+                      summary: "Takes a Lightning node offline (it neither sends nor receives payments; its REST "
+                          + "endpoint still answers) or back online.",
+                      arguments: [RPCArgument("name", .string, "The node's name"),
+                                  RPCArgument("online", .bool, "false: offline, true: back online")],
+                      result: "{...}    (json object) the node, as hub_ln_addnode answers",
+                      examples: [.cli("\"bob\" false"), .rpc("\"bob\", false")]) { params in
+                let name = params.string(0) ?? ""
+                do {
+                    return try lightning.setOnline(node: name, params.bool(1, default: true)).json
+                } catch {
+                    throw lightningError(error)
+                }
+            },
+            RPCMethod("hub_ln_nodes",
+                      summary: "Lists every Lightning node by name, as the start-up JSON lists them under \"lightning\".",
+                      result: "{...}    (json object) name -> the node, as hub_ln_addnode answers",
+                      examples: [.cli(""), .rpc("")]) { _ in
+                lightningNodesJSON(lightning)
+            },
+            RPCMethod("hub_balances",
+                      summary: "Reports every balance for conservation checks: on the chain, unspent outputs of the "
+                          + "active chain by address, their total, the hub's own spendable coins and the mempool; "
+                          + "on Lightning, each node's balance, the HTLCs in flight, the routing fees collected "
+                          + "and the net funding (all in msat), and whether they add up.",
+                      result: "{...}    (json object)", examples: [.cli(""), .rpc("")]) { _ in
+                var result = OrderedJSONObject()
+                result.add(contentsOf: balancesJSON(hub))
+                result.add("lightning", lightningBalancesJSON(lightning.network.balances()))
+                return result.json
+            },
+        ]
+    }
+
+    /// Every node with a REST server, by name in name order.
+    static func lightningNodesJSON(_ lightning: HubLightning) -> OrderedJSON {
+        .object(lightning.endpoints.map { OrderedJSON.Member($0.name, $0.json) })
+    }
+
+    static func lightningBalancesJSON(_ balances: LightningBalances) -> OrderedJSON {
+        .object([
+            "nodes": .object(balances.nodes.keys.sorted().map { OrderedJSON.Member($0, .int(balances.nodes[$0]!)) }),
+            "in_flight_msat": .int(balances.inFlightMsat),
+            "fees_collected_msat": .int(balances.feesCollectedMsat),
+            "total_msat": .int(balances.totalMsat),
+            "funded_msat": .int(balances.fundedMsat),
+            "conserved": .bool(balances.isConserved),
+        ])
+    }
+
+    /// A missing node is -5 (Core's "not found"), a bad name or amount -8 (invalid
+    /// parameter), anything else -1 with the hub's explanation.
+    static func lightningError(_ error: any Error) -> RPCError {
+        if let error = error as? RPCError { return error }
+        if let error = error as? LightningSimError {
+            switch error {
+            case .unknownNode: return .invalidAddressOrKey(error.description)
+            case .duplicateNode, .amountTooLarge: return .invalidParameter(error.description)
+            default: return .misc(error.description)
+            }
+        }
+        if let error = error as? HubLightningError {
+            switch error {
+            case .invalidName, .invalidAmount: return .invalidParameter(error.description)
+            case .noServer: return .invalidAddressOrKey(error.description)
+            case .serverFailed, .stopped: return .misc(error.description)
+            }
+        }
+        return .misc("\(error)")
+    }
+}
