@@ -192,8 +192,11 @@ extension ClientEngine {
     /// for a swap-out) replace it at the current estimate when that is higher.
     private func maintainClaim(_ run: ClientSwapRun, tipHeight: Int) async {
         guard let claim = run.state.claim, let lock = run.state.verifiedLock else { return }
-        await checkChain(run)
-        guard run.state.claimConfirmations == 0, run.state.phase == .claimBroadcast else { return }
+        if let confirmations = await confirmations(of: claim), confirmations > 0 {
+            // Mined: nothing to rebroadcast; the machine moves on with the count.
+            feed(run.id, .claimConfirmations(confirmations))
+            return
+        }
         await broadcastClaim(claim, of: run)
         guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tipHeight),
               run.terms.purpose == .swapOut || request.blocksLeft <= configuration.claimPolicy.lowerAmountWithinBlocks else {
@@ -234,14 +237,17 @@ extension ClientEngine {
     func checkChain(_ run: ClientSwapRun) async {
         let state = run.state
         if state.phase.claimIsOut, let claim = state.claim {
-            if let found = try? await chain.transaction(claim.txid) {
-                feed(run.id, .claimConfirmations(found.confirmations))
-            } else if let output = try? await chain.unspentOutput(OutPoint(txid: claim.txid, index: 0), includeMempool: true) {
-                feed(run.id, .claimConfirmations(output.confirmations))
-            }
+            if let confirmations = await confirmations(of: claim) { feed(run.id, .claimConfirmations(confirmations)) }
         } else if let lock = state.lock, let found = try? await chain.transaction(lock.txid) {
             feed(run.id, .lockSeen(lock.with(confirmations: found.confirmations)))
         }
+    }
+
+    /// The claim's confirmations: from the transaction (mempool, or the chain with an
+    /// index), else from its output (gettxout needs no index); nil when neither is known.
+    private func confirmations(of claim: Transaction) async -> Int? {
+        if let found = try? await chain.transaction(claim.txid) { return found.confirmations }
+        return try? await chain.unspentOutput(OutPoint(txid: claim.txid, index: 0), includeMempool: true)?.confirmations
     }
 
     private func finish(_ run: ClientSwapRun) async {

@@ -153,7 +153,7 @@ public actor ClientEngine {
 
     // MARK: providers
 
-    func link(for contact: Contact) -> ClientProviderLink {
+    func link(for contact: Offers.Contact) -> ClientProviderLink {
         if let existing = links[contact.pubky], existing.contact == contact { return existing }
         let pubky = contact.pubky
         let link = ClientProviderLink(

@@ -4,7 +4,7 @@ import Transport
 /// Opens an authenticated connection to a provider contact, serving `handlers` on it (the
 /// provider pushes status updates over the connection the client dialled). TCP through
 /// `PeerDialer` in the daemon; in-memory or loopback pairs in tests.
-public typealias ClientProviderConnector = @Sendable (_ contact: Contact, _ handlers: PeerHandlers) async throws -> PeerConnection
+public typealias ClientProviderConnector = @Sendable (_ contact: Offers.Contact, _ handlers: PeerHandlers) async throws -> PeerConnection
 
 extension PeerDialer {
     /// A connector that dials contacts over TCP with this dialer's identity and limits.
@@ -23,7 +23,7 @@ extension PeerDialer {
 /// backoff, after which `onReconnect` asks for the status of every swap (a status update
 /// missed while disconnected is not lost).
 actor ClientProviderLink {
-    let contact: Contact
+    let contact: Offers.Contact
     private let connector: ClientProviderConnector
     private let sleeper: any Sleeper
     private let initialBackoff: UInt64
@@ -33,7 +33,7 @@ actor ClientProviderLink {
     private var connection: PeerConnection?
     private var supervisor: Task<Void, Never>?
 
-    init(contact: Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
+    init(contact: Offers.Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
          initialBackoffMilliseconds: UInt64, maximumBackoffMilliseconds: UInt64,
          onPush: @escaping @Sendable ([UInt8]) async -> Void, onReconnect: @escaping @Sendable () async -> Void) {
         self.contact = contact

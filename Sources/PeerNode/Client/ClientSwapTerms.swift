@@ -8,7 +8,7 @@ import Transport
 /// the claim fee and its rate, and the confirmation rule fixed for this swap. The accept
 /// follows in the `accepted` event; the secrets are never stored (seed + swap index).
 public struct ClientSwapTerms: Sendable, Equatable {
-    public let provider: Contact
+    public let provider: Offers.Contact
     public let quote: Signed<Quote>
     public let destination: Address
     /// X: what the destination receives.
@@ -20,7 +20,7 @@ public struct ClientSwapTerms: Sendable, Equatable {
     public let requiredConfirmations: Int
     public let network: Network
 
-    public init(provider: Contact, quote: Signed<Quote>, destination: Address, amountSat: Int64, claimFeeSat: Int64,
+    public init(provider: Offers.Contact, quote: Signed<Quote>, destination: Address, amountSat: Int64, claimFeeSat: Int64,
                 claimFeeRate: FeeRate, purpose: ClaimPurpose, contractType: ContractType, requiredConfirmations: Int,
                 network: Network) {
         self.provider = provider
@@ -66,7 +66,7 @@ public struct ClientSwapTerms: Sendable, Equatable {
                   let confirmations = json["required_confirmations"]?.int64Value else {
                 throw ClientEngineError.corruptRecord("a client swap contract lacks a field")
             }
-            self.init(provider: Contact(pubky: try Pubky(parsing: pubky), host: host, port: UInt16(clamping: port), name: name),
+            self.init(provider: Offers.Contact(pubky: try Pubky(parsing: pubky), host: host, port: UInt16(clamping: port), name: name),
                       quote: try Signed<Quote>(json: quoteJSON), destination: try Address(destination, network: network),
                       amountSat: amount, claimFeeSat: claimFee, claimFeeRate: try FeeRate(satPerKvB: rate),
                       purpose: purpose, contractType: type, requiredConfirmations: Int(confirmations), network: network)

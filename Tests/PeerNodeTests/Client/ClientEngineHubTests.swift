@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Bitcoin
 import HTLC
 import Lightning
@@ -117,8 +120,11 @@ final class ClientEngineHubTests: XCTestCase {
 
     func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
-        await fixture.store.crashAfter("claim_broadcast")
-        let first = try fixture.engine()
+        let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) } }
+        // The node's SQLite store, with a crash right after the claim intent is durable.
+        let disk = try SQLiteSwapStore.open(path: path)
+        let first = try fixture.engine(store: ClientCrashingStore(disk, crashAfter: "claim_broadcast"))
         let decision = try await fixture.route(amountSat: amount)
         let destination = fixture.destination
         let amount = self.amount
@@ -131,10 +137,13 @@ final class ClientEngineHubTests: XCTestCase {
             XCTAssertTrue(what.contains("claim_broadcast"), what)
         }
         await first.shutDown()
-        let records = try await fixture.store.allSwaps(limit: 1)
+
+        // A new process: a new engine on a fresh connection to the same database file.
+        let reopened = try SQLiteSwapStore.open(path: path)
+        let records = try await reopened.allSwaps(limit: 1)
         let record = try XCTUnwrap(records.first)
         let swapID = record.id
-        let lastEvent = try await fixture.store.lastEvent(of: swapID)
+        let lastEvent = try await reopened.lastEvent(of: swapID)
         let last = try XCTUnwrap(lastEvent)
         XCTAssertEqual(last.kind, "claim_broadcast")
         let stored = try ClientSwapState(kind: last.kind, data: last.data)
@@ -142,13 +151,15 @@ final class ClientEngineHubTests: XCTestCase {
         let lock = try XCTUnwrap(stored.verifiedLock)
         XCTAssertEqual(fixture.spends(of: lock.outPoint), [], "crashed before the broadcast")
 
-        let second = try fixture.engine()
+        let second = try fixture.engine(store: reopened)
         let resumed = try await second.recover()
         XCTAssertEqual(resumed, [swapID])
         try await clientEventually("the stored claim is broadcast") { fixture.hub.chain.mempoolEntry(claim.txid) != nil }
         try fixture.hub.mine(1)
-        try await clientEventually("the swap completes") { try await fixture.lastKind(of: swapID) == "completed" }
+        try await clientEventually("the swap completes") { try await reopened.lastEvent(of: swapID)?.kind == "completed" }
         XCTAssertEqual(fixture.spends(of: lock.outPoint), [claim], "exactly one claim, the stored one")
+        XCTAssertEqual(fixture.hub.backend.verifiedTransactions.filter { $0 == claim.txid }.count, 1,
+                       "broadcast once: a rebroadcast would have been verified again")
         _ = try await fixture.contactWallet.sync()
         let received = await fixture.contactWallet.balance()
         XCTAssertEqual(received.total, amount)
@@ -156,6 +167,8 @@ final class ClientEngineHubTests: XCTestCase {
             await !fixture.provider.settled.isEmpty
         }
         await fixture.shutDown(second)
+        await disk.close()
+        await reopened.close()
     }
 
     func testAnExpiredQuoteIsRejectedAndNothingIsPaid() async throws {

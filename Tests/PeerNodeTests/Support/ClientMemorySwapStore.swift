@@ -3,16 +3,12 @@ import Transport
 
 /// A `SwapStore` in memory, for the client engine's tests until the SQLite store lands:
 /// the same rules (contract once, append-only, nothing after a final event, indexes never
-/// reused). `crashAfter` makes an append of that kind reach the log and then fail, as if
-/// the node died right after the write and before the act it announces.
+/// reused).
 actor ClientMemorySwapStore: SwapStore {
     private var records: [String: SwapRecord] = [:]
     private var order: [String] = []
     private var logs: [String: [SwapEvent]] = [:]
     private var nextIndex: UInt32 = 0
-    private var crashKind: String?
-
-    func crashAfter(_ kind: String?) { crashKind = kind }
 
     func reserveSwapIndex() async throws(StoreError) -> UInt32 {
         defer { nextIndex += 1 }
@@ -34,10 +30,6 @@ actor ClientMemorySwapStore: SwapStore {
         let event = SwapEvent(sequence: Int64(log.count + 1), kind: kind, data: data, isFinal: isFinal, at: at)
         log.append(event)
         logs[swapID] = log
-        if kind == crashKind {
-            crashKind = nil
-            throw .database(operation: "append", message: "simulated crash after writing \(kind)")
-        }
         return event
     }
 

@@ -73,7 +73,7 @@ actor ClientScriptedProvider {
         return made
     }
 
-    nonisolated var contact: Contact { Contact(pubky: identity.pubky, host: "in-memory", port: 1, name: "scripted provider") }
+    nonisolated var contact: Offers.Contact { Offers.Contact(pubky: identity.pubky, host: "in-memory", port: 1, name: "scripted provider") }
 
     /// A connector that opens an in-memory connection to this provider.
     nonisolated func connector(clientIdentity: NodeIdentity, sleeper: any Sleeper) -> ClientProviderConnector {
