@@ -1,0 +1,263 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+import Transport
+
+extension ClientEngine {
+    /// Performs one action of the machine. Only a failed write throws: the actions after
+    /// it must not run.
+    func perform(_ action: ClientSwapAction, for run: ClientSwapRun) async throws(ClientEngineError) {
+        switch action {
+        case .persist(let state): try await persist(state, of: run)
+        case .pay(let resuming): startPayment(run, resuming: resuming)
+        case .armGiveUpTimer(let deadline): armGiveUpTimer(run, deadlineUnix: deadline)
+        case .lookForLock: await lookForLock(run)
+        case .verifyLock(let sighting): await verifyLock(sighting, of: run)
+        case .buildClaim(let lock): await buildClaim(run, lock: lock)
+        case .broadcastClaim(let claim): await broadcastClaim(claim, of: run)
+        case .maintainClaim(let height): await maintainClaim(run, tipHeight: height)
+        case .pushPreimage: await pushPreimage(run)
+        case .checkChain: await checkChain(run)
+        case .finish: await finish(run)
+        }
+    }
+
+    // MARK: persist
+
+    private func persist(_ state: ClientSwapState, of run: ClientSwapRun) async throws(ClientEngineError) {
+        var data = state.json
+        if state.phase == .accepted, case .object(var members) = data, let accept = run.accept {
+            // The accept is the provider's signed promise; kept as received.
+            members["accept"] = accept.json
+            if let tip = run.acceptedTip { members["accepted_tip"] = .integer(tip) }
+            data = .object(members)
+        }
+        let now = Int64(clock.nowUnix)
+        let id = run.id
+        _ = try await storeCall { () async throws(StoreError) in
+            try await store.append(state.phase.rawValue, data: data, isFinal: state.phase.isFinal, to: id, at: now)
+        }
+        report(run.id, .phase(state.phase), describe(state, of: run))
+    }
+
+    private func describe(_ state: ClientSwapState, of run: ClientSwapRun) -> String {
+        switch state.phase {
+        case .quoted: return "quoted"
+        case .accepted: return "the provider's accept is verified; invoice \(run.accept?.body.totalSat ?? 0) sat"
+        case .payStarted: return "paying the invoice"
+        case .paymentInFlight: return "the payment is held by the provider; waiting for its lock"
+        case .lockSeen: return "lock \(state.lock?.txid.hex ?? "?") seen (\(state.lock?.source.rawValue ?? "?"))"
+        case .lockVerified:
+            return "lock verified, \(state.lock?.confirmations ?? 0) of \(run.terms.requiredConfirmations) confirmations"
+        case .claimBroadcast: return "claim \(state.claim?.txid.hex ?? "?") to \(run.terms.destination.encoded(for: run.terms.network))"
+        case .claimConfirmed: return "claim confirmed (\(state.claimConfirmations))"
+        case .completed, .failed, .abandoned: return state.outcome?.description ?? state.phase.rawValue
+        }
+    }
+
+    // MARK: paying
+
+    private func startPayment(_ run: ClientSwapRun, resuming: Bool) {
+        guard let accept = run.accept?.body, let invoice = try? InvoiceDecoder.decode(accept.invoice) else {
+            feed(run.id, .payment(.failed(.other("the stored invoice does not decode"))))
+            return
+        }
+        let feeLimit = UInt64(clamping: configuration.routingFee.fee(paymentSat: accept.totalSat))
+        let cltvLimit = UInt32(clamping: invoice.minFinalCLTVExpiryDelta) &+ configuration.routeCLTVAllowance
+        let stream = lightning.payInvoice(paymentRequest: accept.invoice, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
+                                          timeoutSeconds: configuration.paymentTimeoutSeconds)
+        let id = run.id
+        run.payment?.cancel()
+        run.payment = Task { [weak self] in
+            do {
+                for try await update in stream {
+                    await self?.feed(id, .payment(update.status))
+                }
+            } catch let error as LightningBackendError {
+                if case .lnd = error, !resuming {
+                    // Refused before it started (expired, bad request): nothing left the node.
+                    await self?.feed(id, .payment(.failed(.other(error.description))))
+                } else {
+                    // On resume the node refuses a duplicate of the payment it already has;
+                    // a broken stream says nothing either. The lock or the timer decides.
+                    await self?.note(id, "payment status unknown (\(error)); waiting for the lock or the give-up timer")
+                }
+            } catch {
+                await self?.note(id, "payment stream ended: \(error)")
+            }
+        }
+    }
+
+    func note(_ id: String, _ text: String) { report(id, .note, text) }
+
+    private func armGiveUpTimer(_ run: ClientSwapRun, deadlineUnix: UInt64) {
+        let now = clock.nowUnix
+        let wait = deadlineUnix > now ? (deadlineUnix - now) * 1_000 : 0
+        let id = run.id
+        let sleeper = self.sleeper
+        run.giveUpTimer?.cancel()
+        run.giveUpTimer = Task { [weak self] in
+            do { try await sleeper.sleep(milliseconds: wait) } catch { return }
+            await self?.feed(id, .giveUp)
+        }
+    }
+
+    // MARK: the lock
+
+    func lookForLock(_ run: ClientSwapRun) async {
+        guard let providerSwapID = run.providerSwapID else { return }
+        await watch(run)
+        let request = SwapStatusRequest(requestID: RandomID.make(), swapID: providerSwapID)
+        do {
+            let reply = try await link(for: run.terms.provider).request(
+                request.encoded, id: request.requestID, timeoutMilliseconds: configuration.requestTimeoutMilliseconds)
+            if case .swapStatusSnapshot(let snapshot) = reply, let lock = snapshot.lock {
+                await fetchLock(run, reference: lock)
+                return
+            }
+        } catch {
+            note(run.id, "provider status unavailable (\(error)); looking for the lock on chain")
+        }
+        // The lock may have confirmed while the node was down: look back from the accept.
+        if let from = run.acceptedTip { await follower.rescan(fromHeight: from) }
+    }
+
+    /// Reads a lock the provider named from the chain and feeds it.
+    func fetchLock(_ run: ClientSwapRun, reference: LockReference) async {
+        guard let txid = try? TransactionID(hex: reference.txid),
+              let found = try? await chain.transaction(txid) else { return }
+        feed(run.id, .lockSeen(ClientLockSighting(transaction: found.transaction, outputIndex: Int(reference.vout),
+                                                  confirmations: found.confirmations, source: .chain)))
+    }
+
+    private func verifyLock(_ sighting: ClientLockSighting, of run: ClientSwapRun) async {
+        guard let contract = run.contract, let accept = run.accept?.body else { return }
+        do {
+            let lock = try LockVerifier.findLock(in: sighting.transaction, contract: contract,
+                                                 expectedAmount: accept.amountSat, outputIndex: sighting.outputIndex)
+            await watchLockSpend(lock)
+            feed(run.id, .lockVerified(lock))
+        } catch {
+            feed(run.id, .lockRejected("\(error)"))
+        }
+    }
+
+    // MARK: the claim
+
+    private func claimRequest(_ run: ClientSwapRun, lock: LockOutput, rate: FeeRate, tipHeight: Int) -> ClaimRequest? {
+        guard let contract = run.contract else { return nil }
+        return ClaimRequest(contract: contract, lock: lock, destination: run.terms.destination, amount: run.terms.amountSat,
+                            purpose: run.terms.purpose, feeRate: rate,
+                            blocksLeft: TimelockPolicy.blocksLeft(timeoutHeight: contract.terms.timeoutHeight,
+                                                                  tipHeight: UInt32(clamping: tipHeight)))
+    }
+
+    private func buildClaim(_ run: ClientSwapRun, lock: LockOutput) async {
+        guard let contract = run.contract else { return }
+        let tip: ChainTip
+        do { tip = try await chain.tip() } catch {
+            // Tried again at the next block.
+            note(run.id, "cannot read the tip to claim (\(error)); retrying at the next block")
+            return
+        }
+        do {
+            let policy = try TimelockPolicy(requiredConfirmations: run.terms.requiredConfirmations,
+                                            htlcTimeoutBlocks: run.terms.quote.body.htlcTimeoutBlocks)
+            try policy.checkFirstClaim(timeoutHeight: contract.terms.timeoutHeight, tipHeight: UInt32(clamping: tip.height))
+            // The quoted rate: the lock holds X plus exactly this fee, so X stays exact.
+            guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
+            let claim = try ClaimBuilder(policy: configuration.claimPolicy)
+                .build(request, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
+            feed(run.id, .claimSigned(claim.transaction))
+        } catch {
+            feed(run.id, .claimImpossible("\(error)"))
+        }
+    }
+
+    private func broadcastClaim(_ claim: Transaction, of run: ClientSwapRun) async {
+        do {
+            _ = try await chain.broadcast(claim)
+            run.claimAccepted = true
+            note(run.id, "claim \(claim.txid.hex) broadcast")
+        } catch .rejected(let code, let reason) where code == -27 || reason.contains("already") {
+            // Known to the node already (a rebroadcast, or a restart after the act).
+            run.claimAccepted = true
+        } catch {
+            note(run.id, "claim broadcast failed (\(error)); retrying at the next block")
+        }
+    }
+
+    /// Every block while the claim is unconfirmed: rebroadcast, and near the timeout (or
+    /// for a swap-out) replace it at the current estimate when that is higher.
+    private func maintainClaim(_ run: ClientSwapRun, tipHeight: Int) async {
+        guard let claim = run.state.claim, let lock = run.state.verifiedLock else { return }
+        if let confirmations = await confirmations(of: claim), confirmations > 0 {
+            // Mined: nothing to rebroadcast; the machine moves on with the count.
+            feed(run.id, .claimConfirmations(confirmations))
+            return
+        }
+        await broadcastClaim(claim, of: run)
+        guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tipHeight),
+              run.terms.purpose == .swapOut || request.blocksLeft <= configuration.claimPolicy.lowerAmountWithinBlocks else {
+            return
+        }
+        let paidFee = lock.value - claim.outputs.reduce(0) { $0 + $1.value }
+        let currentRate = paidFee * 1_000 / Int64(max(1, claim.virtualSize))
+        guard let estimate = try? await feeEstimator.feeRate(targetBlocks: 1), estimate.satPerKvB > currentRate,
+              // BIP125: the replacement pays at least 1 sat/vB more than the one it replaces.
+              let rate = try? FeeRate(satPerKvB: max(estimate.satPerKvB, currentRate + 1_000)) else { return }
+        var bumped = request
+        bumped.feeRate = rate
+        do {
+            let signed = try ClaimBuilder(policy: configuration.claimPolicy)
+                .build(bumped, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
+            if signed.plan.amountDrop > 0 {
+                note(run.id, "fee bump lowers the amount by \(signed.plan.amountDrop) sat to confirm before the timeout")
+            }
+            feed(run.id, .claimSigned(signed.transaction))
+        } catch {
+            note(run.id, "no fee bump: \(error)")
+        }
+    }
+
+    private func pushPreimage(_ run: ClientSwapRun) async {
+        guard let providerSwapID = run.providerSwapID, !run.preimageDelivered else { return }
+        let push = PreimagePush(swapID: providerSwapID, preimage: run.secrets.preimage)
+        do {
+            try await link(for: run.terms.provider).push(push.encoded)
+            run.preimageDelivered = true
+        } catch {
+            // The claim's witness reveals it on chain too; the provider settles from there.
+            note(run.id, "preimage push not delivered (\(error)); the provider can read it from the claim")
+        }
+    }
+
+    /// Reads the lock's or the claim's confirmations from the chain.
+    func checkChain(_ run: ClientSwapRun) async {
+        let state = run.state
+        if state.phase.claimIsOut, let claim = state.claim {
+            if let confirmations = await confirmations(of: claim) { feed(run.id, .claimConfirmations(confirmations)) }
+        } else if let lock = state.lock, let found = try? await chain.transaction(lock.txid) {
+            feed(run.id, .lockSeen(lock.with(confirmations: found.confirmations)))
+        }
+    }
+
+    /// The claim's confirmations: from the transaction (mempool, or the chain with an
+    /// index), else from its output (gettxout needs no index); nil when neither is known.
+    private func confirmations(of claim: Transaction) async -> Int? {
+        if let found = try? await chain.transaction(claim.txid) { return found.confirmations }
+        return try? await chain.unspentOutput(OutPoint(txid: claim.txid, index: 0), includeMempool: true)?.confirmations
+    }
+
+    private func finish(_ run: ClientSwapRun) async {
+        run.giveUpTimer?.cancel()
+        run.payment?.cancel()
+        run.inputs.finish()
+        runs[run.id] = nil
+        if !runs.values.contains(where: { $0.terms.provider.pubky == run.terms.provider.pubky }),
+           let link = links.removeValue(forKey: run.terms.provider.pubky) {
+            await link.stop()
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+import Transport
+
+extension ClientEngine {
+    /// Pays `amountSat` (X) to `destination` through the router's choice.
+    public func pay(destination: Address, amountSat: Int64, route: RouteDecision,
+                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+        guard let choice = route.choice else { throw .offers(.noRoute("no contact offers a swap that fits \(amountSat) sat")) }
+        return try await pay(destination: destination, amountSat: amountSat, via: choice.provider,
+                             contractType: choice.contractType, purpose: purpose)
+    }
+
+    /// Pays `amountSat` (X) to `destination` through `provider` (DESIGN 1): quote X plus the
+    /// claim fee, commit, pay, wait for the lock, claim. Returns once the claim is
+    /// broadcast ("sent"), saying whether it confirmed within the wait window; throws when
+    /// the swap ends without a claim, saying what happened to the funds.
+    public func pay(destination: Address, amountSat: Int64, via provider: ProviderOffer, contractType: ContractType? = nil,
+                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+        let contact = provider.contact
+        let offer = provider.offer.body
+        let type = contractType ?? OfferFeature.contractTypes(in: offer.features)[0]
+        let destinationType: DestinationType
+        do { destinationType = try DestinationType(address: destination) } catch {
+            throw .unsupportedDestination("\(error)")
+        }
+        guard amountSat > 0 else { throw .unsupportedDestination("the amount must be positive") }
+
+        // The claim fee comes from the estimate now, never a constant (DESIGN 7).
+        let rate: FeeRate
+        do { rate = try await feeEstimator.feeRate(targetBlocks: configuration.claimFeeTargetBlocks) } catch {
+            throw .feeEstimate("\(error)")
+        }
+        let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
+        let lockAmount = amountSat + claimFee
+        report(nil, .quoting, "asking \(contact) for \(lockAmount) sat (\(amountSat) + claim fee \(claimFee))")
+
+        let link = link(for: contact)
+        let quoteRequest = QuoteRequest(requestID: RandomID.make(), offerID: offer.offerID, amountSat: lockAmount)
+        let signedQuote: Signed<Quote>
+        switch try await link.request(quoteRequest.encoded, id: quoteRequest.requestID,
+                                      timeoutMilliseconds: configuration.requestTimeoutMilliseconds) {
+        case .quote(let quote): signedQuote = quote
+        default: throw .offers(.unexpectedReply)
+        }
+        let quote: Quote
+        do {
+            quote = try configuration.quotePolicy.check(signedQuote, answering: quoteRequest, provider: contact.pubky,
+                                                        offer: offer, nowUnix: clock.nowUnix)
+        } catch {
+            throw .offers(error)
+        }
+
+        // The contract and the index the secrets derive from are on disk before the
+        // provider learns our payment hash.
+        let index = try await storeCall { () async throws(StoreError) in try await store.reserveSwapIndex() }
+        let secrets: SwapSecrets
+        do { secrets = try keyChain.secrets(index: index) } catch { throw .corruptRecord("swap index \(index): \(error)") }
+        let terms = ClientSwapTerms(
+            provider: contact, quote: signedQuote, destination: destination, amountSat: amountSat, claimFeeSat: claimFee,
+            claimFeeRate: rate, purpose: purpose, contractType: type,
+            requiredConfirmations: configuration.requiredConfirmations(quoted: quote.requiredConfirmations,
+                                                                       lockAmountSat: lockAmount),
+            network: configuration.network)
+        let id = quote.quoteID
+        let initial = ClientSwapState(phase: .quoted)
+        let record = SwapRecord(id: id, role: .client, swapIndex: index, peer: contact.pubky.z32,
+                                createdAt: Int64(clock.nowUnix), contract: terms.json)
+        _ = try await storeCall { () async throws(StoreError) in
+            try await store.create(record, firstEvent: ClientSwapPhase.quoted.rawValue, data: initial.json,
+                                   at: Int64(clock.nowUnix))
+        }
+        let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
+        report(id, .phase(.quoted), "quote \(quote.totalSat) sat for \(quote.amountSat) sat locked "
+               + "(service fee \(quote.serviceFeeSat), provider on-chain fee \(quote.onchainFeeSat))")
+        let updates = observe(run)
+
+        do {
+            try await commit(run, quote: quote, link: link)
+        } catch {
+            feed(id, .refused(error.description))
+            _ = await lastState(updates)
+            throw error
+        }
+        feed(id, .acceptVerified)
+        feed(id, .paymentStarting(atUnix: clock.nowUnix))
+        return try await waitForClaim(run, updates: updates, quote: quote)
+    }
+
+    /// Re-reads the budget, sends the SwapRequest and checks the accept. Throws before
+    /// anything is paid.
+    private func commit(_ run: ClientSwapRun, quote: Quote, link: ClientProviderLink) async throws(ClientEngineError) {
+        let routingLimit = configuration.routingFee.fee(paymentSat: quote.totalSat)
+        // A balance can drain after the quote; unreadable, the payment is the authority.
+        do {
+            let balanceSat = Int64(clamping: try await lightning.channelBalance() / 1_000)
+            guard balanceSat >= quote.totalSat + routingLimit else {
+                throw ClientEngineError.insufficientBalance(balanceSat: balanceSat, neededSat: quote.totalSat + routingLimit)
+            }
+        } catch let error as ClientEngineError {
+            throw error
+        } catch {
+            log("swap \(run.id): the spending balance could not be read (\(error)); going on, the payment decides")
+        }
+
+        report(run.id, .requestingSwap, "committing to quote \(quote.quoteID)")
+        let request = SwapRequest(requestID: RandomID.make(), quoteID: quote.quoteID, paymentHash: run.secrets.paymentHash,
+                                  claimPublicKey: run.secrets.claimKey.publicKey, scriptType: run.terms.contractType)
+        let signedAccept: Signed<SwapAccept>
+        switch try await link.request(request.encoded, id: request.requestID,
+                                      timeoutMilliseconds: configuration.requestTimeoutMilliseconds) {
+        case .swapAccept(let accept): signedAccept = accept
+        default: throw .offers(.unexpectedReply)
+        }
+        let invoice: Invoice
+        do { invoice = try InvoiceDecoder.decode(signedAccept.body.invoice) } catch {
+            throw .offers(.acceptMismatch("the invoice does not decode: \(error)"))
+        }
+        let facts = InvoiceFacts(paymentHash: invoice.paymentHash, amountMsat: invoice.amountMsat,
+                                 minFinalCLTVExpiry: Int(clamping: invoice.minFinalCLTVExpiryDelta))
+        let tip: ChainTip
+        do { tip = try await chain.tip() } catch { throw .provider("the chain backend is unreachable: \(error)") }
+        do {
+            run.contract = try configuration.acceptPolicy.check(signedAccept, quote: quote, request: request, invoice: facts,
+                                                                provider: run.terms.provider.pubky,
+                                                                network: configuration.network,
+                                                                tipHeight: UInt32(clamping: tip.height))
+        } catch {
+            throw .offers(error)
+        }
+        run.accept = signedAccept
+        run.acceptedTip = tip.height
+        await watch(run)
+    }
+
+    /// Waits until the claim is out (then for its confirmation, within the window) or the
+    /// swap ends.
+    private func waitForClaim(_ run: ClientSwapRun, updates: AsyncStream<ClientSwapState>,
+                              quote: Quote) async throws(ClientEngineError) -> ClientPayReport {
+        var iterator = updates.makeAsyncIterator()
+        var last = run.state
+        while let state = await iterator.next() {
+            last = state
+            if state.phase.isFinal || (state.phase.claimIsOut && run.claimAccepted) { break }
+        }
+        if last.phase == .failed || last.phase == .abandoned, let outcome = last.outcome {
+            throw .swapEnded(swapID: run.id, outcome: outcome)
+        }
+        guard last.phase.claimIsOut, run.claimAccepted || last.phase.isFinal else {
+            // The run stopped (a failed write): the record says where it is, and a restart
+            // resumes it from there.
+            throw .store("swap \(run.id) stopped in \(last.phase.rawValue) before its claim was broadcast; "
+                         + "it resumes when the node restarts")
+        }
+        report(run.id, .note, "sent: the claim is broadcast")
+        var confirmed = last.claimConfirmations > 0
+        if !confirmed {
+            confirmed = await waitForConfirmation(observe(run), milliseconds: configuration.confirmationWaitMilliseconds)
+        }
+        if !confirmed { report(run.id, .note, "the transfer is committed and settling on-chain") }
+        let claim = run.state.claim ?? last.claim
+        let invoiceTotal = quote.totalSat
+        return ClientPayReport(
+            swapID: run.id, destination: run.terms.destination.encoded(for: configuration.network),
+            amountSat: run.terms.amountSat, serviceFeeSat: quote.serviceFeeSat, providerOnchainFeeSat: quote.onchainFeeSat,
+            claimFeeSat: run.terms.claimFeeSat, routingFeeLimitSat: configuration.routingFee.fee(paymentSat: invoiceTotal),
+            invoiceTotalSat: invoiceTotal, claimTxid: claim?.txid ?? .zero, settlement: confirmed ? .confirmed : .settling)
+    }
+
+    private func waitForConfirmation(_ states: AsyncStream<ClientSwapState>, milliseconds: UInt64) async -> Bool {
+        let sleeper = self.sleeper
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await state in states {
+                    if state.claimConfirmations > 0 || state.phase == .completed { return true }
+                }
+                return false
+            }
+            group.addTask {
+                do { try await sleeper.sleep(milliseconds: milliseconds) } catch {}
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func lastState(_ updates: AsyncStream<ClientSwapState>) async -> ClientSwapState? {
+        var last: ClientSwapState?
+        for await state in updates {
+            last = state
+            if state.phase.isFinal { break }
+        }
+        return last
+    }
+
+    func makeRun(id: String, index: UInt32, terms: ClientSwapTerms, secrets: SwapSecrets,
+                 state: ClientSwapState) -> ClientSwapRun {
+        let settings = ClientSwapMachine.Settings(requiredConfirmations: terms.requiredConfirmations,
+                                                  completionConfirmations: configuration.completionConfirmations,
+                                                  giveUpSeconds: configuration.giveUpSeconds)
+        let (stream, continuation) = AsyncStream.makeStream(of: ClientSwapInput.self)
+        let run = ClientSwapRun(id: id, index: index, terms: terms, secrets: secrets,
+                                machine: ClientSwapMachine(settings: settings, state: state), inputs: continuation)
+        start(run, stream: stream)
+        return run
+    }
+
+    func storeCall<T: Sendable>(_ body: () async throws(StoreError) -> T) async throws(ClientEngineError) -> T {
+        do { return try await body() } catch { throw .store(error.description) }
+    }
+}

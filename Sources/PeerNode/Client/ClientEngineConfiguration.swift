@@ -1,0 +1,67 @@
+import Bitcoin
+import HTLC
+import Offers
+
+/// The client engine's policy. Defaults are DESIGN's; regtest turns zero-conf on and tests
+/// shorten the timers.
+public struct ClientEngineConfiguration: Sendable {
+    public var network: Network
+    public var quotePolicy: QuotePolicy
+    public var acceptPolicy: AcceptPolicy
+    public var claimPolicy: ClaimPolicy
+    /// The routing-fee limit of the payment, and the reserve kept when checking the budget.
+    public var routingFee: RoutingFeeEstimate
+    /// Zero-conf claims: off on mainnet, on in regtest, and never above `maxZeroConfSat`.
+    public var allowsZeroConf: Bool
+    public var maxZeroConfSat: Int64
+    /// Confirmation target for the claim fee estimate.
+    public var claimFeeTargetBlocks: Int
+    /// Seconds after paying at which a swap without a broadcast claim is abandoned (DESIGN 6).
+    public var giveUpSeconds: UInt64
+    /// How long `pay` waits for the claim's first confirmation before saying "settling".
+    public var confirmationWaitMilliseconds: UInt64
+    /// Claim confirmations after which a swap is `completed`.
+    public var completionConfirmations: Int
+    /// Per request to the provider.
+    public var requestTimeoutMilliseconds: UInt64
+    /// How long the Lightning node looks for a route.
+    public var paymentTimeoutSeconds: UInt32
+    /// Blocks the route may add on top of the invoice's final CLTV delta (the payment's
+    /// `cltv_limit` is the sum), so a provider cannot lock our funds for much longer.
+    public var routeCLTVAllowance: UInt32
+    /// Redial backoff for the provider's status stream: first wait, then doubling up to the maximum.
+    public var reconnectInitialMilliseconds: UInt64
+    public var reconnectMaximumMilliseconds: UInt64
+
+    public init(network: Network, quotePolicy: QuotePolicy = QuotePolicy(), acceptPolicy: AcceptPolicy = AcceptPolicy(),
+                claimPolicy: ClaimPolicy = .default, routingFee: RoutingFeeEstimate = RoutingFeeEstimate(),
+                allowsZeroConf: Bool? = nil, maxZeroConfSat: Int64 = 1_000_000, claimFeeTargetBlocks: Int = 2,
+                giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 30_000,
+                completionConfirmations: Int = 1, requestTimeoutMilliseconds: UInt64 = 15_000,
+                paymentTimeoutSeconds: UInt32 = 60, routeCLTVAllowance: UInt32 = 216,
+                reconnectInitialMilliseconds: UInt64 = 1_000, reconnectMaximumMilliseconds: UInt64 = 30_000) {
+        self.network = network
+        self.quotePolicy = quotePolicy
+        self.acceptPolicy = acceptPolicy
+        self.claimPolicy = claimPolicy
+        self.routingFee = routingFee
+        self.allowsZeroConf = allowsZeroConf ?? (network == .regtest)
+        self.maxZeroConfSat = maxZeroConfSat
+        self.claimFeeTargetBlocks = claimFeeTargetBlocks
+        self.giveUpSeconds = giveUpSeconds
+        self.confirmationWaitMilliseconds = confirmationWaitMilliseconds
+        self.completionConfirmations = max(1, completionConfirmations)
+        self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+        self.paymentTimeoutSeconds = paymentTimeoutSeconds
+        self.routeCLTVAllowance = routeCLTVAllowance
+        self.reconnectInitialMilliseconds = max(1, reconnectInitialMilliseconds)
+        self.reconnectMaximumMilliseconds = max(reconnectInitialMilliseconds, reconnectMaximumMilliseconds)
+    }
+
+    /// Lock confirmations to wait for: none when zero-conf is allowed for this lock
+    /// amount, else the quote's (at least one).
+    public func requiredConfirmations(quoted: Int, lockAmountSat: Int64) -> Int {
+        if allowsZeroConf && lockAmountSat <= maxZeroConfSat { return 0 }
+        return max(1, quoted)
+    }
+}

@@ -1,0 +1,45 @@
+import Lightning
+import Offers
+
+/// Why a client swap could not go on. Messages say what happened to the funds where it
+/// matters, and never carry a preimage, a key or bytes a peer sent.
+public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The quote, the accept or the provider's answer was refused (before paying).
+    case offers(OffersError)
+    /// The provider answered with a Reject.
+    case rejected(RejectCode, reason: String)
+    /// The provider could not be reached or did not answer.
+    case provider(String)
+    /// The spending balance does not cover the invoice and the routing reserve.
+    case insufficientBalance(balanceSat: Int64, neededSat: Int64)
+    /// The destination cannot be paid by a claim (unsupported type, wrong network).
+    case unsupportedDestination(String)
+    /// Fee estimates were unavailable for the claim fee.
+    case feeEstimate(String)
+    case store(String)
+    /// A stored swap does not decode.
+    case corruptRecord(String)
+    /// The swap ended without delivering: the outcome says where the funds are.
+    case swapEnded(swapID: String, outcome: ClientSwapOutcome)
+
+    public var description: String {
+        switch self {
+        case .offers(let error): return "\(error); nothing was paid"
+        case .rejected(let code, let reason): return "the provider refused (\(code)): \(reason); nothing was paid"
+        case .provider(let what): return "provider: \(what); nothing was paid"
+        case .insufficientBalance(let balance, let needed):
+            return "the spending balance of \(balance) sat does not cover \(needed) sat; nothing was paid"
+        case .unsupportedDestination(let what): return "cannot pay this destination: \(what)"
+        case .feeEstimate(let what): return "no fee estimate for the claim: \(what); nothing was paid"
+        case .store(let what): return "the swap store failed: \(what)"
+        case .corruptRecord(let what): return "a stored swap cannot be read: \(what)"
+        case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome)"
+        }
+    }
+
+    /// The Reject code, when the provider refused.
+    public var rejectCode: RejectCode? {
+        if case .rejected(let code, _) = self { return code }
+        return nil
+    }
+}

@@ -1,0 +1,36 @@
+/// What happened to the user's money when a swap ended, said the way the user needs it.
+public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Nothing left the Lightning balance.
+    case neverSent = "never_sent"
+    /// The payment failed; the Lightning node has the funds back.
+    case returned
+    /// The payment is held by the provider's hold invoice and returns when the provider
+    /// cancels it or its HTLC expires. The preimage was never revealed, so the provider
+    /// cannot take it.
+    case heldUntilCancelled = "held_until_cancelled"
+    /// The destination received the amount on chain.
+    case delivered
+
+    public var description: String {
+        switch self {
+        case .neverSent: return "nothing was paid"
+        case .returned: return "the Lightning payment failed and the funds are back"
+        case .heldUntilCancelled:
+            return "the Lightning payment is held by the provider and returns when it cancels the invoice or the HTLC expires (the preimage was never revealed)"
+        case .delivered: return "the destination received the amount on chain"
+        }
+    }
+}
+
+/// How a swap ended: why, and where the funds are.
+public struct ClientSwapOutcome: Sendable, Hashable, CustomStringConvertible {
+    public let reason: String
+    public let funds: ClientFundsFate
+
+    public init(reason: String, funds: ClientFundsFate) {
+        self.reason = reason
+        self.funds = funds
+    }
+
+    public var description: String { "\(reason); \(funds)" }
+}

@@ -1,0 +1,123 @@
+import Offers
+import Transport
+
+/// Opens an authenticated connection to a provider contact, serving `handlers` on it (the
+/// provider pushes status updates over the connection the client dialled). TCP through
+/// `PeerDialer` in the daemon; in-memory or loopback pairs in tests.
+public typealias ClientProviderConnector = @Sendable (_ contact: Offers.Contact, _ handlers: PeerHandlers) async throws -> PeerConnection
+
+extension PeerDialer {
+    /// A connector that dials contacts over TCP with this dialer's identity and limits.
+    public var clientConnector: ClientProviderConnector {
+        let base = self
+        return { contact, handlers in
+            var dialer = base
+            dialer.handlers = handlers
+            return try await dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
+        }
+    }
+}
+
+/// The client's channel to one provider: requests with replies, pushes both ways, and,
+/// while swaps with this provider are live, a connection kept open by redialling with
+/// backoff, after which `onReconnect` asks for the status of every swap (a status update
+/// missed while disconnected is not lost).
+actor ClientProviderLink {
+    let contact: Offers.Contact
+    private let connector: ClientProviderConnector
+    private let sleeper: any Sleeper
+    private let initialBackoff: UInt64
+    private let maximumBackoff: UInt64
+    private let onPush: @Sendable ([UInt8]) async -> Void
+    private let onReconnect: @Sendable () async -> Void
+    private var connection: PeerConnection?
+    private var supervisor: Task<Void, Never>?
+
+    init(contact: Offers.Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
+         initialBackoffMilliseconds: UInt64, maximumBackoffMilliseconds: UInt64,
+         onPush: @escaping @Sendable ([UInt8]) async -> Void, onReconnect: @escaping @Sendable () async -> Void) {
+        self.contact = contact
+        self.connector = connector
+        self.sleeper = sleeper
+        initialBackoff = initialBackoffMilliseconds
+        maximumBackoff = maximumBackoffMilliseconds
+        self.onPush = onPush
+        self.onReconnect = onReconnect
+    }
+
+    /// The open connection, dialling when there is none.
+    func open() async throws(ClientEngineError) -> PeerConnection {
+        if let connection, await connection.closedReason == nil { return connection }
+        let push = onPush
+        let handlers = PeerHandlers(onPush: { message, _ in await push(message) })
+        do {
+            let fresh = try await connector(contact, handlers)
+            connection = fresh
+            return fresh
+        } catch {
+            throw .provider("cannot reach \(contact): \(error)")
+        }
+    }
+
+    /// Sends a request and decodes the reply; a Reject becomes `.rejected`.
+    func request(_ bytes: [UInt8], id: String, timeoutMilliseconds: UInt64) async throws(ClientEngineError) -> SwapMessage {
+        let connection = try await open()
+        let reply: [UInt8]
+        do {
+            reply = try await connection.request(bytes, id: id, timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            throw .provider("no answer from \(contact): \(error)")
+        }
+        let message: SwapMessage
+        do {
+            message = try SwapMessage(bytes: reply)
+        } catch {
+            throw .offers(error)
+        }
+        if case .reject(let reject) = message { throw .rejected(reject.code, reason: reject.reason) }
+        return message
+    }
+
+    /// Sends a push; the caller decides whether a failure matters.
+    func push(_ bytes: [UInt8]) async throws(ClientEngineError) {
+        let connection = try await open()
+        do {
+            try await connection.push(bytes)
+        } catch {
+            throw .provider("push to \(contact) failed: \(error)")
+        }
+    }
+
+    /// Keeps the connection open (redialling with backoff) until `stop`.
+    func keepOpen() {
+        guard supervisor == nil else { return }
+        supervisor = Task { await self.supervise() }
+    }
+
+    func stop() async {
+        supervisor?.cancel()
+        supervisor = nil
+        await connection?.close()
+        connection = nil
+    }
+
+    private func supervise() async {
+        var backoff = initialBackoff
+        var first = true
+        while !Task.isCancelled {
+            do {
+                let live = try await open()
+                if !first { await onReconnect() }
+                first = false
+                backoff = initialBackoff
+                _ = await live.waitUntilClosed()
+            } catch {
+                // Unreachable for now: wait and try again.
+            }
+            guard !Task.isCancelled else { return }
+            do { try await sleeper.sleep(milliseconds: backoff) } catch { return }
+            backoff = min(maximumBackoff, backoff * 2)
+            first = false
+        }
+    }
+}

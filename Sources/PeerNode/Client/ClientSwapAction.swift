@@ -1,0 +1,32 @@
+import Bitcoin
+import HTLC
+
+/// What the engine must do after a transition, in order. `persist` comes first whenever
+/// the phase or the facts changed, so every act is preceded on disk by its record; if the
+/// write fails, the engine performs none of the actions that follow.
+public enum ClientSwapAction: Sendable, Hashable {
+    /// Append an event of `state.phase` with the state's facts (durable before the next action).
+    case persist(ClientSwapState)
+    /// Pay the invoice with the routing-fee limit. `resuming`: the node may already have
+    /// this payment; its refusal of a duplicate is not a failure.
+    case pay(resuming: Bool)
+    /// Fire `giveUp` at this Unix second unless a claim is out by then.
+    case armGiveUpTimer(deadlineUnix: UInt64)
+    /// Ask the provider where the lock is and watch the chain for it.
+    case lookForLock
+    /// Check the lock against the contract (`LockVerifier`).
+    case verifyLock(ClientLockSighting)
+    /// Sign the first claim of `lock` to the destination (or report why it is impossible).
+    case buildClaim(LockOutput)
+    /// Send the stored signed claim to the chain (idempotent: a known transaction is fine).
+    case broadcastClaim(Transaction)
+    /// A new block while the claim is unconfirmed: rebroadcast it, and bump its fee near
+    /// the timeout (or for a swap-out) as `ClaimPolicy` allows.
+    case maintainClaim(tipHeight: Int)
+    /// Send `PreimagePush` to the provider so it can settle without watching the chain.
+    case pushPreimage
+    /// Read the lock's or the claim's confirmations from the chain.
+    case checkChain
+    /// The swap reached a final phase: stop its timers and watches.
+    case finish
+}

@@ -1,0 +1,35 @@
+import Bitcoin
+import HTLC
+import Lightning
+
+/// Everything that can happen to a client swap. The engine turns I/O results (replies,
+/// payment updates, chain events, timers) into these; the machine decides.
+public enum ClientSwapInput: Sendable, Hashable {
+    /// The SwapAccept passed every check of `AcceptPolicy` and is stored with this event.
+    case acceptVerified
+    /// The provider refused, the accept failed a check, or the budget does not cover the
+    /// invoice: the swap ends before anything was paid.
+    case refused(String)
+    /// The engine is about to pay the invoice (Unix seconds now).
+    case paymentStarting(atUnix: UInt64)
+    /// A status of the outgoing Lightning payment.
+    case payment(PaymentUpdate.Status)
+    /// A lock transaction (push or chain), or a later confirmation count of it.
+    case lockSeen(ClientLockSighting)
+    /// `LockVerifier` accepted the lock.
+    case lockVerified(LockOutput)
+    /// The lock pays the wrong script or too little: never claim, never reveal.
+    case lockRejected(String)
+    /// A block joined the chain.
+    case block(height: Int)
+    /// A signed claim (first, or a fee bump) ready to be recorded and broadcast.
+    case claimSigned(Transaction)
+    /// No claim can be built any more (too close to the timeout, fees above the cap).
+    case claimImpossible(String)
+    /// The claim's confirmation count (0 when a reorg took it out of its block).
+    case claimConfirmations(Int)
+    /// The give-up timer fired (10 minutes after paying by default).
+    case giveUp
+    /// The node restarted: resume from the stored state.
+    case recover
+}

@@ -1,0 +1,227 @@
+import Bitcoin
+import HTLC
+import Lightning
+
+/// The client swap as a pure state machine: an input in, the actions to perform out, no
+/// I/O. The engine persists each `persist` action before running the ones after it, and
+/// sends `recover` to every unfinished swap at start, which every phase handles (see
+/// `ClientSwapPhase`). Repeated or late inputs (a second push of the same lock, a block
+/// after the end) change nothing.
+///
+/// Safety rules it encodes:
+/// - a claim is only ever built from a lock that `LockVerifier` accepted, and only once
+///   it has the confirmations the policy asks for;
+/// - a rejected lock ends the swap without a claim and without revealing the preimage;
+/// - the give-up timer ends a swap only while no claim is out: after the claim, the
+///   preimage is public and the only way forward is to get the claim confirmed.
+public struct ClientSwapMachine: Sendable {
+    public struct Settings: Sendable, Hashable {
+        /// Lock confirmations required before claiming (0: zero-conf allowed for this swap).
+        public var requiredConfirmations: Int
+        /// Claim confirmations after which the swap is `completed`.
+        public var completionConfirmations: Int
+        /// Seconds after starting the payment at which a swap without a claim is abandoned.
+        public var giveUpSeconds: UInt64
+
+        public init(requiredConfirmations: Int, completionConfirmations: Int = 1, giveUpSeconds: UInt64 = 600) {
+            self.requiredConfirmations = max(0, requiredConfirmations)
+            self.completionConfirmations = max(1, completionConfirmations)
+            self.giveUpSeconds = giveUpSeconds
+        }
+    }
+
+    public let settings: Settings
+    public private(set) var state: ClientSwapState
+
+    public init(settings: Settings, state: ClientSwapState = ClientSwapState(phase: .quoted)) {
+        self.settings = settings
+        self.state = state
+    }
+
+    public var phase: ClientSwapPhase { state.phase }
+
+    public mutating func handle(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        guard !state.phase.isFinal else { return [] }
+        switch state.phase {
+        case .quoted, .accepted: return beforePayment(input)
+        case .payStarted, .paymentInFlight: return waitingForLock(input)
+        case .lockSeen: return lockSeen(input)
+        case .lockVerified: return lockVerified(input)
+        case .claimBroadcast, .claimConfirmed: return claimOut(input)
+        case .completed, .failed, .abandoned: return []
+        }
+    }
+
+    // MARK: phases
+
+    private mutating func beforePayment(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        switch input {
+        case .acceptVerified where state.phase == .quoted:
+            return move(to: .accepted)
+        case .paymentStarting(let now) where state.phase == .accepted:
+            state.paidAtUnix = now
+            return move(to: .payStarted) + [.pay(resuming: false), .armGiveUpTimer(deadlineUnix: giveUpDeadline(now))]
+        case .refused(let reason):
+            return end(.failed, reason, .neverSent)
+        case .recover:
+            return end(.failed, "the node stopped before the invoice was paid", .neverSent)
+        case .giveUp:
+            return end(.failed, "given up before paying", .neverSent)
+        default:
+            return []
+        }
+    }
+
+    private mutating func waitingForLock(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        switch input {
+        case .payment(.inFlight) where state.phase == .payStarted:
+            return move(to: .paymentInFlight)
+        case .payment(.failed(let reason)):
+            return end(.failed, "the Lightning payment failed: \(reason)", .returned)
+        case .lockSeen(let sighting):
+            state.lock = sighting
+            return move(to: .lockSeen) + [.verifyLock(sighting)]
+        case .giveUp:
+            return giveUp()
+        case .recover:
+            return [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .lookForLock]
+        default:
+            return []
+        }
+    }
+
+    private mutating func lockSeen(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        switch input {
+        case .lockVerified(let lock):
+            state.verifiedLock = lock
+            return move(to: .lockVerified) + claimIfDeep()
+        case .lockRejected(let reason):
+            return end(.failed, "the provider's lock is wrong (\(reason)); no claim was made", .heldUntilCancelled)
+        case .lockSeen(let sighting) where sighting.txid == state.lock?.txid:
+            state.lock = sighting
+            return []
+        case .lockSeen(let sighting):
+            // Another lock transaction (the provider replaced its own): check that one.
+            state.lock = sighting
+            return persistHere() + [.verifyLock(sighting)]
+        case .payment(.failed(let reason)):
+            return end(.failed, "the Lightning payment failed: \(reason)", .returned)
+        case .giveUp:
+            return giveUp()
+        case .recover:
+            var actions: [ClientSwapAction] = [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix))]
+            if let lock = state.lock { actions.append(.verifyLock(lock)) } else { actions.append(.lookForLock) }
+            return actions
+        default:
+            return []
+        }
+    }
+
+    private mutating func lockVerified(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        switch input {
+        case .lockSeen(let sighting) where sighting.txid == state.lock?.txid:
+            let before = state.lock?.confirmations ?? 0
+            state.lock = sighting
+            if before < settings.requiredConfirmations && sighting.confirmations >= settings.requiredConfirmations {
+                return persistHere() + claimIfDeep()
+            }
+            return []
+        case .lockSeen(let sighting):
+            // A different lock transaction: only a verified one is ever claimed.
+            state.lock = sighting
+            state.verifiedLock = nil
+            return move(to: .lockSeen) + [.verifyLock(sighting)]
+        case .block:
+            return [.checkChain]
+        case .claimSigned(let claim):
+            state.claim = claim
+            state.claimConfirmations = 0
+            return move(to: .claimBroadcast) + [.broadcastClaim(claim), .pushPreimage]
+        case .claimImpossible(let reason):
+            return end(.failed, "no claim could be made (\(reason)); the preimage was never revealed", .heldUntilCancelled)
+        case .payment(.failed(let reason)):
+            return end(.failed, "the Lightning payment failed before the claim: \(reason)", .returned)
+        case .giveUp:
+            return giveUp()
+        case .recover:
+            return [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .checkChain] + claimIfDeep()
+        default:
+            return []
+        }
+    }
+
+    private mutating func claimOut(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        switch input {
+        case .block(let height):
+            return state.phase == .claimBroadcast ? [.maintainClaim(tipHeight: height)] : [.checkChain]
+        case .claimSigned(let claim) where state.phase == .claimBroadcast:
+            // A fee bump: recorded before it replaces the last claim.
+            state.claim = claim
+            return persistHere() + [.broadcastClaim(claim)]
+        case .claimConfirmations(let count):
+            return claimDepth(count)
+        case .recover:
+            guard let claim = state.claim else { return [.checkChain] }
+            return state.phase == .claimBroadcast
+                ? [.broadcastClaim(claim), .pushPreimage, .checkChain]
+                : [.pushPreimage, .checkChain]
+        default:
+            // The give-up timer, payment updates and lock news cannot change anything now:
+            // the preimage is out and the claim is the way to the money.
+            return []
+        }
+    }
+
+    private mutating func claimDepth(_ count: Int) -> [ClientSwapAction] {
+        let before = state.claimConfirmations
+        state.claimConfirmations = max(0, count)
+        if count <= 0 {
+            guard state.phase == .claimConfirmed, let claim = state.claim else { return [] }
+            // Reorged out of its block: back to broadcasting it.
+            return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
+        }
+        var actions: [ClientSwapAction] = []
+        if state.phase == .claimBroadcast {
+            actions += move(to: .claimConfirmed) + [.pushPreimage]
+        }
+        if count >= settings.completionConfirmations {
+            state.outcome = ClientSwapOutcome(reason: "the claim has \(count) confirmation\(count == 1 ? "" : "s")",
+                                              funds: .delivered)
+            actions += move(to: .completed) + [.finish]
+        } else if actions.isEmpty && count != before {
+            actions += persistHere()
+        }
+        return actions
+    }
+
+    // MARK: helpers
+
+    private func claimIfDeep() -> [ClientSwapAction] {
+        guard let lock = state.verifiedLock, (state.lock?.confirmations ?? 0) >= settings.requiredConfirmations else {
+            return []
+        }
+        return [.buildClaim(lock)]
+    }
+
+    private mutating func giveUp() -> [ClientSwapAction] {
+        let minutes = settings.giveUpSeconds / 60
+        let span = minutes > 0 ? "\(minutes) minute\(minutes == 1 ? "" : "s")" : "\(settings.giveUpSeconds) s"
+        return end(.abandoned, "no claim could be broadcast within \(span) of paying", .heldUntilCancelled)
+    }
+
+    private func giveUpDeadline(_ paidAt: UInt64?) -> UInt64 {
+        (paidAt ?? 0) + settings.giveUpSeconds
+    }
+
+    private mutating func move(to phase: ClientSwapPhase) -> [ClientSwapAction] {
+        state.phase = phase
+        return [.persist(state)]
+    }
+
+    private func persistHere() -> [ClientSwapAction] { [.persist(state)] }
+
+    private mutating func end(_ phase: ClientSwapPhase, _ reason: String, _ funds: ClientFundsFate) -> [ClientSwapAction] {
+        state.outcome = ClientSwapOutcome(reason: reason, funds: funds)
+        return move(to: phase) + [.finish]
+    }
+}

@@ -1,0 +1,87 @@
+import Bitcoin
+import HTLC
+import Transport
+
+/// A client swap's state: its phase and the facts gathered so far. Stored as the data of
+/// each event (the last event is the state), so a restart rebuilds it from the store
+/// alone. It never holds the preimage or a key: those derive from the seed and the
+/// swap index whenever they are needed.
+public struct ClientSwapState: Sendable, Hashable {
+    public var phase: ClientSwapPhase
+    /// When the payment was started (Unix seconds): the give-up timer counts from here.
+    public var paidAtUnix: UInt64?
+    public var lock: ClientLockSighting?
+    public var verifiedLock: LockOutput?
+    /// The claim last signed (the first one, or the latest fee bump).
+    public var claim: Transaction?
+    public var claimConfirmations: Int
+    /// Set by the final phases.
+    public var outcome: ClientSwapOutcome?
+
+    public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, lock: ClientLockSighting? = nil,
+                verifiedLock: LockOutput? = nil, claim: Transaction? = nil, claimConfirmations: Int = 0,
+                outcome: ClientSwapOutcome? = nil) {
+        self.phase = phase
+        self.paidAtUnix = paidAtUnix
+        self.lock = lock
+        self.verifiedLock = verifiedLock
+        self.claim = claim
+        self.claimConfirmations = claimConfirmations
+        self.outcome = outcome
+    }
+
+    // MARK: stored form
+
+    /// The event data: every fact, transactions as raw hex.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["claim_confirmations": .integer(claimConfirmations)]
+        if let paidAtUnix { members["paid_at"] = .integer(paidAtUnix) }
+        if let lock {
+            members["lock_tx"] = .string(lock.transaction.serialized.hex)
+            members["lock_confirmations"] = .integer(lock.confirmations)
+            members["lock_source"] = .string(lock.source.rawValue)
+            if let index = lock.outputIndex { members["lock_vout"] = .integer(index) }
+        }
+        if let verifiedLock {
+            members["verified_lock"] = .object([
+                "txid": .string(verifiedLock.outPoint.txid.hex),
+                "vout": .integer(verifiedLock.outPoint.index),
+                "value_sat": .integer(verifiedLock.value),
+            ])
+        }
+        if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
+        if let outcome {
+            members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
+        }
+        return .object(members)
+    }
+
+    /// Reads the state back from an event of kind `kind` and its data.
+    public init(kind: String, data: JSONValue) throws(ClientEngineError) {
+        guard let phase = ClientSwapPhase(rawValue: kind) else { throw .corruptRecord("unknown event kind \(kind)") }
+        self.init(phase: phase)
+        paidAtUnix = data["paid_at"]?.uint64Value
+        claimConfirmations = Int(data["claim_confirmations"]?.int64Value ?? 0)
+        do {
+            if let hex = data["lock_tx"]?.stringValue {
+                let source = data["lock_source"]?.stringValue.flatMap(ClientLockSighting.Source.init(rawValue:)) ?? .chain
+                lock = ClientLockSighting(transaction: try Transaction(hex: hex),
+                                          outputIndex: data["lock_vout"]?.int64Value.map { Int($0) },
+                                          confirmations: Int(data["lock_confirmations"]?.int64Value ?? 0),
+                                          source: source)
+            }
+            if let verified = data["verified_lock"], let txid = verified["txid"]?.stringValue,
+               let vout = verified["vout"]?.uint64Value, let value = verified["value_sat"]?.int64Value {
+                verifiedLock = LockOutput(outPoint: OutPoint(txid: try TransactionID(hex: txid), index: UInt32(vout)),
+                                          value: value)
+            }
+            if let hex = data["claim_tx"]?.stringValue { claim = try Transaction(hex: hex) }
+        } catch {
+            throw .corruptRecord("a stored transaction does not decode: \(error)")
+        }
+        if let outcome = data["outcome"], let reason = outcome["reason"]?.stringValue,
+           let funds = outcome["funds"]?.stringValue.flatMap(ClientFundsFate.init(rawValue:)) {
+            self.outcome = ClientSwapOutcome(reason: reason, funds: funds)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+@testable import PeerNode
+import Transport
+import XCTest
+
+/// The client engine against a scripted provider (real desk, hold invoice, wallet lock)
+/// on the in-process hub, whose chain the kernel validates.
+final class ClientEngineHubTests: XCTestCase {
+    private let amount: Int64 = 100_000
+
+    func testPayingAContactDeliversExactlyXAndSettlesTheInvoice() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        XCTAssertNotNil(decision.choice, "\(decision.debugLines)")
+        let destination = fixture.destination
+        let amount = self.amount
+
+        let report = try await clientWithin(seconds: 60) {
+            try await engine.pay(destination: destination, amountSat: amount, route: decision)
+        }
+        XCTAssertEqual(report.amountSat, amount)
+        XCTAssertEqual(report.settlement, .settling, "nothing mined yet: committed and settling")
+        let claim = try XCTUnwrap(fixture.hub.chain.transaction(report.claimTxid)?.transaction, "the claim is in the mempool")
+        XCTAssertEqual(claim.outputs, [TransactionOutput(value: amount, scriptPubKey: destination.script)])
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(report.claimTxid), "the kernel verified the claim")
+
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        try await clientEventually("the provider's invoice settles") {
+            try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash).state == .settled
+        }
+        let kinds = try await fixture.kinds(of: report.swapID)
+        for (earlier, later) in zip(["quoted", "accepted", "pay_started", "lock_seen", "lock_verified", "claim_broadcast",
+                                     "claim_confirmed", "completed"].dropLast(), ["accepted", "pay_started", "lock_seen",
+                                     "lock_verified", "claim_broadcast", "claim_confirmed", "completed"]) {
+            let a = try XCTUnwrap(kinds.firstIndex(of: earlier), "\(earlier) in \(kinds)")
+            let b = try XCTUnwrap(kinds.firstIndex(of: later), "\(later) in \(kinds)")
+            XCTAssertLessThan(a, b, "\(earlier) before \(later) in \(kinds)")
+        }
+        let events = fixture.progress.all
+        for phase in ["quoted", "pay_started", "lock_verified", "claim_broadcast", "completed"] {
+            XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
+        }
+        XCTAssertTrue(events.contains { $0.stage == .quoting })
+        let pushes = await fixture.provider.preimagePushes
+        XCTAssertEqual(pushes.map(\.swapID), [swap.accept.body.swapID])
+        await fixture.shutDown(engine)
+    }
+
+    func testAShortLockIsNeverClaimedAndThePreimageNeverLeaves() async throws {
+        let fixture = try await ClientEngineFixture(lock: .short(by: 1_000))
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let destination = fixture.destination
+        let amount = self.amount
+        let before = try fixture.clientBalanceMsat()
+
+        do {
+            _ = try await clientWithin(seconds: 60) {
+                try await engine.pay(destination: destination, amountSat: amount, route: decision)
+            }
+            XCTFail("a short lock must not be paid out")
+        } catch ClientEngineError.swapEnded(let id, let outcome) {
+            XCTAssertEqual(outcome.funds, .heldUntilCancelled, "\(outcome)")
+            XCTAssertTrue(outcome.reason.contains("wrong"), outcome.reason)
+            let kind = try await fixture.lastKind(of: id)
+            XCTAssertEqual(kind, "failed")
+            let preimage = try await fixture.preimage(ofSwap: id)
+            let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+            let lock = try XCTUnwrap(swap.lock)
+            try fixture.hub.mine(2)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            XCTAssertEqual(fixture.spends(of: lock.lock.outPoint), [], "no claim of the lock")
+            XCTAssertFalse(fixture.chainReveals(preimage), "the preimage is nowhere on chain")
+            let pushes = await fixture.provider.preimagePushes
+            XCTAssertEqual(pushes, [], "the preimage was never pushed")
+
+            // The payment stays held until the provider cancels; then it comes back.
+            XCTAssertLessThan(try fixture.clientBalanceMsat(), before)
+            try await fixture.provider.cancelInvoice(of: swap.accept.body.swapID)
+            try await clientEventually("the payment returns") { try fixture.clientBalanceMsat() == before }
+        }
+        await fixture.shutDown(engine)
+    }
+
+    func testAProviderThatNeverLocksIsAbandonedByTheGiveUpTimer() async throws {
+        let fixture = try await ClientEngineFixture(lock: .never)
+        let engine = try fixture.engine(giveUpSeconds: 2)
+        let decision = try await fixture.route(amountSat: amount)
+        let destination = fixture.destination
+        let amount = self.amount
+        do {
+            _ = try await clientWithin(seconds: 30) {
+                try await engine.pay(destination: destination, amountSat: amount, route: decision)
+            }
+            XCTFail("no lock, no claim")
+        } catch ClientEngineError.swapEnded(let id, let outcome) {
+            XCTAssertEqual(outcome.funds, .heldUntilCancelled)
+            let kind = try await fixture.lastKind(of: id)
+            XCTAssertEqual(kind, "abandoned")
+            let pushes = await fixture.provider.preimagePushes
+            XCTAssertEqual(pushes, [])
+        }
+        await fixture.shutDown(engine)
+    }
+
+    func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) } }
+        // The node's SQLite store, with a crash right after the claim intent is durable.
+        let disk = try SQLiteSwapStore.open(path: path)
+        let first = try fixture.engine(store: ClientCrashingStore(disk, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        let destination = fixture.destination
+        let amount = self.amount
+        do {
+            _ = try await clientWithin(seconds: 60) {
+                try await first.pay(destination: destination, amountSat: amount, route: decision)
+            }
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store(let what) {
+            XCTAssertTrue(what.contains("claim_broadcast"), what)
+        }
+        await first.shutDown()
+
+        // A new process: a new engine on a fresh connection to the same database file.
+        let reopened = try SQLiteSwapStore.open(path: path)
+        let records = try await reopened.allSwaps(limit: 1)
+        let record = try XCTUnwrap(records.first)
+        let swapID = record.id
+        let lastEvent = try await reopened.lastEvent(of: swapID)
+        let last = try XCTUnwrap(lastEvent)
+        XCTAssertEqual(last.kind, "claim_broadcast")
+        let stored = try ClientSwapState(kind: last.kind, data: last.data)
+        let claim = try XCTUnwrap(stored.claim)
+        let lock = try XCTUnwrap(stored.verifiedLock)
+        XCTAssertEqual(fixture.spends(of: lock.outPoint), [], "crashed before the broadcast")
+
+        let second = try fixture.engine(store: reopened)
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [swapID])
+        try await clientEventually("the stored claim is broadcast") { fixture.hub.chain.mempoolEntry(claim.txid) != nil }
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await reopened.lastEvent(of: swapID)?.kind == "completed" }
+        XCTAssertEqual(fixture.spends(of: lock.outPoint), [claim], "exactly one claim, the stored one")
+        XCTAssertEqual(fixture.hub.backend.verifiedTransactions.filter { $0 == claim.txid }.count, 1,
+                       "broadcast once: a rebroadcast would have been verified again")
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount)
+        try await clientEventually("the provider settles from the resumed push") {
+            await !fixture.provider.settled.isEmpty
+        }
+        await fixture.shutDown(second)
+        await disk.close()
+        await reopened.close()
+    }
+
+    func testAnExpiredQuoteIsRejectedAndNothingIsPaid() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        await fixture.provider.setSwapRequestDelay(400)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let destination = fixture.destination
+        let amount = self.amount
+        let before = try fixture.clientBalanceMsat()
+        do {
+            _ = try await clientWithin(seconds: 30) {
+                try await engine.pay(destination: destination, amountSat: amount, route: decision)
+            }
+            XCTFail("the provider refuses an expired quote")
+        } catch ClientEngineError.rejected(let code, _) {
+            XCTAssertEqual(code, .quoteExpired)
+        }
+        let records = try await fixture.store.allSwaps(limit: 1)
+        let record = try XCTUnwrap(records.first)
+        let lastEvent = try await fixture.store.lastEvent(of: record.id)
+        let last = try XCTUnwrap(lastEvent)
+        XCTAssertEqual(last.kind, "failed")
+        XCTAssertEqual(try ClientSwapState(kind: last.kind, data: last.data).outcome?.funds, .neverSent)
+        XCTAssertEqual(try fixture.clientBalanceMsat(), before, "nothing paid")
+        let swaps = await fixture.provider.swaps
+        XCTAssertTrue(swaps.isEmpty)
+        await fixture.shutDown(engine)
+    }
+}

@@ -1,0 +1,263 @@
+import Bitcoin
+import HTLC
+import Lightning
+@testable import PeerNode
+import XCTest
+
+/// The client swap machine as tables: each phase against every input that matters, and
+/// every phase against `recover`. No I/O: what the machine asks for is what is checked.
+final class ClientSwapMachineTests: XCTestCase {
+    private let settings = ClientSwapMachine.Settings(requiredConfirmations: 1, completionConfirmations: 2, giveUpSeconds: 600)
+
+    private static func transaction(_ tag: UInt8, outputs: Int = 1) -> Transaction {
+        let input = TransactionInput(previousOutput: OutPoint(txid: try! TransactionID(bytes: [UInt8](repeating: tag, count: 32)),
+                                                              index: 0), sequence: TransactionInput.replaceableSequence)
+        let out = TransactionOutput(value: 50_000, scriptPubKey: Address.p2wpkh(pubkeyHash: [UInt8](repeating: tag, count: 20)).script)
+        return Transaction(version: 2, inputs: [input], outputs: Array(repeating: out, count: outputs), lockTime: 0)
+    }
+
+    private let lockTx = transaction(1)
+    private let otherLockTx = transaction(2)
+    private let claimTx = transaction(3)
+    private let bumpTx = transaction(4)
+
+    private func sighting(_ tx: Transaction? = nil, confirmations: Int = 0) -> ClientLockSighting {
+        ClientLockSighting(transaction: tx ?? lockTx, outputIndex: 0, confirmations: confirmations, source: .push)
+    }
+
+    private var verified: LockOutput { LockOutput(outPoint: OutPoint(txid: lockTx.txid, index: 0), value: 50_000) }
+
+    /// A machine brought to `phase` through the inputs a real swap sees.
+    private func machine(at phase: ClientSwapPhase, settings: ClientSwapMachine.Settings? = nil) -> ClientSwapMachine {
+        var machine = ClientSwapMachine(settings: settings ?? self.settings)
+        let path: [ClientSwapInput]
+        switch phase {
+        case .quoted: path = []
+        case .accepted: path = [.acceptVerified]
+        case .payStarted: path = [.acceptVerified, .paymentStarting(atUnix: 1_000)]
+        case .paymentInFlight: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
+        case .lockSeen: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
+        case .lockVerified: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
+        case .claimBroadcast:
+            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+                    .lockVerified(verified), .claimSigned(claimTx)]
+        case .claimConfirmed:
+            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+                    .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(1)]
+        case .completed:
+            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+                    .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(2)]
+        case .failed: path = [.refused("no")]
+        case .abandoned: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .giveUp]
+        }
+        for input in path { _ = machine.handle(input) }
+        XCTAssertEqual(machine.phase, phase, "the path does not reach \(phase)")
+        return machine
+    }
+
+    private func phases(_ actions: [ClientSwapAction]) -> [ClientSwapPhase] {
+        actions.compactMap { if case .persist(let state) = $0 { return state.phase } else { return nil } }
+    }
+
+    private func buildsOrBroadcastsClaim(_ actions: [ClientSwapAction]) -> Bool {
+        actions.contains {
+            switch $0 {
+            case .buildClaim, .broadcastClaim, .pushPreimage, .maintainClaim: return true
+            default: return false
+            }
+        }
+    }
+
+    // MARK: recover, every phase
+
+    func testRecoverInEveryPhase() {
+        struct Row {
+            let phase: ClientSwapPhase
+            let next: ClientSwapPhase
+            let actions: (ClientSwapMachineTests) -> [ClientSwapAction]?
+        }
+        let rows: [Row] = [
+            Row(phase: .quoted, next: .failed, actions: { _ in nil }),
+            Row(phase: .accepted, next: .failed, actions: { _ in nil }),
+            Row(phase: .payStarted, next: .payStarted,
+                actions: { _ in [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: 1_600), .lookForLock] }),
+            Row(phase: .paymentInFlight, next: .paymentInFlight,
+                actions: { _ in [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: 1_600), .lookForLock] }),
+            Row(phase: .lockSeen, next: .lockSeen,
+                actions: { $0.lockSeenRecoverActions }),
+            Row(phase: .lockVerified, next: .lockVerified,
+                actions: { _ in [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain] }),
+            Row(phase: .claimBroadcast, next: .claimBroadcast,
+                actions: { [.broadcastClaim($0.claimTx), .pushPreimage, .checkChain] }),
+            Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),
+            Row(phase: .completed, next: .completed, actions: { _ in [] }),
+            Row(phase: .failed, next: .failed, actions: { _ in [] }),
+            Row(phase: .abandoned, next: .abandoned, actions: { _ in [] }),
+        ]
+        XCTAssertEqual(Set(rows.map(\.phase)), Set(ClientSwapPhase.allCases), "every phase has a recover row")
+        for row in rows {
+            var machine = machine(at: row.phase)
+            let actions = machine.handle(.recover)
+            XCTAssertEqual(machine.phase, row.next, "recover in \(row.phase)")
+            if let expected = row.actions(self) {
+                XCTAssertEqual(actions, expected, "recover in \(row.phase)")
+            } else {
+                XCTAssertEqual(phases(actions), [.failed], "recover in \(row.phase)")
+                XCTAssertEqual(machine.state.outcome?.funds, .neverSent, "recover in \(row.phase)")
+                XCTAssertEqual(actions.last, .finish)
+            }
+        }
+    }
+
+    private var lockSeenRecoverActions: [ClientSwapAction] {
+        [.armGiveUpTimer(deadlineUnix: 1_600), .verifyLock(sighting())]
+    }
+
+    func testRecoverWithADeepVerifiedLockClaims() {
+        var machine = machine(at: .lockVerified)
+        _ = machine.handle(.lockSeen(sighting(confirmations: 1)))
+        var restarted = ClientSwapMachine(settings: settings, state: machine.state)
+        XCTAssertEqual(restarted.handle(.recover),
+                       [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain, .buildClaim(verified)])
+    }
+
+    // MARK: the happy path
+
+    func testHappyPathPersistsEachStepBeforeItsAct() {
+        var machine = ClientSwapMachine(settings: settings)
+        XCTAssertEqual(phases(machine.handle(.acceptVerified)), [.accepted])
+        let pay = machine.handle(.paymentStarting(atUnix: 1_000))
+        XCTAssertEqual(phases(pay), [.payStarted])
+        XCTAssertEqual(Array(pay.dropFirst()), [.pay(resuming: false), .armGiveUpTimer(deadlineUnix: 1_600)])
+        XCTAssertEqual(phases(machine.handle(.payment(.inFlight))), [.paymentInFlight])
+        let seen = machine.handle(.lockSeen(sighting()))
+        XCTAssertEqual(phases(seen), [.lockSeen])
+        XCTAssertEqual(seen.last, .verifyLock(sighting()))
+        XCTAssertEqual(machine.handle(.lockVerified(verified)).count, 1, "not deep enough: persist only")
+        XCTAssertEqual(machine.handle(.block(height: 10)), [.checkChain])
+        let deep = machine.handle(.lockSeen(sighting(confirmations: 1)))
+        XCTAssertEqual(deep.last, .buildClaim(verified))
+        let claim = machine.handle(.claimSigned(claimTx))
+        XCTAssertEqual(phases(claim), [.claimBroadcast])
+        XCTAssertEqual(machine.state.claim, claimTx, "the claim is in the persisted state")
+        XCTAssertEqual(Array(claim.dropFirst()), [.broadcastClaim(claimTx), .pushPreimage])
+        XCTAssertEqual(machine.handle(.block(height: 11)), [.maintainClaim(tipHeight: 11)])
+        XCTAssertEqual(machine.handle(.giveUp), [], "a claim is out: giving up is no longer possible")
+        XCTAssertEqual(phases(machine.handle(.claimConfirmations(1))), [.claimConfirmed])
+        let done = machine.handle(.claimConfirmations(2))
+        XCTAssertEqual(phases(done), [.completed])
+        XCTAssertEqual(done.last, .finish)
+        XCTAssertEqual(machine.state.outcome?.funds, .delivered)
+        XCTAssertEqual(machine.handle(.block(height: 12)), [], "nothing after the end")
+    }
+
+    func testZeroConfClaimsOnTheFirstSighting() {
+        var machine = machine(at: .lockSeen, settings: ClientSwapMachine.Settings(requiredConfirmations: 0))
+        let actions = machine.handle(.lockVerified(verified))
+        XCTAssertEqual(phases(actions), [.lockVerified])
+        XCTAssertEqual(actions.last, .buildClaim(verified))
+    }
+
+    func testFeeBumpIsPersistedBeforeItIsBroadcast() {
+        var machine = machine(at: .claimBroadcast)
+        let actions = machine.handle(.claimSigned(bumpTx))
+        XCTAssertEqual(phases(actions), [.claimBroadcast])
+        XCTAssertEqual(actions.last, .broadcastClaim(bumpTx))
+        XCTAssertEqual(machine.state.claim, bumpTx)
+    }
+
+    func testAReorgedClaimIsBroadcastAgain() {
+        var machine = machine(at: .claimConfirmed)
+        let actions = machine.handle(.claimConfirmations(0))
+        XCTAssertEqual(phases(actions), [.claimBroadcast])
+        XCTAssertEqual(actions.last, .broadcastClaim(claimTx))
+    }
+
+    // MARK: wrong locks
+
+    func testAWrongLockNeverLeadsToAClaim() {
+        for start in [ClientSwapPhase.payStarted, .paymentInFlight] {
+            var machine = machine(at: start)
+            var actions = machine.handle(.lockSeen(sighting(confirmations: 3)))
+            actions += machine.handle(.lockRejected("the lock pays 40000 sat, 50000 agreed"))
+            XCTAssertEqual(machine.phase, .failed)
+            XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+            // Whatever comes after: the lock again, blocks, a restart, a signed claim.
+            for input: ClientSwapInput in [.lockSeen(sighting(confirmations: 6)), .block(height: 99), .recover,
+                                           .claimSigned(claimTx), .lockVerified(verified), .claimConfirmations(1)] {
+                actions += machine.handle(input)
+            }
+            XCTAssertFalse(buildsOrBroadcastsClaim(actions), "from \(start): \(actions)")
+            XCTAssertEqual(machine.phase, .failed)
+        }
+    }
+
+    func testAReplacedLockIsVerifiedAgainBeforeAnyClaim() {
+        var machine = machine(at: .lockVerified)
+        let actions = machine.handle(.lockSeen(sighting(otherLockTx, confirmations: 5)))
+        XCTAssertEqual(phases(actions), [.lockSeen])
+        XCTAssertEqual(actions.last, .verifyLock(sighting(otherLockTx, confirmations: 5)))
+        XCTAssertFalse(buildsOrBroadcastsClaim(actions))
+        XCTAssertNil(machine.state.verifiedLock)
+        XCTAssertEqual(machine.handle(.lockRejected("script")).last, .finish)
+        XCTAssertEqual(machine.phase, .failed)
+    }
+
+    func testASignedClaimBeforeVerificationIsIgnored() {
+        for phase in [ClientSwapPhase.quoted, .accepted, .payStarted, .paymentInFlight, .lockSeen] {
+            var machine = machine(at: phase)
+            XCTAssertEqual(machine.handle(.claimSigned(claimTx)), [], "in \(phase)")
+            XCTAssertEqual(machine.phase, phase)
+        }
+    }
+
+    // MARK: endings
+
+    func testGiveUpAbandonsEveryPhaseWithoutAClaim() {
+        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen, .lockVerified] {
+            var machine = machine(at: phase)
+            let actions = machine.handle(.giveUp)
+            XCTAssertEqual(phases(actions), [.abandoned], "in \(phase)")
+            XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+            XCTAssertEqual(actions.last, .finish)
+        }
+        for phase in [ClientSwapPhase.claimBroadcast, .claimConfirmed] {
+            var machine = machine(at: phase)
+            XCTAssertEqual(machine.handle(.giveUp), [], "in \(phase)")
+        }
+    }
+
+    func testFailedPaymentsReturnTheFunds() {
+        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen, .lockVerified] {
+            var machine = machine(at: phase)
+            _ = machine.handle(.payment(.failed(.noRoute)))
+            XCTAssertEqual(machine.phase, .failed, "in \(phase)")
+            XCTAssertEqual(machine.state.outcome?.funds, .returned)
+        }
+    }
+
+    func testRefusalsBeforePayingSayNothingWasPaid() {
+        for phase in [ClientSwapPhase.quoted, .accepted] {
+            var machine = machine(at: phase)
+            XCTAssertEqual(phases(machine.handle(.refused("quote_expired"))), [.failed])
+            XCTAssertEqual(machine.state.outcome?.funds, .neverSent)
+        }
+    }
+
+    func testAnImpossibleClaimEndsWithoutRevealing() {
+        var machine = machine(at: .lockVerified)
+        let actions = machine.handle(.claimImpossible("6 blocks left"))
+        XCTAssertEqual(phases(actions), [.failed])
+        XCTAssertFalse(buildsOrBroadcastsClaim(actions))
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+    }
+
+    // MARK: stored form
+
+    func testStateSurvivesItsStoredForm() throws {
+        for phase in ClientSwapPhase.allCases {
+            let state = machine(at: phase).state
+            XCTAssertEqual(try ClientSwapState(kind: phase.rawValue, data: state.json), state, "\(phase)")
+        }
+    }
+}
