@@ -9,10 +9,11 @@ public enum ConfigFileParser {
     public static func parse(_ text: String, fileName: String) throws(ConfigError) -> [ConfigEntry] {
         var entries: [ConfigEntry] = []
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so both line ends are separators here.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let origin = "\(fileName) line \(lineNumber)"
-            let line = trim(stripComment(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine))
+            let line = trim(stripComment(rawLine))
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 throw ConfigError(key: nil, value: nil, origin: origin,

@@ -26,6 +26,12 @@ public struct NodeConfig: Sendable, Equatable {
         public var port: Int
         public var macaroonPath: String
 
+        public init(host: String, port: Int, macaroonPath: String) {
+            self.host = host
+            self.port = port
+            self.macaroonPath = macaroonPath
+        }
+
         public var url: String { "http://\(HostPort(host: host, port: port))" }
     }
 
@@ -35,12 +41,25 @@ public struct NodeConfig: Sendable, Equatable {
         public var feePPM: Int64
         public var minAmountSat: Int64
         public var maxAmountSat: Int64
+
+        public init(enabled: Bool, baseFeeSat: Int64, feePPM: Int64, minAmountSat: Int64, maxAmountSat: Int64) {
+            self.enabled = enabled
+            self.baseFeeSat = baseFeeSat
+            self.feePPM = feePPM
+            self.minAmountSat = minAmountSat
+            self.maxAmountSat = maxAmountSat
+        }
     }
 
     /// Claiming from an unconfirmed lock: only when enabled, and only up to `maxSat`.
     public struct ZeroConfPolicy: Sendable, Equatable {
         public var enabled: Bool
         public var maxSat: Int64
+
+        public init(enabled: Bool, maxSat: Int64) {
+            self.enabled = enabled
+            self.maxSat = maxSat
+        }
 
         /// Whether a swap of `amountSat` may be claimed before its lock confirms.
         public func allows(amountSat: Int64) -> Bool { enabled && amountSat <= maxSat }
@@ -51,6 +70,12 @@ public struct NodeConfig: Sendable, Equatable {
         public var pubky: Pubky
         public var host: String
         public var port: Int
+
+        public init(pubky: Pubky, host: String, port: Int) {
+            self.pubky = pubky
+            self.host = host
+            self.port = port
+        }
     }
 
     public var network: Network
