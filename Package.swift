@@ -32,6 +32,8 @@ let package = Package(
 
         // The regtest hub: Bitcoin Core's JSON-RPC and LND REST on loopback ports.
         .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
+        // The node: `peernode init|run` and the commands that talk to the daemon's socket.
+        .executableTarget(name: "peernode", dependencies: ["PeerNode", "Transport", "Bitcoin", "Lightning", "Offers", "HTLC"], path: "Sources/PeerNodeCLI"),
         // Transport benchmarks (release build): `make bench`.
         .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers"], path: "Sources/PeerNodeBench"),
 

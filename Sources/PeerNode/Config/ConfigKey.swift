@@ -1,0 +1,97 @@
+/// Every configuration key, documented in one table: `peernode help config` prints it,
+/// `peernode init` writes it as the commented default file, and the resolver refuses any
+/// key not in it. Defaults that differ by network say so.
+public struct ConfigKey: Sendable, Equatable {
+    public let name: String
+    /// What it sets, in one line.
+    public let summary: String
+    /// The default as the user would write it ("" when the key is required or unset).
+    public let defaultValue: String
+    /// What values are accepted.
+    public let allowed: String
+    /// May be given more than once (each adds an item).
+    public let repeatable: Bool
+
+    init(_ name: String, _ summary: String, default defaultValue: String, allowed: String, repeatable: Bool = false) {
+        self.name = name
+        self.summary = summary
+        self.defaultValue = defaultValue
+        self.allowed = allowed
+        self.repeatable = repeatable
+    }
+
+    public static let all: [ConfigKey] = [
+        ConfigKey("network", "the Bitcoin network this node runs on",
+                  default: "mainnet", allowed: "mainnet, testnet, signet, regtest"),
+        ConfigKey("datadir", "the data directory (seed, store, this file); command line only",
+                  default: "~/.peernode", allowed: "a directory path, given as --datadir"),
+        ConfigKey("listen", "where peers connect (host:port; port 0 picks a free one)",
+                  default: "127.0.0.1:9737", allowed: "host:port, IPv6 as [addr]:port, port 0 to 65535"),
+        ConfigKey("control_socket", "the unix socket the peernode commands talk to (mode 0600)",
+                  default: "<datadir>/peernode.sock", allowed: "a path of at most 107 bytes; relative to the datadir"),
+        ConfigKey("bitcoind_rpc_host", "Bitcoin Core's JSON-RPC host",
+                  default: "127.0.0.1", allowed: "a host name or IP address"),
+        ConfigKey("bitcoind_rpc_port", "Bitcoin Core's JSON-RPC port",
+                  default: "8332 mainnet, 18332 testnet, 38332 signet, 18443 regtest", allowed: "1 to 65535"),
+        ConfigKey("bitcoind_rpc_user", "RPC user (with bitcoind_rpc_password)",
+                  default: "", allowed: "any text without spaces; or use bitcoind_rpc_cookie"),
+        ConfigKey("bitcoind_rpc_password", "RPC password (with bitcoind_rpc_user)",
+                  default: "", allowed: "any text without spaces"),
+        ConfigKey("bitcoind_rpc_cookie", "Bitcoin Core's .cookie file, instead of user and password",
+                  default: "", allowed: "a file path; relative to the datadir"),
+        ConfigKey("lnd_rest_host", "LND's REST host (plain HTTP: loopback or a local TLS tunnel)",
+                  default: "127.0.0.1", allowed: "a host name or IP address"),
+        ConfigKey("lnd_rest_port", "LND's REST port (restlisten)",
+                  default: "8080", allowed: "1 to 65535"),
+        ConfigKey("lnd_macaroon", "LND macaroon file (admin.macaroon, or invoices + offchain)",
+                  default: "", allowed: "a file path; relative to the datadir; required"),
+        ConfigKey("provider", "run a swap provider: answer offers and quotes, lock and earn fees",
+                  default: "0", allowed: "0 or 1"),
+        ConfigKey("base_fee_sat", "provider: fixed part of the service fee",
+                  default: "500", allowed: "0 to 1000000"),
+        ConfigKey("fee_ppm", "provider: proportional part of the service fee, parts per million",
+                  default: "2000", allowed: "0 to 1000000"),
+        ConfigKey("min_amount_sat", "provider: smallest swap",
+                  default: "10000", allowed: "1000 to max_amount_sat"),
+        ConfigKey("max_amount_sat", "provider: largest swap",
+                  default: "1000000", allowed: "min_amount_sat to 2100000000000000"),
+        ConfigKey("htlc_timeout_blocks", "blocks until a provider may refund its lock",
+                  default: "144", allowed: "confirmations + 36 to 1008"),
+        ConfigKey("confirmations", "confirmations a lock needs before the client claims",
+                  default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (under 2 on mainnet needs --allow-unsafe)"),
+        ConfigKey("zero_conf", "claim from an unconfirmed lock (up to max_zero_conf_sat)",
+                  default: "0 mainnet, 1 elsewhere", allowed: "0 or 1"),
+        ConfigKey("max_zero_conf_sat", "largest swap claimed with zero confirmations",
+                  default: "100000", allowed: "0 to 2100000000000000 (over 100000 on mainnet needs --allow-unsafe)"),
+        ConfigKey("fee_floor_sat_vb", "lowest fee rate ever used, sat/vB",
+                  default: "5 mainnet, 1 elsewhere", allowed: "0.1 to 10000, up to 3 decimals (under 5 on mainnet needs --allow-unsafe)"),
+        ConfigKey("fee_cap_sat_vb", "highest fee rate ever used, sat/vB",
+                  default: "500", allowed: "fee_floor_sat_vb to 10000"),
+        ConfigKey("fee_fallback_sat_vb", "fee rate when Bitcoin Core has no estimate, sat/vB",
+                  default: "10", allowed: "fee_floor_sat_vb to fee_cap_sat_vb"),
+        ConfigKey("extra_provider", "a provider to probe besides the contacts (testing)",
+                  default: "", allowed: "<pubky>@host:port; repeat for more", repeatable: true),
+        ConfigKey("wallet_sync_seconds", "how often the wallet follows the chain",
+                  default: "10", allowed: "1 to 3600"),
+    ]
+
+    public static let names: [String] = all.map(\.name)
+
+    public static func named(_ name: String) -> ConfigKey? {
+        all.first { $0.name == name }
+    }
+
+    /// The table as text, for `peernode help config` and the README.
+    public static var table: String {
+        let width = all.map(\.name.count).max() ?? 0
+        var lines = ["Configuration keys (peernode.conf: key=value; command line: --key=value):", ""]
+        for key in all {
+            let padded = key.name + String(repeating: " ", count: width - key.name.count)
+            lines.append("  \(padded)  \(key.summary)")
+            let indent = String(repeating: " ", count: width + 4)
+            lines.append("\(indent)default: \(key.defaultValue.isEmpty ? "(none)" : key.defaultValue)")
+            lines.append("\(indent)allowed: \(key.allowed)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

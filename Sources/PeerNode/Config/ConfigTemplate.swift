@@ -1,0 +1,37 @@
+import Bitcoin
+
+/// The commented config file `peernode init` writes: every key of the table, commented
+/// out at its default, with `network` set. Uncommenting a line and editing its value is
+/// all a user does; the keys that have no default (the backends' credentials) say so.
+public enum ConfigTemplate {
+    public static func text(network: Network) -> String {
+        var lines = [
+            "# peernode configuration (bitcoin.conf style: key=value; '#' starts a comment).",
+            "# Every key can also be given on the command line as --key=value, which wins.",
+            "# Unknown keys and bad values stop the node with a message naming the key.",
+            "",
+            "network=\(network.rawValue)",
+            "",
+        ]
+        for key in ConfigKey.all where key.name != "network" && key.name != "datadir" {
+            lines.append("# \(key.summary)")
+            lines.append("# allowed: \(key.allowed)")
+            let example = key.defaultValue.isEmpty ? placeholder(for: key.name) : key.defaultValue
+            lines.append("#\(key.name)=\(example)")
+            lines.append("")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What to write for keys with no default: a hint of the form the value takes.
+    private static func placeholder(for name: String) -> String {
+        switch name {
+        case "bitcoind_rpc_user": return "<user>"
+        case "bitcoind_rpc_password": return "<password>"
+        case "bitcoind_rpc_cookie": return "/home/<you>/.bitcoin/.cookie"
+        case "lnd_macaroon": return "/home/<you>/.lnd/data/chain/bitcoin/mainnet/admin.macaroon"
+        case "extra_provider": return "<pubky>@host:port"
+        default: return ""
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Bitcoin
+import HTLC
+import Transport
+
+extension NodeConfig {
+    /// Types and checks the settings of the config file and the command line (which wins
+    /// key by key; for a repeatable key its list replaces the file's). The first problem
+    /// stops resolution with an error naming the key; nothing else is looked at or done.
+    ///
+    /// Checks, in order: every key is known (with a suggestion when one is close); no
+    /// single-valued key appears twice in one source; each value parses and is in range;
+    /// the keys agree with each other; and on mainnet, settings that put funds at risk
+    /// (fewer than 2 confirmations, zero-conf above 100,000 sat, a fee floor under
+    /// 5 sat/vB) are refused unless `allowUnsafe`.
+    public static func resolve(file: [ConfigEntry], overrides: [ConfigEntry], datadir: String,
+                               allowUnsafe: Bool) throws(ConfigError) -> NodeConfig {
+        for entry in file + overrides {
+            guard ConfigKey.named(entry.key) != nil else {
+                throw ConfigError(key: entry.key, value: nil, origin: entry.origin,
+                                  problem: .unknownKey(suggestion: KeySuggestion.closest(to: entry.key, among: ConfigKey.names)))
+            }
+        }
+        if let entry = file.first(where: { $0.key == "datadir" }) {
+            throw ConfigError(key: "datadir", value: entry.value, origin: entry.origin,
+                              problem: .invalidValue(problem: "the data directory holds this file, so it cannot name another",
+                                                     allowed: "--datadir on the command line only"))
+        }
+        try checkDuplicates(file)
+        try checkDuplicates(overrides)
+        var merged: [String: [ConfigEntry]] = [:]
+        for entry in file { merged[entry.key, default: []].append(entry) }
+        var overridden: Set<String> = []
+        for entry in overrides {
+            if overridden.insert(entry.key).inserted { merged[entry.key] = [] }
+            merged[entry.key]!.append(entry)
+        }
+        return try ConfigResolver(entries: merged, datadir: datadir, allowUnsafe: allowUnsafe).resolve()
+    }
+
+    private static func checkDuplicates(_ entries: [ConfigEntry]) throws(ConfigError) {
+        var seen: [String: ConfigEntry] = [:]
+        for entry in entries {
+            if let first = seen[entry.key], ConfigKey.named(entry.key)?.repeatable == false {
+                throw ConfigError(key: entry.key, value: nil, origin: entry.origin, problem: .duplicate(firstOrigin: first.origin))
+            }
+            seen[entry.key] = entry
+        }
+    }
+}
+
+/// One resolution: reads each key once, typed, with the network's defaults.
+private struct ConfigResolver {
+    let entries: [String: [ConfigEntry]]
+    let datadir: String
+    let allowUnsafe: Bool
+
+    func value(_ key: String) -> ConfigValue? {
+        guard let entry = entries[key]?.last, let documented = ConfigKey.named(key) else { return nil }
+        return ConfigValue(entry: entry, allowed: documented.allowed, secret: key == "bitcoind_rpc_password")
+    }
+
+    func resolve() throws(ConfigError) -> NodeConfig {
+        let network = try value("network")?.network() ?? .mainnet
+        let mainnet = network == .mainnet
+
+        let listen = try value("listen")?.hostPort(ports: 0...65535) ?? NodeConfig.HostPort(host: "127.0.0.1", port: 9737)
+        let controlSocket = try value("control_socket")?.path(in: datadir) ?? NodeConfig.path(datadir, NodeConfig.socketFileName)
+        if controlSocket.utf8.count > NodeConfig.maxSocketPathBytes {
+            let problem = ConfigError.Problem.invalidValue(
+                problem: "the socket path is \(controlSocket.utf8.count) bytes, longer than unix sockets allow",
+                allowed: "a path of at most \(NodeConfig.maxSocketPathBytes) bytes (set control_socket to a shorter one)")
+            throw ConfigError(key: "control_socket", value: controlSocket, origin: value("control_socket")?.entry.origin ?? "default",
+                              problem: problem)
+        }
+
+        let rpcHost = try value("bitcoind_rpc_host")?.host() ?? "127.0.0.1"
+        let defaultPort = BitcoinCoreEndpoint.defaultPort(forChain: BitcoinCoreChain.names(for: network)[0]) ?? 8332
+        let rpcPort = try value("bitcoind_rpc_port")?.int(in: 1...65535) ?? defaultPort
+        let credentials = try bitcoindCredentials()
+
+        let lnd = NodeConfig.LNDSettings(
+            host: try value("lnd_rest_host")?.host() ?? "127.0.0.1",
+            port: try value("lnd_rest_port")?.int(in: 1...65535) ?? 8080,
+            macaroonPath: try required("lnd_macaroon", "give the path of LND's admin.macaroon").path(in: datadir))
+
+        let provider = try providerSettings()
+        let confirmations = try value("confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
+        let timeoutRange = (confirmations + TimelockPolicy.providerLockMargin)...TimelockPolicy.maximumHTLCTimeoutBlocks
+        let htlcTimeout = try value("htlc_timeout_blocks")?.int(in: 1...TimelockPolicy.maximumHTLCTimeoutBlocks)
+            ?? TimelockPolicy.defaultHTLCTimeoutBlocks
+        if !timeoutRange.contains(htlcTimeout) {
+            throw mismatch("htlc_timeout_blocks", "\(htlcTimeout)",
+                           "too short for \(confirmations) confirmations: a provider locks only with confirmations + 36 blocks left",
+                           allowed: "\(timeoutRange.lowerBound) to \(timeoutRange.upperBound)")
+        }
+        let zeroConf = NodeConfig.ZeroConfPolicy(
+            enabled: try value("zero_conf")?.bool() ?? !mainnet,
+            maxSat: try value("max_zero_conf_sat")?.integer(in: 0...ConfigLimits.maximumSat) ?? NodeConfig.mainnetMaxZeroConfSat)
+        let fees = try feePolicy(mainnet: mainnet)
+
+        var extras: [NodeConfig.ExtraProvider] = []
+        for entry in entries["extra_provider"] ?? [] {
+            extras.append(try ConfigValue(entry: entry, allowed: ConfigKey.named("extra_provider")!.allowed, secret: false)
+                .extraProvider())
+        }
+        let syncSeconds = try value("wallet_sync_seconds")?.int(in: 1...3600) ?? 10
+
+        let config = NodeConfig(
+            network: network, datadir: datadir, listen: listen, controlSocket: controlSocket,
+            bitcoind: BitcoinCoreEndpoint(host: rpcHost, port: rpcPort), bitcoindCredentials: credentials, lnd: lnd,
+            provider: provider, htlcTimeoutBlocks: htlcTimeout, confirmations: confirmations, zeroConf: zeroConf,
+            fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe)
+        if mainnet && !allowUnsafe { try checkMainnetSafety(config) }
+        return config
+    }
+
+    private func required(_ key: String, _ hint: String) throws(ConfigError) -> ConfigValue {
+        guard let found = value(key) else {
+            throw ConfigError(key: key, value: nil, origin: nil, problem: .missing(hint))
+        }
+        return found
+    }
+
+    private func mismatch(_ key: String, _ shown: String?, _ problem: String, allowed: String) -> ConfigError {
+        ConfigError(key: key, value: shown, origin: value(key)?.entry.origin ?? "default",
+                    problem: .invalidValue(problem: problem, allowed: allowed))
+    }
+
+    /// User and password together, or a cookie file, never both.
+    private func bitcoindCredentials() throws(ConfigError) -> BitcoinCoreCredentials {
+        let user = try value("bitcoind_rpc_user")?.nonEmpty()
+        let password = try value("bitcoind_rpc_password")?.nonEmpty()
+        let cookie = try value("bitcoind_rpc_cookie")?.path(in: datadir)
+        if cookie != nil, user != nil || password != nil {
+            throw mismatch("bitcoind_rpc_cookie", nil, "set together with bitcoind_rpc_user/bitcoind_rpc_password",
+                           allowed: "either a cookie file or a user and password")
+        }
+        if let cookie { return .cookieFile(path: cookie) }
+        switch (user, password) {
+        case (let user?, let password?):
+            return .user(user, password: password)
+        case (nil, nil):
+            throw ConfigError(key: "bitcoind_rpc_cookie", value: nil, origin: nil,
+                              problem: .missing("set bitcoind_rpc_cookie, or bitcoind_rpc_user and bitcoind_rpc_password"))
+        case (nil, _):
+            throw ConfigError(key: "bitcoind_rpc_user", value: nil, origin: nil,
+                              problem: .missing("bitcoind_rpc_password is set, so give the user too"))
+        case (_, nil):
+            throw ConfigError(key: "bitcoind_rpc_password", value: nil, origin: nil,
+                              problem: .missing("bitcoind_rpc_user is set, so give the password too"))
+        }
+    }
+
+    private func providerSettings() throws(ConfigError) -> NodeConfig.ProviderSettings {
+        let minimum = try value("min_amount_sat")?.integer(in: 1_000...ConfigLimits.maximumSat) ?? 10_000
+        let maximum = try value("max_amount_sat")?.integer(in: 1_000...ConfigLimits.maximumSat) ?? 1_000_000
+        if maximum < minimum {
+            throw mismatch("max_amount_sat", "\(maximum)", "below min_amount_sat (\(minimum))",
+                           allowed: "\(minimum) to \(ConfigLimits.maximumSat)")
+        }
+        return NodeConfig.ProviderSettings(
+            enabled: try value("provider")?.bool() ?? false,
+            baseFeeSat: try value("base_fee_sat")?.integer(in: 0...1_000_000) ?? 500,
+            feePPM: try value("fee_ppm")?.integer(in: 0...1_000_000) ?? 2_000,
+            minAmountSat: minimum, maxAmountSat: maximum)
+    }
+
+    private func feePolicy(mainnet: Bool) throws(ConfigError) -> FeeEstimatePolicy {
+        let limit: ClosedRange<Int64> = 100...10_000_000
+        let floor = try value("fee_floor_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? (mainnet ? 5_000 : 1_000)
+        let cap = try value("fee_cap_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? 500_000
+        let fallback = try value("fee_fallback_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? 10_000
+        if cap < floor {
+            throw mismatch("fee_cap_sat_vb", Self.satPerVByte(cap), "below fee_floor_sat_vb (\(Self.satPerVByte(floor)))",
+                           allowed: "\(Self.satPerVByte(floor)) to 10000")
+        }
+        if !(floor...cap).contains(fallback) {
+            throw mismatch("fee_fallback_sat_vb", Self.satPerVByte(fallback), "outside the floor and cap",
+                           allowed: "\(Self.satPerVByte(floor)) to \(Self.satPerVByte(cap))")
+        }
+        // Each is within FeeRate's range (at most 10^7 sat/kvB), so these cannot fail.
+        return FeeEstimatePolicy(floor: try! FeeRate(satPerKvB: floor), cap: try! FeeRate(satPerKvB: cap),
+                                 fallback: try! FeeRate(satPerKvB: fallback))
+    }
+
+    private func checkMainnetSafety(_ config: NodeConfig) throws(ConfigError) {
+        if config.confirmations < NodeConfig.mainnetMinimumConfirmations {
+            throw ConfigError(key: "confirmations", value: "\(config.confirmations)", origin: value("confirmations")?.entry.origin,
+                              problem: .unsafe("fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg undo a lock the node already acted on"))
+        }
+        if config.zeroConf.enabled && config.zeroConf.maxSat > NodeConfig.mainnetMaxZeroConfSat {
+            throw ConfigError(key: "max_zero_conf_sat", value: "\(config.zeroConf.maxSat)",
+                              origin: value("max_zero_conf_sat")?.entry.origin ?? "default",
+                              problem: .unsafe("zero-conf claims above \(NodeConfig.mainnetMaxZeroConfSat) sat can be double-spent by the provider"))
+        }
+        if config.fees.floor.satPerKvB < NodeConfig.mainnetMinimumFeeFloorSatPerKvB {
+            throw ConfigError(key: "fee_floor_sat_vb", value: Self.satPerVByte(config.fees.floor.satPerKvB),
+                              origin: value("fee_floor_sat_vb")?.entry.origin,
+                              problem: .unsafe("a fee floor under 5 sat/vB risks claims and refunds that do not confirm before the timeout"))
+        }
+    }
+
+    /// sat/kvB written as sat/vB (`2500` -> `2.5`).
+    static func satPerVByte(_ satPerKvB: Int64) -> String {
+        let whole = satPerKvB / 1_000
+        var fraction = satPerKvB % 1_000
+        guard fraction != 0 else { return "\(whole)" }
+        var digits = 3
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let text = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: digits - text.count) + text
+    }
+}
+
+/// Bitcoin's amount bound, for config ranges.
+enum ConfigLimits {
+    static let maximumSat: Int64 = 2_100_000_000_000_000
+}

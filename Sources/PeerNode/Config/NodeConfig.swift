@@ -1,0 +1,121 @@
+import Bitcoin
+import HTLC
+import Transport
+
+/// The node's typed configuration: what `NodeConfig.resolve` makes of the config file
+/// and the command line once every value has been checked. Holding one means the daemon
+/// can start without finding a bad setting half-way.
+///
+/// Not `CustomStringConvertible`: it holds the RPC password, which must never be printed.
+public struct NodeConfig: Sendable, Equatable {
+    /// `host:port`.
+    public struct HostPort: Sendable, Equatable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    public struct LNDSettings: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var macaroonPath: String
+
+        public init(host: String, port: Int, macaroonPath: String) {
+            self.host = host
+            self.port = port
+            self.macaroonPath = macaroonPath
+        }
+
+        public var url: String { "http://\(HostPort(host: host, port: port))" }
+    }
+
+    public struct ProviderSettings: Sendable, Equatable {
+        public var enabled: Bool
+        public var baseFeeSat: Int64
+        public var feePPM: Int64
+        public var minAmountSat: Int64
+        public var maxAmountSat: Int64
+
+        public init(enabled: Bool, baseFeeSat: Int64, feePPM: Int64, minAmountSat: Int64, maxAmountSat: Int64) {
+            self.enabled = enabled
+            self.baseFeeSat = baseFeeSat
+            self.feePPM = feePPM
+            self.minAmountSat = minAmountSat
+            self.maxAmountSat = maxAmountSat
+        }
+    }
+
+    /// Claiming from an unconfirmed lock: only when enabled, and only up to `maxSat`.
+    public struct ZeroConfPolicy: Sendable, Equatable {
+        public var enabled: Bool
+        public var maxSat: Int64
+
+        public init(enabled: Bool, maxSat: Int64) {
+            self.enabled = enabled
+            self.maxSat = maxSat
+        }
+
+        /// Whether a swap of `amountSat` may be claimed before its lock confirms.
+        public func allows(amountSat: Int64) -> Bool { enabled && amountSat <= maxSat }
+    }
+
+    /// A provider to probe besides the contacts (`extra_provider=<pubky>@host:port`).
+    public struct ExtraProvider: Sendable, Equatable {
+        public var pubky: Pubky
+        public var host: String
+        public var port: Int
+
+        public init(pubky: Pubky, host: String, port: Int) {
+            self.pubky = pubky
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public var network: Network
+    public var datadir: String
+    public var listen: HostPort
+    public var controlSocket: String
+    public var bitcoind: BitcoinCoreEndpoint
+    public var bitcoindCredentials: BitcoinCoreCredentials
+    public var lnd: LNDSettings
+    public var provider: ProviderSettings
+    public var htlcTimeoutBlocks: Int
+    public var confirmations: Int
+    public var zeroConf: ZeroConfPolicy
+    public var fees: FeeEstimatePolicy
+    public var extraProviders: [ExtraProvider]
+    public var walletSyncSeconds: Int
+    /// `--allow-unsafe` was given (and was needed, or not).
+    public var allowUnsafe: Bool
+
+    // MARK: files in the data directory
+
+    public static let configFileName = "peernode.conf"
+    public static let seedFileName = "seed"
+    public static let storeFileName = "peernode.db"
+    public static let socketFileName = "peernode.sock"
+
+    public var configFile: String { Self.path(datadir, Self.configFileName) }
+    public var seedFile: String { Self.path(datadir, Self.seedFileName) }
+    public var storeFile: String { Self.path(datadir, Self.storeFileName) }
+
+    /// `name` inside `directory`, unless `name` is already absolute.
+    public static func path(_ directory: String, _ name: String) -> String {
+        if name.hasPrefix("/") { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The longest unix socket path the kernel takes (`sun_path` is 108 bytes with its NUL).
+    public static let maxSocketPathBytes = 107
+    /// Mainnet limits past which `--allow-unsafe` is needed.
+    public static let mainnetMinimumConfirmations = 2
+    public static let mainnetMaxZeroConfSat: Int64 = 100_000
+    public static let mainnetMinimumFeeFloorSatPerKvB: Int64 = 5_000
+}

@@ -1,0 +1,46 @@
+import Transport
+
+/// Typed reads of a request's `args`, each failing with `invalid_request` naming the
+/// argument and what it should be.
+struct ControlArgs {
+    let command: String
+    let value: JSONValue
+
+    func string(_ name: String) throws(ControlError) -> String {
+        guard let text = try optionalString(name) else {
+            throw .invalidRequest("\(command) needs \"\(name)\"")
+        }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(ControlError) -> String? {
+        guard let field = value[name], field != .null else { return nil }
+        guard let text = field.stringValue, !text.isEmpty else {
+            throw .invalidRequest("\(command): \"\(name)\" must be a non-empty string")
+        }
+        return text
+    }
+
+    /// A positive amount in satoshis (at most 21 million BTC).
+    func amount(_ name: String) throws(ControlError) -> Int64 {
+        guard let field = value[name] else { throw .invalidRequest("\(command) needs \"\(name)\" (satoshis)") }
+        guard let amount = field.int64Value, amount > 0, amount <= 2_100_000_000_000_000 else {
+            throw .invalidRequest("\(command): \"\(name)\" must be a whole number of satoshis above 0")
+        }
+        return amount
+    }
+
+    func optionalInt(_ name: String, in range: ClosedRange<Int64>) throws(ControlError) -> Int64? {
+        guard let field = value[name], field != .null else { return nil }
+        guard let number = field.int64Value, range.contains(number) else {
+            throw .invalidRequest("\(command): \"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    func bool(_ name: String, default defaultValue: Bool) throws(ControlError) -> Bool {
+        guard let field = value[name], field != .null else { return defaultValue }
+        guard let flag = field.boolValue else { throw .invalidRequest("\(command): \"\(name)\" must be true or false") }
+        return flag
+    }
+}

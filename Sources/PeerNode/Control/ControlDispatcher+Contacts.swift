@@ -1,0 +1,66 @@
+import Transport
+
+extension ControlDispatcher {
+    func addContact(_ args: ControlArgs) async throws(ControlError) -> JSONValue {
+        let name = try args.string("name")
+        let pubky = try args.string("pubky")
+        let host = try args.string("host")
+        guard let port = try args.optionalInt("port", in: 1...65535) else {
+            throw .invalidRequest("contacts.add needs \"port\" (1 to 65535)")
+        }
+        let contact: Contact
+        do {
+            contact = try Contact(pubky: pubky, name: name, host: host, port: Int(port),
+                                  addedAt: Int64(services.clock.nowUnix))
+        } catch {
+            throw .invalidRequest(error.description)
+        }
+        if contact.pubky == services.identity.pubky { throw .invalidRequest("that pubky is this node's own") }
+        do {
+            try await services.store.saveContact(contact)
+            guard let saved = try await services.store.contact(pubky: contact.pubky) else {
+                throw ControlError.failed("the contact was not found right after saving it")
+            }
+            return .object(["contact": Self.json(saved)])
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    func listContacts() async throws(ControlError) -> JSONValue {
+        do {
+            return .object(["contacts": .array(try await services.store.contacts().map(Self.json))])
+        } catch {
+            throw .failed(error.description)
+        }
+    }
+
+    /// By name, or by pubky in any form `Pubky(parsing:)` reads.
+    func removeContact(_ args: ControlArgs) async throws(ControlError) -> JSONValue {
+        let which = try args.string("contact")
+        do {
+            guard let contact = try await findContact(which) else {
+                throw ControlError.notFound("no contact named or with pubky \"\(which)\"")
+            }
+            try await services.store.removeContact(pubky: contact.pubky)
+            return .object(["removed": Self.json(contact)])
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    func findContact(_ which: String) async throws -> Contact? {
+        if let byName = try await services.store.contact(named: which) { return byName }
+        guard let pubky = try? Pubky(parsing: which) else { return nil }
+        return try await services.store.contact(pubky: pubky)
+    }
+
+    static func json(_ contact: Contact) -> JSONValue {
+        .object(["name": .string(contact.name), "pubky": .string(contact.pubky.z32), "host": .string(contact.host),
+                 "port": .integer(contact.port), "added_at": .integer(contact.addedAt)])
+    }
+}

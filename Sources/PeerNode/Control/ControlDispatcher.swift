@@ -1,0 +1,76 @@
+import Transport
+
+/// Runs the control API's commands against the daemon's services. Commands:
+///
+/// | command | args | result |
+/// |---|---|---|
+/// | `status` | | network, pubky, listen, tip, wallet and Lightning balances, peers, provider |
+/// | `contacts.add` | `name`, `pubky`, `host`, `port` | the contact |
+/// | `contacts.list` | | `contacts` |
+/// | `contacts.remove` | `contact` (name or pubky) | the removed contact |
+/// | `wallet.balance` | | confirmed, unconfirmed, immature, total (after a sync) |
+/// | `wallet.address` | | a fresh address |
+/// | `wallet.send` | `address`, `amount_sat`, `fee_rate_sat_vb`? | txid, fee |
+/// | `offers` | `refresh`? | offers, and skipped contacts with reasons |
+/// | `swaps` | `limit`? | swaps, newest first, with their state |
+/// | `swap.show` | `id` | the swap's record and events |
+/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand` | the engine's |
+///
+/// The swap commands go to the engines; while none is wired they fail with
+/// `not_available` and say so, never with a pretend result.
+struct ControlDispatcher: ControlHandler {
+    let services: NodeServices
+    let engines: SwapEnginesBox
+    /// Where peers reach this node (the bound address, with the real port).
+    let listenAddress: String
+
+    static let commands = ["status", "contacts.add", "contacts.list", "contacts.remove", "wallet.balance",
+                           "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "pay", "swap-out",
+                           "quote", "max", "swap.claim", "swap.refund"]
+
+    func handle(_ request: ControlMessage.Request, progress: @escaping ControlProgress) async -> Result<JSONValue, ControlError> {
+        let args = ControlArgs(command: request.command, value: request.args)
+        do {
+            return .success(try await run(request.command, args, progress: progress))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func run(_ command: String, _ args: ControlArgs, progress: @escaping ControlProgress) async throws(ControlError) -> JSONValue {
+        switch command {
+        case "status": return await status()
+        case "contacts.add": return try await addContact(args)
+        case "contacts.list": return try await listContacts()
+        case "contacts.remove": return try await removeContact(args)
+        case "wallet.balance": return try await walletBalance()
+        case "wallet.address": return await walletAddress()
+        case "wallet.send": return try await walletSend(args)
+        case "offers": return try await offers(args)
+        case "swaps": return try await swaps(args)
+        case "swap.show": return try await showSwap(args)
+        case "pay":
+            return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat")), progress)
+        case "swap-out":
+            return try await swapCommand(.swapOut(amountSat: try args.amount("amount_sat"), address: try args.optionalString("address")),
+                                         progress)
+        case "quote":
+            return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact")),
+                                         progress)
+        case "max": return try await swapCommand(.max(contact: try args.optionalString("contact")), progress)
+        case "swap.claim": return try await swapCommand(.claim(swapID: try args.string("id")), progress)
+        case "swap.refund": return try await swapCommand(.refund(swapID: try args.string("id")), progress)
+        default: throw .unknownCommand(command)
+        }
+    }
+
+    /// Arguments are checked first, so a typo is reported as such even without engines.
+    private func swapCommand(_ command: SwapCommand, _ progress: @escaping ControlProgress) async throws(ControlError) -> JSONValue {
+        guard let client = engines.current.client else {
+            let which: String
+            if case .refund = command { which = "the provider engine" } else { which = "the client engine" }
+            throw .notAvailable("\(command.name) is not available: \(which) is not wired into this daemon yet")
+        }
+        return try await client.run(command, progress: progress)
+    }
+}

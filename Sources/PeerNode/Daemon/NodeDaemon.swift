@@ -1,0 +1,303 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+import Synchronization
+import Transport
+
+/// The peernode daemon as one service: `run()` starts everything, serves until SIGINT,
+/// SIGTERM or `requestShutdown()`, then stops everything and returns.
+///
+/// Start-up, in order; the first failure stops it with a `DaemonError` that says what
+/// and why, and undoes what already started:
+///
+/// 1. the config (file + command line) and the seed are read and checked: a bad setting
+///    fails here, before any file, socket or connection is made;
+/// 2. the event loop, the signal watcher, and a check that no daemon already answers on
+///    the control socket;
+/// 3. the store; Bitcoin Core (network check); LND (network check);
+/// 4. the wallet (first sync, then a sync loop), the provider desk when `provider=1`, the
+///    router, the engines (the `SwapEngines` hook);
+/// 5. the peer listener, then the control socket (mode 0600; a stale one is replaced).
+///
+/// Shutdown runs the same steps backwards: the control socket and the peer listener stop
+/// accepting first (the socket file is removed), running commands are answered, peers
+/// are closed, the engines stop, and the store closes last, after every writer is gone.
+/// Every store write is one committed transaction, so nothing is left half-written.
+public final class NodeDaemon: Sendable {
+    public struct Options: Sendable {
+        public var datadir: String
+        /// `--key=value` settings from the command line.
+        public var overrides: [ConfigEntry]
+        public var allowUnsafe: Bool
+        /// Stop on SIGINT/SIGTERM (the `peernode run` process). Tests that run several
+        /// daemons in one process stop them with `requestShutdown()` instead.
+        public var watchSignals: Bool
+        public var log: DaemonLog
+        public var engines: SwapEngineFactory?
+        /// Called once the daemon serves.
+        public var onReady: (@Sendable (DaemonReady) -> Void)?
+
+        public init(datadir: String, overrides: [ConfigEntry] = [], allowUnsafe: Bool = false, watchSignals: Bool = true,
+                    log: DaemonLog = .silent, engines: SwapEngineFactory? = nil,
+                    onReady: (@Sendable (DaemonReady) -> Void)? = nil) {
+            self.datadir = datadir
+            self.overrides = overrides
+            self.allowUnsafe = allowUnsafe
+            self.watchSignals = watchSignals
+            self.log = log
+            self.engines = engines
+            self.onReady = onReady
+        }
+    }
+
+    /// The KV key holding the wallet's birthday: the chain height at the first run, so
+    /// later runs scan only blocks that can hold the wallet's coins.
+    static let birthdayKey = "daemon.wallet_birthday_height"
+
+    public let options: Options
+    private let stop: AsyncStream<Void>
+    private let stopSink: AsyncStream<Void>.Continuation
+
+    public init(options: Options) {
+        self.options = options
+        (stop, stopSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks a running daemon to stop, as SIGTERM does; before `run()` it stops right
+    /// after starting.
+    public func requestShutdown() {
+        stopSink.yield()
+    }
+
+    public func run() async throws(DaemonError) {
+        let log = options.log
+        let config = try DataDirectory.loadConfig(datadir: options.datadir, overrides: options.overrides,
+                                                  allowUnsafe: options.allowUnsafe)
+        let seed = try DataDirectory.loadSeed(datadir: options.datadir)
+        let loop: EventLoop
+        do {
+            loop = try EventLoop()
+        } catch {
+            throw .file("cannot start the event loop: \(error)")
+        }
+        var teardown = Teardown()
+        teardown.add("event loop") { await loop.shutdown() }
+        do {
+            try await start(config: config, seed: seed, loop: loop, teardown: &teardown)
+        } catch {
+            log("start-up failed: \(error)")
+            await teardown.run(log: log)
+            throw error
+        }
+        for await _ in stop { break }
+        log("shutting down")
+        await teardown.run(log: log)
+        log("stopped")
+    }
+
+    private func start(config: NodeConfig, seed: NodeSeed, loop: EventLoop, teardown: inout Teardown) async throws(DaemonError) {
+        let log = options.log
+        let identity = NodeIdentity(seed: seed)
+        log("peernode \(identity.pubky.z32) on \(config.network.rawValue), data in \(config.datadir)")
+
+        if options.watchSignals {
+            // Watched before anything listens, so a signal during start-up stops cleanly.
+            let watcher: SignalWatcher
+            do {
+                watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
+            } catch {
+                throw .file("cannot watch SIGINT/SIGTERM: \(error)")
+            }
+            let sink = stopSink
+            let forward = Task {
+                for await signal in watcher.signals {
+                    log("received signal \(signal)")
+                    sink.yield()
+                }
+            }
+            teardown.add("signal watcher") {
+                await watcher.stop()
+                await forward.value
+            }
+        }
+        // Before the store is opened: a second daemon must not touch the first one's files.
+        if await ControlSocket.isAnswering(path: config.controlSocket, loop: loop) {
+            throw .alreadyRunning(socket: config.controlSocket)
+        }
+
+        let store: SQLiteSwapStore
+        do {
+            store = try SQLiteSwapStore.open(path: config.storeFile)
+        } catch {
+            throw .store(path: config.storeFile, reason: error.description)
+        }
+        teardown.add("store") { await store.close() }
+
+        let rpc = BitcoinCoreRPC(endpoint: config.bitcoind, credentials: config.bitcoindCredentials, loop: loop,
+                                 timeoutMilliseconds: 30_000)
+        teardown.add("Bitcoin Core client") { await rpc.shutDown() }
+        let chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
+        let info: BlockchainInfo
+        do {
+            info = try await chain.checkNetwork()
+        } catch {
+            throw .bitcoind(url: config.bitcoind.url, reason: error.description)
+        }
+        log("Bitcoin Core at \(config.bitcoind.url): \(info.chain), height \(info.tip.height)")
+
+        let lightning = try await connectLND(config, loop: loop)
+        teardown.add("LND client") { await lightning.shutDown() }
+
+        let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
+                                           teardown: &teardown)
+        let feeEstimator = FeeEstimator(backend: chain, policy: config.fees)
+        let clock = DaemonClock()
+        let desk = config.provider.enabled
+            ? makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock) : nil
+
+        let engines = SwapEnginesBox()
+        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper,
+                                    handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
+                                                                    engines: engines))
+        let dialer = PeerDialer(identity: identity, loop: loop)
+        let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in
+            try await TCPConnection.connect(host: contact.host, port: Int(contact.port), loop: loop)
+        }
+        let router = Router(settings: Router.Settings(network: config.network), prober: prober, sleeper: loop.sleeper,
+                            clock: clock)
+        let services = NodeServices(config: config, seed: seed, identity: identity, loop: loop, store: store, chain: chain,
+                                    feeEstimator: feeEstimator, lightning: lightning, wallet: wallet, desk: desk,
+                                    router: router, dialer: dialer, peerServer: peerServer, clock: clock)
+        if let factory = options.engines {
+            do {
+                let built = try await factory(services)
+                engines.set(built)
+                teardown.add("swap engines") {
+                    await built.provider?.shutdown()
+                    await built.client?.shutdown()
+                }
+            } catch let error as DaemonError {
+                throw error
+            } catch {
+                throw .file("the swap engines could not start: \(error)")
+            }
+        }
+        teardown.add("router") { await router.stopRefresh() }
+
+        let listener: PeerListener
+        do {
+            listener = try await PeerListener.start(server: peerServer, host: config.listen.host, port: config.listen.port,
+                                                    loop: loop)
+        } catch {
+            throw .listen(address: config.listen.description, reason: "\(error)")
+        }
+        teardown.add("peer listener and peers") { await listener.close() }
+        let bound = NodeConfig.HostPort(host: config.listen.host, port: listener.port)
+        log("listening for peers on \(bound)" + (config.provider.enabled ? " (provider on)" : ""))
+
+        let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description)
+        let control = try await ControlServer.start(path: config.controlSocket, handler: dispatcher, loop: loop)
+        teardown.add("control socket") { await control.close() }
+        log("control socket \(config.controlSocket)")
+        options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
+                                     controlSocket: config.controlSocket))
+    }
+
+    private func connectLND(_ config: NodeConfig, loop: EventLoop) async throws(DaemonError) -> LNDRESTClient {
+        var macaroon: [UInt8]
+        do {
+            macaroon = try PosixFile.read(config.lnd.macaroonPath, limit: 64 * 1024)
+        } catch {
+            throw .lnd(url: config.lnd.url, reason: "cannot read the macaroon file: \(error)")
+        }
+        defer { for index in macaroon.indices { macaroon[index] = 0 } }
+        let configuration = LNDRESTClient.Configuration(host: config.lnd.host, port: config.lnd.port, macaroon: macaroon,
+                                                        network: config.network)
+        do {
+            let client = try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper) { host, port in
+                try await TCPConnection.connect(host: host, port: port, loop: loop)
+            }
+            options.log("LND at \(config.lnd.url)")
+            return client
+        } catch {
+            throw .lnd(url: config.lnd.url, reason: error.description)
+        }
+    }
+
+    /// The wallet from the seed, its birthday (the tip at the first run, kept in the
+    /// store), a first sync, and a loop that syncs every `wallet_sync_seconds`.
+    private func startWallet(config: NodeConfig, seed: NodeSeed, store: SQLiteSwapStore, chain: BitcoinCoreBackend,
+                             tipHeight: Int, teardown: inout Teardown) async throws(DaemonError) -> Wallet {
+        let birthday: Int
+        do {
+            if let stored = try await store.value(forKey: Self.birthdayKey),
+               let height = Int(String(decoding: stored, as: UTF8.self)) {
+                birthday = height
+            } else {
+                birthday = tipHeight
+                try await store.setValue(Array(String(tipHeight).utf8), forKey: Self.birthdayKey)
+            }
+        } catch {
+            throw .store(path: config.storeFile, reason: error.description)
+        }
+        let wallet: Wallet
+        do {
+            wallet = try seed.withUnsafeSecretBytes { bytes in
+                try Wallet(seed: Array(bytes), configuration: WalletConfiguration(network: config.network, birthdayHeight: birthday),
+                           backend: chain)
+            }
+        } catch {
+            throw .wallet("\(error)")
+        }
+        let log = options.log
+        do {
+            try await wallet.sync()
+        } catch {
+            // Not fatal: the loop retries, and commands report what the chain says.
+            log("first wallet sync failed: \(error)")
+        }
+        let interval = UInt64(config.walletSyncSeconds) * 1_000
+        let syncLoop = Task {
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(nanoseconds: interval * 1_000_000)
+                } catch {
+                    return
+                }
+                do {
+                    try await wallet.sync()
+                } catch {
+                    log("wallet sync failed: \(error)")
+                }
+            }
+        }
+        teardown.add("wallet sync") {
+            syncLoop.cancel()
+            await syncLoop.value
+        }
+        return wallet
+    }
+
+    private func makeDesk(config: NodeConfig, identity: NodeIdentity, wallet: Wallet, fees: FeeEstimator,
+                          clock: DaemonClock) -> ProviderDesk {
+        let terms = ProviderTerms(network: config.network,
+                                  feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
+                                  minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,
+                                  requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks)
+        let fallback = config.fees.fallback
+        return ProviderDesk(identity: identity, terms: terms, clock: clock) {
+            // Offers are priced from what is spendable now and the lock's fee estimate;
+            // without an estimate the configured fallback prices it (the offer says which
+            // rate it used, so the client sees it).
+            let liquidity = await wallet.balance().confirmed
+            let rate = (try? await fees.feeRate(targetBlocks: 2)) ?? fallback
+            return ProviderState(liquiditySat: liquidity, feeRate: rate)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Bitcoin
+import Offers
+import Synchronization
+import Transport
+
+/// The engines, set once the factory has built them. The peer server's handlers are
+/// fixed when it is created, before the engines exist (they need the server to push),
+/// so the handlers read them from here.
+final class SwapEnginesBox: Sendable {
+    private let engines = Mutex(SwapEngines())
+
+    var current: SwapEngines { engines.withLock { $0 } }
+
+    func set(_ value: SwapEngines) {
+        engines.withLock { $0 = value }
+    }
+}
+
+/// What the node answers peers:
+///
+/// - `EndpointsRequest` (contact role): a fresh address of the node's wallet;
+/// - `OfferRequest`, `QuoteRequest`: the `ProviderDesk` when the provider is on, else a
+///   Reject `not_found` (the asking router then lists this node as "runs no provider");
+/// - swap requests and pushes: the provider engine, once wired; until then a Reject
+///   `internal` that says so, never a pretend answer.
+enum NodePeerHandlers {
+    static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox) -> PeerHandlers {
+        PeerHandlers(onRequest: { request, peer in
+            await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines)
+        }, onPush: { message, peer in
+            await engines.current.provider?.receive(push: message, from: peer)
+        })
+    }
+
+    static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
+                       engines: SwapEnginesBox) async -> [UInt8] {
+        let requestID = (try? MessageEnvelope.parse(request))?.requestID ?? "unknown"
+        let message: SwapMessage
+        do {
+            message = try SwapMessage(bytes: request)
+        } catch {
+            return Reject(requestID: requestID, error: error).encoded
+        }
+        switch message {
+        case .endpointsRequest(let endpointsRequest):
+            let address = await wallet.newAddress()
+            return Endpoints(requestID: endpointsRequest.requestID,
+                             endpoints: [Endpoint(address: address.encoded, network: network.rawValue)]).encoded
+        case .offerRequest, .quoteRequest:
+            guard let desk else {
+                return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
+            }
+            return await desk.answer(request, from: peer)
+                ?? Reject(requestID: requestID, error: .unknownMessageType).encoded
+        default:
+            if let reply = await engines.current.provider?.answer(request, from: peer) { return reply }
+            guard desk != nil else {
+                return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
+            }
+            return Reject(requestID: requestID, code: .internal,
+                          reason: "this node's provider engine is not wired yet; it serves offers and quotes only").encoded
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Bitcoin
+import Lightning
+import Offers
+import Transport
+
+/// Everything the running daemon built, handed to the engine factory and to the control
+/// commands. Built once in `NodeDaemon.run`; torn down in reverse when it stops.
+public struct NodeServices: Sendable {
+    public let config: NodeConfig
+    /// The node seed: the engines derive per-swap keys from it (`SwapKeyChain`). Never
+    /// printed or sent anywhere.
+    public let seed: NodeSeed
+    public let identity: NodeIdentity
+    public let loop: EventLoop
+    public let store: SQLiteSwapStore
+    public let chain: BitcoinCoreBackend
+    public let feeEstimator: FeeEstimator
+    public let lightning: LNDRESTClient
+    public let wallet: Wallet
+    /// Answers offers and quotes; nil when `provider=0`.
+    public let desk: ProviderDesk?
+    public let router: Router
+    public let dialer: PeerDialer
+    /// Serves inbound peers; engines push to clients through its connections.
+    public let peerServer: PeerServer
+    public let clock: any UnixClock
+}
+
+/// The wall clock in Unix seconds.
+public struct DaemonClock: UnixClock {
+    public init() {}
+
+    public var nowUnix: UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(max(0, now.tv_sec))
+    }
+}

@@ -1,0 +1,62 @@
+import PeerNode
+import Transport
+
+/// One `peernode` command: its words, a one-line abstract, its usage and options for
+/// `--help`, and either a control request it sends to the daemon (with how to show the
+/// result) or a local action (`init`, `run`, `help`).
+struct CLICommand {
+    enum Action {
+        /// Sends a request built from the arguments; renders the result for people.
+        /// The builder throws only `UsageError` (its closures are untyped so trailing closures
+        /// need no annotation).
+        case remote(request: (Arguments) throws -> ControlMessage.Request, render: (JSONValue) -> String)
+        case local((Arguments) async -> Int32)
+    }
+
+    let words: [String]
+    let abstract: String
+    /// After `peernode <words>`: positionals and options.
+    let usage: String
+    let details: [String]
+    let action: Action
+
+    var name: String { words.joined(separator: " ") }
+
+    var help: String {
+        var lines = ["usage: peernode \(name)\(usage.isEmpty ? "" : " " + usage)", "", abstract]
+        if !details.isEmpty { lines += [""] + details }
+        lines += ["", "common options:",
+                  "  --datadir <dir>   the data directory (default: ~/.peernode)",
+                  "  --socket <path>   the daemon's control socket (default: control_socket of the config)",
+                  "  --json            print the daemon's raw JSON result",
+                  "  --help, -h        this text",
+                  "", CLICommand.exitCodes]
+        return lines.joined(separator: "\n")
+    }
+
+    static let exitCodes = """
+        exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running,
+                    4 configuration or data directory error
+        """
+
+    /// The positional at `index`, or a usage error naming it.
+    static func positional(_ arguments: Arguments, _ index: Int, _ name: String, command: String) throws(UsageError) -> String {
+        guard index < arguments.positionals.count else { throw UsageError("missing <\(name)>", command: command) }
+        return arguments.positionals[index]
+    }
+
+    /// A positive whole number of satoshis.
+    static func satoshis(_ text: String, _ name: String, command: String) throws(UsageError) -> Int64 {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int64(text), value > 0, value <= 2_100_000_000_000_000 else {
+            throw UsageError("<\(name)> must be a whole number of satoshis above 0, got \"\(text)\"", command: command)
+        }
+        return value
+    }
+
+    static func noExtraPositionals(_ arguments: Arguments, _ count: Int, command: String) throws(UsageError) {
+        if arguments.positionals.count > count {
+            throw UsageError("unexpected argument \"\(arguments.positionals[count])\"", command: command)
+        }
+    }
+}

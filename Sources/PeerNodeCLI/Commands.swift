@@ -1,0 +1,164 @@
+import PeerNode
+import Transport
+
+/// Every `peernode` command. The remote ones are thin: they check their arguments,
+/// build one control request, and render its result.
+enum Commands {
+    /// Computed: the table holds closures, and a computed list needs no shared state.
+    static var all: [CLICommand] { [
+        CLICommand(words: ["init"], abstract: "Create a data directory: seed (0600), commented config, store; print the node's pubky.",
+                   usage: "[--network mainnet|testnet|signet|regtest]",
+                   details: ["Refuses to overwrite an existing seed. Edit <datadir>/peernode.conf before `peernode run`."],
+                   action: .local(Local.initialize)),
+        CLICommand(words: ["run"], abstract: "Run the daemon in the foreground until SIGINT or SIGTERM.",
+                   usage: "[--allow-unsafe] [--<key>=<value> ...]",
+                   details: ["Any config key can be given as --<key>=<value>; it wins over peernode.conf.",
+                             "--allow-unsafe accepts mainnet settings that put funds at risk (see `peernode help config`)."],
+                   action: .local(Local.run)),
+        remote(["status"], "Show the node: network, pubky, chain tip, balances, peers, provider.", "") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "status")
+            return ControlMessage.Request(command: "status")
+        } render: { Render.status($0) },
+        remote(["contacts", "add"], "Save a contact (or update the one with the same pubky).", "<name> <pubky> <host:port>") { arguments in
+            let name = try CLICommand.positional(arguments, 0, "name", command: "contacts add")
+            let pubky = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
+            let address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
+            try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
+            let (host, port) = try hostPort(address, command: "contacts add")
+            return ControlMessage.Request(command: "contacts.add", args: .object([
+                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port)]))
+        } render: { Render.contact($0["contact"], verb: "saved") },
+        remote(["contacts", "list"], "List the contacts.", "") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "contacts list")
+            return ControlMessage.Request(command: "contacts.list")
+        } render: { Render.contacts($0) },
+        remote(["contacts", "remove"], "Remove a contact by name or pubky.", "<name|pubky>") { arguments in
+            let which = try CLICommand.positional(arguments, 0, "name|pubky", command: "contacts remove")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "contacts remove")
+            return ControlMessage.Request(command: "contacts.remove", args: .object(["contact": .string(which)]))
+        } render: { Render.contact($0["removed"], verb: "removed") },
+        remote(["wallet", "balance"], "Show the on-chain wallet's balance (after syncing with the chain).", "") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "wallet balance")
+            return ControlMessage.Request(command: "wallet.balance")
+        } render: { Render.balance($0) },
+        remote(["wallet", "address"], "Print a fresh receive address of the on-chain wallet.", "") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "wallet address")
+            return ControlMessage.Request(command: "wallet.address")
+        } render: { $0["address"]?.stringValue ?? Render.generic($0) },
+        remote(["wallet", "send"], "Send on-chain from the wallet.", "<address> <sats> [--fee-rate <sat/vB>]") { arguments in
+            let address = try CLICommand.positional(arguments, 0, "address", command: "wallet send")
+            let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "wallet send"), "sats",
+                                                 command: "wallet send")
+            try CLICommand.noExtraPositionals(arguments, 2, command: "wallet send")
+            var args: [String: JSONValue] = ["address": .string(address), "amount_sat": .integer(amount)]
+            if let rate = arguments.options["fee-rate"] {
+                args["fee_rate_sat_vb"] = .integer(try CLICommand.satoshis(rate, "sat/vB", command: "wallet send"))
+            }
+            return ControlMessage.Request(command: "wallet.send", args: .object(args))
+        } render: { Render.sent($0) },
+        remote(["offers"], "Probe the contacts for swap offers; list them and why other contacts were skipped.",
+               "[--refresh]") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "offers")
+            return ControlMessage.Request(command: "offers", args: .object(["refresh": .bool(arguments.flag("refresh"))]))
+        } render: { Render.offers($0) },
+        remote(["swaps"], "List swaps, newest first, with their state.", "[--limit <n>]") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "swaps")
+            var args: [String: JSONValue] = [:]
+            if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.satoshis(limit, "n", command: "swaps")) }
+            return ControlMessage.Request(command: "swaps", args: .object(args))
+        } render: { Render.swaps($0) },
+        remote(["swap", "show"], "Show a swap's contract and its event log.", "<id>") { arguments in
+            let id = try CLICommand.positional(arguments, 0, "id", command: "swap show")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap show")
+            return ControlMessage.Request(command: "swap.show", args: .object(["id": .string(id)]))
+        } render: { Render.swap($0) },
+        remote(["swap", "claim"], "Claim a swap's lock by hand, whatever its cached status.", "<id>") { arguments in
+            let id = try CLICommand.positional(arguments, 0, "id", command: "swap claim")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap claim")
+            return ControlMessage.Request(command: "swap.claim", args: .object(["id": .string(id)]))
+        } render: { Render.generic($0) },
+        remote(["swap", "refund"], "Refund a swap's lock by hand once its timeout has passed.", "<id>") { arguments in
+            let id = try CLICommand.positional(arguments, 0, "id", command: "swap refund")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap refund")
+            return ControlMessage.Request(command: "swap.refund", args: .object(["id": .string(id)]))
+        } render: { Render.generic($0) },
+        remote(["pay"], "Pay a contact on-chain from Lightning funds, through the cheapest provider; shows progress.",
+               "<contact> <sats>") { arguments in
+            let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
+            let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
+            try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
+            return ControlMessage.Request(command: "pay", args: .object(["contact": .string(contact), "amount_sat": .integer(amount)]))
+        } render: { Render.generic($0) },
+        remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
+               "<sats> [--to <address>]") { arguments in
+            let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
+                                                 command: "swap-out")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")
+            var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
+            if let to = arguments.options["to"] { args["address"] = .string(to) }
+            return ControlMessage.Request(command: "swap-out", args: .object(args))
+        } render: { Render.generic($0) },
+        remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown, without paying.",
+               "<sats> [--contact <name>]") { arguments in
+            let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
+                                                 command: "quote")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "quote")
+            var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
+            if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
+            return ControlMessage.Request(command: "quote", args: .object(args))
+        } render: { Render.generic($0) },
+        remote(["max"], "Show the largest amount the Lightning balance can send on-chain.", "[--contact <name>]") { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "max")
+            var args: [String: JSONValue] = [:]
+            if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
+            return ControlMessage.Request(command: "max", args: .object(args))
+        } render: { Render.generic($0) },
+        CLICommand(words: ["help"], abstract: "Show help for a command, or `help config` for every configuration key.",
+                   usage: "[<command>|config]", details: [], action: .local(Local.help)),
+    ] }
+
+    private static func remote(_ words: [String], _ abstract: String, _ usage: String,
+                               request: @escaping (Arguments) throws -> ControlMessage.Request,
+                               render: @escaping (JSONValue) -> String) -> CLICommand {
+        CLICommand(words: words, abstract: abstract, usage: usage, details: [], action: .remote(request: request, render: render))
+    }
+
+    /// `host:port` or `[v6]:port`.
+    static func hostPort(_ text: String, command: String) throws(UsageError) -> (String, Int) {
+        var host = Substring(text)
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            throw UsageError("<host:port> must end with a port from 1 to 65535, got \"\(text)\"", command: command)
+        }
+        host = text[..<colon]
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        guard !host.isEmpty else { throw UsageError("<host:port> has no host", command: command) }
+        return (String(host), port)
+    }
+
+    /// The longest run of words naming a command (`contacts add` over `contacts`).
+    static func find(_ positionals: [String]) -> (CLICommand, Int)? {
+        for length in stride(from: min(2, positionals.count), through: 1, by: -1) {
+            let words = Array(positionals.prefix(length))
+            if let command = all.first(where: { $0.words == words }) { return (command, length) }
+        }
+        return nil
+    }
+
+    /// The commands under a group word (`contacts` -> add, list, remove).
+    static func group(_ word: String) -> [CLICommand] {
+        all.filter { $0.words.count == 2 && $0.words[0] == word }
+    }
+
+    static var overview: String {
+        let width = all.map(\.name.count).max() ?? 0
+        var lines = ["usage: peernode <command> [options]", "",
+                     "A Lightning-to-on-chain swap node: `run` starts the daemon; the other commands talk to it.", "",
+                     "commands:"]
+        for command in all {
+            lines.append("  \(command.name)\(String(repeating: " ", count: width - command.name.count))  \(command.abstract)")
+        }
+        lines += ["", "`peernode <command> --help` shows a command's arguments; `peernode help config` every config key.",
+                  "", CLICommand.exitCodes]
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Bitcoin
+import PeerNode
+import Transport
+
+/// The options every command shares.
+struct Context {
+    let datadir: String
+    let json: Bool
+    let socketOverride: String?
+
+    init(_ arguments: Arguments) throws(UsageError) {
+        if let datadir = arguments.options["datadir"] {
+            guard !datadir.isEmpty else { throw UsageError("--datadir needs a directory") }
+            self.datadir = datadir
+        } else if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
+            datadir = NodeConfig.path(home, ".peernode")
+        } else {
+            throw UsageError("HOME is not set; give the data directory with --datadir")
+        }
+        json = arguments.flag("json")
+        socketOverride = arguments.options["socket"]
+    }
+
+    /// The control socket: `--socket`, else the config file's `control_socket`, else
+    /// `<datadir>/peernode.sock`. The file is read leniently here (only that one key):
+    /// validating the whole config is the daemon's job, and a client command must still
+    /// be able to say "not running" when the config has a problem the daemon reported.
+    var socketPath: String {
+        if let socketOverride { return socketOverride }
+        let file = NodeConfig.path(datadir, NodeConfig.configFileName)
+        if let text = Self.readSmallFile(file),
+           let entries = try? ConfigFileParser.parse(text, fileName: NodeConfig.configFileName),
+           let socket = entries.last(where: { $0.key == "control_socket" })?.value, !socket.isEmpty {
+            return NodeConfig.path(datadir, socket)
+        }
+        return NodeConfig.path(datadir, NodeConfig.socketFileName)
+    }
+
+    private static func readSmallFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// The commands that run in this process: `init`, `run`, `help`.
+enum Local {
+    static func initialize(_ arguments: Arguments) async -> Int32 {
+        let context: Context
+        let network: Network
+        do {
+            try CLICommand.noExtraPositionals(arguments, 0, command: "init")
+            context = try Context(arguments)
+            let name = arguments.options["network"] ?? "mainnet"
+            guard let parsed = Network(rawValue: name) else {
+                throw UsageError("--network must be mainnet, testnet, signet or regtest, got \"\(name)\"", command: "init")
+            }
+            network = parsed
+        } catch let error as UsageError {
+            return Main.usageFailure(error)
+        } catch {
+            return Main.usageFailure(UsageError("\(error)", command: "init"))
+        }
+        do {
+            let made = try await DataDirectory.initialize(datadir: context.datadir, network: network)
+            if context.json {
+                Output.out(JSONValue.object(["pubky": .string(made.pubky.z32), "datadir": .string(made.datadir),
+                                             "network": .string(network.rawValue),
+                                             "wrote_config": .bool(made.wroteConfig)]).canonicalString)
+                return ExitCode.success
+            }
+            let config = NodeConfig.path(context.datadir, NodeConfig.configFileName)
+            Output.out(Render.fields([
+                ("created", "\(context.datadir) (\(network.rawValue))"),
+                ("pubky", made.pubky.z32),
+                ("seed", "\(NodeConfig.path(context.datadir, NodeConfig.seedFileName)) (mode 0600; back it up: it controls this node's funds)"),
+                ("config", made.wroteConfig ? "\(config) (set the bitcoind_rpc_* and lnd_* keys)" : "\(config) (kept as it was)"),
+                ("next", "peernode run --datadir \(context.datadir)"),
+            ]))
+            return ExitCode.success
+        } catch {
+            Output.err("peernode: \(error)")
+            return error.exitCode
+        }
+    }
+
+    static func run(_ arguments: Arguments) async -> Int32 {
+        let context: Context
+        let overrides: [ConfigEntry]
+        do {
+            try CLICommand.noExtraPositionals(arguments, 0, command: "run")
+            context = try Context(arguments)
+            var words = arguments.unknown
+            if let network = arguments.options["network"] { words.append("--network=\(network)") }
+            if let socket = arguments.options["socket"] { words.append("--control_socket=\(socket)") }
+            overrides = try ConfigFileParser.parseOverrides(words)
+        } catch let error as UsageError {
+            return Main.usageFailure(error)
+        } catch {
+            Output.err("peernode: configuration error: \(error)")
+            return ExitCode.configError
+        }
+        let daemon = NodeDaemon(options: NodeDaemon.Options(
+            datadir: context.datadir, overrides: overrides, allowUnsafe: arguments.flag("allow-unsafe"),
+            watchSignals: true, log: DaemonLog { Output.err("peernode: \($0)") }))
+        do {
+            try await daemon.run()
+            return ExitCode.success
+        } catch {
+            Output.err("peernode: \(error)")
+            return error.exitCode
+        }
+    }
+
+    static func help(_ arguments: Arguments) async -> Int32 {
+        let topic = Array(arguments.positionals)
+        if topic.isEmpty {
+            Output.out(Commands.overview)
+        } else if topic == ["config"] {
+            Output.out(ConfigKey.table)
+        } else if let (command, used) = Commands.find(topic), used == topic.count {
+            Output.out(command.help)
+        } else if !Commands.group(topic[0]).isEmpty && topic.count == 1 {
+            Output.out(Main.groupHelp(topic[0]))
+        } else {
+            return Main.usageFailure(UsageError("no help for \"\(topic.joined(separator: " "))\"; `peernode help` lists the commands"))
+        }
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import PeerNode
+import Transport
+import XCTest
+
+/// The `peernode` binary as a user runs it: help, usage errors (exit 2), a command with
+/// no daemon (exit 3, naming the socket), config errors (exit 4, naming the key), and a
+/// real `peernode run` against the hub answering `peernode status` and stopping on
+/// SIGTERM.
+final class CLITests: XCTestCase {
+    private struct Outcome {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The executable sits next to the test bundle in the build products directory.
+    private func executable() throws -> URL {
+        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
+        for bundle in bundles {
+            var directory = bundle.deletingLastPathComponent()
+            for _ in 0..<3 {
+                let candidate = directory.appendingPathComponent("peernode")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        XCTFail("peernode not found next to \(bundles); build it with `swift build --build-tests`")
+        throw CocoaError(.fileNoSuchFile)
+    }
+
+    private func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func testCLIHelpForEveryCommand() throws {
+        let top = try run(["--help"])
+        XCTAssertEqual(top.status, 0)
+        XCTAssertTrue(top.stdout.contains("usage: peernode <command>"))
+        XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running"))
+        for command in ["init", "run", "status", "contacts add", "contacts list", "contacts remove", "wallet balance",
+                        "wallet address", "wallet send", "offers", "swaps", "swap show", "swap claim", "swap refund", "pay",
+                        "swap-out", "quote", "max"] {
+            XCTAssertTrue(top.stdout.contains("  \(command) "), command)
+            let help = try run(command.split(separator: " ").map(String.init) + ["--help"])
+            XCTAssertEqual(help.status, 0, command)
+            XCTAssertTrue(help.stdout.hasPrefix("usage: peernode \(command)"), "\(command): \(help.stdout)")
+        }
+        let config = try run(["help", "config"])
+        XCTAssertEqual(config.status, 0)
+        for key in ConfigKey.names { XCTAssertTrue(config.stdout.contains(key), key) }
+    }
+
+    func testCLIUsageErrorsExitTwoAndChangeNothing() throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cases: [([String], String)] = [
+            ([], "no command given"),
+            (["frobnicate"], "unknown command \"frobnicate\""),
+            (["pay", "bob"], "missing <sats>"),
+            (["pay", "bob", "12x"], "must be a whole number of satoshis"),
+            (["pay", "bob", "0"], "must be a whole number of satoshis"),
+            (["contacts"], "missing subcommand"),
+            (["contacts", "add", "bob", "pk", "localhost"], "must end with a port"),
+            (["status", "extra"], "unexpected argument"),
+            (["status", "--bogus"], "unknown option --bogus"),
+            (["init", "--network", "moon"], "--network must be"),
+            (["wallet", "send", "addr"], "missing <sats>"),
+        ]
+        for (arguments, expected) in cases {
+            let outcome = try run(arguments + ["--datadir", root + "/d"])
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains(expected), "\(arguments): \(outcome.stderr)")
+            XCTAssertEqual(outcome.stdout, "", "\(arguments)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/d"), "a usage error creates nothing")
+    }
+
+    func testCLIWithoutADaemonExitsThreeNamingTheSocket() throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let outcome = try run(["status", "--datadir", root])
+        XCTAssertEqual(outcome.status, 3, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("\(root)/peernode.sock"), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("peernode run --datadir \(root)"), outcome.stderr)
+        let custom = try run(["wallet", "balance", "--socket", root + "/other.sock"])
+        XCTAssertEqual(custom.status, 3)
+        XCTAssertTrue(custom.stderr.contains("\(root)/other.sock"), custom.stderr)
+    }
+
+    func testCLIInitAndConfigErrorsExitFour() throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let datadir = root + "/node"
+        let made = try run(["init", "--datadir", datadir, "--network", "regtest", "--json"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let printed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let seed = try Data(contentsOf: URL(fileURLWithPath: datadir + "/seed"))
+        XCTAssertEqual(printed["pubky"] as? String, NodeIdentity(seed: try NodeSeed(bytes: Array(seed))).pubky.z32)
+        XCTAssertFalse(made.stdout.contains(seed.map { String(format: "%02x", $0) }.joined()), "the seed is never printed")
+
+        let again = try run(["init", "--datadir", datadir])
+        XCTAssertEqual(again.status, 4)
+        XCTAssertTrue(again.stderr.contains("refusing to overwrite"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: datadir + "/seed")), seed)
+
+        // The template has no credentials yet: run names the missing key.
+        let missing = try run(["run", "--datadir", datadir])
+        XCTAssertEqual(missing.status, 4)
+        XCTAssertTrue(missing.stderr.contains("bitcoind_rpc_cookie"), missing.stderr)
+        let typo = try run(["run", "--datadir", datadir, "--fee_pmm=3"])
+        XCTAssertEqual(typo.status, 4)
+        XCTAssertTrue(typo.stderr.contains("did you mean fee_ppm?"), typo.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: datadir + "/peernode.sock"))
+    }
+
+    func testCLIRunServesStatusAndStopsOnSIGTERM() async throws {
+        let fixture = try await DaemonFixture()
+        let (datadir, pubky) = try await fixture.dataDirectory("cli")
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = ["run", "--datadir", datadir]
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let socket = datadir + "/peernode.sock"
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: socket), "the daemon created its socket")
+
+        let status = try run(["status", "--datadir", datadir])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        XCTAssertTrue(status.stdout.contains("network:"), status.stdout)
+        XCTAssertTrue(status.stdout.contains(pubky.z32), status.stdout)
+        XCTAssertTrue(status.stdout.contains("500,000 sat"), status.stdout)
+        let json = try run(["status", "--datadir", datadir, "--json"])
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(parsed["network"] as? String, "regtest")
+        let pay = try run(["pay", "bob", "20000", "--datadir", datadir])
+        XCTAssertEqual(pay.status, 1)
+        XCTAssertTrue(pay.stderr.contains("client engine is not wired"), pay.stderr)
+        let remove = try run(["contacts", "remove", "nobody", "--datadir", datadir])
+        XCTAssertEqual(remove.status, 1)
+        XCTAssertTrue(remove.stderr.contains("no contact"), remove.stderr)
+
+        process.terminate() // SIGTERM
+        for _ in 0..<200 where process.isRunning { try await Task.sleep(nanoseconds: 50_000_000) }
+        XCTAssertFalse(process.isRunning, "stopped within 10 s of SIGTERM")
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: socket))
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(log.contains("stopped: store"), log)
+        XCTAssertFalse(log.contains(DaemonFixture.credentials.password), "the RPC password is never logged")
+        await fixture.shutDown()
+    }
+}

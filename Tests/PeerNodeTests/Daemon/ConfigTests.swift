@@ -1,0 +1,319 @@
+import Bitcoin
+import HTLC
+import PeerNode
+import Transport
+import XCTest
+
+/// The config file and command line as `NodeConfig.resolve` reads them: every key's good
+/// and bad values, defaults per network, unknown keys with suggestions, duplicates, the
+/// cross-key rules and the mainnet safety guard.
+final class ConfigTests: XCTestCase {
+    static let datadir = "/var/lib/peernode"
+    static let pubky = NodeIdentity(seed: try! NodeSeed(bytes: [UInt8](repeating: 7, count: 32))).pubky.z32
+    /// The least a regtest node needs: credentials and a macaroon.
+    static let base = ["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=secret-pw", "lnd_macaroon=admin.macaroon"]
+
+    /// The base config with `line` replacing the base's line for the same key, last.
+    private func with(_ line: String) -> [String] {
+        let key = line.prefix { $0 != "=" }
+        return Self.base.filter { $0.prefix { $0 != "=" } != key } + [line]
+    }
+
+    private func resolve(_ lines: [String], overrides: [String] = [], allowUnsafe: Bool = false) throws -> NodeConfig {
+        let file = try ConfigFileParser.parse(lines.joined(separator: "\n"), fileName: "peernode.conf")
+        return try NodeConfig.resolve(file: file, overrides: try ConfigFileParser.parseOverrides(overrides),
+                                      datadir: Self.datadir, allowUnsafe: allowUnsafe)
+    }
+
+    private func failure(_ lines: [String], overrides: [String] = [], allowUnsafe: Bool = false,
+                         file: StaticString = #filePath, line: UInt = #line) -> ConfigError? {
+        do {
+            _ = try resolve(lines, overrides: overrides, allowUnsafe: allowUnsafe)
+            XCTFail("accepted \(lines) \(overrides)", file: file, line: line)
+            return nil
+        } catch let error as ConfigError {
+            return error
+        } catch {
+            XCTFail("unexpected \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    // MARK: defaults
+
+    func testConfigDefaultsOnRegtest() throws {
+        let config = try resolve(Self.base)
+        XCTAssertEqual(config.network, .regtest)
+        XCTAssertEqual(config.listen, NodeConfig.HostPort(host: "127.0.0.1", port: 9737))
+        XCTAssertEqual(config.controlSocket, "/var/lib/peernode/peernode.sock")
+        XCTAssertEqual(config.bitcoind.url, "http://127.0.0.1:18443/")
+        XCTAssertEqual(config.bitcoindCredentials, .user("u", password: "secret-pw"))
+        XCTAssertEqual(config.lnd, NodeConfig.LNDSettings(host: "127.0.0.1", port: 8080, macaroonPath: "/var/lib/peernode/admin.macaroon"))
+        XCTAssertEqual(config.provider, NodeConfig.ProviderSettings(enabled: false, baseFeeSat: 500, feePPM: 2_000,
+                                                                    minAmountSat: 10_000, maxAmountSat: 1_000_000))
+        XCTAssertEqual(config.htlcTimeoutBlocks, 144)
+        XCTAssertEqual(config.confirmations, 1)
+        XCTAssertEqual(config.zeroConf, NodeConfig.ZeroConfPolicy(enabled: true, maxSat: 100_000))
+        XCTAssertEqual(config.fees.floor.satPerKvB, 1_000)
+        XCTAssertEqual(config.fees.cap.satPerKvB, 500_000)
+        XCTAssertEqual(config.fees.fallback.satPerKvB, 10_000)
+        XCTAssertEqual(config.extraProviders, [])
+        XCTAssertEqual(config.walletSyncSeconds, 10)
+        XCTAssertEqual(config.seedFile, "/var/lib/peernode/seed")
+        XCTAssertEqual(config.storeFile, "/var/lib/peernode/peernode.db")
+    }
+
+    func testConfigDefaultsOnMainnetAreSafe() throws {
+        let config = try resolve(Array(Self.base.dropFirst()))
+        XCTAssertEqual(config.network, .mainnet)
+        XCTAssertEqual(config.bitcoind.port, 8332)
+        XCTAssertEqual(config.confirmations, 2)
+        XCTAssertFalse(config.zeroConf.enabled)
+        XCTAssertEqual(config.fees.floor.satPerKvB, 5_000)
+        for (network, port) in [("testnet", 18332), ("signet", 38332)] {
+            XCTAssertEqual(try resolve(["network=\(network)"] + Self.base.dropFirst()).bitcoind.port, port)
+        }
+    }
+
+    // MARK: every key, good values
+
+    func testConfigAcceptsGoodValuesForEveryKey() throws {
+        let cases: [(String, (NodeConfig) -> Bool)] = [
+            ("network=signet", { $0.network == .signet }),
+            ("listen=0.0.0.0:0", { $0.listen == NodeConfig.HostPort(host: "0.0.0.0", port: 0) }),
+            ("listen=[::1]:9000", { $0.listen == NodeConfig.HostPort(host: "::1", port: 9000) }),
+            ("listen=node.example:65535", { $0.listen.port == 65535 }),
+            ("control_socket=/tmp/p.sock", { $0.controlSocket == "/tmp/p.sock" }),
+            ("control_socket=run/p.sock", { $0.controlSocket == "/var/lib/peernode/run/p.sock" }),
+            ("bitcoind_rpc_host=10.0.0.2", { $0.bitcoind.host == "10.0.0.2" }),
+            ("bitcoind_rpc_port=1", { $0.bitcoind.port == 1 }),
+            ("lnd_rest_host=localhost", { $0.lnd.host == "localhost" }),
+            ("lnd_rest_port=65535", { $0.lnd.port == 65535 }),
+            ("lnd_macaroon=/etc/lnd/admin.macaroon", { $0.lnd.macaroonPath == "/etc/lnd/admin.macaroon" }),
+            ("provider=1", { $0.provider.enabled }),
+            ("provider=0", { !$0.provider.enabled }),
+            ("base_fee_sat=0", { $0.provider.baseFeeSat == 0 }),
+            ("base_fee_sat=1000000", { $0.provider.baseFeeSat == 1_000_000 }),
+            ("fee_ppm=1000000", { $0.provider.feePPM == 1_000_000 }),
+            ("min_amount_sat=1000", { $0.provider.minAmountSat == 1_000 }),
+            ("max_amount_sat=2100000000000000", { $0.provider.maxAmountSat == 2_100_000_000_000_000 }),
+            ("htlc_timeout_blocks=1008", { $0.htlcTimeoutBlocks == 1008 }),
+            ("htlc_timeout_blocks=37", { $0.htlcTimeoutBlocks == 37 }),
+            ("confirmations=6", { $0.confirmations == 6 }),
+            ("zero_conf=0", { !$0.zeroConf.enabled }),
+            ("max_zero_conf_sat=0", { $0.zeroConf.maxSat == 0 }),
+            ("fee_floor_sat_vb=0.1", { $0.fees.floor.satPerKvB == 100 }),
+            ("fee_floor_sat_vb=2.125", { $0.fees.floor.satPerKvB == 2_125 }),
+            ("fee_cap_sat_vb=10000", { $0.fees.cap.satPerKvB == 10_000_000 }),
+            ("fee_fallback_sat_vb=1", { $0.fees.fallback.satPerKvB == 1_000 }),
+            ("extra_provider=\(Self.pubky)@127.0.0.1:9738", { $0.extraProviders.map(\.port) == [9738] }),
+            ("wallet_sync_seconds=3600", { $0.walletSyncSeconds == 3600 }),
+        ]
+        for (line, check) in cases {
+            let config = try resolve(with(line))
+            XCTAssertTrue(check(config), line)
+        }
+        let cookie = try resolve(["network=regtest", "bitcoind_rpc_cookie=/home/u/.bitcoin/regtest/.cookie", "lnd_macaroon=m"])
+        XCTAssertEqual(cookie.bitcoindCredentials, .cookieFile(path: "/home/u/.bitcoin/regtest/.cookie"))
+        let two = try resolve(Self.base + ["extra_provider=\(Self.pubky)@a:1", "extra_provider=pk:\(Self.pubky)@[::1]:2"])
+        XCTAssertEqual(two.extraProviders.map(\.host), ["a", "::1"])
+    }
+
+    // MARK: every key, bad values
+
+    func testConfigRefusesBadValuesNamingTheKeyAndWhatIsAllowed() {
+        let cases: [(String, String)] = [
+            ("network=bitcoin", "not a network"),
+            ("network=Regtest", "not a network"),
+            ("listen=127.0.0.1", "no port"),
+            ("listen=127.0.0.1:70000", "the port is not a number in 0 to 65535"),
+            ("listen=::1:9000", "[addr]:port"),
+            ("listen=:9000", "no host"),
+            ("listen=a b:1", "characters a host name cannot have"),
+            ("control_socket=", "empty"),
+            ("bitcoind_rpc_host=", "empty"),
+            ("bitcoind_rpc_host=http://x", "characters a host name cannot have"),
+            ("bitcoind_rpc_port=0", "out of range"),
+            ("bitcoind_rpc_port=abc", "not a whole number"),
+            ("lnd_rest_host=", "empty"),
+            ("lnd_rest_port=65536", "out of range"),
+            ("lnd_macaroon=", "empty"),
+            ("provider=yes", "not 0 or 1"),
+            ("provider=2", "not 0 or 1"),
+            ("base_fee_sat=-1", "negative"),
+            ("base_fee_sat=1000001", "out of range"),
+            ("fee_ppm=1.5", "not a whole number"),
+            ("fee_ppm=1000001", "out of range"),
+            ("min_amount_sat=999", "out of range"),
+            ("max_amount_sat=2100000000000001", "out of range"),
+            ("max_amount_sat=9999", "below min_amount_sat"),
+            ("htlc_timeout_blocks=1009", "out of range"),
+            ("htlc_timeout_blocks=0", "out of range"),
+            ("htlc_timeout_blocks=36", "too short for 1 confirmations"),
+            ("confirmations=0", "out of range"),
+            ("confirmations=101", "out of range"),
+            ("zero_conf=true", "not 0 or 1"),
+            ("max_zero_conf_sat=-5", "negative"),
+            ("fee_floor_sat_vb=0.05", "out of range"),
+            ("fee_floor_sat_vb=1.2345", "at most 3 decimals"),
+            ("fee_floor_sat_vb=1e3", "at most 3 decimals"),
+            ("fee_cap_sat_vb=10000.001", "out of range"),
+            ("fee_cap_sat_vb=0.5", "below fee_floor_sat_vb"),
+            ("fee_fallback_sat_vb=600", "outside the floor and cap"),
+            ("fee_fallback_sat_vb=-1", "negative"),
+            ("extra_provider=127.0.0.1:9", "no '@'"),
+            ("extra_provider=nobody@127.0.0.1:9", "the pubky is not valid"),
+            ("extra_provider=\(Self.pubky)@127.0.0.1", "no port"),
+            ("wallet_sync_seconds=0", "out of range"),
+            ("wallet_sync_seconds=3601", "out of range"),
+        ]
+        for (line, expected) in cases {
+            guard let error = failure(with(line)) else { continue }
+            let key = String(line.prefix { $0 != "=" })
+            let message = error.description
+            XCTAssertEqual(error.key, key, line)
+            XCTAssertTrue(message.hasPrefix(key), "\(line): \(message)")
+            XCTAssertTrue(message.contains(expected), "\(line): \(message)")
+            XCTAssertTrue(message.contains("allowed: "), "\(line): \(message)")
+            XCTAssertTrue(message.contains("peernode.conf line") || message.contains("default"), "\(line): \(message)")
+        }
+    }
+
+    func testConfigCredentialsMustBeOneKind() {
+        let noMacaroon = failure(["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=p"])
+        XCTAssertEqual(noMacaroon?.key, "lnd_macaroon")
+        XCTAssertEqual(noMacaroon?.problem, .missing("give the path of LND's admin.macaroon"))
+        XCTAssertEqual(failure(["network=regtest", "lnd_macaroon=m"])?.key, "bitcoind_rpc_cookie")
+        XCTAssertEqual(failure(["network=regtest", "lnd_macaroon=m", "bitcoind_rpc_password=p"])?.key, "bitcoind_rpc_user")
+        XCTAssertEqual(failure(["network=regtest", "lnd_macaroon=m", "bitcoind_rpc_user=u"])?.key, "bitcoind_rpc_password")
+        let both = failure(Self.base + ["bitcoind_rpc_cookie=/c"])
+        XCTAssertEqual(both?.key, "bitcoind_rpc_cookie")
+        XCTAssertTrue(both?.description.contains("either a cookie file or a user and password") == true)
+    }
+
+    func testConfigNeverEchoesThePassword() {
+        let error = failure(["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=", "lnd_macaroon=m"])
+        XCTAssertEqual(error?.key, "bitcoind_rpc_password")
+        XCTAssertNil(error?.value)
+        let duplicate = failure(Self.base + ["bitcoind_rpc_password=hunter2"])
+        XCTAssertFalse(duplicate?.description.contains("hunter2") ?? true)
+        XCTAssertFalse(duplicate?.description.contains("secret-pw") ?? true)
+    }
+
+    func testConfigControlSocketPathMustFitAUnixSocket() {
+        let long = "/" + String(repeating: "d", count: 110) + "/p.sock"
+        let error = failure(Self.base + ["control_socket=\(long)"])
+        XCTAssertEqual(error?.key, "control_socket")
+        XCTAssertTrue(error?.description.contains("at most 107 bytes") == true, error?.description ?? "")
+    }
+
+    // MARK: unknown keys, duplicates, syntax
+
+    func testConfigUnknownKeySuggestsTheClosestKnownOne() {
+        let cases: [(String, String?)] = [
+            ("fee_pmm=2000", "fee_ppm"),
+            ("basefee_sat=1", "base_fee_sat"),
+            ("confirmation=3", "confirmations"),
+            ("lnd_macaron=x", "lnd_macaroon"),
+            ("rpcuser=u", nil),
+            ("color=blue", nil),
+        ]
+        for (line, suggestion) in cases {
+            let error = failure(Self.base + [line])
+            XCTAssertEqual(error?.problem, .unknownKey(suggestion: suggestion), line)
+            XCTAssertEqual(error?.origin, "peernode.conf line 5", line)
+            if let suggestion {
+                XCTAssertTrue(error?.description.contains("did you mean \(suggestion)?") == true, error?.description ?? "")
+            }
+        }
+        let fromCommandLine = failure(Self.base, overrides: ["--provder=1"])
+        XCTAssertEqual(fromCommandLine?.problem, .unknownKey(suggestion: "provider"))
+        XCTAssertEqual(fromCommandLine?.origin, "command line")
+    }
+
+    func testConfigRefusesDuplicatesAndDatadirInTheFile() {
+        let duplicate = failure(Self.base + ["fee_ppm=1", "fee_ppm=2"])
+        XCTAssertEqual(duplicate?.problem, .duplicate(firstOrigin: "peernode.conf line 5"))
+        XCTAssertEqual(duplicate?.origin, "peernode.conf line 6")
+        XCTAssertEqual(failure(Self.base, overrides: ["--fee_ppm=1", "--fee_ppm=2"])?.key, "fee_ppm")
+        XCTAssertEqual(failure(Self.base + ["datadir=/elsewhere"])?.key, "datadir")
+    }
+
+    func testConfigFileSyntax() throws {
+        let parsed = try ConfigFileParser.parse("""
+            # a comment
+              network = regtest   # trailing comment
+            bitcoind_rpc_password=a#b
+            \tlnd_macaroon=m\r
+
+            """, fileName: "f")
+        XCTAssertEqual(parsed, [
+            ConfigEntry(key: "network", value: "regtest", origin: "f line 2"),
+            ConfigEntry(key: "bitcoind_rpc_password", value: "a#b", origin: "f line 3"),
+            ConfigEntry(key: "lnd_macaroon", value: "m", origin: "f line 4"),
+        ])
+        let cases: [(String, String)] = [
+            ("network", "without '='"),
+            ("[regtest]", "sections"),
+            ("=1", "names no key"),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try ConfigFileParser.parse("# x\n" + text, fileName: "f")) { error in
+                let failure = error as? ConfigError
+                XCTAssertEqual(failure?.origin, "f line 2")
+                XCTAssertTrue(failure?.description.contains(expected) == true, "\(text): \(String(describing: failure))")
+            }
+        }
+        XCTAssertThrowsError(try ConfigFileParser.parseOverrides(["provider=1"]))
+        XCTAssertEqual(try ConfigFileParser.parseOverrides(["--provider"]), [ConfigEntry(key: "provider", value: "1", origin: "command line")])
+    }
+
+    func testConfigCommandLineWinsKeyByKey() throws {
+        let config = try resolve(Self.base + ["fee_ppm=10", "extra_provider=\(Self.pubky)@a:1", "extra_provider=\(Self.pubky)@b:2"],
+                                 overrides: ["--fee_ppm=20", "--extra_provider=\(Self.pubky)@c:3"])
+        XCTAssertEqual(config.provider.feePPM, 20)
+        XCTAssertEqual(config.extraProviders.map(\.host), ["c"])
+        let error = failure(Self.base, overrides: ["--fee_ppm=x"])
+        XCTAssertEqual(error?.origin, "command line")
+    }
+
+    // MARK: mainnet safety
+
+    func testConfigMainnetRefusesUnsafeSettingsWithoutAllowUnsafe() throws {
+        let mainnet = Array(Self.base.dropFirst())
+        let unsafe: [([String], String)] = [
+            (["confirmations=1"], "confirmations"),
+            (["zero_conf=1", "max_zero_conf_sat=100001"], "max_zero_conf_sat"),
+            (["fee_floor_sat_vb=4.999", "fee_fallback_sat_vb=10"], "fee_floor_sat_vb"),
+        ]
+        for (lines, key) in unsafe {
+            let error = failure(mainnet + lines)
+            XCTAssertEqual(error?.key, key, "\(lines)")
+            guard case .unsafe? = error?.problem else { XCTFail("\(lines): \(String(describing: error))"); continue }
+            XCTAssertTrue(error?.description.contains("--allow-unsafe") == true)
+            XCTAssertNoThrow(try resolve(mainnet + lines, allowUnsafe: true), "\(lines)")
+            // The same settings are fine off mainnet.
+            XCTAssertNoThrow(try resolve(Self.base + lines), "\(lines)")
+        }
+        // At the limits, mainnet needs no override.
+        XCTAssertNoThrow(try resolve(mainnet + ["confirmations=2", "zero_conf=1", "max_zero_conf_sat=100000", "fee_floor_sat_vb=5"]))
+        // A large zero-conf cap with zero-conf off risks nothing.
+        XCTAssertNoThrow(try resolve(mainnet + ["zero_conf=0", "max_zero_conf_sat=5000000"]))
+    }
+
+    func testConfigKeyTableDocumentsEveryKey() {
+        XCTAssertEqual(Set(ConfigKey.names).count, ConfigKey.all.count)
+        let table = ConfigKey.table
+        for key in ConfigKey.all {
+            XCTAssertTrue(table.contains(key.name))
+            XCTAssertFalse(key.summary.isEmpty)
+            XCTAssertFalse(key.allowed.isEmpty)
+        }
+        // The template init writes is itself a valid config once credentials are added.
+        let template = ConfigTemplate.text(network: .regtest)
+        XCTAssertNoThrow(try resolve(template.split(separator: "\n").map(String.init) + Self.base.dropFirst()))
+        for key in ConfigKey.all where key.name != "datadir" {
+            XCTAssertTrue(template.contains(key.name + "="), key.name)
+        }
+    }
+}
