@@ -36,6 +36,10 @@ fi
 TOOLCHAIN_BIN="$(dirname "$(readlink -f "$SWIFTC")")"
 # Symbolized stacks in crash reports; the toolchain ships its own symbolizer.
 export ASAN_SYMBOLIZER_PATH="$TOOLCHAIN_BIN/llvm-symbolizer"
+# Swift's own crash backtracer reads the dying process's memory, which ASan reports as a
+# heap-buffer-overflow in the backtracer, hiding the real trap. With it off, a failed
+# precondition reaches libFuzzer as SIGILL and is reported with its Swift stack.
+export SWIFT_BACKTRACE=enable=no
 
 cd "$ROOT"
 mkdir -p "$MODULES"
