@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup build test bench hub clean
+.PHONY: setup build test bench hub fuzz clean
 
 setup:
 	@./scripts/setup.sh
@@ -16,6 +16,11 @@ build: setup
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# libFuzzer targets for the Transport module (Fuzz/README.md); FUZZ_RUNS inputs per target.
+FUZZ_RUNS ?= 1000000
+fuzz: setup
+	./Fuzz/run.sh $(FUZZ_RUNS)
 
 clean:
 	rm -rf .build
