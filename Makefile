@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup build test bench hub fuzz clean
+.PHONY: setup build test bench hub fuzz demo testnet testnet-all clean
 
 setup:
 	@./scripts/setup.sh
@@ -36,3 +36,22 @@ HUB_ARGS ?= --ln-node alice:500000 --ln-node bob:0
 hub: setup
 	$(SWIFT) build --product peernode-regtest $(SWIFT_FLAGS)
 	.build/debug/peernode-regtest $(HUB_ARGS)
+
+# The demo (issue 9): the hub and six peernode daemons on loopback; a client with Lightning
+# funds only pays an on-chain-only contact 20,000 sat through the cheaper provider among its
+# contacts, and the run checks the amounts. It stops everything it started when it ends.
+TESTNET_PRODUCTS := peernode peernode-regtest peernode-testnet
+demo: setup
+	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
+	.build/debug/peernode-testnet demo
+
+# The multi-node scenarios: the quick set; `make testnet-all` runs every one, and
+# TESTNET_ARGS picks some by name (`make testnet TESTNET_ARGS="no-provider"`).
+TESTNET_ARGS ?=
+testnet: setup
+	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
+	.build/debug/peernode-testnet scenarios $(TESTNET_ARGS)
+
+testnet-all: setup
+	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
+	.build/debug/peernode-testnet scenarios --all $(TESTNET_ARGS)

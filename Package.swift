@@ -36,6 +36,9 @@ let package = Package(
         .executableTarget(name: "peernode", dependencies: ["PeerNode", "Transport", "Bitcoin", "Lightning", "Offers", "HTLC"], path: "Sources/PeerNodeCLI"),
         // Transport benchmarks (release build): `make bench`.
         .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers"], path: "Sources/PeerNodeBench"),
+        // The demo and scenario runner: starts the hub and peernode daemons as processes and
+        // drives them through their command lines, so it depends on no library: `make demo`.
+        .executableTarget(name: "peernode-testnet", path: "testnet", exclude: ["README.md"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin"]),

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The hub's JSON-RPC endpoint (Bitcoin Core's methods and the `hub_*` controls), as
+/// printed by `peernode-regtest` on start-up.
+struct HubRPC {
+    let port: Int
+    let user: String
+    let password: String
+
+    /// Calls `method`; a JSON-RPC error comes back as a failure naming the method and
+    /// the hub's message.
+    func call(_ method: String, _ params: [Any] = [], timeout: TimeInterval = 30) throws(Failure) -> Any {
+        let request: [String: Any] = ["jsonrpc": "1.0", "id": "testnet", "method": method, "params": params]
+        let body: Data
+        do {
+            body = try JSONSerialization.data(withJSONObject: request)
+        } catch {
+            throw Failure("\(method): cannot encode the parameters: \(error)")
+        }
+        let auth = Data("\(user):\(password)".utf8).base64EncodedString()
+        let response = try LoopbackHTTP.post(port: port, path: "/", headers: [
+            "Authorization": "Basic \(auth)", "Content-Type": "application/json"], body: body, timeout: timeout)
+        guard let reply = JSON.parse(response.body) as? [String: Any] else {
+            throw Failure("\(method): HTTP \(response.status) with an unreadable body: \(response.body.prefix(200))")
+        }
+        if let error = reply["error"] as? [String: Any] {
+            throw Failure("\(method): hub error \(JSON.int(error["code"]).map(String.init) ?? "?"): \(JSON.string(error["message"]) ?? "")")
+        }
+        guard response.status == 200 else { throw Failure("\(method): HTTP \(response.status): \(response.body.prefix(200))") }
+        return reply["result"] ?? NSNull()
+    }
+
+    /// Every balance on the chain and on Lightning, read once.
+    func balances() throws(Failure) -> HubBalances {
+        guard let result = try call("hub_balances") as? [String: Any] else { throw Failure("hub_balances: not an object") }
+        return HubBalances(raw: result)
+    }
+}
+
+/// A `hub_balances` snapshot: the chain's unspent outputs by address and in total, the
+/// hub's own coins, the mempool, and the Lightning simulator's books.
+struct HubBalances {
+    let raw: [String: Any]
+
+    var height: Int64 { JSON.int(raw["height"]) ?? 0 }
+    var chainTotalSat: Int64 { JSON.sats(btc: JSON.object(raw["chain"])?["total"]) ?? 0 }
+    var mempoolSize: Int64 { JSON.int(JSON.object(raw["mempool"])?["size"]) ?? 0 }
+    var lightning: [String: Any] { JSON.object(raw["lightning"]) ?? [:] }
+    var lightningConserved: Bool { JSON.bool(lightning["conserved"]) ?? false }
+    var inFlightMsat: Int64 { JSON.int(lightning["in_flight_msat"]) ?? 0 }
+    var feesCollectedMsat: Int64 { JSON.int(lightning["fees_collected_msat"]) ?? 0 }
+
+    func lightningMsat(_ node: String) -> Int64? { JSON.int(JSON.object(lightning["nodes"])?[node]) }
+
+    func chainSat(address: String) -> Int64 {
+        JSON.sats(btc: JSON.object(JSON.object(raw["chain"])?["addresses"])?[address]) ?? 0
+    }
+
+    /// All block subsidies up to the tip (regtest: 50 BTC halving every 150 blocks; the
+    /// genesis output is unspendable and not counted). The chain's unspent total minus
+    /// this is what was created or destroyed outside mining, which must stay constant:
+    /// fees move from a spender to the miner, they do not vanish.
+    var subsidiesSat: Int64 {
+        var total: Int64 = 0
+        for blockHeight in stride(from: Int64(1), through: height, by: 1) {
+            let halvings = blockHeight / 150
+            if halvings < 64 { total += (50 * 100_000_000) >> halvings }
+        }
+        return total
+    }
+
+    var chainOffsetSat: Int64 { chainTotalSat - subsidiesSat }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// What a node should be: its Lightning balance on the hub and its provider settings.
+struct NodeSpec {
+    let name: String
+    var lightningSat: Int64 = 0
+    var provider = false
+    var baseFeeSat: Int64 = 500
+    var feePPM: Int64 = 2_000
+    /// Extra `key=value` config lines.
+    var extraConfig: [String] = []
+}
+
+/// One `peernode` node of the run: its data directory (seed, config, store, socket), its
+/// Lightning node on the hub, and its daemon process while running.
+final class Node {
+    let spec: NodeSpec
+    let datadir: String
+    let pubky: String
+    private(set) var process: Process?
+    /// Where peers reach it (host:port as the daemon bound it), once it has run.
+    private(set) var listen: String?
+
+    var name: String { spec.name }
+    var isRunning: Bool { process?.isRunning ?? false }
+
+    private let net: Testnet
+
+    /// Creates the node's Lightning node on the hub, runs `peernode init`, and writes
+    /// its macaroon file and a config pointing at the hub.
+    init(_ spec: NodeSpec, in net: Testnet) throws(Failure) {
+        self.spec = spec
+        self.net = net
+        datadir = net.supervisor.runDirectory + "/" + spec.name
+        let lightning = try net.hub.rpc.call("hub_ln_addnode", [spec.name, spec.lightningSat])
+        guard let ln = JSON.object(lightning), let lnPort = JSON.int(ln["rest_port"]),
+              let macaroon = JSON.string(ln["macaroon_hex"]), let macaroonBytes = Self.bytes(hex: macaroon) else {
+            throw Failure("hub_ln_addnode \(spec.name): no rest_port or macaroon_hex in \(JSON.line(lightning).prefix(300))")
+        }
+        let made = try net.tools.run(net.binaries.node, ["init", "--datadir", datadir, "--network", "regtest", "--json"], timeout: 30)
+        guard made.ok, let pubky = JSON.string(made.json?["pubky"]) else {
+            throw Failure("peernode init \(spec.name) failed (exit \(made.status)): \(made.failureText)")
+        }
+        self.pubky = pubky
+        // The macaroon is a file of raw bytes, as LND writes admin.macaroon.
+        guard FileManager.default.createFile(atPath: datadir + "/lnd.macaroon", contents: Data(macaroonBytes),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("cannot write \(datadir)/lnd.macaroon")
+        }
+        let rpc = net.hub.rpc
+        var lines = [
+            "# Written by peernode-testnet: this node runs against the regtest hub on loopback.",
+            "network=regtest",
+            "listen=127.0.0.1:0",
+            "bitcoind_rpc_host=127.0.0.1",
+            "bitcoind_rpc_port=\(rpc.port)",
+            "bitcoind_rpc_user=\(rpc.user)",
+            "bitcoind_rpc_password=\(rpc.password)",
+            "lnd_rest_host=127.0.0.1",
+            "lnd_rest_port=\(lnPort)",
+            "lnd_macaroon=lnd.macaroon",
+            "wallet_sync_seconds=1",
+        ]
+        if spec.provider {
+            lines += ["provider=1", "base_fee_sat=\(spec.baseFeeSat)", "fee_ppm=\(spec.feePPM)"]
+        }
+        lines += spec.extraConfig
+        guard FileManager.default.createFile(atPath: datadir + "/peernode.conf", contents: Data((lines.joined(separator: "\n") + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("cannot write \(datadir)/peernode.conf")
+        }
+    }
+
+    /// Starts `peernode run` (output to `<name>.log`), without waiting.
+    func launch() throws(Failure) {
+        guard !isRunning else { return }
+        process = try net.supervisor.start(name, executable: net.binaries.node, arguments: ["run", "--datadir", datadir],
+                                           logName: "\(name).log")
+    }
+
+    /// Waits until the control socket answers `status`; learns the listening address.
+    func waitReady(timeout: TimeInterval = 60) throws(Failure) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            guard let process, process.isRunning else {
+                let log = (try? String(contentsOfFile: net.supervisor.runDirectory + "/\(name).log", encoding: .utf8)) ?? ""
+                throw Failure("\(name)'s daemon exited before it was ready (\(self.process.map(Supervisor.describe) ?? "not started")):\n"
+                    + String(log.suffix(1_000)))
+            }
+            let status = try cli(["status"], timeout: 10)
+            if status.ok, let info = status.json, let listen = JSON.string(info["listen"]) {
+                self.listen = listen
+                return
+            }
+            last = status.failureText
+            usleep(100_000)
+        }
+        throw Failure("\(name)'s daemon did not answer `peernode status` within \(Int(timeout)) s (last: \(last)); "
+            + "see \(net.supervisor.runDirectory)/\(name).log")
+    }
+
+    func start() throws(Failure) {
+        try launch()
+        try waitReady()
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL after the grace period).
+    @discardableResult
+    func stop() -> String {
+        guard let process else { return "\(name): not running" }
+        self.process = nil
+        return net.supervisor.stop(process)
+    }
+
+    /// `peernode <arguments> --datadir <dir> --json`.
+    func cli(_ arguments: [String], timeout: TimeInterval = 30, line: ((String) -> Void)? = nil) throws(Failure) -> ToolResult {
+        try net.tools.run(net.binaries.node, arguments + ["--datadir", datadir, "--json"], timeout: timeout, line: line)
+    }
+
+    /// `peernode <arguments>` as a person sees it (no --json).
+    func cliText(_ arguments: [String], timeout: TimeInterval = 30) throws(Failure) -> ToolResult {
+        try net.tools.run(net.binaries.node, arguments + ["--datadir", datadir], timeout: timeout)
+    }
+
+    /// A command that must succeed; its JSON result.
+    func must(_ arguments: [String], timeout: TimeInterval = 30) throws(Failure) -> [String: Any] {
+        let result = try cli(arguments, timeout: timeout)
+        guard result.ok, let json = result.json else {
+            throw Failure("`peernode \(arguments.joined(separator: " "))` on \(name) failed (exit \(result.status)): \(result.failureText)")
+        }
+        return json
+    }
+
+    /// The on-chain wallet, synced with the chain first by the daemon.
+    func walletBalance() throws(Failure) -> (confirmed: Int64, total: Int64) {
+        let json = try must(["wallet", "balance"])
+        return (JSON.int(json["confirmed_sat"]) ?? 0, JSON.int(json["total_sat"]) ?? 0)
+    }
+
+    func saveContact(_ other: Node, address: String? = nil) throws(Failure) {
+        guard let target = address ?? other.listen else { throw Failure("\(other.name) has no address yet (never ran)") }
+        _ = try must(["contacts", "add", other.name, other.pubky, target])
+    }
+
+    private static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+            index += 2
+        }
+        return out
+    }
+}

@@ -1,0 +1,81 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One run's network: the hub and the nodes, all under one run directory, all ended by
+/// the supervisor. Scenarios build on it.
+final class Testnet {
+    let supervisor: Supervisor
+    let binaries: Binaries
+    let hub: Hub
+    let tools: ToolRunner
+    private(set) var nodes: [Node] = []
+
+    init(supervisor: Supervisor, binaries: Binaries) throws(Failure) {
+        self.supervisor = supervisor
+        self.binaries = binaries
+        tools = ToolRunner(supervisor: supervisor, scratch: supervisor.runDirectory)
+        hub = try Hub.start(binaries, supervisor: supervisor)
+    }
+
+    /// Creates the nodes (Lightning node on the hub, data directory, config).
+    func add(_ specs: [NodeSpec]) throws(Failure) -> [Node] {
+        var made: [Node] = []
+        for spec in specs {
+            let node = try Node(spec, in: self)
+            nodes.append(node)
+            made.append(node)
+        }
+        return made
+    }
+
+    /// Starts the daemons together, then waits for each to answer.
+    func start(_ list: [Node]) throws(Failure) {
+        for node in list { try node.launch() }
+        for node in list { try node.waitReady() }
+    }
+
+    func node(_ name: String) -> Node? { nodes.first { $0.name == name } }
+
+    /// Pays `sats` from the hub to a fresh address of each node's wallet (each payment
+    /// mined into a block), then waits for the wallets to count them as confirmed.
+    func fund(_ list: [Node], sats: Int64, timeout: TimeInterval = 60) throws(Failure) {
+        var expected: [(Node, Int64)] = []
+        for node in list {
+            let before = try node.walletBalance().confirmed
+            guard let address = JSON.string(try node.must(["wallet", "address"])["address"]) else {
+                throw Failure("\(node.name): `wallet address` returned no address")
+            }
+            // hub_fund takes BTC as Core does; the amount is exact in 8 decimals.
+            let btc = NSDecimalNumber(mantissa: UInt64(sats), exponent: -8, isNegative: false)
+            _ = try hub.rpc.call("hub_fund", [address, btc])
+            expected.append((node, before + sats))
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        for (node, want) in expected {
+            while true {
+                let have = try node.walletBalance().confirmed
+                if have >= want { break }
+                if Date() > deadline {
+                    throw Failure("\(node.name)'s wallet shows \(formatSats(have)) confirmed, not \(formatSats(want)), after \(Int(timeout)) s")
+                }
+                usleep(200_000)
+            }
+        }
+    }
+
+    /// Mines one block at a time until `done` holds, at most `blocks` blocks.
+    func mine(until description: String, blocks: Int, _ done: () throws(Failure) -> Bool) throws(Failure) -> Int {
+        for mined in 0...blocks {
+            if try done() { return mined }
+            if mined == blocks { break }
+            try hub.mine(1)
+            // The wallets follow the chain every second.
+            usleep(300_000)
+        }
+        throw Failure("\(description) did not happen within \(blocks) blocks")
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Foundation
+
+/// `peernode-testnet`: starts the regtest hub and `peernode` daemons on loopback, runs the
+/// demo or the scenarios against them, prints what happens, and stops every process it
+/// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
+let usage = """
+    usage: peernode-testnet demo [--bin <dir>]
+           peernode-testnet scenarios [--all] [<name> ...] [--bin <dir>]
+           peernode-testnet scenarios --list
+
+    demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
+                takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
+                among its 5 contacts; checks what carol received and what the client paid
+    scenarios   the quick scenarios (the CI subset); --all runs every one; names pick some
+
+    --bin <dir> where peernode and peernode-regtest are (default: next to this program)
+
+    Each run has its own directory under /tmp (data directories, one log per process),
+    printed at the start and kept afterwards. Needs PEERNODE_KERNEL_LIB (set by `make`).
+    exit codes: 0 every check passed, 1 a check or a step failed, 2 usage error
+    """
+
+func fail(usage message: String) -> Never {
+    Console.err("peernode-testnet: \(message)\n\n\(usage)")
+    exit(2)
+}
+
+var words = Array(CommandLine.arguments.dropFirst())
+var binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+if let index = words.firstIndex(of: "--bin") {
+    guard index + 1 < words.count else { fail(usage: "--bin needs a directory") }
+    binDirectory = words[index + 1]
+    words.removeSubrange(index...index + 1)
+}
+if words.isEmpty || words.contains("--help") || words.contains("-h") || words == ["help"] {
+    Console.out(usage)
+    exit(words.isEmpty ? 2 : 0)
+}
+let command = words.removeFirst()
+
+let selection: [Scenario]
+switch command {
+case "demo":
+    guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
+    selection = []
+case "scenarios":
+    if words == ["--list"] {
+        for scenario in Scenario.all { Console.out("\(scenario.name)\(scenario.quick ? "" : " (--all)"): \(scenario.summary)") }
+        exit(0)
+    }
+    let all = words.contains("--all")
+    let names = words.filter { $0 != "--all" }
+    if let unknown = names.first(where: { name in !Scenario.all.contains { $0.name == name } }) {
+        fail(usage: "no scenario named \(unknown); `peernode-testnet scenarios --list` lists them")
+    }
+    selection = names.isEmpty ? Scenario.all.filter { all || $0.quick } : Scenario.all.filter { names.contains($0.name) }
+default:
+    fail(usage: "unknown command \(command)")
+}
+
+guard let kernel = ProcessInfo.processInfo.environment["PEERNODE_KERNEL_LIB"], FileManager.default.fileExists(atPath: kernel) else {
+    Console.err("peernode-testnet: PEERNODE_KERNEL_LIB does not name Bitcoin Core's kernel library; "
+        + "run through `make demo` (which sets it after scripts/setup.sh) or export it")
+    exit(1)
+}
+
+let binaries: Binaries
+do {
+    binaries = try Binaries(directory: binDirectory)
+} catch {
+    Console.err("peernode-testnet: \(error)")
+    exit(1)
+}
+
+/// A short directory: the daemons' control sockets live in it and a unix socket path
+/// must fit in 107 bytes.
+func makeRunDirectory() -> String {
+    var template = Array("/tmp/pnt-XXXXXX".utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+        Console.err("peernode-testnet: cannot create a run directory in /tmp: \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+    return String(cString: made)
+}
+
+let runDirectory = makeRunDirectory()
+
+/// Every supervisor of this run, so Ctrl-C can end whatever is running at that moment.
+let live = LiveSupervisors()
+
+// Ctrl-C and SIGTERM: stop what this run started, then exit. The signals are handled on
+// a dispatch queue (not in a signal handler), where stopping processes is safe.
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+var signalSources: [DispatchSourceSignal] = []
+for number in [SIGINT, SIGTERM] {
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler {
+        Console.err("\npeernode-testnet: \(number == SIGINT ? "interrupted" : "terminated"); stopping what this run started")
+        for outcome in live.stopAll() { Console.err("  \(outcome)") }
+        Console.err("logs: \(runDirectory)")
+        exit(130)
+    }
+    source.resume()
+    signalSources.append(source)
+}
+
+let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
+exit(command == "demo" ? runDemo(run) : runScenarios(selection, run))
+
