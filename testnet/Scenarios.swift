@@ -229,7 +229,7 @@ struct Scenario: Sendable {
 func runScenarios(_ selection: [Scenario], _ run: RunContext) -> Int32 {
     Console.out("run directory (data dirs and logs): \(run.directory)")
     var results: [(String, Bool, String)] = []
-    for scenario in selection {
+    for scenario in selection where !run.live.interrupted {
         Console.out("")
         Console.out("=== scenario \(scenario.name): \(scenario.summary)")
         let directory = run.directory + "/" + scenario.name

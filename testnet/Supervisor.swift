@@ -25,6 +25,9 @@ final class Supervisor: Sendable {
     private let children = Mutex<[Child]>([])
     /// Set once teardown starts: nothing new may be started after it.
     private let closing = Mutex<Bool>(false)
+    /// Held for the whole teardown, so a second caller (the run ending while Ctrl-C's
+    /// teardown is under way) waits until every process is really gone.
+    private let tearingDown = Mutex<Void>(())
 
     init(runDirectory: String, grace: TimeInterval = 10) {
         self.runDirectory = runDirectory
@@ -85,6 +88,10 @@ final class Supervisor: Sendable {
     /// Stops everything still running: every node at once (they shut down in parallel),
     /// then the hub, so the nodes never lose their backends while they shut down.
     func stopAll() -> [String] {
+        tearingDown.withLock { _ in stopEverything() }
+    }
+
+    private func stopEverything() -> [String] {
         closing.withLock { $0 = true }
         let all = children.withLock { list in
             let taken = list

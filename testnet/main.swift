@@ -94,23 +94,9 @@ let runDirectory = makeRunDirectory()
 /// Every supervisor of this run, so Ctrl-C can end whatever is running at that moment.
 let live = LiveSupervisors()
 
-// Ctrl-C and SIGTERM: stop what this run started, then exit. The signals are handled on
-// a dispatch queue (not in a signal handler), where stopping processes is safe.
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-var signalSources: [DispatchSourceSignal] = []
-for number in [SIGINT, SIGTERM] {
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler {
-        Console.err("\npeernode-testnet: \(number == SIGINT ? "interrupted" : "terminated"); stopping what this run started")
-        for outcome in live.stopAll() { Console.err("  \(outcome)") }
-        Console.err("logs: \(runDirectory)")
-        exit(130)
-    }
-    source.resume()
-    signalSources.append(source)
-}
+let signalSources = live.stopOnInterrupt()
 
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
-exit(command == "demo" ? runDemo(run) : runScenarios(selection, run))
+let code = command == "demo" ? runDemo(run) : runScenarios(selection, run)
+exit(live.interrupted ? 130 : code)
 
