@@ -70,7 +70,7 @@ struct Demo {
                 clock.note("the daemon answered (exit \(result.status)): \(result.failureText)")
                 return nil
             }
-            clock.note(Self.render(json))
+            clock.note(Self.routeAndFees(json))
             return json
         }
 
@@ -86,7 +86,7 @@ struct Demo {
                 let code = JSON.string(result.json?["code"]).map { " [\($0)]" } ?? ""
                 throw Failure("pay failed (exit \(result.status))\(code): \(result.failureText)")
             }
-            clock.note(Self.render(json))
+            clock.note(Self.routeAndFees(json))
             return json
         }
 
@@ -128,8 +128,9 @@ struct Demo {
 
         let swapsA = JSON.array(try provA.must(["swaps"])["swaps"]).count
         let swapsB = JSON.array(try provB.must(["swaps"])["swaps"]).count
-        checks.append(Check("the cheaper provider (provA) was chosen", swapsA == 1 && swapsB == 0,
-                            "provA holds \(swapsA) swap(s), provB \(swapsB)"))
+        let routed = JSON.string(JSON.object(paid["provider"])?["name"]) ?? JSON.string(JSON.object(quote?["provider"])?["name"])
+        checks.append(Check("the cheaper provider (provA) was chosen", swapsA == 1 && swapsB == 0 && routed == "provA",
+                            "route through \(routed ?? "?"); provA holds \(swapsA) swap(s), provB \(swapsB)"))
         checks.append(try CommonChecks.swapsFinal(nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
         return checks
@@ -160,6 +161,37 @@ struct Demo {
                 index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
+    }
+
+    /// The chosen route, the contacts left out, and the fee breakdown of a `quote` or
+    /// `pay` result; anything else in it as `key: value` lines.
+    static func routeAndFees(_ result: [String: Any]) -> String {
+        guard let provider = JSON.object(result["provider"]), let fees = JSON.object(result["fees"]) else { return render(result) }
+        var lines = ["route: through \(JSON.string(provider["name"]) ?? "?") at \(JSON.string(provider["address"]) ?? "?"), "
+            + "contract \(JSON.string(provider["contract_type"]) ?? "?")"]
+        for other in JSON.array(result["alternatives"]).compactMap(JSON.object) {
+            lines.append("  not chosen: \(JSON.string(other["contact"]) ?? "?") (fees \(formatSats(JSON.int(other["fees_total_sat"]))))")
+        }
+        for skipped in JSON.array(result["skipped"]).compactMap(JSON.object) {
+            lines.append("  skipped: \(JSON.string(skipped["contact"]) ?? "?"): \(JSON.string(skipped["reason"]) ?? "?")")
+        }
+        lines.append("fees:")
+        let rows: [(String, String)] = [
+            ("amount (carol receives)", "amount_sat"), ("service fee", "service_fee_sat"),
+            ("provider on-chain fee", "provider_onchain_fee_sat"), ("claim fee", "claim_fee_sat"),
+            ("invoice total", "invoice_total_sat"), ("routing fee (at most)", "routing_fee_max_sat"),
+            ("fees in all (at most)", "fees_total_sat"), ("spend at most", "spend_max_sat"),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        for (label, key) in rows where fees[key] != nil {
+            let amount = formatSats(JSON.int(fees[key]))
+            lines.append("  \(label)\(String(repeating: " ", count: width - label.count))  "
+                + String(repeating: " ", count: max(0, 12 - amount.count)) + amount)
+        }
+        let shown: Set<String> = ["provider", "fees", "alternatives", "skipped"]
+        let rest = result.filter { !shown.contains($0.key) }
+        if !rest.isEmpty { lines.append(render(rest)) }
+        return lines.joined(separator: "\n")
     }
 
     /// A result object as indented `key: value` lines, amounts grouped.

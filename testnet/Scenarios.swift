@@ -124,7 +124,7 @@ struct Scenario: Sendable {
         let max = try clock.stage("max sendable to carol (`peernode max --contact carol`)") { () throws(Failure) -> Int64 in
             let json = try client.must(["max", "--contact", "carol"], timeout: 120)
             clock.note(Demo.render(json))
-            guard let amount = JSON.int(JSON.find(["amount_sat", "max_sat", "max_sendable_sat"], in: json)) else {
+            guard let amount = JSON.int(JSON.find(["max_sat", "max_sendable_sat"], in: json)) else {
                 throw Failure("`max` gave no amount: \(JSON.line(json))")
             }
             return amount
@@ -153,7 +153,7 @@ struct Scenario: Sendable {
             return nodes
         }
         let client = nodes[0]
-        let providerNodes = Array(nodes[1...providers.count])
+        let providerNodes = Array(nodes.dropFirst().prefix(providers.count))
         if !providerNodes.isEmpty {
             try clock.stage("fund \(providerNodes.count) provider wallet(s)") { () throws(Failure) in
                 try net.fund(providerNodes, sats: 2_000_000)
@@ -181,7 +181,7 @@ struct Scenario: Sendable {
         let contactBefore = try contact.walletBalance().confirmed
         let quote = try clock.stage("quote \(formatSats(amountSat)) to \(contact.name)") { () throws(Failure) -> [String: Any] in
             let json = try client.must(["quote", String(amountSat), "--contact", contact.name], timeout: 60)
-            clock.note(Demo.render(json))
+            clock.note(Demo.routeAndFees(json))
             return json
         }
         let paid = try clock.stage("pay \(contact.name) \(formatSats(amountSat))") { () throws(Failure) -> [String: Any] in
