@@ -127,3 +127,15 @@ final class EndToEndNetwork: Sendable {
         await hub.shutDown([])
     }
 }
+
+/// Every transaction in the mempool and the active chain.
+func everyTransaction(on hub: SwapHubFixture) -> [Transaction] {
+    var all = hub.chain.mempoolEntries().compactMap { hub.chain.transaction($0.entry.txid)?.transaction }
+    for height in 0...hub.height { all += hub.chain.block(atHeight: height)?.block.transactions ?? [] }
+    return all
+}
+
+/// Transactions in the mempool or the active chain that spend `outpoint`.
+func spends(of outpoint: OutPoint, on hub: SwapHubFixture) -> [Transaction] {
+    everyTransaction(on: hub).filter { $0.inputs.contains { $0.previousOutput == outpoint } }
+}
