@@ -35,15 +35,17 @@ final class SwapProviderNode: Sendable {
     let followerTask: Task<Void, Never>
     let server: PeerServer
     let listener: PeerListener
-    let clock = ProviderTestClock()
+    /// The provider's wall clock: it stands still unless a test moves it.
+    let clock: ClientTestClock
     let log = NodeLog()
     private let slot: EngineSlot
     private let process = Mutex<Process?>(nil)
 
     private init(hub: SwapHubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient,
                  follower: ChainFollower, followerTask: Task<Void, Never>, slot: EngineSlot, server: PeerServer,
-                 listener: PeerListener) {
+                 listener: PeerListener, clock: ClientTestClock) {
         self.slot = slot
+        self.clock = clock
         self.hub = hub
         self.identity = identity
         self.storePath = storePath
@@ -66,10 +68,12 @@ final class SwapProviderNode: Sendable {
                                      configuration: ChainFollower.Configuration(pollIntervalMilliseconds: 20))
         let followerTask = Task { await follower.run() }
         // The server answers through whichever engine runs now (none while restarting).
-        let slot = EngineSlot()
+        let clock = ClientTestClock(SwapHubFixture.startTime)
+        let slot = EngineSlot(clock: clock)
         let server = PeerServer(identity: identity, sleeper: hub.loop.sleeper, handlers: PeerHandlers(
             onRequest: { request, peer in
                 slot.saw(peer)
+                slot.delayIfSwapRequest(request)
                 guard let handle = slot.engine?.handlers.onRequest else {
                     let id = (try? SwapMessage(bytes: request))?.requestID ?? "unknown"
                     return Reject(requestID: id, code: .internal, reason: "the provider is starting").encoded
@@ -79,7 +83,8 @@ final class SwapProviderNode: Sendable {
             onPush: { message, peer in await slot.engine?.handlers.onPush?(message, peer) }))
         let listener = try await PeerListener.start(server: server, loop: hub.loop)
         let node = SwapProviderNode(hub: hub, identity: identity, storePath: storePath, lnd: lnd, follower: follower,
-                                    followerTask: followerTask, slot: slot, server: server, listener: listener)
+                                    followerTask: followerTask, slot: slot, server: server, listener: listener,
+                                    clock: clock)
         try await node.launch(store: wrap)
         return node
     }
@@ -139,6 +144,10 @@ final class SwapProviderNode: Sendable {
         try await launch(store: wrap)
     }
 
+    /// Makes every SwapRequest arrive `seconds` later on the provider's clock than its
+    /// quote (as a client that commits late would), so quotes can expire in between.
+    func delaySwapRequests(bySeconds seconds: UInt64) { slot.setSwapRequestDelay(seconds) }
+
     /// The last event kind of a swap, read from the database file.
     func lastKind(_ swapID: String) async throws -> String? { try await disk.lastEvent(of: swapID)?.kind }
 
@@ -173,6 +182,20 @@ final class SwapProviderNode: Sendable {
 final class EngineSlot: Sendable {
     private let current = Mutex<ProviderEngine?>(nil)
     private let seen = Mutex<Set<Pubky>>([])
+    private let swapRequestDelay = Mutex<UInt64>(0)
+    private let clock: ClientTestClock
+
+    init(clock: ClientTestClock) { self.clock = clock }
+
+    func setSwapRequestDelay(_ seconds: UInt64) { swapRequestDelay.withLock { $0 = seconds } }
+
+    /// Moves the clock on by the set delay when `request` is a SwapRequest.
+    func delayIfSwapRequest(_ request: [UInt8]) {
+        let delay = swapRequestDelay.withLock { $0 }
+        guard delay > 0, case .swapRequest? = try? SwapMessage(bytes: request) else { return }
+        clock.advance(by: delay)
+    }
+
     var engine: ProviderEngine? { current.withLock { $0 } }
     func set(_ engine: ProviderEngine?) { current.withLock { $0 = engine } }
     /// Peers that have asked something (whose connections a kill drops).
