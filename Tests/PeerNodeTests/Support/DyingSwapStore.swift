@@ -51,7 +51,12 @@ actor DyingSwapStore: SwapStore {
 
     func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) async throws(StoreError) -> SwapEvent {
         if isDead { throw dead("create") }
-        return try await base.create(record, firstEvent: kind, data: data, at: at)
+        let event = try await base.create(record, firstEvent: kind, data: data, at: at)
+        if kind == self.kind {
+            die()
+            if death == .reportingTheWrite { throw dead("create") }
+        }
+        return event
     }
 
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
