@@ -9,14 +9,22 @@ import XCTest
 /// several locks from one wallet at once, pushes reach the right swap, and without
 /// zero-conf the claim waits for the lock's block.
 final class EndToEndConcurrencyTests: XCTestCase {
-    /// Three at once. Four or more stall today: `LNDRESTClient`'s HTTP pool holds 4
-    /// connections per node and every invoice subscription (provider, one per live swap)
-    /// and payment stream (client, one per payment in flight) keeps one, so with four
-    /// swaps no settle, lookup or fifth payment gets a connection (reported to the lead;
-    /// the fix belongs in Sources/Lightning).
     func testThreeConcurrentPaymentsAllDeliverAndSettle() async throws {
         // Each above 1283 / 5% (the client refuses a fee over 5% of the amount).
-        let amounts: [Int64] = [60_000, 80_000, 100_000]
+        try await payConcurrently([60_000, 80_000, 100_000])
+    }
+
+    /// Five at once: more swaps than the Lightning client's HTTP pool has connections (4
+    /// per node). Invoice subscriptions and payment streams each hold one while open, so
+    /// the provider must not keep a swap's subscription past the point it needs it, or its
+    /// settles can never get a connection and claimed swaps are never paid for.
+    func testFiveConcurrentPaymentsAllDeliverAndSettle() async throws {
+        try await payConcurrently([60_000, 70_000, 80_000, 90_000, 100_000])
+    }
+
+    /// Pays each amount to its own fresh address of the payee, all at once, and checks
+    /// every delivery, every settlement and the sums.
+    private func payConcurrently(_ amounts: [Int64]) async throws {
         let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
         do {
             var destinations: [Address] = []
