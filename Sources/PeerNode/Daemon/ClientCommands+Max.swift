@@ -35,7 +35,7 @@ extension ClientCommands {
         let candidates = try await routeCandidates()
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
         let report = await services.router.probe(candidates)
-        var skipped = report.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: $0.reason.description) }
+        var skipped = report.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: Self.describe($0.reason)) }
         var best: (provider: ProviderOffer, type: ContractType, claimFee: Int64, result: MaxSendableResult)?
         for provider in report.offers {
             let offer = provider.offer.body

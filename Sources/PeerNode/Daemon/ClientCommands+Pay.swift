@@ -183,9 +183,17 @@ extension ClientCommands {
             progress.stage("routing", "the spending balance could not be read (\(error)); choosing by cost alone")
         }
         var fitting: [RouteCandidate] = []
-        var skipped = decision.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: $0.reason.description) }
+        var skipped = decision.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: Self.describe($0.reason)) }
+        let policy = engine.configuration.quotePolicy
         for candidate in decision.ranked {
-            if let balanceSat, candidate.spendSat > balanceSat {
+            // The engine refuses a quote above this; choosing such a provider would only fail later.
+            let providerFee = candidate.serviceFeeSat + candidate.providerOnchainFeeSat
+            let maximum = policy.maximumFee(amountSat: candidate.lockAmountSat)
+            if providerFee > maximum {
+                skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
+                                              reason: "charges \(providerFee) sat in fees, above this node's maximum of "
+                                                + "\(maximum) sat (\(Self.percent(ppm: policy.maxFeePPM)) of \(candidate.lockAmountSat) sat)"))
+            } else if let balanceSat, candidate.spendSat > balanceSat {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
                                               reason: "needs \(candidate.spendSat) sat of spending funds, "
                                                 + "the balance is \(balanceSat) sat"))
@@ -199,6 +207,18 @@ extension ClientCommands {
     }
 
     // MARK: helpers
+
+    /// `2.5%` for 25,000 ppm.
+    static func percent(ppm: Int64) -> String {
+        let tenths = ppm / 1_000
+        return tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
+    }
+
+    /// A node without a provider answers OfferRequest with a Reject `not_found`: say so.
+    static func describe(_ reason: SkipReason) -> String {
+        if case .rejected(.notFound) = reason { return "runs no provider (it answered not_found)" }
+        return reason.description
+    }
 
     /// Saved contacts, then the config's extra providers not already among them.
     func routeCandidates() async throws(ControlError) -> [Offers.Contact] {
