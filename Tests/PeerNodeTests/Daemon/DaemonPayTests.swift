@@ -30,10 +30,14 @@ final class DaemonPayTests: XCTestCase {
             // 1 sat/vB, as on a quiet chain: the provider's on-chain fee for a 20,000 sat swap
             // then stays under the client's 5% fee maximum.
             _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-            // The provider's wallet holds 1 BTC; the client has nothing on chain.
-            let providerFresh = try await provider.node.result("wallet.address")
-            let providerAddress = try XCTUnwrap(providerFresh["address"]?.stringValue)
-            _ = try await fixture.rpc.call("hub_fund", [.string(providerAddress), .number("1")])
+            // The provider's wallet holds 1 BTC in two coins (a lock's change is unconfirmed
+            // until the next block, and only confirmed coins are offered); the client has
+            // nothing on chain.
+            for _ in 0..<2 {
+                let providerFresh = try await provider.node.result("wallet.address")
+                let providerAddress = try XCTUnwrap(providerFresh["address"]?.stringValue)
+                _ = try await fixture.rpc.call("hub_fund", [.string(providerAddress), .number("0.5")])
+            }
             try await waitFor("the provider's wallet is funded") {
                 try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
             }
