@@ -156,6 +156,81 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, carol, provider], fixture)
     }
 
+    /// `max`, a swap-out that is "committed and settling" when no block comes within the
+    /// wait, and the manual `swap claim` / `swap refund` answers on both sides.
+    func testMaxSettlingSwapOutAndManualClaimRefund() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let engines = NodeEngines.factory(settings: NodeEngines.Settings(
+            followerPollMilliseconds: 200, confirmationWaitMilliseconds: 1_500, giveUpSeconds: 600))
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"], engines: engines)
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"], engines: engines)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            let providerFresh = try await provider.node.result("wallet.address")
+            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(providerFresh["address"]?.stringValue)), .number("1")])
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+            }
+            _ = try await client.node.result("contacts.add", [
+                "name": .string("prov"), "pubky": .string(provider.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(provider.node.ready.listenPort)])
+
+            // max: verified by real quotes, within the budget (balance minus the routing reserve).
+            let max = try await client.node.result("max")
+            let maxSat = try XCTUnwrap(max["max_sat"]?.int64Value)
+            let budget = try XCTUnwrap(max["budget_sat"]?.int64Value)
+            XCTAssertEqual(max["balance_sat"], .integer(500_000))
+            XCTAssertGreaterThan(maxSat, 400_000)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(max["fees"]?["invoice_total_sat"]?.int64Value), budget)
+            XCTAssertEqual(max["provider"]?["name"], .string("prov"))
+
+            // No block within the wait: the claim is out, the transfer committed and settling.
+            let out = try await client.node.result("swap-out", ["amount_sat": .integer(20_000)])
+            XCTAssertEqual(out["status"], .string("sent"))
+            XCTAssertEqual(out["settlement"], .string("settling"))
+            let swapID = try XCTUnwrap(out["swap_id"]?.stringValue)
+            let claimTxid = try XCTUnwrap(out["claim_txid"]?.stringValue)
+
+            // swap claim on a swap whose claim is out: the recovery path broadcasts the same claim.
+            let claim = try await client.node.result("swap.claim", ["id": .string(swapID)])
+            XCTAssertEqual(claim["status"], .string("claim_broadcast"))
+            XCTAssertEqual(claim["claim_txid"], .string(claimTxid))
+            // swap refund is the provider's: the client is told where its funds are.
+            let clientRefund = try await client.node.call("swap.refund", ["id": .string(swapID)])
+            XCTAssertEqual(clientRefund.failureCode, "not_refundable")
+            XCTAssertTrue(clientRefund.failureMessage.contains("the provider refunds its own lock"), clientRefund.failureMessage)
+
+            // The provider settled on the pushed preimage: nothing to refund, and it says why.
+            try await waitFor("the provider's swap is settled") {
+                let swaps = try await provider.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.first?["state"] == .string("settled")
+            }
+            let providerSwaps = try await provider.node.result("swaps")
+            let providerSwapID = try XCTUnwrap(providerSwaps["swaps"]?.arrayValue?.first?["id"]?.stringValue)
+            let refund = try await provider.node.call("swap.refund", ["id": .string(providerSwapID)])
+            XCTAssertEqual(refund.failureCode, "not_refundable")
+            XCTAssertTrue(refund.failureMessage.contains("the client claimed the lock and the invoice is settled"),
+                          refund.failureMessage)
+
+            // One block: the client's swap completes; a claim by hand now says it is final.
+            _ = try await fixture.rpc.call("hub_mine", [.number("1")])
+            try await waitFor("the client's swap is completed") {
+                let swaps = try await client.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.first?["state"] == .string("completed")
+            }
+            let late = try await client.node.call("swap.claim", ["id": .string(swapID)])
+            XCTAssertEqual(late.failureCode, "not_claimable")
+            XCTAssertTrue(late.failureMessage.contains("is final (completed)"), late.failureMessage)
+            let unknown = try await client.node.call("swap.claim", ["id": .string("nope")])
+            XCTAssertEqual(unknown.failureCode, "not_found")
+        } catch {
+            await stopAll([client, provider], fixture)
+            throw error
+        }
+        await stopAll([client, provider], fixture)
+    }
+
     // MARK: helpers
 
     private struct Node {
@@ -166,12 +241,12 @@ final class DaemonPayTests: XCTestCase {
 
     /// A data directory whose config points at the hub and at the given LND node.
     private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint,
-                           extra: [String]) async throws -> Node {
+                           extra: [String], engines: @escaping SwapEngineFactory = DaemonPayTests.engines) async throws -> Node {
         let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_rest_port=") && !$0.hasPrefix("lnd_macaroon=") }
             + ["lnd_rest_port=\(lightning.port)", "lnd_macaroon=\(name).macaroon"] + extra
         let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
         try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
-        let node = try await fixture.start(datadir, engines: Self.engines)
+        let node = try await fixture.start(datadir, engines: engines)
         return Node(node: node, datadir: datadir, pubky: pubky)
     }
 
