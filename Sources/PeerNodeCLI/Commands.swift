@@ -82,22 +82,22 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap refund")
             return ControlMessage.Request(command: "swap.refund", args: .object(["id": .string(id)]))
         } render: { Render.generic($0) },
-        remote(["pay"], "Pay a contact on-chain from Lightning funds, through the cheapest provider; shows progress.",
-               "<contact> <sats>") { arguments in
+        remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
+               "<contact> <sats>", details: payDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
             try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
             return ControlMessage.Request(command: "pay", args: .object(["contact": .string(contact), "amount_sat": .integer(amount)]))
-        } render: { Render.generic($0) },
+        } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
-               "<sats> [--to <address>]") { arguments in
+               "<sats> [--to <address>]", details: payDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
                                                  command: "swap-out")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")
             var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
             if let to = arguments.options["to"] { args["address"] = .string(to) }
             return ControlMessage.Request(command: "swap-out", args: .object(args))
-        } render: { Render.generic($0) },
+        } render: { Render.payment($0) },
         remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown, without paying.",
                "<sats> [--contact <name>]") { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
@@ -106,22 +106,31 @@ enum Commands {
             var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
             if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
             return ControlMessage.Request(command: "quote", args: .object(args))
-        } render: { Render.generic($0) },
+        } render: { Render.quote($0) },
         remote(["max"], "Show the largest amount the Lightning balance can send on-chain.", "[--contact <name>]") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "max")
             var args: [String: JSONValue] = [:]
             if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
             return ControlMessage.Request(command: "max", args: .object(args))
-        } render: { Render.generic($0) },
+        } render: { Render.maxSendable($0) },
         CLICommand(words: ["help"], abstract: "Show help for a command, or `help config` for every configuration key.",
                    usage: "[<command>|config]", details: [], action: .local(Local.help)),
     ] }
 
-    private static func remote(_ words: [String], _ abstract: String, _ usage: String,
+    private static func remote(_ words: [String], _ abstract: String, _ usage: String, details: [String] = [],
                                request: @escaping (Arguments) throws -> ControlMessage.Request,
                                render: @escaping (JSONValue) -> String) -> CLICommand {
-        CLICommand(words: words, abstract: abstract, usage: usage, details: [], action: .remote(request: request, render: render))
+        CLICommand(words: words, abstract: abstract, usage: usage, details: details,
+                   action: .remote(request: request, render: render))
     }
+
+    /// What `pay` and `swap-out` print and when they return.
+    static let payDetails = [
+        "Progress lines go to stderr as the swap advances; the result (route, skipped contacts, fee breakdown) to stdout.",
+        "It ends \"sent\" (exit 0) once the claim is broadcast: \"confirmed\" when it confirms within 30 s, else",
+        "\"committed and settling on-chain\" (the swap finishes in the background). Any other end exits 1 with what",
+        "happened to the funds: nothing paid, the payment returned, or held until the provider cancels the invoice.",
+    ]
 
     /// `host:port` or `[v6]:port`.
     static func hostPort(_ text: String, command: String) throws(UsageError) -> (String, Int) {

@@ -114,9 +114,10 @@ enum Local {
             Output.err("peernode: configuration error: \(error)")
             return ExitCode.configError
         }
+        let log = DaemonLog { Output.err("peernode: \($0)") }
         let daemon = NodeDaemon(options: NodeDaemon.Options(
             datadir: context.datadir, overrides: overrides, allowUnsafe: arguments.flag("allow-unsafe"),
-            watchSignals: true, log: DaemonLog { Output.err("peernode: \($0)") }))
+            watchSignals: true, log: log, engines: NodeEngines.factory(log: log)))
         do {
             try await daemon.run()
             return ExitCode.success

@@ -79,7 +79,7 @@ enum Main {
         do {
             outcome = try await client.send(request) { progress in
                 // Progress goes to stderr, so stdout holds only the result.
-                Output.err(json ? progress.canonicalString : "… " + Render.generic(progress).split(separator: "\n").joined(separator: ", "))
+                Output.err(json ? progress.canonicalString : Render.progress(progress))
             }
         } catch {
             await loop.shutdown()

@@ -15,7 +15,12 @@ import Transport
 /// Use `connect`, which refuses a node on another network before anything else is sent.
 public final class LNDRESTClient: LightningBackend {
     public let configuration: Configuration
+    /// Short calls (lookup, settle, add invoice, decode): a few kept-alive connections.
     let http: HTTPClient
+    /// Long-lived streams (invoice subscriptions, payments), one connection each. Kept apart
+    /// from `http` so that streams held open by live swaps can never take the connections a
+    /// settle or a lookup needs: a provider that could not settle would lose the payment.
+    let streams: HTTPClient
     let sleeper: any Sleeper
     let endpoint: HTTPEndpoint
 
@@ -30,7 +35,14 @@ public final class LNDRESTClient: LightningBackend {
         http = HTTPClient(configuration: HTTPClient.Configuration(timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
                                                                   headers: headers),
                           sleeper: sleeper, connector: connector)
+        streams = HTTPClient(configuration: HTTPClient.Configuration(maxConnectionsPerEndpoint: Self.maxOpenStreams,
+                                                                     timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
+                                                                     headers: headers),
+                             sleeper: sleeper, connector: connector)
     }
+
+    /// Streams open at once (one per live swap or payment); more wait for one to end.
+    public static let maxOpenStreams = 256
 
     /// A client for the node at `configuration`, once the node has answered `getinfo`
     /// and is on `configuration.network`. A node on another network is refused: its
@@ -61,6 +73,7 @@ public final class LNDRESTClient: LightningBackend {
     /// Closes idle connections; later calls fail.
     public func shutDown() async {
         await http.shutDown()
+        await streams.shutDown()
     }
 
     /// `http://host:port`, for messages.
@@ -138,7 +151,7 @@ public final class LNDRESTClient: LightningBackend {
         }
         let stream: HTTPLineStream
         do {
-            stream = try await http.stream(request, to: endpoint)
+            stream = try await streams.stream(request, to: endpoint)
         } catch {
             throw .unreachable(url: url, reason: "\(error)")
         }

@@ -198,6 +198,10 @@ public actor ProviderEngine {
             }
             log("provider swap \(swapID): \(state.kind.rawValue) -> \(next)")
             states[swapID] = next
+            // Once a lock is recorded the engine settles or cancels the invoice itself and
+            // reads its state by lookups; the subscription would only hold one of the
+            // Lightning client's few connections, which settles need.
+            if next.lock != nil { invoiceWatches.removeValue(forKey: swapID)?.cancel() }
         }
         let entered = states[swapID]
         for action in step.actions {

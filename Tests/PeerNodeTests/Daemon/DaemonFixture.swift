@@ -61,10 +61,11 @@ final class DaemonFixture {
     }
 
     /// A daemon started in a task; returns once it serves (or throws its start-up error).
-    func start(_ datadir: String, overrides: [ConfigEntry] = [], watchSignals: Bool = false) async throws -> RunningDaemon {
+    func start(_ datadir: String, overrides: [ConfigEntry] = [], watchSignals: Bool = false,
+               engines: SwapEngineFactory? = nil) async throws -> RunningDaemon {
         let ready = ReadySignal()
         let daemon = NodeDaemon(options: NodeDaemon.Options(datadir: datadir, overrides: overrides, watchSignals: watchSignals,
-                                                             onReady: { ready.fire($0) }))
+                                                             engines: engines, onReady: { ready.fire($0) }))
         let task = Task<Void, any Error> {
             do {
                 try await daemon.run()

@@ -1,0 +1,139 @@
+import Bitcoin
+import HTLC
+import Offers
+import Transport
+
+extension ClientCommands {
+    /// `max [--contact]`: the largest X the spending balance can send through any provider
+    /// (DESIGN 7). The budget is the Lightning balance minus the routing-fee reserve; each
+    /// provider's amount is settled by `MaxSendable` with real quotes, so only an amount
+    /// whose own quote was seen to fit is offered.
+    func max(contact which: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        var destinationType = DestinationType.p2tr
+        var contactName: String?
+        if let which {
+            let contact = try await savedContact(which)
+            progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
+            destinationType = try Self.destinationType(try await onchainAddress(of: contact))
+            contactName = contact.name
+        }
+        let balanceSat: Int64
+        do {
+            balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)
+        } catch {
+            throw .backend("the spending balance cannot be read: \(error)")
+        }
+        let routing = engine.configuration.routingFee
+        // The reserve for the balance itself bounds the reserve of any smaller payment.
+        let budgetSat = balanceSat - routing.fee(paymentSat: balanceSat)
+        let rate: FeeRate
+        do {
+            rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
+        } catch {
+            throw .backend("no fee estimate for the claim: \(error)")
+        }
+        let candidates = try await routeCandidates()
+        progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
+        let report = await services.router.probe(candidates)
+        var skipped = report.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: Self.describe($0.reason)) }
+        var best: (provider: ProviderOffer, type: ContractType, claimFee: Int64, result: MaxSendableResult)?
+        for provider in report.offers {
+            let offer = provider.offer.body
+            let type = OfferFeature.contractTypes(in: offer.features)[0]
+            let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
+            progress.stage("quoting", "settling the largest amount with \(provider.contact.name)")
+            let quoter = DialQuoter(provider: provider, dialer: services.dialer, policy: engine.configuration.quotePolicy,
+                                    clock: services.clock,
+                                    timeoutMilliseconds: engine.configuration.requestTimeoutMilliseconds)
+            let result = await MaxSendable(offer: offer, claimFeeSat: claimFee, budgetSat: budgetSat).settle(using: quoter)
+            await quoter.close()
+            guard let amount = result.amountSat else {
+                skipped.append(RoutePlan.Skip(contact: provider.contact, reason: Self.describe(result.outcome)))
+                continue
+            }
+            if amount > best?.result.amountSat ?? 0 { best = (provider, type, claimFee, result) }
+        }
+        var result: [String: JSONValue] = [
+            "balance_sat": .integer(balanceSat), "budget_sat": .integer(budgetSat),
+            "routing_reserve_sat": .integer(balanceSat - budgetSat), "candidates": .integer(candidates.count),
+            "skipped": .array(skipped.map { skip in
+                .object(["contact": .string(skip.contact.name), "pubky": .string(skip.contact.pubky.z32),
+                         "reason": .string(skip.reason)])
+            }),
+        ]
+        if let contactName { result["contact"] = .string(contactName) }
+        guard let best, let amount = best.result.amountSat, let quote = best.result.quote else {
+            let plan = RoutePlan(amountSat: 0, ranked: [], skipped: skipped, candidates: candidates.count,
+                                 spendingBalanceSat: balanceSat)
+            throw ControlError(code: "no_route",
+                               message: "no provider can swap any amount from a budget of \(budgetSat) sat (\(plan.whyNoRoute))")
+        }
+        result["max_sat"] = .integer(amount)
+        result["outcome"] = .string(Self.describe(best.result.outcome))
+        result["rounds"] = .integer(best.result.rounds)
+        result["provider"] = .object(["name": .string(best.provider.contact.name),
+                                      "pubky": .string(best.provider.contact.pubky.z32),
+                                      "contract_type": .string(best.type.rawValue)])
+        result["fees"] = Self.fees(amountSat: amount, serviceFeeSat: quote.serviceFeeSat,
+                                   providerOnchainFeeSat: quote.onchainFeeSat, claimFeeSat: best.claimFee,
+                                   routingFeeSat: routing.fee(paymentSat: quote.totalSat), invoiceTotalSat: quote.totalSat)
+        return .object(result)
+    }
+
+    static func describe(_ outcome: MaxSendableResult.Outcome) -> String {
+        switch outcome {
+        case .settled: return "settled"
+        case .atProviderMaximum: return "the provider's maximum"
+        case .budgetBelowMinimum: return "the budget is below its minimum amount"
+        case .roundsExhausted: return "the best amount found within the round limit"
+        case .quoteFailed(let why): return "quoting failed: \(why)"
+        }
+    }
+}
+
+/// Asks one provider for quotes over one connection (dialled on first use), checked by
+/// the client's `QuotePolicy` against the offer they answer.
+actor DialQuoter: Quoter {
+    let provider: ProviderOffer
+    let dialer: PeerDialer
+    let policy: QuotePolicy
+    let clock: any UnixClock
+    let timeoutMilliseconds: UInt64
+    private var connection: PeerConnection?
+
+    init(provider: ProviderOffer, dialer: PeerDialer, policy: QuotePolicy, clock: any UnixClock, timeoutMilliseconds: UInt64) {
+        self.provider = provider
+        self.dialer = dialer
+        self.policy = policy
+        self.clock = clock
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    func quote(amountSat: Int64) async throws -> Quote {
+        let contact = provider.contact
+        let open: PeerConnection
+        if let connection {
+            open = connection
+        } else {
+            open = try await dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
+            connection = open
+        }
+        let request = QuoteRequest(requestID: RandomID.make(), offerID: provider.offer.body.offerID, amountSat: amountSat)
+        let reply = try SwapMessage(bytes: try await open.request(request.encoded, id: request.requestID,
+                                                                  timeoutMilliseconds: timeoutMilliseconds))
+        switch reply {
+        case .quote(let signed):
+            return try policy.check(signed, answering: request, provider: contact.pubky, offer: provider.offer.body,
+                                    nowUnix: clock.nowUnix)
+        case .reject(let reject):
+            throw ClientEngineError.rejected(reject.code, reason: reject.reason)
+        default:
+            throw ClientEngineError.offers(.unexpectedReply)
+        }
+    }
+
+    func close() async {
+        await connection?.close()
+        connection = nil
+    }
+}

@@ -1,0 +1,380 @@
+import Bitcoin
+import HTLC
+import Offers
+import Transport
+
+extension ClientCommands {
+    // MARK: pay
+
+    /// `pay <contact> <sats>` (DESIGN 1): the contact's on-chain address first (asked with
+    /// EndpointsRequest); then directly from on-chain savings when the confirmed balance
+    /// covers X and its fee; otherwise a swap through the cheapest provider among the
+    /// contacts (and `extra_provider`s) that fits the spending balance.
+    func pay(contact which: String, amountSat: Int64, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        let contact = try await savedContact(which)
+        progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
+        let destination = try await onchainAddress(of: contact)
+        let encoded = destination.encoded(for: services.config.network)
+        progress.stage("endpoints", "\(contact.name) receives at \(encoded)")
+
+        if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
+                                            progress: progress) {
+            return direct
+        }
+        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .payContact, progress: progress)
+        result["contact"] = .string(contact.name)
+        result["contact_pubky"] = .string(contact.pubky.z32)
+        return .object(result)
+    }
+
+    /// Pays from the wallet when its confirmed coins cover X plus the fee at the
+    /// estimated rate; nil (nothing sent) when they do not, so the caller swaps.
+    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: Contact,
+                           progress: CommandProgress) async throws(ControlError) -> JSONValue? {
+        let wallet = services.wallet
+        // A stale view could miss coins just received; a failed sync leaves the last one.
+        _ = try? await wallet.sync()
+        let confirmed = await wallet.balance().confirmed
+        guard confirmed >= amountSat else {
+            progress.stage("route", "on-chain savings (\(confirmed) sat confirmed) do not cover \(amountSat) sat; "
+                           + "paying from spending funds through a provider")
+            return nil
+        }
+        let rate: FeeRate
+        do {
+            rate = try await services.feeEstimator.feeRate(targetBlocks: Self.directSendTarget)
+        } catch {
+            throw .backend("no fee estimate for an on-chain payment: \(error); nothing was paid")
+        }
+        do {
+            // Coin selection adds the fee at this rate: it fails when X + fee is not covered.
+            let sent = try await wallet.send(to: destination, amount: amountSat, feeRate: rate)
+            progress.stage("broadcast", "sent \(amountSat) sat from savings in \(sent.txid.hex)")
+            var result: [String: JSONValue] = [
+                "status": .string("sent"), "route": .string("direct"), "settlement": .string("settling"),
+                "contact": .string(contact.name), "contact_pubky": .string(contact.pubky.z32),
+                "destination": .string(encoded), "amount_sat": .integer(amountSat), "txid": .string(sent.txid.hex),
+                "fee_rate_sat_kvb": .integer(rate.satPerKvB), "vsize": .integer(sent.virtualSize),
+            ]
+            if let fee = sent.fee {
+                result["onchain_fee_sat"] = .integer(fee)
+                result["total_sat"] = .integer(amountSat + fee)
+            }
+            return .object(result)
+        } catch .insufficientFunds(let needed, _) {
+            progress.stage("route", "on-chain savings do not cover \(amountSat) sat plus its fee (\(needed) sat needed); "
+                           + "paying from spending funds through a provider")
+            return nil
+        } catch .backend(let error) {
+            // The broadcast failed: the wallet keeps nothing of a transaction the chain refused.
+            throw .backend("the on-chain payment could not be broadcast: \(error); nothing was paid")
+        } catch {
+            throw .failed("the on-chain payment could not be made: \(error); nothing was paid")
+        }
+    }
+
+    // MARK: swap-out
+
+    /// `swap-out <sats> [--to address]`: a swap whose destination is the wallet's own
+    /// fresh address, or the address given.
+    func swapOut(amountSat: Int64, address: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        let network = services.config.network
+        let destination: Address
+        if let address {
+            do {
+                destination = try Address(address, network: network)
+            } catch {
+                throw .invalidRequest("swap-out: \"\(address)\" is not a \(network.rawValue) address: \(error)")
+            }
+        } else {
+            destination = await services.wallet.newAddress().address
+        }
+        progress.stage("route", "swapping \(amountSat) sat out to \(destination.encoded(for: network))"
+                       + (address == nil ? " (this node's wallet)" : ""))
+        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut, progress: progress)
+        result["own_wallet"] = .bool(address == nil)
+        return .object(result)
+    }
+
+    // MARK: quote
+
+    /// `quote <sats> [--contact]`: the route and its fee breakdown, from the providers'
+    /// signed offers, without paying. With a contact, its address decides the claim
+    /// size and whether `pay` would send from savings instead.
+    func quote(amountSat: Int64, contact which: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        var destinationType = DestinationType.p2tr
+        var extra: [String: JSONValue] = [:]
+        if let which {
+            let contact = try await savedContact(which)
+            progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
+            let destination = try await onchainAddress(of: contact)
+            destinationType = try Self.destinationType(destination)
+            extra["contact"] = .string(contact.name)
+            extra["destination"] = .string(destination.encoded(for: services.config.network))
+            _ = try? await services.wallet.sync()
+            let confirmed = await services.wallet.balance().confirmed
+            // `pay` tries savings first; the wallet's coin selection decides whether the fee fits too.
+            extra["savings_confirmed_sat"] = .integer(confirmed)
+            extra["direct_possible"] = .bool(confirmed > amountSat)
+        } else {
+            // Swap-out to this node's wallet, whose addresses are Taproot.
+            extra["destination_type"] = .string(destinationType.rawValue)
+        }
+        let plan = try await route(amountSat: amountSat, destinationType: destinationType, progress: progress)
+        guard plan.choice != nil else { throw plan.noRouteError }
+        var result = plan.json
+        result["amount_sat"] = .integer(amountSat)
+        for (key, value) in extra { result[key] = value }
+        return .object(result)
+    }
+
+    // MARK: the swap path
+
+    /// Routes and pays X to `destination` through the chosen provider. Returns once the
+    /// claim is broadcast; throws with what happened to the funds otherwise.
+    func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose,
+              progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
+        let plan = try await route(amountSat: amountSat, destinationType: try Self.destinationType(destination),
+                                   progress: progress)
+        guard let choice = plan.choice else { throw plan.noRouteError }
+        progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)): "
+                       + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+        let report: ClientPayReport
+        do {
+            report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
+                                          contractType: choice.contractType, purpose: purpose)
+        } catch {
+            throw Self.controlError(error)
+        }
+        var result = plan.json
+        result["status"] = .string("sent")
+        result["route"] = .string("swap")
+        result["settlement"] = .string(report.settlement == .confirmed ? "confirmed" : "settling")
+        result["swap_id"] = .string(report.swapID)
+        result["destination"] = .string(report.destination)
+        result["claim_txid"] = .string(report.claimTxid.hex)
+        // The engine's figures, not the plan's: the claim fee is re-estimated when quoting.
+        result["fees"] = Self.fees(amountSat: report.amountSat, serviceFeeSat: report.serviceFeeSat,
+                                   providerOnchainFeeSat: report.providerOnchainFeeSat, claimFeeSat: report.claimFeeSat,
+                                   routingFeeSat: report.routingFeeLimitSat, invoiceTotalSat: report.invoiceTotalSat)
+        result["amount_sat"] = .integer(report.amountSat)
+        return result
+    }
+
+    /// The router's decision for X, narrowed to the providers the spending balance can pay.
+    func route(amountSat: Int64, destinationType: DestinationType,
+               progress: CommandProgress) async throws(ControlError) -> RoutePlan {
+        let rate: FeeRate
+        do {
+            rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
+        } catch {
+            throw .backend("no fee estimate for the claim: \(error); nothing was paid")
+        }
+        let candidates = try await routeCandidates()
+        progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
+        let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
+                                     routingFee: engine.configuration.routingFee)
+        let decision = await services.router.route(selector, contacts: candidates)
+        var balanceSat: Int64?
+        do {
+            balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)
+        } catch {
+            // The payment itself is the authority; the engine re-reads it before committing.
+            progress.stage("routing", "the spending balance could not be read (\(error)); choosing by cost alone")
+        }
+        var fitting: [RouteCandidate] = []
+        var skipped = decision.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: Self.describe($0.reason)) }
+        let policy = engine.configuration.quotePolicy
+        for candidate in decision.ranked {
+            // The engine refuses a quote above this; choosing such a provider would only fail later.
+            let providerFee = candidate.serviceFeeSat + candidate.providerOnchainFeeSat
+            let maximum = policy.maximumFee(amountSat: candidate.lockAmountSat)
+            if providerFee > maximum {
+                skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
+                                              reason: "charges \(providerFee) sat in fees, above this node's maximum of "
+                                                + "\(maximum) sat (\(Self.percent(ppm: policy.maxFeePPM)) of \(candidate.lockAmountSat) sat)"))
+            } else if let balanceSat, candidate.spendSat > balanceSat {
+                skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
+                                              reason: "needs \(candidate.spendSat) sat of spending funds, "
+                                                + "the balance is \(balanceSat) sat"))
+            } else {
+                fitting.append(candidate)
+            }
+        }
+        for skip in skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
+        return RoutePlan(amountSat: amountSat, ranked: fitting, skipped: skipped, candidates: candidates.count,
+                         spendingBalanceSat: balanceSat)
+    }
+
+    // MARK: helpers
+
+    /// `2.5%` for 25,000 ppm.
+    static func percent(ppm: Int64) -> String {
+        let tenths = ppm / 1_000
+        return tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
+    }
+
+    /// A node without a provider answers OfferRequest with a Reject `not_found`: say so.
+    static func describe(_ reason: SkipReason) -> String {
+        if case .rejected(.notFound) = reason { return "runs no provider (it answered not_found)" }
+        return reason.description
+    }
+
+    /// Saved contacts, then the config's extra providers not already among them.
+    func routeCandidates() async throws(ControlError) -> [Offers.Contact] {
+        var list: [Offers.Contact]
+        do {
+            list = try await services.store.contacts().map {
+                Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
+            }
+        } catch {
+            throw .failed("the contacts cannot be read: \(error); nothing was paid")
+        }
+        for extra in services.config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
+            list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
+                                       name: "extra_provider \(extra.pubky.z32.prefix(8))"))
+        }
+        return list
+    }
+
+    /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
+    func savedContact(_ which: String) async throws(ControlError) -> Contact {
+        do {
+            if let byName = try await services.store.contact(named: which) { return byName }
+            if let pubky = try? Pubky(parsing: which), let byKey = try await services.store.contact(pubky: pubky) {
+                return byKey
+            }
+        } catch {
+            throw .failed("the contacts cannot be read: \(error); nothing was paid")
+        }
+        throw .notFound("no contact named or with pubky \"\(which)\"; add one with `peernode contacts add`")
+    }
+
+    /// The contact's on-chain address on this node's network, asked over the transport.
+    func onchainAddress(of contact: Contact) async throws(ControlError) -> Address {
+        let network = services.config.network
+        let connection: PeerConnection
+        do {
+            connection = try await services.dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
+        } catch {
+            throw .backend("\(contact.name) cannot be reached at \(contact.host):\(contact.port) to ask for its address: "
+                           + "\(error); nothing was paid")
+        }
+        let request = EndpointsRequest(requestID: RandomID.make())
+        let reply: SwapMessage
+        do {
+            let bytes = try await connection.request(request.encoded, id: request.requestID,
+                                                     timeoutMilliseconds: engine.configuration.requestTimeoutMilliseconds)
+            reply = try SwapMessage(bytes: bytes)
+        } catch {
+            await connection.close()
+            throw .backend("\(contact.name) did not answer with its address: \(error); nothing was paid")
+        }
+        await connection.close()
+        switch reply {
+        case .endpoints(let endpoints):
+            for endpoint in endpoints.endpoints where endpoint.type == Endpoint.onchainType && endpoint.network == network.rawValue {
+                guard let address = try? Address(endpoint.address, network: network),
+                      (try? DestinationType(address: address)) != nil else { continue }
+                return address
+            }
+            let offered = endpoints.endpoints.map { "\($0.type) on \($0.network)" }
+            throw .failed("\(contact.name) offers no on-chain address on \(network.rawValue) that can be paid"
+                          + (offered.isEmpty ? "" : " (it offers: \(offered.joined(separator: ", ")))") + "; nothing was paid")
+        case .reject(let reject):
+            throw .failed("\(contact.name) refused to give an address (\(reject.code)); nothing was paid")
+        default:
+            throw .failed("\(contact.name) answered the address request with something else; nothing was paid")
+        }
+    }
+
+    static func destinationType(_ address: Address) throws(ControlError) -> DestinationType {
+        do {
+            return try DestinationType(address: address)
+        } catch {
+            throw .invalidRequest("a claim cannot pay this kind of address: \(error)")
+        }
+    }
+
+    static func fees(amountSat: Int64, serviceFeeSat: Int64, providerOnchainFeeSat: Int64, claimFeeSat: Int64,
+                     routingFeeSat: Int64, invoiceTotalSat: Int64) -> JSONValue {
+        .object([
+            "amount_sat": .integer(amountSat), "service_fee_sat": .integer(serviceFeeSat),
+            "provider_onchain_fee_sat": .integer(providerOnchainFeeSat), "claim_fee_sat": .integer(claimFeeSat),
+            "routing_fee_max_sat": .integer(routingFeeSat), "invoice_total_sat": .integer(invoiceTotalSat),
+            "fees_total_sat": .integer(serviceFeeSat + providerOnchainFeeSat + claimFeeSat + routingFeeSat),
+            "spend_max_sat": .integer(invoiceTotalSat + routingFeeSat),
+        ])
+    }
+
+    /// The engine's error as the control API reports it: every message says where the
+    /// funds are ("nothing was paid", the payment returned or is held, ...).
+    static func controlError(_ error: ClientEngineError) -> ControlError {
+        switch error {
+        case .swapEnded(let id, let outcome):
+            return ControlError(code: "swap_failed",
+                                message: "swap \(id) ended without delivering: \(outcome.reason). "
+                                    + "Funds: \(outcome.funds) (\(outcome.funds.rawValue))")
+        case .store, .corruptRecord:
+            return ControlError(code: "swap_stopped", message: error.description)
+        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate:
+            return ControlError(code: "not_paid", message: error.description)
+        }
+    }
+}
+
+/// The router's answer for one command: candidates that fit, best first, and every
+/// contact left out with its reason.
+struct RoutePlan: Sendable {
+    struct Skip: Sendable {
+        let contact: Offers.Contact
+        let reason: String
+    }
+
+    let amountSat: Int64
+    let ranked: [RouteCandidate]
+    let skipped: [Skip]
+    let candidates: Int
+    let spendingBalanceSat: Int64?
+
+    var choice: RouteCandidate? { ranked.first }
+
+    /// Why there is no route: no contacts, none runs a provider, or each one's reason.
+    var whyNoRoute: String {
+        let why = skipped.map { "\($0.contact.name): \($0.reason)" }
+        if candidates == 0 { return "there are no contacts to route through; add a provider with `peernode contacts add`" }
+        if why.isEmpty { return "none of \(candidates) contact(s) runs a provider" }
+        return "skipped " + why.joined(separator: "; ")
+    }
+
+    var noRouteError: ControlError {
+        ControlError(code: "no_route", message: "no provider can swap \(amountSat) sat (\(whyNoRoute)); nothing was paid")
+    }
+
+    var json: [String: JSONValue] {
+        var result: [String: JSONValue] = [
+            "candidates": .integer(candidates),
+            "skipped": .array(skipped.map { skip in
+                .object(["contact": .string(skip.contact.name), "pubky": .string(skip.contact.pubky.z32),
+                         "reason": .string(skip.reason)])
+            }),
+            "alternatives": .array(ranked.dropFirst().map { candidate in
+                .object(["contact": .string(candidate.provider.contact.name),
+                         "pubky": .string(candidate.provider.contact.pubky.z32),
+                         "fees_total_sat": .integer(candidate.totalCostSat)])
+            }),
+        ]
+        if let spendingBalanceSat { result["spending_balance_sat"] = .integer(spendingBalanceSat) }
+        if let choice {
+            result["provider"] = .object(["name": .string(choice.provider.contact.name),
+                                          "pubky": .string(choice.provider.contact.pubky.z32),
+                                          "address": .string("\(choice.provider.contact.host):\(choice.provider.contact.port)"),
+                                          "contract_type": .string(choice.contractType.rawValue)])
+            result["fees"] = ClientCommands.fees(amountSat: choice.amountSat, serviceFeeSat: choice.serviceFeeSat,
+                                                 providerOnchainFeeSat: choice.providerOnchainFeeSat,
+                                                 claimFeeSat: choice.claimFeeSat, routingFeeSat: choice.routingFeeSat,
+                                                 invoiceTotalSat: choice.invoiceTotalSat)
+        }
+        return result
+    }
+}

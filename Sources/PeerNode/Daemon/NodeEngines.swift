@@ -1,0 +1,101 @@
+import Bitcoin
+import HTLC
+import Offers
+import Transport
+
+/// The provider engine as the daemon's peer server sees it: `answer(_:from:)`,
+/// `receive(push:from:)` and `shutdown()` already have the protocol's shapes.
+extension ProviderEngine: ProviderSwapService {}
+
+/// Builds the daemon's swap engines (`NodeDaemon.Options.engines`): one chain follower
+/// shared by both engines, the provider engine when `provider=1`, and the client engine
+/// behind the control API's swap commands.
+public enum NodeEngines {
+    /// What the engines need beyond the daemon's config; defaults are DESIGN's, tests
+    /// shorten the timers.
+    public struct Settings: Sendable {
+        /// Between chain polls. Core has no push channel over JSON-RPC; every engine
+        /// decision about locks and claims waits on this, so it is short.
+        public var followerPollMilliseconds: UInt64
+        /// How long `pay` waits for the claim's first confirmation before saying the
+        /// transfer is committed and settling (DESIGN 11: 30 s).
+        public var confirmationWaitMilliseconds: UInt64
+        /// How long after paying a swap with no broadcast claim is given up (DESIGN 6).
+        public var giveUpSeconds: UInt64
+
+        public init(followerPollMilliseconds: UInt64 = 2_000, confirmationWaitMilliseconds: UInt64 = 30_000,
+                    giveUpSeconds: UInt64 = 600) {
+            self.followerPollMilliseconds = max(50, followerPollMilliseconds)
+            self.confirmationWaitMilliseconds = confirmationWaitMilliseconds
+            self.giveUpSeconds = giveUpSeconds
+        }
+    }
+
+    /// The factory. The daemon calls it after the wallet and the desk exist and before
+    /// the peer listener serves, so:
+    ///
+    /// 1. the follower takes its first look at the chain (a failure is retried by its loop);
+    /// 2. the provider engine starts: it re-publishes (or finds on chain) every recorded
+    ///    but unpublished lock before any peer can ask for a new swap that would spend a coin;
+    /// 3. the client engine resumes every unfinished client swap from its record.
+    public static func factory(settings: Settings = Settings(), log: DaemonLog = .silent) -> SwapEngineFactory {
+        { services in
+            let config = services.config
+            let follower = ChainFollower(backend: services.chain, sleeper: services.loop.sleeper,
+                                         configuration: ChainFollower.Configuration(
+                                            pollIntervalMilliseconds: settings.followerPollMilliseconds))
+            do {
+                try await follower.poll()
+            } catch {
+                // Not fatal: the loop below retries, and the engines act on what it reports.
+                log("chain follower: first poll failed: \(error)")
+            }
+            let followerTask = Task { await follower.run() }
+            // The secret bytes live only as long as the key chains being built from them.
+            var seedBytes = services.seed.withUnsafeSecretBytes { Array($0) }
+            defer { for index in seedBytes.indices { seedBytes[index] = 0 } }
+
+            var provider: ProviderEngine?
+            var commands: ClientCommands?
+            do {
+                if let desk = services.desk {
+                    let dependencies = ProviderDependencies(
+                        store: services.store, desk: desk, lightning: services.lightning, chain: services.chain,
+                        feeEstimator: services.feeEstimator, wallet: services.wallet, follower: follower,
+                        keyChain: try SwapKeyChain(seed: seedBytes), clock: services.clock)
+                    let engine = ProviderEngine(dependencies: dependencies,
+                                                configuration: ProviderConfiguration(network: config.network),
+                                                push: services.peerServer.providerPush,
+                                                log: ProviderLog { log("provider: \($0)") })
+                    try await engine.start()
+                    provider = engine
+                }
+                let configuration = ClientEngineConfiguration(
+                    network: config.network, allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
+                    giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
+                let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: services.store,
+                                              lightning: services.lightning, chain: services.chain,
+                                              feeEstimator: services.feeEstimator, follower: follower,
+                                              connector: services.dialer.clientConnector, clock: services.clock,
+                                              sleeper: services.loop.sleeper, log: { log("client: \($0)") })
+                let built = ClientCommands(services: services, engine: client, provider: provider, follower: follower,
+                                           followerTask: followerTask, log: log)
+                commands = built
+                let resumed = try await client.recover()
+                if !resumed.isEmpty { log("client: resumed \(resumed.count) unfinished swap(s)") }
+                return SwapEngines(provider: provider, client: built)
+            } catch {
+                // Whatever started is stopped again: the daemon tears down only what the
+                // factory returned.
+                await provider?.shutdown()
+                if let commands {
+                    await commands.shutdown()
+                } else {
+                    followerTask.cancel()
+                    await follower.finish()
+                }
+                throw error
+            }
+        }
+    }
+}

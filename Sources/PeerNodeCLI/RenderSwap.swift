@@ -1,0 +1,119 @@
+import Transport
+
+/// Human output of the swap commands: the route, the candidates left out and why, the fee
+/// breakdown, and for `pay`/`swap-out` a last line that says exactly how far the money got.
+extension Render {
+    /// One live progress line: `[  12.3 s] stage: detail`.
+    static func progress(_ line: JSONValue) -> String {
+        let milliseconds = line["elapsed_ms"]?.int64Value ?? 0
+        let tenths = milliseconds / 100
+        let elapsed = "\(tenths / 10).\(tenths % 10) s"
+        let padded = String(repeating: " ", count: max(0, 7 - elapsed.count)) + elapsed
+        guard let stage = line["stage"]?.stringValue else { return "[\(padded)] " + generic(line) }
+        return "[\(padded)] \(stage): \(text(line["detail"]))"
+    }
+
+    /// `pay` and `swap-out`.
+    static func payment(_ result: JSONValue) -> String {
+        var out: [String] = []
+        let amount = sats(result["amount_sat"])
+        let recipient = result["contact"]?.stringValue.map { "\($0) (\(text(result["destination"])))" }
+            ?? (result["own_wallet"]?.boolValue == true ? "this node's wallet (\(text(result["destination"])))"
+                : text(result["destination"]))
+        if result["route"]?.stringValue == "direct" {
+            out.append(fields([("paid", "\(amount) to \(recipient)"),
+                               ("route", "directly from on-chain savings (they cover the amount and its fee)")]))
+            out.append("")
+            out.append(breakdown([("amount", result["amount_sat"]), ("on-chain fee", result["onchain_fee_sat"])],
+                                 total: ("total from savings", result["total_sat"])))
+            out.append("")
+            out.append(fields([("transaction", text(result["txid"]))]))
+            out.append("sent: the transaction is broadcast and settling on-chain")
+            return out.joined(separator: "\n")
+        }
+        out.append(fields([("paid", "\(amount) to \(recipient)"), ("route", routeLine(result))]))
+        out += skippedLines(result)
+        out.append("")
+        out.append(feeBreakdown(result["fees"]))
+        out.append("")
+        out.append(fields([("swap", text(result["swap_id"])), ("claim", text(result["claim_txid"]))]))
+        if result["settlement"]?.stringValue == "confirmed" {
+            out.append("sent: the claim is broadcast and confirmed")
+        } else {
+            out.append("sent: the claim is broadcast; the transfer is committed and settling on-chain")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// `quote`.
+    static func quote(_ result: JSONValue) -> String {
+        var out: [String] = []
+        var pairs: [(String, String)] = [("amount", sats(result["amount_sat"]))]
+        if let contact = result["contact"]?.stringValue { pairs.append(("to", "\(contact) (\(text(result["destination"])))")) }
+        pairs.append(("route", routeLine(result)))
+        out.append(fields(pairs))
+        out += skippedLines(result)
+        out.append("")
+        out.append(feeBreakdown(result["fees"]))
+        if result["direct_possible"]?.boolValue == true {
+            out.append("")
+            out.append("note: on-chain savings (\(sats(result["savings_confirmed_sat"])) confirmed) may cover this; "
+                       + "`pay` sends directly from them when they cover the amount and its fee")
+        }
+        out.append("quote only: nothing was paid")
+        return out.joined(separator: "\n")
+    }
+
+    /// `max`.
+    static func maxSendable(_ result: JSONValue) -> String {
+        var out: [String] = []
+        out.append(fields([("max", sats(result["max_sat"])), ("route", routeLine(result)),
+                           ("budget", "\(sats(result["budget_sat"])) (spending balance \(sats(result["balance_sat"])) "
+                                + "minus \(sats(result["routing_reserve_sat"])) routing reserve)"),
+                           ("found by", "\(text(result["outcome"])), \(text(result["rounds"])) quote(s)")]))
+        out += skippedLines(result)
+        out.append("")
+        out.append(feeBreakdown(result["fees"]))
+        return out.joined(separator: "\n")
+    }
+
+    private static func routeLine(_ result: JSONValue) -> String {
+        guard let provider = result["provider"] else { return "-" }
+        var line = "swap through \(text(provider["name"])) (\(text(provider["pubky"])))"
+        if let alternatives = result["alternatives"]?.arrayValue, !alternatives.isEmpty {
+            line += ", the cheapest of \(alternatives.count + 1)"
+        }
+        return line
+    }
+
+    private static func skippedLines(_ result: JSONValue) -> [String] {
+        let skipped = result["skipped"]?.arrayValue ?? []
+        guard !skipped.isEmpty else { return [] }
+        return ["skipped:"] + skipped.map { "  \(text($0["contact"])): \(text($0["reason"]))" }
+    }
+
+    private static func feeBreakdown(_ fees: JSONValue?) -> String {
+        guard let fees else { return "fees: -" }
+        return breakdown([("amount", fees["amount_sat"]), ("service fee", fees["service_fee_sat"]),
+                          ("provider on-chain fee", fees["provider_onchain_fee_sat"]), ("claim fee", fees["claim_fee_sat"]),
+                          ("routing fee (at most)", fees["routing_fee_max_sat"])],
+                         total: ("total from spending balance (at most)", fees["spend_max_sat"]))
+    }
+
+    /// Labelled amounts, right-aligned, with a rule and the total.
+    private static func breakdown(_ rows: [(String, JSONValue?)], total: (String, JSONValue?)) -> String {
+        let all = rows + [total]
+        let labelWidth = all.map(\.0.count).max() ?? 0
+        let amounts = all.map { sats($0.1) }
+        let amountWidth = amounts.map(\.count).max() ?? 0
+        func line(_ label: String, _ amount: String) -> String {
+            "  " + label + String(repeating: " ", count: labelWidth - label.count + 2)
+                + String(repeating: " ", count: amountWidth - amount.count) + amount
+        }
+        var lines = ["fees:"]
+        for (index, row) in rows.enumerated() { lines.append(line(row.0, amounts[index])) }
+        lines.append("  " + String(repeating: "-", count: labelWidth + 2 + amountWidth))
+        lines.append(line(total.0, amounts[amounts.count - 1]))
+        return lines.joined(separator: "\n")
+    }
+}

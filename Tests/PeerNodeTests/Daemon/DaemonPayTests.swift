@@ -1,0 +1,377 @@
+import Foundation
+import Lightning
+import PeerNode
+import Regtest
+import Transport
+import XCTest
+
+/// Three daemons in-process on the hub, with the engines wired as `peernode run` wires
+/// them: a provider (provider=1, funded wallet, its own LND node), a client (500,000 sat
+/// on its LND node, nothing on chain) and a contact (provider=0) whose wallet receives.
+/// `peernode pay` runs as the real binary against the client's control socket.
+final class DaemonPayTests: XCTestCase {
+    private static let engines = NodeEngines.factory(settings: NodeEngines.Settings(
+        followerPollMilliseconds: 200, confirmationWaitMilliseconds: 10_000, giveUpSeconds: 600))
+
+    func testPayAContactThroughAProviderDaemonThenSwapOutThenNoProvider() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            let status = try await client.node.result("status")
+            XCTAssertEqual(status["engines"], .object(["provider": .bool(false), "client": .bool(true)]))
+            let providerStatus = try await provider.node.result("status")
+            XCTAssertEqual(providerStatus["engines"], .object(["provider": .bool(true), "client": .bool(true)]))
+
+            // 1 sat/vB, as on a quiet chain: the provider's on-chain fee for a 20,000 sat swap
+            // then stays under the client's 5% fee maximum.
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            // The provider's wallet holds 1 BTC in two coins (a lock's change is unconfirmed
+            // until the next block, and only confirmed coins are offered); the client has
+            // nothing on chain.
+            for _ in 0..<2 {
+                let providerFresh = try await provider.node.result("wallet.address")
+                let providerAddress = try XCTUnwrap(providerFresh["address"]?.stringValue)
+                _ = try await fixture.rpc.call("hub_fund", [.string(providerAddress), .number("0.5")])
+            }
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+            }
+            for (name, node) in [("prov", provider), ("carol", carol)] {
+                _ = try await client.node.result("contacts.add", [
+                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
+                    "port": .integer(node.node.ready.listenPort)])
+            }
+
+            // quote: the route and the breakdown, nothing paid.
+            let quote = try await client.node.result("quote", ["amount_sat": .integer(20_000), "contact": .string("carol")])
+            XCTAssertEqual(quote["provider"]?["name"], .string("prov"))
+            XCTAssertEqual(quote["skipped"]?.arrayValue?.first?["contact"], .string("carol"))
+            XCTAssertTrue(quote["skipped"]?.arrayValue?.first?["reason"]?.stringValue?.contains("runs no provider") == true)
+            let fees = try XCTUnwrap(quote["fees"])
+            XCTAssertEqual(fees["amount_sat"], .integer(20_000))
+            let invoiceTotal = try XCTUnwrap(fees["invoice_total_sat"]?.int64Value)
+            let claimFee = try XCTUnwrap(fees["claim_fee_sat"]?.int64Value)
+            XCTAssertGreaterThan(claimFee, 0)
+            XCTAssertEqual(invoiceTotal, 20_000 + claimFee + fees["service_fee_sat"]!.int64Value!
+                           + fees["provider_onchain_fee_sat"]!.int64Value!)
+            let swapsBefore = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            XCTAssertEqual(swapsBefore, 0, "a quote pays nothing and records no swap")
+
+            // pay, as a user runs it, while blocks are mined.
+            miner.start()
+            let pay = try await runCLI(["pay", "carol", "20000", "--datadir", client.datadir])
+            print("$ peernode pay carol 20000\n" + pay.stderr + pay.stdout + "(exit \(pay.status))")
+            XCTAssertEqual(pay.status, 0, pay.stderr)
+            let lines = pay.stdout.split(separator: "\n").map(String.init)
+            XCTAssertTrue(lines.last?.hasPrefix("sent: the claim is broadcast") == true, pay.stdout)
+            XCTAssertTrue(pay.stdout.contains("swap through prov (\(provider.pubky.z32))"), pay.stdout)
+            XCTAssertTrue(pay.stdout.contains("carol: runs no provider"), pay.stdout)
+            // The same breakdown as the quote.
+            for (label, key) in [("amount", "amount_sat"), ("service fee", "service_fee_sat"),
+                                 ("provider on-chain fee", "provider_onchain_fee_sat"), ("claim fee", "claim_fee_sat"),
+                                 ("routing fee (at most)", "routing_fee_max_sat"),
+                                 ("total from spending balance (at most)", "spend_max_sat")] {
+                let line = lines.first { $0.hasPrefix("  \(label)  ") }
+                XCTAssertEqual(line?.split(separator: " ").suffix(2).joined(separator: " "), Self.sats(fees[key]), label)
+            }
+            for stage in ["endpoints", "routing", "quoting", "quoted", "accepted", "pay_started", "lock_seen",
+                          "lock_verified", "claim_broadcast"] {
+                XCTAssertTrue(pay.stderr.contains("] \(stage): "), "no progress line for \(stage)")
+            }
+
+            // The contact's wallet gets exactly X once mined; both records end in success.
+            try await waitFor("carol's wallet holds the payment") {
+                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(20_000)
+            }
+            try await waitFor("the provider's swap is settled") {
+                let swaps = try await provider.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.count == 1 && swaps[0]["state"] == .string("settled") && swaps[0]["final"] == .bool(true)
+            }
+            try await waitFor("the client's swap is completed") {
+                let swaps = try await client.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.count == 1 && swaps[0]["state"] == .string("completed") && swaps[0]["final"] == .bool(true)
+            }
+            // The invoice settled: the provider's Lightning node holds exactly its total.
+            let providerLightning = try await provider.node.result("status")["lightning"]?["balance_sat"]
+            XCTAssertEqual(providerLightning, .integer(invoiceTotal))
+            let clientStatus = try await client.node.result("status")
+            let clientLightning = try XCTUnwrap(clientStatus["lightning"]?["balance_sat"]?.int64Value)
+            XCTAssertLessThanOrEqual(clientLightning, 500_000 - invoiceTotal)
+            XCTAssertGreaterThanOrEqual(clientLightning, 500_000 - invoiceTotal - fees["routing_fee_max_sat"]!.int64Value!)
+
+            // swap-out to the client's own wallet, through the control API.
+            let collected = Collected()
+            let swapOut = try await client.node.client.send(ControlMessage.Request(
+                command: "swap-out", args: .object(["amount_sat": .integer(50_000)]))) { collected.append($0) }
+            let progress = collected.all
+            let out = try swapOut.get()
+            XCTAssertEqual(out["status"], .string("sent"))
+            XCTAssertEqual(out["own_wallet"], .bool(true))
+            XCTAssertEqual(out["fees"]?["amount_sat"], .integer(50_000))
+            XCTAssertFalse(progress.isEmpty)
+            XCTAssertTrue(progress.allSatisfy { $0["elapsed_ms"]?.int64Value != nil && $0["stage"]?.stringValue != nil })
+            try await waitFor("the client's wallet holds the swap-out") {
+                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+            }
+
+            // Savings now cover 30,000 sat and its fee: `pay` sends directly, no swap.
+            let direct = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000)])
+            XCTAssertEqual(direct["route"], .string("direct"))
+            XCTAssertEqual(direct["status"], .string("sent"))
+            try await waitFor("carol's wallet holds the direct payment too") {
+                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+            }
+            let clientSwaps = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            XCTAssertEqual(clientSwaps, 2, "the direct payment is no swap")
+            miner.stop()
+
+            // No provider among the contacts: a clear error, nothing paid, no swap recorded.
+            _ = try await client.node.result("contacts.remove", ["contact": .string("prov")])
+            let before = try await client.node.result("status")["lightning"]?["balance_sat"]
+            let swapsNow = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            let refused = try await runCLI(["pay", "carol", "60000", "--datadir", client.datadir])
+            print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
+                  + "(exit \(refused.status))")
+            XCTAssertEqual(refused.status, 1)
+            XCTAssertTrue(refused.stderr.contains("no provider can swap 60000 sat"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("carol: runs no provider"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("nothing was paid"), refused.stderr)
+            let after = try await client.node.result("status")["lightning"]?["balance_sat"]
+            XCTAssertEqual(after, before)
+            let swapsAfter = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            XCTAssertEqual(swapsAfter, swapsNow)
+            // A usage error is exit 2.
+            let usage = try await runCLI(["pay", "carol", "lots", "--datadir", client.datadir])
+            XCTAssertEqual(usage.status, 2)
+        } catch {
+            miner.stop()
+            await stopAll([client, carol, provider], fixture)
+            throw error
+        }
+        await stopAll([client, carol, provider], fixture)
+    }
+
+    /// `max`, a swap-out that is "committed and settling" when no block comes within the
+    /// wait, and the manual `swap claim` / `swap refund` answers on both sides.
+    func testMaxSettlingSwapOutAndManualClaimRefund() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let engines = NodeEngines.factory(settings: NodeEngines.Settings(
+            followerPollMilliseconds: 200, confirmationWaitMilliseconds: 1_500, giveUpSeconds: 600))
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"], engines: engines)
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"], engines: engines)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            let providerFresh = try await provider.node.result("wallet.address")
+            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(providerFresh["address"]?.stringValue)), .number("1")])
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+            }
+            _ = try await client.node.result("contacts.add", [
+                "name": .string("prov"), "pubky": .string(provider.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(provider.node.ready.listenPort)])
+
+            // max: verified by real quotes, within the budget (balance minus the routing reserve).
+            let max = try await client.node.result("max")
+            let maxSat = try XCTUnwrap(max["max_sat"]?.int64Value)
+            let budget = try XCTUnwrap(max["budget_sat"]?.int64Value)
+            XCTAssertEqual(max["balance_sat"], .integer(500_000))
+            XCTAssertGreaterThan(maxSat, 400_000)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(max["fees"]?["invoice_total_sat"]?.int64Value), budget)
+            XCTAssertEqual(max["provider"]?["name"], .string("prov"))
+
+            // No block within the wait: the claim is out, the transfer committed and settling.
+            let out = try await client.node.result("swap-out", ["amount_sat": .integer(20_000)])
+            XCTAssertEqual(out["status"], .string("sent"))
+            XCTAssertEqual(out["settlement"], .string("settling"))
+            let swapID = try XCTUnwrap(out["swap_id"]?.stringValue)
+            let claimTxid = try XCTUnwrap(out["claim_txid"]?.stringValue)
+
+            // swap claim on a swap whose claim is out: the recovery path broadcasts the same claim.
+            let claim = try await client.node.result("swap.claim", ["id": .string(swapID)])
+            XCTAssertEqual(claim["status"], .string("claim_broadcast"))
+            XCTAssertEqual(claim["claim_txid"], .string(claimTxid))
+            // swap refund is the provider's: the client is told where its funds are.
+            let clientRefund = try await client.node.call("swap.refund", ["id": .string(swapID)])
+            XCTAssertEqual(clientRefund.failureCode, "not_refundable")
+            XCTAssertTrue(clientRefund.failureMessage.contains("the provider refunds its own lock"), clientRefund.failureMessage)
+
+            // The provider settled on the pushed preimage: nothing to refund, and it says why.
+            try await waitFor("the provider's swap is settled") {
+                let swaps = try await provider.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.first?["state"] == .string("settled")
+            }
+            let providerSwaps = try await provider.node.result("swaps")
+            let providerSwapID = try XCTUnwrap(providerSwaps["swaps"]?.arrayValue?.first?["id"]?.stringValue)
+            let refund = try await provider.node.call("swap.refund", ["id": .string(providerSwapID)])
+            XCTAssertEqual(refund.failureCode, "not_refundable")
+            XCTAssertTrue(refund.failureMessage.contains("the client claimed the lock and the invoice is settled"),
+                          refund.failureMessage)
+
+            // One block: the client's swap completes; a claim by hand now says it is final.
+            _ = try await fixture.rpc.call("hub_mine", [.number("1")])
+            try await waitFor("the client's swap is completed") {
+                let swaps = try await client.node.result("swaps")["swaps"]?.arrayValue ?? []
+                return swaps.first?["state"] == .string("completed")
+            }
+            let late = try await client.node.call("swap.claim", ["id": .string(swapID)])
+            XCTAssertEqual(late.failureCode, "not_claimable")
+            XCTAssertTrue(late.failureMessage.contains("is final (completed)"), late.failureMessage)
+            let unknown = try await client.node.call("swap.claim", ["id": .string("nope")])
+            XCTAssertEqual(unknown.failureCode, "not_found")
+        } catch {
+            await stopAll([client, provider], fixture)
+            throw error
+        }
+        await stopAll([client, provider], fixture)
+    }
+
+    // MARK: helpers
+
+    private struct Node {
+        let node: RunningDaemon
+        let datadir: String
+        let pubky: Pubky
+    }
+
+    /// A data directory whose config points at the hub and at the given LND node.
+    private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint,
+                           extra: [String], engines: @escaping SwapEngineFactory = DaemonPayTests.engines) async throws -> Node {
+        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_rest_port=") && !$0.hasPrefix("lnd_macaroon=") }
+            + ["lnd_rest_port=\(lightning.port)", "lnd_macaroon=\(name).macaroon"] + extra
+        let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
+        try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
+        let node = try await fixture.start(datadir, engines: engines)
+        return Node(node: node, datadir: datadir, pubky: pubky)
+    }
+
+    private func stopAll(_ nodes: [Node], _ fixture: DaemonFixture) async {
+        for node in nodes { try? await node.node.stop() }
+        await fixture.shutDown()
+    }
+
+    private func waitFor(_ what: String, seconds: Int = 60, file: StaticString = #filePath, line: UInt = #line,
+                         _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(nanoseconds: 250_000_000)
+        }
+        XCTFail("timed out waiting until \(what)", file: file, line: line)
+        throw CancellationError()
+    }
+
+    /// As the CLI prints amounts: `1,234 sat`.
+    private static func sats(_ value: JSONValue?) -> String {
+        guard let amount = value?.int64Value else { return "-" }
+        let digits = Array(String(amount))
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return grouped + " sat"
+    }
+
+    private struct Outcome {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The `peernode` binary next to the test bundle, run off the cooperative pool (the
+    /// daemons it talks to run in this process).
+    private func runCLI(_ arguments: [String]) async throws -> Outcome {
+        let executable = try Self.executable()
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    let process = Process()
+                    process.executableURL = executable
+                    process.arguments = arguments
+                    let out = Pipe()
+                    let err = Pipe()
+                    process.standardOutput = out
+                    process.standardError = err
+                    try process.run()
+                    // Both pipes drained together, so neither can fill up and stall the child.
+                    let group = DispatchGroup()
+                    nonisolated(unsafe) var stderr = Data()
+                    group.enter()
+                    DispatchQueue.global().async {
+                        stderr = err.fileHandleForReading.readDataToEndOfFile()
+                        group.leave()
+                    }
+                    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+                    group.wait()
+                    process.waitUntilExit()
+                    continuation.resume(returning: Outcome(status: process.terminationStatus,
+                                                           stdout: String(decoding: stdout, as: UTF8.self),
+                                                           stderr: String(decoding: stderr, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private static func executable() throws -> URL {
+        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
+        for bundle in bundles {
+            var directory = bundle.deletingLastPathComponent()
+            for _ in 0..<3 {
+                let candidate = directory.appendingPathComponent("peernode")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        XCTFail("peernode not found next to \(bundles); build it with `swift build --build-tests`")
+        throw CocoaError(.fileNoSuchFile)
+    }
+}
+
+/// Mines a block every second while a swap runs (locks and claims confirm as on a live chain).
+private final class Miner: @unchecked Sendable {
+    private let rpc: BitcoinCoreRPC
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    init(rpc: BitcoinCoreRPC) { self.rpc = rpc }
+
+    func start() {
+        let rpc = self.rpc
+        lock.withLock {
+            task = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: 1_000_000_000)
+                    _ = try? await rpc.call("hub_mine", [.number("1")])
+                }
+            }
+        }
+    }
+
+    func stop() {
+        lock.withLock {
+            task?.cancel()
+            task = nil
+        }
+    }
+}
+
+/// Progress lines as they arrive.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [JSONValue] = []
+
+    func append(_ line: JSONValue) { lock.withLock { lines.append(line) } }
+    var all: [JSONValue] { lock.withLock { lines } }
+}
