@@ -19,8 +19,8 @@ struct Demo {
 
     static let specs: [NodeSpec] = [
         NodeSpec(name: "client", lightningSat: clientLightningSat),
-        NodeSpec(name: "provA", provider: true, baseFeeSat: 500, feePPM: 2_000),
-        NodeSpec(name: "provB", provider: true, baseFeeSat: 1_500, feePPM: 5_000),
+        NodeSpec(name: "provA", provider: true, baseFeeSat: 300, feePPM: 1_000),
+        NodeSpec(name: "provB", provider: true, baseFeeSat: 500, feePPM: 2_000),
         NodeSpec(name: "gone", provider: true, baseFeeSat: 100, feePPM: 1_000),
         NodeSpec(name: "dave"),
         NodeSpec(name: "carol"),
@@ -188,8 +188,9 @@ struct Demo {
             lines.append("  \(label)\(String(repeating: " ", count: width - label.count))  "
                 + String(repeating: " ", count: max(0, 12 - amount.count)) + amount)
         }
-        let shown: Set<String> = ["provider", "fees", "alternatives", "skipped"]
-        let rest = result.filter { !shown.contains($0.key) }
+        // Then what the result adds: where the money goes and, after `pay`, the outcome.
+        let outcome = ["destination", "spending_balance_sat", "status", "settlement", "swap_id", "claim_txid"]
+        let rest = result.filter { outcome.contains($0.key) }
         if !rest.isEmpty { lines.append(render(rest)) }
         return lines.joined(separator: "\n")
     }

@@ -16,7 +16,8 @@ func runDemo(_ run: RunContext) -> Int32 {
     do {
         let net = try clock.stage("start the regtest hub (peernode-regtest)") { () throws(Failure) -> Testnet in
             let net = try Testnet(supervisor: supervisor, binaries: run.binaries)
-            clock.note("Bitcoin Core JSON-RPC on 127.0.0.1:\(net.hub.rpc.port), height \(try net.hub.rpc.balances().height)")
+            clock.note("Bitcoin Core JSON-RPC on 127.0.0.1:\(net.hub.rpc.port), height \(try net.hub.rpc.balances().height), "
+                + "fee estimate \(Testnet.feeRateSatPerKvB / 1_000) sat/vB")
             return net
         }
         let checks = try Demo(net: net, clock: clock).run()

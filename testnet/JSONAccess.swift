@@ -94,5 +94,6 @@ func formatSats(_ value: Int64?) -> String {
 func formatMsat(_ value: Int64?) -> String {
     guard let value else { return "?" }
     if value % 1_000 == 0 { return formatSats(value / 1_000) }
-    return formatSats(value / 1_000) + String(format: " + %03lld msat", abs(value % 1_000))
+    let whole = formatSats(value / 1_000)
+    return whole.dropLast(4) + String(format: ".%03lld sat", abs(value % 1_000))
 }

@@ -72,7 +72,7 @@ struct Scenario: Sendable {
     }
 
     static func offlineProvider(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        let (client, providers, carol) = try setUp(net, clock, providers: [("provA", 800, 3_000), ("gone", 100, 500)], others: ["carol"])
+        let (client, providers, carol) = try setUp(net, clock, providers: [("provA", 400, 2_000), ("gone", 100, 500)], others: ["carol"])
         let gone = providers[1]
         try clock.stage("stop gone (the cheaper provider)") { () throws(Failure) in clock.note(gone.stop()) }
         let skipped = try clock.stage("probe: gone must be skipped") { () throws(Failure) -> Bool in
@@ -89,8 +89,8 @@ struct Scenario: Sendable {
     }
 
     static func cheapestWins(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        let (client, providers, carol) = try setUp(net, clock, providers: [("dear", 3_000, 8_000), ("cheap", 200, 1_000),
-                                                                           ("middle", 1_000, 3_000)], others: ["carol"])
+        let (client, providers, carol) = try setUp(net, clock, providers: [("dear", 1_200, 5_000), ("cheap", 200, 1_000),
+                                                                           ("middle", 600, 3_000)], others: ["carol"])
         return try payAndCheck(net, clock, client: client, contact: carol, amountSat: 50_000, expectProvider: providers[1])
     }
 

@@ -19,7 +19,13 @@ final class Testnet {
         self.binaries = binaries
         tools = ToolRunner(supervisor: supervisor, scratch: supervisor.runDirectory)
         hub = try Hub.start(binaries, supervisor: supervisor)
+        // Without fee data the nodes fall back to 10 sat/vB, which prices a 20,000 sat
+        // swap above the client's 5 % fee limit. A quiet chain's 1 sat/vB, served through
+        // estimatesmartfee as Core would, is what a regtest user sees.
+        _ = try hub.rpc.call("hub_setfeeestimate", [Self.feeRateSatPerKvB])
     }
+
+    static let feeRateSatPerKvB = 1_000
 
     /// Creates the nodes (Lightning node on the hub, data directory, config).
     func add(_ specs: [NodeSpec]) throws(Failure) -> [Node] {

@@ -16,9 +16,11 @@ struct ToolResult {
     var ok: Bool { status == 0 }
     /// The result (`--json`) as an object.
     var json: [String: Any]? { JSON.parse(stdout.trimmingCharacters(in: .whitespacesAndNewlines)) as? [String: Any] }
-    /// What the command said when it failed: the daemon's message on stderr.
+    /// What the command said when it failed: the daemon's message on stderr, without
+    /// the JSON progress lines that came before it.
     var failureText: String {
-        let text = stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = stderr.split(separator: "\n").filter { !$0.hasPrefix("{") }.joined(separator: "\n")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? stdout.trimmingCharacters(in: .whitespacesAndNewlines) : text
     }
 }
