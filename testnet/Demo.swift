@@ -79,8 +79,9 @@ struct Demo {
             // A block a second lets a lock and a claim confirm while `pay` waits.
             _ = try net.hub.rpc.call("hub_automine", [1])
             defer { _ = try? net.hub.rpc.call("hub_automine", [0]) }
+            let lines = ProgressLines()
             let result = try client.cli(["pay", "carol", String(Self.amountSat)], timeout: 300) { line in
-                if let stage = Self.progress(line) { Console.out("[\(clock.stamp)]   … \(stage)") }
+                if let stage = lines.fresh(line) { Console.out("[\(clock.stamp)]   … \(stage)") }
             }
             guard result.ok, let json = result.json else {
                 let code = JSON.string(result.json?["code"]).map { " [\($0)]" } ?? ""
@@ -215,7 +216,7 @@ struct Demo {
         return lines.joined(separator: "\n")
     }
 
-    /// A `pay` progress line (JSON with --json) as one readable line; nil for the other
+    /// A progress line (JSON with --json) as one readable line; nil for the other
     /// stderr lines (the command's own error message, shown when it fails).
     static func progress(_ line: String) -> String? {
         guard let object = JSON.parse(line) as? [String: Any] else { return nil }
@@ -223,5 +224,16 @@ struct Demo {
         let detail = JSON.string(object["detail"]) ?? JSON.string(object["message"])
         if let stage { return detail.map { "\(stage): \($0)" } ?? stage }
         return JSON.line(object)
+    }
+}
+
+/// A command's progress lines as they are shown: each readable once, so a claim
+/// rebroadcast every block does not fill the screen with the same line.
+final class ProgressLines {
+    private var seen: Set<String> = []
+
+    func fresh(_ line: String) -> String? {
+        guard let text = Demo.progress(line), seen.insert(text).inserted else { return nil }
+        return text
     }
 }

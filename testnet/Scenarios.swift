@@ -48,7 +48,8 @@ struct Scenario: Sendable {
                     .joined(separator: ", "))
         }
         let refusal = try clock.stage("pay carol 20,000 sat: must fail") { () throws(Failure) -> ToolResult in
-            let result = try client.cli(["pay", "carol", "20000"], timeout: 120) { if let stage = Demo.progress($0) { clock.note("… " + stage) } }
+            let lines = ProgressLines()
+            let result = try client.cli(["pay", "carol", "20000"], timeout: 120) { if let stage = lines.fresh($0) { clock.note("… " + stage) } }
             clock.note("exit \(result.status): \(result.failureText)")
             return result
         }
@@ -101,9 +102,10 @@ struct Scenario: Sendable {
         let amount: Int64 = 30_000
         let result = try clock.stage("swap-out \(formatSats(amount)) to the client's own wallet") { () throws(Failure) -> [String: Any] in
             try withAutomine(net) { () throws(Failure) -> [String: Any] in
-                let result = try client.cli(["swap-out", String(amount)], timeout: 300) { if let stage = Demo.progress($0) { clock.note("… " + stage) } }
+                let lines = ProgressLines()
+                let result = try client.cli(["swap-out", String(amount)], timeout: 300) { if let stage = lines.fresh($0) { clock.note("… " + stage) } }
                 guard result.ok, let json = result.json else { throw Failure("swap-out failed (exit \(result.status)): \(result.failureText)") }
-                clock.note(Demo.render(json))
+                clock.note(Demo.routeAndFees(json))
                 return json
             }
         }
@@ -186,9 +188,12 @@ struct Scenario: Sendable {
         }
         let paid = try clock.stage("pay \(contact.name) \(formatSats(amountSat))") { () throws(Failure) -> [String: Any] in
             try withAutomine(net) { () throws(Failure) -> [String: Any] in
-                let result = try client.cli(["pay", contact.name, String(amountSat)], timeout: 300) { if let stage = Demo.progress($0) { clock.note("… " + stage) } }
+                let lines = ProgressLines()
+                let result = try client.cli(["pay", contact.name, String(amountSat)], timeout: 300) {
+                    if let stage = lines.fresh($0) { clock.note("… " + stage) }
+                }
                 guard result.ok, let json = result.json else { throw Failure("pay failed (exit \(result.status)): \(result.failureText)") }
-                clock.note(Demo.render(json))
+                clock.note(Demo.routeAndFees(json))
                 return json
             }
         }
