@@ -4,6 +4,8 @@ import CLibUV
 /// thread (its executor is the loop), so its methods call libuv directly and callers
 /// pinned to the same loop reach it without a thread hop.
 ///
+/// Reading, writing, end of stream and closing are the shared stream machinery of
+/// `UVStreamCore`, which documents the contract:
 /// - Reads: bytes are read ahead into the connection until `readBufferLimit` bytes wait
 ///   unread; then reading stops (the kernel's window closes and the peer slows down)
 ///   and resumes once `read()` drains them. `read()` returns everything buffered.
@@ -18,7 +20,7 @@ import CLibUV
 /// - `read()` and `accept`-style waits are cancellable: a cancelled read throws
 ///   `CancellationError` and loses no bytes.
 /// - Always `close()` a connection; `EventLoop.shutdown()` closes any left open.
-public actor TCPConnection: ByteStream {
+public actor TCPConnection: ByteStream, UVStreamConnection {
     /// Bytes read ahead before reading pauses.
     public static let defaultReadBufferLimit = 1 << 20
 
@@ -27,48 +29,17 @@ public actor TCPConnection: ByteStream {
     public nonisolated let remoteAddress: String
     /// Our end of the connection.
     public nonisolated let localAddress: String
+    nonisolated let core: UVStreamCore
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         loop.asUnownedSerialExecutor()
     }
 
-    private enum ReadState {
-        case idle
-        case reading
-        case paused
-        case ended
-        case failed(LibUVError)
-    }
-
-    private enum Lifecycle {
-        case open
-        case closing
-        case closed
-    }
-
-    private let confinedHandle: LoopConfined<UnsafeMutablePointer<uv_tcp_t>>
-    private var handle: UnsafeMutablePointer<uv_tcp_t> { confinedHandle.value }
-    private let readBufferLimit: Int
-    private let onClosed: (@Sendable () -> Void)?
-    private var buffered: [UInt8] = []
-    private var readState = ReadState.idle
-    private var readWaiter: (token: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
-    private var nextReadToken = 0
-    private var lifecycle = Lifecycle.open
-    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
-    private var writesInFlight = 0
-    private var shutdownWaiter: CheckedContinuation<Void, any Error>?
-
-    private init(
-        handle: LoopConfined<UnsafeMutablePointer<uv_tcp_t>>, loop: EventLoop, remoteAddress: String,
-        localAddress: String, readBufferLimit: Int, onClosed: (@Sendable () -> Void)?
-    ) {
-        self.confinedHandle = handle
+    private init(core: UVStreamCore, loop: EventLoop, remoteAddress: String, localAddress: String) {
+        self.core = core
         self.loop = loop
         self.remoteAddress = remoteAddress
         self.localAddress = localAddress
-        self.readBufferLimit = readBufferLimit
-        self.onClosed = onClosed
     }
 
     /// Connects to `host:port`: a numeric IPv4/IPv6 address, or a name such as `localhost`
@@ -89,6 +60,19 @@ public actor TCPConnection: ByteStream {
         throw lastError ?? LibUVError(call: "uv_tcp_connect", code: UV_EAI_NONAME.rawValue)
     }
 
+    /// A new, unconnected TCP handle on `loop`, as a stream. Loop thread only. On failure
+    /// nothing is left allocated.
+    static func makeHandle(on loop: EventLoop) throws(LibUVError) -> UnsafeMutablePointer<uv_stream_t> {
+        let tcp = UVHandle.allocate(uv_tcp_t.self)
+        do {
+            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
+        } catch {
+            UVHandle.free(tcp)
+            throw error
+        }
+        return UVHandle.stream(tcp)
+    }
+
     /// Wraps a connected or accepted handle (whose `data` is unset). Loop thread only.
     /// On failure the handle is closed and freed.
     static func adopt(
@@ -100,261 +84,39 @@ public actor TCPConnection: ByteStream {
         _ = uv_tcp_nodelay(tcp, 1)
         let remote = (try? SocketAddress.of(tcp, peer: true))?.description ?? "unknown"
         let local = (try? SocketAddress.of(tcp, peer: false))?.description ?? "unknown"
-        let connection = TCPConnection(
-            handle: LoopConfined(tcp), loop: loop, remoteAddress: remote, localAddress: local,
-            readBufferLimit: max(1, readBufferLimit), onClosed: onClosed)
-        do {
-            try loop.register(connection)
-        } catch {
-            UVHandle.closeAndFree(tcp)
-            throw error
-        }
-        // The handle keeps its owner alive until the close callback releases it.
-        tcp.pointee.data = Unmanaged.passRetained(connection).toOpaque()
-        return connection
+        let core = try UVStreamCore.adopt(
+            UVHandle.stream(tcp), loop: loop, name: "TCPConnection", readBufferLimit: readBufferLimit,
+            onClosed: onClosed)
+        return TCPConnection(core: core, loop: loop, remoteAddress: remote, localAddress: local)
     }
-
-    /// The connection that owns a stream handle. Loop thread only.
-    static func owner(of stream: UnsafeMutablePointer<uv_stream_t>) -> TCPConnection {
-        Unmanaged<TCPConnection>.fromOpaque(stream.pointee.data).takeUnretainedValue()
-    }
-
-    private var stream: UnsafeMutablePointer<uv_stream_t> { UVHandle.stream(handle) }
-
-    // MARK: Reading
 
     public func read() async throws -> [UInt8]? {
-        guard case .open = lifecycle else { return nil }
-        if !buffered.isEmpty {
-            var chunk: [UInt8] = []
-            swap(&chunk, &buffered)
-            if case .paused = readState { resumeReading() }
-            return chunk
-        }
-        switch readState {
-        case .ended: return nil
-        case .failed(let error): throw error
-        case .idle, .paused:
-            resumeReading()
-            if case .failed(let error) = readState { throw error }
-        case .reading: break
-        }
-        precondition(readWaiter == nil, "TCPConnection supports one reader at a time")
-        let token = nextReadToken
-        nextReadToken += 1
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                // A cancellation that came first has queued nothing that would find us.
-                if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                readWaiter = (token, continuation)
-            }
-        } onCancel: {
-            loop.execute { self.assumeIsolated { $0.cancelRead(token: token) } }
-        }
+        try await core.read()
     }
 
     /// Bytes read ahead and not yet returned by `read()`.
-    public var bufferedByteCount: Int { buffered.count }
+    public var bufferedByteCount: Int {
+        get async { await core.bufferedByteCount }
+    }
 
     /// True while reading is stopped because `readBufferLimit` bytes wait unread.
     public var isReadingPaused: Bool {
-        if case .paused = readState { return true }
-        return false
+        get async { await core.isReadingPaused }
     }
-
-    private func resumeReading() {
-        let rc = uv_read_start(stream, { handle, _, buffer in
-            // Every connection on a loop reads into the loop's one buffer; the read
-            // callback copies the bytes out before libuv asks for the buffer again.
-            let loop = UVHandle.eventLoop(of: UVHandle.base(handle!))
-            buffer!.pointee = uv_buf_init(
-                loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self),
-                UInt32(EventLoop.readBufferSize))
-        }, { stream, count, buffer in
-            let buffer = LoopConfined(buffer)
-            TCPConnection.owner(of: stream!).assumeIsolated { $0.didRead(count: count, buffer: buffer.value) }
-        })
-        do {
-            try uvCheck(rc, "uv_read_start")
-            readState = .reading
-        } catch {
-            readState = .failed(error)
-        }
-    }
-
-    private func pauseReading() {
-        uvMust(uv_read_stop(stream), "uv_read_stop")
-    }
-
-    private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
-        if count > 0 {
-            let bytes = UnsafeRawBufferPointer(start: buffer!.pointee.base, count: count)
-            if let waiter = readWaiter {
-                // A reader waits only while nothing is buffered, so order is kept.
-                readWaiter = nil
-                return waiter.continuation.resume(returning: Array(bytes))
-            }
-            buffered.append(contentsOf: bytes)
-            if buffered.count >= readBufferLimit {
-                pauseReading()
-                readState = .paused
-            }
-        } else if count < 0 {
-            pauseReading()
-            // EOF is a clean end; anything else (ECONNRESET, ...) is a failure.
-            if count == Int(UV_EOF.rawValue) {
-                readState = .ended
-                if let waiter = readWaiter {
-                    readWaiter = nil
-                    waiter.continuation.resume(returning: nil)
-                }
-            } else {
-                guard case .failure(let error) = uvResult(Int32(truncatingIfNeeded: count), "uv_read") else { return }
-                readState = .failed(error)
-                if let waiter = readWaiter {
-                    readWaiter = nil
-                    waiter.continuation.resume(throwing: error)
-                }
-            }
-        }
-        // count == 0: libuv's EAGAIN, nothing arrived.
-    }
-
-    private func cancelRead(token: Int) {
-        guard let waiter = readWaiter, waiter.token == token else { return }
-        readWaiter = nil
-        waiter.continuation.resume(throwing: CancellationError())
-    }
-
-    // MARK: Writing
 
     public func write(_ bytes: [UInt8]) async throws {
-        guard !bytes.isEmpty else { return }
-        guard case .open = lifecycle else { throw ByteStreamError.closed }
-        var sent = 0
-        // Fast path: with nothing queued, hand the bytes to the kernel now, with no copy
-        // and no callback. libuv refuses (EAGAIN) while earlier writes are queued.
-        if writesInFlight == 0 {
-            let rc = bytes.withUnsafeBytes { raw in
-                var buffer = uv_buf_init(
-                    UnsafeMutablePointer(mutating: raw.baseAddress!.assumingMemoryBound(to: CChar.self)),
-                    UInt32(raw.count))
-                return uv_try_write(stream, &buffer, 1)
-            }
-            if rc != UV_EAGAIN.rawValue {
-                do {
-                    sent = Int(try uvCheck(rc, "uv_try_write"))
-                } catch {
-                    throw Self.writeFailure(error)
-                }
-                if sent == bytes.count { return }
-            }
-        }
-        let request = TCPWriteRequest(copying: bytes[sent...])
-        writesInFlight += 1
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                request.continuation = continuation
-                do {
-                    try request.start(on: stream)
-                } catch {
-                    writesInFlight -= 1
-                    request.continuation = nil
-                    continuation.resume(throwing: Self.writeFailure(error))
-                }
-            }
-        } onCancel: {
-            loop.execute { self.assumeIsolated { $0.beginClose() } }
-        }
-    }
-
-    func writeFinished(_ continuation: CheckedContinuation<Void, any Error>?, status: Int32) {
-        writesInFlight -= 1
-        guard let continuation else { return }
-        continuation.resume(with: uvResult(status, "uv_write").mapError(Self.writeFailure))
-    }
-
-    /// The peer went away or we closed: that is `ByteStreamError.closed` by the
-    /// `ByteStream` contract. Anything else stays a named libuv error.
-    private static func writeFailure(_ error: any Error) -> any Error {
-        let gone = [UV_EPIPE, UV_ECONNRESET, UV_ECANCELED, UV_ENOTCONN, UV_EBADF].map(\.rawValue)
-        guard let failure = error as? LibUVError, gone.contains(failure.code) else { return error }
-        return ByteStreamError.closed
+        try await core.write(bytes)
     }
 
     /// Half-close: sends FIN once queued writes are out; reading continues. The peer's
     /// `read()` then returns nil.
     public func shutdownWrite() async throws {
-        guard case .open = lifecycle else { throw ByteStreamError.closed }
-        precondition(shutdownWaiter == nil, "shutdownWrite() already in progress")
-        let request = UVHandle.allocate(uv_shutdown_t.self)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let rc = uv_shutdown(request, stream) { request, status in
-                let connection = TCPConnection.owner(of: request!.pointee.handle)
-                UVHandle.free(request!)
-                connection.assumeIsolated { $0.didShutdownWrite(status: status) }
-            }
-            do {
-                try uvCheck(rc, "uv_shutdown")
-                shutdownWaiter = continuation
-            } catch {
-                UVHandle.free(request)
-                continuation.resume(throwing: Self.writeFailure(error))
-            }
-        }
+        try await core.shutdownWrite()
     }
-
-    private func didShutdownWrite(status: Int32) {
-        guard let waiter = shutdownWaiter else { return }
-        shutdownWaiter = nil
-        waiter.resume(with: uvResult(status, "uv_shutdown").mapError(Self.writeFailure))
-    }
-
-    // MARK: Closing
 
     /// Closes both directions and returns once libuv has released the handle. A pending
     /// read returns nil; queued writes fail with `ByteStreamError.closed`.
     public func close() async {
-        switch lifecycle {
-        case .closed:
-            return
-        case .open:
-            beginClose()
-        case .closing:
-            break
-        }
-        await withCheckedContinuation { closeWaiters.append($0) }
-    }
-
-    func beginClose() {
-        guard case .open = lifecycle else { return }
-        lifecycle = .closing
-        buffered = []
-        if let waiter = readWaiter {
-            readWaiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
-        // libuv fails queued writes and the shutdown request with ECANCELED first, then
-        // calls this close callback, which frees the handle and drops its reference.
-        uv_close(UVHandle.base(handle)) { handle in
-            let connection = Unmanaged<TCPConnection>.fromOpaque(handle!.pointee.data).takeRetainedValue()
-            UVHandle.free(handle!)
-            connection.assumeIsolated { $0.didClose() }
-        }
-    }
-
-    private func didClose() {
-        lifecycle = .closed
-        let waiters = closeWaiters
-        closeWaiters = []
-        for waiter in waiters { waiter.resume() }
-        loop.unregister(self)
-        onClosed?()
-    }
-}
-
-extension TCPConnection: LoopResource {
-    nonisolated func closeForShutdown() {
-        assumeIsolated { $0.beginClose() }
+        await core.close()
     }
 }

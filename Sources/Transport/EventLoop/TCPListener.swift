@@ -3,12 +3,14 @@ import CLibUV
 /// A listening TCP socket on an event loop. Inbound connections are accepted as they
 /// arrive and handed out by `accept()`; past `maxConnections` open at once (handed out
 /// or waiting), extra connections are closed immediately, so one flood cannot exhaust
-/// the node while the accepted connections keep working.
+/// the node while the accepted connections keep working. Accepting, the cap and closing
+/// are the shared listener machinery of `UVListenerCore`; this type binds.
 public actor TCPListener {
     public nonisolated let loop: EventLoop
     /// The address actually bound (with the real port when port 0 was asked for).
     public nonisolated let address: SocketAddress
-    public nonisolated let maxConnections: Int
+    public nonisolated var maxConnections: Int { core.maxConnections }
+    private nonisolated let core: UVListenerCore
 
     /// The bound port.
     public nonisolated var port: Int { address.port }
@@ -17,38 +19,24 @@ public actor TCPListener {
         loop.asUnownedSerialExecutor()
     }
 
-    private enum Lifecycle {
-        case open
-        case closing
-        case closed
-    }
-
-    private let confinedHandle: LoopConfined<UnsafeMutablePointer<uv_tcp_t>>
-    private var handle: UnsafeMutablePointer<uv_tcp_t> { confinedHandle.value }
-    private let readBufferLimit: Int
-    private var ready: [TCPConnection] = []
-    private var acceptWaiter: (token: Int, continuation: CheckedContinuation<TCPConnection?, any Error>)?
-    private var nextAcceptToken = 0
-    private var lifecycle = Lifecycle.open
-    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
-
     /// Accepted connections not yet closed, handed out or not.
-    public private(set) var activeConnections = 0
+    public var activeConnections: Int {
+        get async { await core.activeConnections }
+    }
     /// Connections closed on arrival because `maxConnections` were open.
-    public private(set) var refusedConnections = 0
+    public var refusedConnections: Int {
+        get async { await core.refusedConnections }
+    }
     /// The last error libuv reported for an incoming connection (e.g. EMFILE); the
     /// listener keeps listening.
-    public private(set) var lastAcceptError: LibUVError?
+    public var lastAcceptError: LibUVError? {
+        get async { await core.lastAcceptError }
+    }
 
-    private init(
-        handle: LoopConfined<UnsafeMutablePointer<uv_tcp_t>>, loop: EventLoop, address: SocketAddress,
-        maxConnections: Int, readBufferLimit: Int
-    ) {
-        self.confinedHandle = handle
+    private init(core: UVListenerCore, loop: EventLoop, address: SocketAddress) {
+        self.core = core
         self.loop = loop
         self.address = address
-        self.maxConnections = maxConnections
-        self.readBufferLimit = readBufferLimit
     }
 
     /// Binds and listens. `port` 0 picks a free port (read it from `port`). `host` is a
@@ -78,13 +66,8 @@ public actor TCPListener {
         loop: EventLoop
     ) throws -> TCPListener {
         if loop.isClosingDown { throw EventLoopError.shutDown }
-        let tcp = UVHandle.allocate(uv_tcp_t.self)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, tcp), "uv_tcp_init")
-        } catch {
-            UVHandle.free(tcp)
-            throw error
-        }
+        let stream = try TCPConnection.makeHandle(on: loop)
+        let tcp = UVHandle.concrete(stream, as: uv_tcp_t.self)
         let bound: SocketAddress
         do {
             _ = try address.withSockaddr { sockaddr throws(LibUVError) in
@@ -95,138 +78,25 @@ public actor TCPListener {
             UVHandle.closeAndFree(tcp)
             throw error
         }
-        let listener = TCPListener(
-            handle: LoopConfined(tcp), loop: loop, address: bound, maxConnections: maxConnections,
-            readBufferLimit: readBufferLimit)
-        do {
-            try loop.register(listener)
-        } catch {
-            UVHandle.closeAndFree(tcp)
-            throw error
-        }
-        tcp.pointee.data = Unmanaged.passRetained(listener).toOpaque()
-        // Linux reports a port already in use here rather than at bind.
-        let rc = uv_listen(UVHandle.stream(tcp), backlog) { server, status in
-            Unmanaged<TCPListener>.fromOpaque(server!.pointee.data).takeUnretainedValue()
-                .assumeIsolated { $0.incoming(status: status) }
-        }
-        do {
-            try uvCheck(rc, "uv_listen")
-        } catch {
-            listener.assumeIsolated { $0.beginClose() }
-            throw error
-        }
-        return listener
+        let core = try UVListenerCore.listen(
+            stream, backlog: backlog, maxConnections: maxConnections, name: "TCPListener", loop: loop,
+            makeHandle: { loop throws(LibUVError) in try TCPConnection.makeHandle(on: loop) },
+            adopt: { client, onClosed throws(EventLoopError) in
+                try TCPConnection.adopt(
+                    UVHandle.concrete(client, as: uv_tcp_t.self), loop: loop, readBufferLimit: readBufferLimit,
+                    onClosed: onClosed)
+            })
+        return TCPListener(core: core, loop: loop, address: bound)
     }
 
     /// The next inbound connection; nil once the listener is closed. Cancellable.
     public func accept() async throws -> TCPConnection? {
-        if !ready.isEmpty { return ready.removeFirst() }
-        guard case .open = lifecycle else { return nil }
-        precondition(acceptWaiter == nil, "TCPListener supports one accept at a time")
-        let token = nextAcceptToken
-        nextAcceptToken += 1
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                acceptWaiter = (token, continuation)
-            }
-        } onCancel: {
-            loop.execute { self.assumeIsolated { $0.cancelAccept(token: token) } }
-        }
-    }
-
-    private func cancelAccept(token: Int) {
-        guard let waiter = acceptWaiter, waiter.token == token else { return }
-        acceptWaiter = nil
-        waiter.continuation.resume(throwing: CancellationError())
-    }
-
-    private func incoming(status: Int32) {
-        do {
-            try uvCheck(status, "uv_listen")
-        } catch {
-            lastAcceptError = error
-            return
-        }
-        let client = UVHandle.allocate(uv_tcp_t.self)
-        do {
-            try uvCheck(uv_tcp_init(loop.uvLoop, client), "uv_tcp_init")
-        } catch {
-            UVHandle.free(client)
-            lastAcceptError = error
-            return
-        }
-        do {
-            try uvCheck(uv_accept(UVHandle.stream(handle), UVHandle.stream(client)), "uv_accept")
-        } catch {
-            UVHandle.closeAndFree(client)
-            lastAcceptError = error
-            return
-        }
-        guard case .open = lifecycle, activeConnections < maxConnections else {
-            refusedConnections += 1
-            UVHandle.closeAndFree(client)
-            return
-        }
-        let connection: TCPConnection
-        do {
-            connection = try TCPConnection.adopt(
-                client, loop: loop, readBufferLimit: readBufferLimit,
-                onClosed: { self.assumeIsolated { $0.activeConnections -= 1 } })
-        } catch {
-            return  // shutting down; adopt closed the handle
-        }
-        activeConnections += 1
-        if let waiter = acceptWaiter {
-            acceptWaiter = nil
-            waiter.continuation.resume(returning: connection)
-        } else {
-            ready.append(connection)
-        }
+        try await core.accept(TCPConnection.self)
     }
 
     /// Stops listening. A pending `accept()` returns nil; connections accepted but not
     /// handed out are closed; connections already handed out stay open.
     public func close() async {
-        switch lifecycle {
-        case .closed:
-            return
-        case .open:
-            beginClose()
-        case .closing:
-            break
-        }
-        await withCheckedContinuation { closeWaiters.append($0) }
-    }
-
-    func beginClose() {
-        guard case .open = lifecycle else { return }
-        lifecycle = .closing
-        if let waiter = acceptWaiter {
-            acceptWaiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
-        for connection in ready { connection.assumeIsolated { $0.beginClose() } }
-        ready = []
-        uv_close(UVHandle.base(handle)) { handle in
-            let listener = Unmanaged<TCPListener>.fromOpaque(handle!.pointee.data).takeRetainedValue()
-            UVHandle.free(handle!)
-            listener.assumeIsolated { $0.didClose() }
-        }
-    }
-
-    private func didClose() {
-        lifecycle = .closed
-        let waiters = closeWaiters
-        closeWaiters = []
-        for waiter in waiters { waiter.resume() }
-        loop.unregister(self)
-    }
-}
-
-extension TCPListener: LoopResource {
-    nonisolated func closeForShutdown() {
-        assumeIsolated { $0.beginClose() }
+        await core.close()
     }
 }

@@ -22,9 +22,14 @@ enum UVHandle {
         UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: uv_handle_t.self)
     }
 
-    /// The `uv_stream_t` view of a TCP handle.
-    static func stream(_ pointer: UnsafeMutablePointer<uv_tcp_t>) -> UnsafeMutablePointer<uv_stream_t> {
+    /// The `uv_stream_t` view of a stream handle (`uv_tcp_t`, `uv_pipe_t`: they share its prefix).
+    static func stream<T>(_ pointer: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<uv_stream_t> {
         UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: uv_stream_t.self)
+    }
+
+    /// The concrete handle behind a `uv_stream_t` made by `stream`.
+    static func concrete<T>(_ stream: UnsafeMutablePointer<uv_stream_t>, as type: T.Type) -> UnsafeMutablePointer<T> {
+        UnsafeMutableRawPointer(stream).assumingMemoryBound(to: T.self)
     }
 
     /// Closes an initialised handle whose `data` holds no retained owner; the close

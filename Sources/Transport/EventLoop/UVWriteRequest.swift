@@ -2,8 +2,9 @@ import CLibUV
 
 /// One `uv_write` in flight: the request and a private copy of the bytes, both kept alive
 /// until libuv's callback, where they are freed. The caller's array may be released as
-/// soon as `write` suspends, so libuv must never point into it.
-final class TCPWriteRequest {
+/// soon as `write` suspends, so libuv must never point into it. Shared by every stream
+/// (TCP and pipe); the callback resumes the stream's `UVStreamCore`.
+final class UVWriteRequest {
     let request: UnsafeMutablePointer<uv_write_t>
     private let memory: UnsafeMutableRawBufferPointer
     var continuation: CheckedContinuation<Void, any Error>?
@@ -20,17 +21,17 @@ final class TCPWriteRequest {
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
         var buffer = uv_buf_init(memory.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(memory.count))
         let rc = uv_write(request, stream, &buffer, 1) { request, status in
-            let write = Unmanaged<TCPWriteRequest>.fromOpaque(request!.pointee.data).takeRetainedValue()
-            let connection = TCPConnection.owner(of: request!.pointee.handle)
+            let write = Unmanaged<UVWriteRequest>.fromOpaque(request!.pointee.data).takeRetainedValue()
+            let core = UVStreamCore.owner(of: request!.pointee.handle)
             let continuation = write.continuation
             write.continuation = nil
             write.release()
-            connection.assumeIsolated { $0.writeFinished(continuation, status: status) }
+            core.assumeIsolated { $0.writeFinished(continuation, status: status) }
         }
         do {
             try uvCheck(rc, "uv_write")
         } catch {
-            Unmanaged<TCPWriteRequest>.fromOpaque(request.pointee.data).release()
+            Unmanaged<UVWriteRequest>.fromOpaque(request.pointee.data).release()
             release()
             throw error
         }
