@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Bitcoin
 import HTLC
 import Lightning
@@ -14,7 +17,7 @@ final class ClientEngineFixture: Sendable {
     static let clientSeed = [UInt8](repeating: 0x71, count: 32)
     static let clientBalanceSat: UInt64 = 2_000_000
 
-    let hub: ClientHub
+    let hub: HubFixture
     let clientLND: LNDRESTClient
     let providerLND: LNDRESTClient
     let provider: ClientScriptedProvider
@@ -27,14 +30,15 @@ final class ClientEngineFixture: Sendable {
     let progress = ClientProgressLog()
 
     init(lock: ClientScriptedProvider.Lock) async throws {
-        hub = try await ClientHub.start(nodes: [("client", Self.clientBalanceSat), ("provider", 10_000)])
+        hub = try await HubFixture.start(lightningNodes: [("client", Self.clientBalanceSat * 1_000), ("provider", 10_000_000)],
+                                       clock: { UInt64(time(nil)) }, feeEstimate: nil)
         let providerWallet = try hub.wallet(seed: 0x51)
         try hub.mine(110, to: await providerWallet.newAddress().scriptPubKey)
         _ = try await providerWallet.sync()
         contactWallet = try hub.wallet(seed: 0x52)
         destination = await contactWallet.newAddress().address
-        clientLND = try await hub.lnd("client")
-        providerLND = try await hub.lnd("provider")
+        clientLND = try await hub.lndClient("client", subscriptionRetryMilliseconds: 500)
+        providerLND = try await hub.lndClient("provider", subscriptionRetryMilliseconds: 500)
         provider = try ClientScriptedProvider(hub: hub, lnd: providerLND, wallet: providerWallet, seed: 0x61, lock: lock)
         clientIdentity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x72, count: 32)))
         store = ClientMemorySwapStore()
@@ -102,7 +106,7 @@ final class ClientEngineFixture: Sendable {
         followerTask.cancel()
         await follower.finish()
         await provider.shutDown()
-        await hub.shutDown(clientLND, providerLND)
+        await hub.shutDown([clientLND, providerLND])
     }
 }
 

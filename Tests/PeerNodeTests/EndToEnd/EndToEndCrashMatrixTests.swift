@@ -34,16 +34,11 @@ final class EndToEndCrashMatrixTests: XCTestCase {
     private func crash(_ victim: Victim, after kind: String, file: StaticString = #filePath, line: UInt = #line) async throws {
         let directory = try StoreFixture.directory(for: self)
         let dying: @Sendable (SQLiteSwapStore) -> any SwapStore = { DyingSwapStore($0, diesAfter: kind, .reportingTheWrite) }
-        let network = try await EndToEndNetwork.start(directory: directory,
-                                                      providerStore: victim == .provider ? dying : { $0 },
-                                                      clientStore: victim == .client ? dying : { $0 })
-        do {
-            try await crash(victim, after: kind, in: network, file: file, line: line)
-        } catch {
-            await network.shutDown()
-            throw error
+        try await EndToEndNetwork.run(directory: directory,
+                                      providerStore: victim == .provider ? dying : { $0 },
+                                      clientStore: victim == .client ? dying : { $0 }) {
+            try await crash(victim, after: kind, in: $0, file: file, line: line)
         }
-        await network.shutDown()
     }
 
     private func crash(_ victim: Victim, after kind: String, in network: EndToEndNetwork,

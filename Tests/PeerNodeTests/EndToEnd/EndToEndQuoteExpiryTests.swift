@@ -9,8 +9,7 @@ import XCTest
 final class EndToEndQuoteExpiryTests: XCTestCase {
     func testAnExpiredQuoteIsRejectedAndNothingMoves() async throws {
         let amount: Int64 = 100_000
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
             let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
             let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
             let before = try await network.balances()
@@ -36,10 +35,6 @@ final class EndToEndQuoteExpiryTests: XCTestCase {
             XCTAssertEqual(after.lightning.nodes, before.lightning.nodes, "nothing paid")
             XCTAssertEqual(after.providerChainSat, before.providerChainSat, "nothing locked")
             XCTAssertTrue(network.hub.chain.mempoolEntries().isEmpty)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 }

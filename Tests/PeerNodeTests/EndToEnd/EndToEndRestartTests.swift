@@ -15,31 +15,21 @@ final class EndToEndRestartTests: XCTestCase {
     /// The client dies with its claim intent on disk, before broadcasting; its restart
     /// broadcasts the stored claim, and the provider settles from it.
     func testTheClientKilledAfterItsClaimIntentCompletesOnRestart() async throws {
-        let network = try await EndToEndNetwork.start(
+        try await EndToEndNetwork.run(
             directory: try StoreFixture.directory(for: self),
-            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.claimBroadcast.rawValue, .reportingTheWrite) })
-        do {
-            try await clientRestart(network)
-        } catch {
-            await network.shutDown()
-            throw error
+            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.claimBroadcast.rawValue, .reportingTheWrite) }) {
+            try await clientRestart($0)
         }
-        await network.shutDown()
     }
 
     /// The provider dies with its funding intent on disk, before broadcasting the lock; its
     /// restart publishes exactly the recorded lock, and the client claims it.
     func testTheProviderKilledAfterItsFundingIntentLocksOnceOnRestart() async throws {
-        let network = try await EndToEndNetwork.start(
+        try await EndToEndNetwork.run(
             directory: try StoreFixture.directory(for: self),
-            providerStore: { DyingSwapStore($0, diesAfter: ProviderSwapState.Kind.fundingIntent.rawValue, .reportingTheWrite) })
-        do {
-            try await providerRestart(network)
-        } catch {
-            await network.shutDown()
-            throw error
+            providerStore: { DyingSwapStore($0, diesAfter: ProviderSwapState.Kind.fundingIntent.rawValue, .reportingTheWrite) }) {
+            try await providerRestart($0)
         }
-        await network.shutDown()
     }
 
     private func clientRestart(_ network: EndToEndNetwork) async throws {

@@ -126,7 +126,7 @@ final class ProviderEngineTests: XCTestCase {
 
         // The client claims (the real claim code), kernel-verified on broadcast.
         let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: SwapHubFixture.elsewhere,
+            ClaimRequest(contract: contract, lock: lock.output, destination: HubFixture.elsewhere,
                          amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
                          blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
             claimKey: secrets.claimKey, preimage: secrets.preimage)
@@ -341,7 +341,7 @@ final class ProviderEngineTests: XCTestCase {
         await harness.engine.shutdown()
         let contract = try harness.contract(of: accept)
         let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: SwapHubFixture.elsewhere,
+            ClaimRequest(contract: contract, lock: lock.output, destination: HubFixture.elsewhere,
                          amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
                          blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
             claimKey: secrets.claimKey, preimage: secrets.preimage)
