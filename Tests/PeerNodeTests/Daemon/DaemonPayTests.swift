@@ -287,7 +287,7 @@ final class DaemonPayTests: XCTestCase {
     /// The `peernode` binary next to the test bundle, run off the cooperative pool (the
     /// daemons it talks to run in this process).
     private func runCLI(_ arguments: [String]) async throws -> Outcome {
-        let executable = try Self.executable()
+        let executable = try productExecutable("peernode")
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
@@ -320,23 +320,6 @@ final class DaemonPayTests: XCTestCase {
         }
     }
 
-    private static func executable() throws -> URL {
-        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
-        for bundle in bundles {
-            var directory = bundle.deletingLastPathComponent()
-            for _ in 0..<3 {
-                let candidate = directory.appendingPathComponent("peernode")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        XCTFail("peernode not found next to \(bundles); build it with `swift build --build-tests`")
-        throw CocoaError(.fileNoSuchFile)
-    }
 }
 
 /// Mines a block every second while a swap runs (locks and claims confirm as on a live chain).

@@ -48,9 +48,7 @@ final class EndToEndCrashMatrixTests: XCTestCase {
         let provider = network.provider
         let label = "\(victim.rawValue) killed after \(kind)"
         let store = try XCTUnwrap((victim == .client ? client.store : provider.store) as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         let paying = Task { try await engine.pay(destination: destination, amountSat: amount, route: decision) }

@@ -10,9 +10,7 @@ final class EndToEndQuoteExpiryTests: XCTestCase {
     func testAnExpiredQuoteIsRejectedAndNothingMoves() async throws {
         let amount: Int64 = 100_000
         try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
-            let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
-            let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-            let before = try await network.balances()
+            let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
             // Quotes live 300 s; the SwapRequest reaches the provider 301 s after its quote.
             network.provider.delaySwapRequests(bySeconds: 301)
             let engine = network.client.engine

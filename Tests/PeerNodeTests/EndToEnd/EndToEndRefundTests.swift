@@ -26,9 +26,7 @@ final class EndToEndRefundTests: XCTestCase {
         let client = network.client
         let provider = network.provider
         let dying = try XCTUnwrap(client.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
 

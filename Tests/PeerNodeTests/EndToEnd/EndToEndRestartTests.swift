@@ -36,9 +36,7 @@ final class EndToEndRestartTests: XCTestCase {
         let hub = network.hub
         let client = network.client
         let dying = try XCTUnwrap(client.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         do {
@@ -79,9 +77,7 @@ final class EndToEndRestartTests: XCTestCase {
         let client = network.client
         let provider = network.provider
         let dying = try XCTUnwrap(provider.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         // The client pays and waits for a lock, through the provider's death and restart.

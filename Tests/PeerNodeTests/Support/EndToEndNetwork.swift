@@ -104,6 +104,15 @@ final class EndToEndNetwork: Sendable {
         }
     }
 
+    /// An address the payee hands the client, a route for `amountSat` to it through the
+    /// provider, and the balances before paying.
+    func routeToPayee(amountSat: Int64, file: StaticString = #filePath, line: UInt = #line) async throws
+        -> (destination: Address, decision: RouteDecision, before: Balances) {
+        let destination = try await client.onchainEndpoint(of: payee.contact)
+        let decision = try await routeThroughProvider(amountSat: amountSat, to: destination, file: file, line: line)
+        return (destination, decision, try await balances())
+    }
+
     func balances() async throws -> Balances {
         let clientSavings = client.savings
         _ = try await clientSavings.sync()
