@@ -8,26 +8,8 @@ import XCTest
 /// real `peernode run` against the hub answering `peernode status` and stopping on
 /// SIGTERM.
 final class CLITests: XCTestCase {
-    private struct Outcome {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    private func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try productExecutable("peernode")
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+    private func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProductOutcome {
+        try runProduct(try productExecutable("peernode", file: file, line: line), arguments)
     }
 
     func testCLIHelpForEveryCommand() throws {
