@@ -150,11 +150,8 @@ final class ProviderEngineTests: XCTestCase {
 
     func testClientThatNeverClaimsIsRefundedAfterTheTimeoutAndItsPaymentReturns() async throws {
         let payerBefore = try harness.hub.balanceMsat("payer")
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
 
@@ -248,11 +245,8 @@ final class ProviderEngineTests: XCTestCase {
     }
 
     func testPreimagePushSettlesWithoutWaitingForTheChain() async throws {
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
 
         // A wrong preimage changes nothing.
         await harness.engine.receive(push: PreimagePush(swapID: id, preimage: try harness.secrets(7).preimage).encoded,
@@ -329,11 +323,8 @@ final class ProviderEngineTests: XCTestCase {
     }
 
     func testRestartFindsAClaimMadeWhileTheProviderWasDown() async throws {
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
 

@@ -191,6 +191,16 @@ final class ProviderHarness {
         return (accept, secrets, pay(accept.invoice))
     }
 
+    /// A swap started with the defaults and waited for until its lock is broadcast, and the
+    /// lock it recorded.
+    func startLockedSwap(file: StaticString = #filePath, line: UInt = #line) async throws
+        -> (accept: SwapAccept, secrets: SwapSecrets, payment: Task<PaymentUpdate.Status?, any Error>, lock: ProviderLock) {
+        let (accept, secrets, payment) = try await startSwap()
+        try await waitForState(.lockBroadcast, of: accept.swapID, file: file, line: line)
+        let lockFound = try await recordedLock(accept.swapID)
+        return (accept, secrets, payment, try XCTUnwrap(lockFound, file: file, line: line))
+    }
+
     // MARK: waiting
 
     /// Waits until `condition` holds, polling the chain follower each round unless told not to.
