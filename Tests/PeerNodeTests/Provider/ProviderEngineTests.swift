@@ -125,12 +125,7 @@ final class ProviderEngineTests: XCTestCase {
         try await harness.waitForState(.lockConfirmed, of: id)
 
         // The client claims (the real claim code), kernel-verified on broadcast.
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: HubFixture.elsewhere,
-                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
-                         blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await harness.broadcastClaim(of: accept, lock: lock, secrets: secrets)
         try await harness.waitForState(.settled, of: id)
 
         let status = try await payment.value
@@ -330,13 +325,7 @@ final class ProviderEngineTests: XCTestCase {
 
         // Down: the claim is broadcast and confirmed while no engine runs.
         await harness.engine.shutdown()
-        let contract = try harness.contract(of: accept)
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: HubFixture.elsewhere,
-                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
-                         blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await harness.broadcastClaim(of: accept, lock: lock, secrets: secrets)
         try harness.hub.mine(2)
         try await harness.follower.poll()
 

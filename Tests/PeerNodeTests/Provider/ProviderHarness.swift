@@ -201,6 +201,17 @@ final class ProviderHarness {
         return (accept, secrets, payment, try XCTUnwrap(lockFound, file: file, line: line))
     }
 
+    /// The client's claim of `lock` (the real claim code) to nobody's address, broadcast
+    /// through the kernel-verifying backend.
+    func broadcastClaim(of accept: SwapAccept, lock: ProviderLock, secrets: SwapSecrets) async throws {
+        let claim = try ClaimBuilder().build(
+            ClaimRequest(contract: try contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
+                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
+                         blocksLeft: Int(accept.timeoutHeight) - hub.height),
+            claimKey: secrets.claimKey, preimage: secrets.preimage)
+        _ = try await hub.backend.broadcast(claim.transaction)
+    }
+
     // MARK: waiting
 
     /// Waits until `condition` holds, polling the chain follower each round unless told not to.
