@@ -62,6 +62,15 @@ final class ClientEngineFixture: Sendable {
     }
 
     /// The router's decision over the one contact, probed over the transport.
+    /// `engine` pays `amountSat` to the destination along `route`; the test fails if that
+    /// takes longer than `seconds`.
+    func pay(_ engine: ClientEngine, amountSat: Int64, route: RouteDecision, within seconds: Double) async throws -> ClientPayReport {
+        let destination = self.destination
+        return try await clientWithin(seconds: seconds) {
+            try await engine.pay(destination: destination, amountSat: amountSat, route: route)
+        }
+    }
+
     func route(amountSat: Int64) async throws -> RouteDecision {
         let provider = self.provider
         let prober = PeerOfferProber(identity: clientIdentity, network: .regtest, sleeper: hub.sleeper) { _ in
