@@ -10,10 +10,7 @@ final class ReorgTests: XCTestCase {
         let chain = try makeChain()
         defer { chain.close() }
         let wallet = TestWallet()
-        try chain.mine(101, to: wallet.script)
-        let coin = try coinbase(of: chain, atHeight: 1)
-        let spend = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)
-        try chain.submit(spend)
+        let (coin, spend) = try submitCoinbaseSpend(on: chain, wallet: wallet)
         let oldBranch = try chain.mine(2, to: wallet.script) // heights 102 (with the spend) and 103
         XCTAssertEqual(confirmations(of: spend.txid, in: chain), 2)
 
@@ -45,10 +42,7 @@ final class ReorgTests: XCTestCase {
         let chain = try makeChain()
         defer { chain.close() }
         let wallet = TestWallet()
-        try chain.mine(101, to: wallet.script)
-        let coin = try coinbase(of: chain, atHeight: 1)
-        let spend = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)
-        try chain.submit(spend)
+        let (_, spend) = try submitCoinbaseSpend(on: chain, wallet: wallet)
         let branch = try chain.mine(3, to: wallet.script)
 
         try chain.invalidateBlock(branch[1])
@@ -66,10 +60,7 @@ final class ReorgTests: XCTestCase {
         let chain = try makeChain()
         defer { chain.close() }
         let wallet = TestWallet()
-        try chain.mine(101, to: wallet.script)
-        let coin = try coinbase(of: chain, atHeight: 1)
-        let first = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)
-        try chain.submit(first)
+        let (coin, _) = try submitCoinbaseSpend(on: chain, wallet: wallet)
         let block = try XCTUnwrap(chain.mine(1, to: wallet.script).first)
         try chain.invalidateBlock(block)
         let replacement = try wallet.spend([coin], to: [TransactionOutput(value: coin.value - 50_000,

@@ -29,10 +29,7 @@ final class ReplacementTests: XCTestCase {
         let chain = try makeChain()
         defer { chain.close() }
         let wallet = TestWallet()
-        try chain.mine(101, to: wallet.script)
-        let coin = try coinbase(of: chain, atHeight: 1)
-        let original = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)
-        try chain.submit(original)
+        let (coin, original) = try submitCoinbaseSpend(on: chain, wallet: wallet)
         let cheaper = try wallet.spend([coin], to: [TransactionOutput(value: coin.value - 5_000,
                                                                       scriptPubKey: TestWallet(seed: 9).script)])
         let refused = try XCTUnwrap(rejection { try chain.submit(cheaper) })

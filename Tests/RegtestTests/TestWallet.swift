@@ -49,6 +49,17 @@ func coinbase(of chain: RegtestChain, atHeight height: Int) throws -> (outpoint:
     return (OutPoint(txid: block.transactions[0].txid, index: 0), block.transactions[0].outputs[0].value)
 }
 
+/// Blocks 1...101 mined to `wallet`, then block 1's coinbase (mature now) spent back to
+/// `wallet` with a 10,000 sat fee and submitted to the mempool.
+func submitCoinbaseSpend(on chain: RegtestChain, wallet: TestWallet) throws
+    -> (coin: (outpoint: OutPoint, value: Int64), spend: Transaction) {
+    try chain.mine(101, to: wallet.script)
+    let coin = try coinbase(of: chain, atHeight: 1)
+    let spend = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)
+    try chain.submit(spend)
+    return (coin, spend)
+}
+
 /// Asserts the kernel's active tip is the hub's.
 func assertKernelAgrees(_ chain: RegtestChain, file: StaticString = #filePath, line: UInt = #line) throws {
     let kernel = try chain.kernelTip()

@@ -29,13 +29,6 @@ final class RouterTCPTests: XCTestCase {
         }
     }
 
-    private func provider(_ identity: NodeIdentity, base: Int64, ppm: Int64, clock: TestClock) -> ProviderDesk {
-        ProviderDesk(identity: identity, terms: ProviderTerms(network: .regtest, feeModel: FeeModel(baseFeeSat: base, feePPM: ppm)),
-                     clock: clock) {
-            ProviderState(liquiditySat: 5_000_000, feeRate: Fixtures.rate(2))
-        }
-    }
-
     private func listen(_ identity: NodeIdentity, _ handlers: PeerHandlers, loop: EventLoop) async throws -> PeerListener {
         let server = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, handlers: handlers)
         return try await PeerListener.start(server: server, host: "127.0.0.1", port: 0, loop: loop)
@@ -62,9 +55,9 @@ final class RouterTCPTests: XCTestCase {
         let cheap = Fixtures.identity(0x71), dear = Fixtures.identity(0x72), offline = Fixtures.identity(0x73)
         let rejecter = Fixtures.identity(0x74), stranger = Fixtures.identity(0x75)
 
-        let cheapDesk = provider(cheap, base: 200, ppm: 1_000, clock: clock)
+        let cheapDesk = RouterFixtures.desk(cheap, base: 200, ppm: 1_000, clock: clock)
         let cheapNode = try await listen(cheap, cheapDesk.handlers, loop: loop)
-        let dearNode = try await listen(dear, provider(dear, base: 500, ppm: 2_000, clock: clock).handlers, loop: loop)
+        let dearNode = try await listen(dear, RouterFixtures.desk(dear, base: 500, ppm: 2_000, clock: clock).handlers, loop: loop)
         // Runs the node, but no provider: refuses offer requests.
         let rejecterNode = try await listen(rejecter, PeerHandlers(onRequest: { request, _ in
             let id = (try? MessageEnvelope.parse(request))?.requestID ?? "?"
@@ -138,19 +131,11 @@ final class RouterTCPTests: XCTestCase {
         let connection = try await PeerConnection.dial(over: try await tcp.connect(chosen), identity: Fixtures.client,
                                                        expecting: chosen.pubky, sleeper: loop.sleeper, limits: limits)
         XCTAssertEqual(tcp.dialCount, 9)
-        let request = QuoteRequest(requestID: "quote-tcp-1", offerID: choice.provider.offer.body.offerID,
-                                   amountSat: choice.lockAmountSat)
-        let reply = try await connection.request(request.encoded, id: request.requestID)
-        let quote = try QuotePolicy().check(try Signed<Quote>(bytes: reply), answering: request, provider: cheap.pubky,
-                                            offer: choice.provider.offer.body, nowUnix: clock.nowUnix)
-        XCTAssertEqual(quote.amountSat, choice.lockAmountSat)
-        XCTAssertEqual(quote.totalSat, choice.invoiceTotalSat)
-        let live = await cheapDesk.liveQuotes
-        XCTAssertEqual(live, 1)
         // Bound to the client the handshake authenticated.
-        await XCTAssertThrowsAsync(try await cheapDesk.redeem(quoteID: quote.quoteID, client: Fixtures.stranger.pubky))
-        let redeemed = try await cheapDesk.redeem(quoteID: quote.quoteID, client: Fixtures.client.pubky)
-        XCTAssertEqual(redeemed, quote)
+        let quote = try await RouterFixtures.assertQuoteBoundToClient(over: connection, choice: choice, provider: cheap.pubky,
+                                                                      desk: cheapDesk, requestID: "quote-tcp-1",
+                                                                      nowUnix: clock.nowUnix)
+        XCTAssertEqual(quote.amountSat, choice.lockAmountSat)
 
         await connection.close()
         for node in nodes { await node.close() }
@@ -164,7 +149,7 @@ final class RouterTCPTests: XCTestCase {
         let loop = try EventLoop()
         let clock = TestClock(Fixtures.now)
         let real = Fixtures.identity(0x76), impostor = Fixtures.identity(0x77)
-        let node = try await listen(impostor, provider(impostor, base: 1, ppm: 1, clock: clock).handlers, loop: loop)
+        let node = try await listen(impostor, RouterFixtures.desk(impostor, base: 1, ppm: 1, clock: clock).handlers, loop: loop)
         let prober = PeerOfferProber(identity: Fixtures.client, network: .regtest, sleeper: loop.sleeper, limits: limits) {
             try await TCPConnection.connect(host: $0.host, port: Int($0.port), loop: loop)
         }

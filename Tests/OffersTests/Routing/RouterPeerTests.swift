@@ -39,22 +39,15 @@ final class RouterPeerTests: XCTestCase {
         Contact(pubky: identity.pubky, host: "127.0.0.1", port: port, name: name)
     }
 
-    private func provider(_ identity: NodeIdentity, base: Int64, ppm: Int64, clock: TestClock) -> ProviderDesk {
-        ProviderDesk(identity: identity, terms: ProviderTerms(network: .regtest, feeModel: FeeModel(baseFeeSat: base, feePPM: ppm)),
-                     clock: clock) {
-            ProviderState(liquiditySat: 5_000_000, feeRate: Fixtures.rate(2))
-        }
-    }
-
     func testPicksTheCheaperProviderAndReportsTheOthers() async throws {
         let clock = TestClock(Fixtures.now)
         let network = Network()
         let cheap = Fixtures.identity(0x61), dear = Fixtures.identity(0x62), offline = Fixtures.identity(0x63)
         let rejecter = Fixtures.identity(0x64), stranger = Fixtures.identity(0x65)
-        let cheapDesk = provider(cheap, base: 200, ppm: 1_000, clock: clock)
+        let cheapDesk = RouterFixtures.desk(cheap, base: 200, ppm: 1_000, clock: clock)
         network.add(PeerServer(identity: cheap, sleeper: TaskSleeper(), limits: limits, handlers: cheapDesk.handlers))
         network.add(PeerServer(identity: dear, sleeper: TaskSleeper(), limits: limits,
-                               handlers: provider(dear, base: 500, ppm: 2_000, clock: clock).handlers))
+                               handlers: RouterFixtures.desk(dear, base: 500, ppm: 2_000, clock: clock).handlers))
         // Runs the node, but no provider: refuses offer requests.
         network.add(PeerServer(identity: rejecter, sleeper: TaskSleeper(), limits: limits, handlers: PeerHandlers(onRequest: { request, _ in
             let id = (try? MessageEnvelope.parse(request))?.requestID ?? "?"
@@ -110,18 +103,9 @@ final class RouterPeerTests: XCTestCase {
         let connection = try await PeerConnection.dial(over: try await network.connect(choice.provider.contact),
                                                        identity: Fixtures.client, expecting: cheap.pubky,
                                                        sleeper: TaskSleeper(), limits: limits)
-        let request = QuoteRequest(requestID: "quote-1", offerID: choice.provider.offer.body.offerID,
-                                   amountSat: choice.lockAmountSat)
-        let reply = try await connection.request(request.encoded, id: request.requestID)
-        let quote = try QuotePolicy().check(try Signed<Quote>(bytes: reply), answering: request, provider: cheap.pubky,
-                                            offer: choice.provider.offer.body, nowUnix: clock.nowUnix)
-        XCTAssertEqual(quote.totalSat, choice.invoiceTotalSat)
-        let live = await cheapDesk.liveQuotes
-        XCTAssertEqual(live, 1)
         // Bound to this client: another cannot redeem it, this one can, once.
-        await XCTAssertThrowsAsync(try await cheapDesk.redeem(quoteID: quote.quoteID, client: Fixtures.stranger.pubky))
-        let redeemed = try await cheapDesk.redeem(quoteID: quote.quoteID, client: Fixtures.client.pubky)
-        XCTAssertEqual(redeemed, quote)
+        _ = try await RouterFixtures.assertQuoteBoundToClient(over: connection, choice: choice, provider: cheap.pubky,
+                                                              desk: cheapDesk, requestID: "quote-1", nowUnix: clock.nowUnix)
         await connection.close()
         await network.shutdown()
     }

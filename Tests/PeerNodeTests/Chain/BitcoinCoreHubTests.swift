@@ -7,9 +7,9 @@ import XCTest
 
 /// The node's Bitcoin Core client against the hub's JSON-RPC server, started in process on
 /// loopback TCP over a kernel-validated chain: the same code path as against a real Core.
-final class BitcoinCoreHubTests: XCTestCase {
-    private let miner = SigningKey(seed: 0x42)
-    private let receiver = SigningKey(seed: 0x17)
+final class BitcoinCoreHubTests: XCTestCase, ChainWatchScenario {
+    let miner = SigningKey(seed: 0x42)
+    let receiver = SigningKey(seed: 0x17)
 
     private struct Hub {
         let chain: RegtestChain
@@ -50,23 +50,6 @@ final class BitcoinCoreHubTests: XCTestCase {
         if let failure { throw failure }
     }
 
-    private func payReceiver(_ chain: RegtestChain, fromCoinbaseAt height: Int, fee: Int64 = 10_000) throws -> Transaction {
-        let coin = try coinbase(of: chain, atHeight: height)
-        return try miner.spend(coin.outpoint, value: coin.value,
-                               to: [TransactionOutput(value: coin.value - fee, scriptPubKey: receiver.script)])
-    }
-
-    private func received(_ transaction: Transaction, block: ChainTip?, confirmations: Int) -> ChainEvent {
-        .transaction(WatchedTransaction(
-            transaction: transaction, txid: transaction.txid,
-            received: [ReceivedOutput(outpoint: OutPoint(txid: transaction.txid, index: 0), output: transaction.outputs[0])],
-            spent: [], block: block, confirmations: confirmations))
-    }
-
-    private func tip(_ chain: RegtestChain, _ height: Int) throws -> ChainTip {
-        ChainTip(height: height, hash: try XCTUnwrap(chain.blockHash(atHeight: height)))
-    }
-
     func testNetworkCheckAndQueries() async throws {
         try await withHub { hub in
             try hub.chain.mine(101, to: miner.script)
@@ -99,7 +82,7 @@ final class BitcoinCoreHubTests: XCTestCase {
     func testFollowerSeesAWatchedScriptInTheMempoolThenConfirmed() async throws {
         try await withHub { hub in
             try hub.chain.mine(101, to: miner.script)
-            let follower = ChainFollower(backend: hub.backend, sleeper: TaskSleeperForHub())
+            let follower = ChainFollower(backend: hub.backend, sleeper: TaskSleeper())
             let watch = await follower.register(WatchFilter(scripts: [receiver.script]), confirmationDepth: 1)
             let log = EventLog(watch.events)
             try await follower.poll()
@@ -124,7 +107,7 @@ final class BitcoinCoreHubTests: XCTestCase {
     func testFollowerRewindsAndReappliesADepthTwoReorg() async throws {
         try await withHub { hub in
             try hub.chain.mine(101, to: miner.script)
-            let follower = ChainFollower(backend: hub.backend, sleeper: TaskSleeperForHub())
+            let follower = ChainFollower(backend: hub.backend, sleeper: TaskSleeper())
             let watch = await follower.register(WatchFilter(scripts: [receiver.script]), confirmationDepth: 2)
             let log = EventLog(watch.events)
             try await follower.poll()
@@ -204,9 +187,4 @@ final class BitcoinCoreHubTests: XCTestCase {
             await loop.shutdown()
         }
     }
-}
-
-/// Task-based sleeps for the follower in these tests (they drive `poll()` themselves).
-struct TaskSleeperForHub: Sleeper {
-    func sleep(milliseconds: UInt64) async throws { try await Task.sleep(nanoseconds: milliseconds * 1_000_000) }
 }

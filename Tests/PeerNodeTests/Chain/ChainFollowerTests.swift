@@ -8,32 +8,9 @@ import XCTest
 /// The follower against the hub's kernel-validated chain (in process, through
 /// `RegtestChainBackend`): blocks in order, a watched script receiving in the mempool and
 /// then in blocks, a reorg of depth 2 rewound and re-applied, a rescan from a birthday.
-final class ChainFollowerTests: XCTestCase {
-    private let miner = SigningKey(seed: 0x42)
-    private let receiver = SigningKey(seed: 0x17)
-
-    /// Task-based sleeps for `run()`; most tests drive `poll()` themselves.
-    private struct TaskSleeper: Sleeper {
-        func sleep(milliseconds: UInt64) async throws { try await Task.sleep(nanoseconds: milliseconds * 1_000_000) }
-    }
-
-    private func tip(_ chain: RegtestChain, _ height: Int) throws -> ChainTip {
-        ChainTip(height: height, hash: try XCTUnwrap(chain.blockHash(atHeight: height)))
-    }
-
-    /// Pays `value - fee` of the coinbase at `height` to the receiver.
-    private func payReceiver(_ chain: RegtestChain, fromCoinbaseAt height: Int, fee: Int64 = 10_000) throws -> Transaction {
-        let coin = try coinbase(of: chain, atHeight: height)
-        return try miner.spend(coin.outpoint, value: coin.value,
-                               to: [TransactionOutput(value: coin.value - fee, scriptPubKey: receiver.script)])
-    }
-
-    private func received(_ transaction: Transaction, block: ChainTip?, confirmations: Int) -> ChainEvent {
-        .transaction(WatchedTransaction(
-            transaction: transaction, txid: transaction.txid,
-            received: [ReceivedOutput(outpoint: OutPoint(txid: transaction.txid, index: 0), output: transaction.outputs[0])],
-            spent: [], block: block, confirmations: confirmations))
-    }
+final class ChainFollowerTests: XCTestCase, ChainWatchScenario {
+    let miner = SigningKey(seed: 0x42)
+    let receiver = SigningKey(seed: 0x17)
 
     func testBlocksAndAWatchedScriptReceivingInTheMempoolThenConfirming() async throws {
         let chain = try makeRegtestChain()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Bitcoin
 import HTLC
 import Lightning
@@ -14,7 +17,7 @@ final class ClientEngineFixture: Sendable {
     static let clientSeed = [UInt8](repeating: 0x71, count: 32)
     static let clientBalanceSat: UInt64 = 2_000_000
 
-    let hub: ClientHub
+    let hub: HubFixture
     let clientLND: LNDRESTClient
     let providerLND: LNDRESTClient
     let provider: ClientScriptedProvider
@@ -27,14 +30,15 @@ final class ClientEngineFixture: Sendable {
     let progress = ClientProgressLog()
 
     init(lock: ClientScriptedProvider.Lock) async throws {
-        hub = try await ClientHub.start(nodes: [("client", Self.clientBalanceSat), ("provider", 10_000)])
+        hub = try await HubFixture.start(lightningNodes: [("client", Self.clientBalanceSat * 1_000), ("provider", 10_000_000)],
+                                       clock: { UInt64(time(nil)) }, feeEstimate: nil)
         let providerWallet = try hub.wallet(seed: 0x51)
         try hub.mine(110, to: await providerWallet.newAddress().scriptPubKey)
         _ = try await providerWallet.sync()
         contactWallet = try hub.wallet(seed: 0x52)
         destination = await contactWallet.newAddress().address
-        clientLND = try await hub.lnd("client")
-        providerLND = try await hub.lnd("provider")
+        clientLND = try await hub.lndClient("client", subscriptionRetryMilliseconds: 500)
+        providerLND = try await hub.lndClient("provider", subscriptionRetryMilliseconds: 500)
         provider = try ClientScriptedProvider(hub: hub, lnd: providerLND, wallet: providerWallet, seed: 0x61, lock: lock)
         clientIdentity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x72, count: 32)))
         store = ClientMemorySwapStore()
@@ -58,6 +62,15 @@ final class ClientEngineFixture: Sendable {
     }
 
     /// The router's decision over the one contact, probed over the transport.
+    /// `engine` pays `amountSat` to the destination along `route`; the test fails if that
+    /// takes longer than `seconds`.
+    func pay(_ engine: ClientEngine, amountSat: Int64, route: RouteDecision, within seconds: Double) async throws -> ClientPayReport {
+        let destination = self.destination
+        return try await clientWithin(seconds: seconds) {
+            try await engine.pay(destination: destination, amountSat: amountSat, route: route)
+        }
+    }
+
     func route(amountSat: Int64) async throws -> RouteDecision {
         let provider = self.provider
         let prober = PeerOfferProber(identity: clientIdentity, network: .regtest, sleeper: hub.sleeper) { _ in
@@ -102,7 +115,7 @@ final class ClientEngineFixture: Sendable {
         followerTask.cancel()
         await follower.finish()
         await provider.shutDown()
-        await hub.shutDown(clientLND, providerLND)
+        await hub.shutDown([clientLND, providerLND])
     }
 }
 

@@ -20,11 +20,8 @@ final class ClientEngineHubTests: XCTestCase {
         let decision = try await fixture.route(amountSat: amount)
         XCTAssertNotNil(decision.choice, "\(decision.debugLines)")
         let destination = fixture.destination
-        let amount = self.amount
 
-        let report = try await clientWithin(seconds: 60) {
-            try await engine.pay(destination: destination, amountSat: amount, route: decision)
-        }
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
         XCTAssertEqual(report.amountSat, amount)
         XCTAssertEqual(report.settlement, .settling, "nothing mined yet: committed and settling")
         let claim = try XCTUnwrap(fixture.hub.chain.transaction(report.claimTxid)?.transaction, "the claim is in the mempool")
@@ -64,14 +61,10 @@ final class ClientEngineHubTests: XCTestCase {
         let fixture = try await ClientEngineFixture(lock: .short(by: 1_000))
         let engine = try fixture.engine()
         let decision = try await fixture.route(amountSat: amount)
-        let destination = fixture.destination
-        let amount = self.amount
         let before = try fixture.clientBalanceMsat()
 
         do {
-            _ = try await clientWithin(seconds: 60) {
-                try await engine.pay(destination: destination, amountSat: amount, route: decision)
-            }
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
             XCTFail("a short lock must not be paid out")
         } catch ClientEngineError.swapEnded(let id, let outcome) {
             XCTAssertEqual(outcome.funds, .heldUntilCancelled, "\(outcome)")
@@ -101,12 +94,8 @@ final class ClientEngineHubTests: XCTestCase {
         let fixture = try await ClientEngineFixture(lock: .never)
         let engine = try fixture.engine(giveUpSeconds: 2)
         let decision = try await fixture.route(amountSat: amount)
-        let destination = fixture.destination
-        let amount = self.amount
         do {
-            _ = try await clientWithin(seconds: 30) {
-                try await engine.pay(destination: destination, amountSat: amount, route: decision)
-            }
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
             XCTFail("no lock, no claim")
         } catch ClientEngineError.swapEnded(let id, let outcome) {
             XCTAssertEqual(outcome.funds, .heldUntilCancelled)
@@ -126,12 +115,8 @@ final class ClientEngineHubTests: XCTestCase {
         let disk = try SQLiteSwapStore.open(path: path)
         let first = try fixture.engine(store: ClientCrashingStore(disk, crashAfter: "claim_broadcast"))
         let decision = try await fixture.route(amountSat: amount)
-        let destination = fixture.destination
-        let amount = self.amount
         do {
-            _ = try await clientWithin(seconds: 60) {
-                try await first.pay(destination: destination, amountSat: amount, route: decision)
-            }
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
             XCTFail("the simulated crash stops the swap before its broadcast")
         } catch ClientEngineError.store(let what) {
             XCTAssertTrue(what.contains("claim_broadcast"), what)
@@ -176,13 +161,9 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.provider.setSwapRequestDelay(400)
         let engine = try fixture.engine()
         let decision = try await fixture.route(amountSat: amount)
-        let destination = fixture.destination
-        let amount = self.amount
         let before = try fixture.clientBalanceMsat()
         do {
-            _ = try await clientWithin(seconds: 30) {
-                try await engine.pay(destination: destination, amountSat: amount, route: decision)
-            }
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
             XCTFail("the provider refuses an expired quote")
         } catch ClientEngineError.rejected(let code, _) {
             XCTAssertEqual(code, .quoteExpired)

@@ -8,45 +8,8 @@ import XCTest
 /// real `peernode run` against the hub answering `peernode status` and stopping on
 /// SIGTERM.
 final class CLITests: XCTestCase {
-    private struct Outcome {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    /// The executable sits next to the test bundle in the build products directory.
-    private func executable() throws -> URL {
-        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
-        for bundle in bundles {
-            var directory = bundle.deletingLastPathComponent()
-            for _ in 0..<3 {
-                let candidate = directory.appendingPathComponent("peernode")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        XCTFail("peernode not found next to \(bundles); build it with `swift build --build-tests`")
-        throw CocoaError(.fileNoSuchFile)
-    }
-
-    private func run(_ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+    private func run(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ProductOutcome {
+        try runProduct(try productExecutable("peernode", file: file, line: line), arguments)
     }
 
     func testCLIHelpForEveryCommand() throws {
@@ -134,7 +97,7 @@ final class CLITests: XCTestCase {
         let fixture = try await DaemonFixture()
         let (datadir, pubky) = try await fixture.dataDirectory("cli")
         let process = Process()
-        process.executableURL = try executable()
+        process.executableURL = try productExecutable("peernode")
         process.arguments = ["run", "--datadir", datadir]
         let err = Pipe()
         process.standardError = err

@@ -278,65 +278,17 @@ final class DaemonPayTests: XCTestCase {
         return grouped + " sat"
     }
 
-    private struct Outcome {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
     /// The `peernode` binary next to the test bundle, run off the cooperative pool (the
     /// daemons it talks to run in this process).
-    private func runCLI(_ arguments: [String]) async throws -> Outcome {
-        let executable = try Self.executable()
+    private func runCLI(_ arguments: [String]) async throws -> ProductOutcome {
+        let executable = try productExecutable("peernode")
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                do {
-                    let process = Process()
-                    process.executableURL = executable
-                    process.arguments = arguments
-                    let out = Pipe()
-                    let err = Pipe()
-                    process.standardOutput = out
-                    process.standardError = err
-                    try process.run()
-                    // Both pipes drained together, so neither can fill up and stall the child.
-                    let group = DispatchGroup()
-                    nonisolated(unsafe) var stderr = Data()
-                    group.enter()
-                    DispatchQueue.global().async {
-                        stderr = err.fileHandleForReading.readDataToEndOfFile()
-                        group.leave()
-                    }
-                    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                    group.wait()
-                    process.waitUntilExit()
-                    continuation.resume(returning: Outcome(status: process.terminationStatus,
-                                                           stdout: String(decoding: stdout, as: UTF8.self),
-                                                           stderr: String(decoding: stderr, as: UTF8.self)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                continuation.resume(with: Result { try runProduct(executable, arguments) })
             }
         }
     }
 
-    private static func executable() throws -> URL {
-        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
-        for bundle in bundles {
-            var directory = bundle.deletingLastPathComponent()
-            for _ in 0..<3 {
-                let candidate = directory.appendingPathComponent("peernode")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        XCTFail("peernode not found next to \(bundles); build it with `swift build --build-tests`")
-        throw CocoaError(.fileNoSuchFile)
-    }
 }
 
 /// Mines a block every second while a swap runs (locks and claims confirm as on a live chain).

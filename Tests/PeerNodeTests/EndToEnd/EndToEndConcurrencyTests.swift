@@ -25,8 +25,7 @@ final class EndToEndConcurrencyTests: XCTestCase {
     /// Pays each amount to its own fresh address of the payee, all at once, and checks
     /// every delivery, every settlement and the sums.
     private func payConcurrently(_ amounts: [Int64]) async throws {
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
             var destinations: [Address] = []
             for _ in amounts { destinations.append(try await network.client.onchainEndpoint(of: network.payee.contact)) }
             let decision = try await network.routeThroughProvider(amountSat: amounts[0], to: destinations[0])
@@ -71,11 +70,7 @@ final class EndToEndConcurrencyTests: XCTestCase {
             XCTAssertEqual(before.lightningMsat("client") - after.lightningMsat("client"),
                            UInt64(invoices) * 1_000 + after.lightning.feesCollectedMsat - before.lightning.feesCollectedMsat)
             XCTAssertTrue(after.lightning.isConserved)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 
     func testWithoutZeroConfTheClaimWaitsForTheLocksBlock() async throws {
@@ -83,9 +78,8 @@ final class EndToEndConcurrencyTests: XCTestCase {
         let configuration = ClientEngineConfiguration(network: .regtest, allowsZeroConf: false, giveUpSeconds: 60,
                                                       confirmationWaitMilliseconds: 200, requestTimeoutMilliseconds: 5_000,
                                                       reconnectInitialMilliseconds: 50, reconnectMaximumMilliseconds: 400)
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self),
-                                                      clientConfiguration: configuration)
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self),
+                                      clientConfiguration: configuration) { network in
             let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
             let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
             let engine = network.client.engine
@@ -111,10 +105,6 @@ final class EndToEndConcurrencyTests: XCTestCase {
             try await network.eventually("settled") { try await network.provider.lastKind(id) == "settled" }
             let received = try await network.payee.chainBalance()
             XCTAssertEqual(received, amount)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 }

@@ -34,16 +34,11 @@ final class EndToEndCrashMatrixTests: XCTestCase {
     private func crash(_ victim: Victim, after kind: String, file: StaticString = #filePath, line: UInt = #line) async throws {
         let directory = try StoreFixture.directory(for: self)
         let dying: @Sendable (SQLiteSwapStore) -> any SwapStore = { DyingSwapStore($0, diesAfter: kind, .reportingTheWrite) }
-        let network = try await EndToEndNetwork.start(directory: directory,
-                                                      providerStore: victim == .provider ? dying : { $0 },
-                                                      clientStore: victim == .client ? dying : { $0 })
-        do {
-            try await crash(victim, after: kind, in: network, file: file, line: line)
-        } catch {
-            await network.shutDown()
-            throw error
+        try await EndToEndNetwork.run(directory: directory,
+                                      providerStore: victim == .provider ? dying : { $0 },
+                                      clientStore: victim == .client ? dying : { $0 }) {
+            try await crash(victim, after: kind, in: $0, file: file, line: line)
         }
-        await network.shutDown()
     }
 
     private func crash(_ victim: Victim, after kind: String, in network: EndToEndNetwork,
@@ -53,9 +48,7 @@ final class EndToEndCrashMatrixTests: XCTestCase {
         let provider = network.provider
         let label = "\(victim.rawValue) killed after \(kind)"
         let store = try XCTUnwrap((victim == .client ? client.store : provider.store) as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         let paying = Task { try await engine.pay(destination: destination, amountSat: amount, route: decision) }

@@ -13,9 +13,8 @@ final class EndToEndLatencyTests: XCTestCase {
         let amount: Int64 = 100_000
         // No wait for the claim's confirmation: `pay` returns as the claim is accepted.
         let configuration = SwapClientNode.testConfiguration(confirmationWaitMilliseconds: 0)
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self),
-                                                      clientBalanceSat: 5_000_000, clientConfiguration: configuration)
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self),
+                                      clientBalanceSat: 5_000_000, clientConfiguration: configuration) { network in
             let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
             let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
             let provider = try XCTUnwrap(decision.choice).provider
@@ -47,11 +46,7 @@ final class EndToEndLatencyTests: XCTestCase {
                   + "min \(Self.milliseconds(toReturn.min() ?? .zero)) ms, max \(Self.milliseconds(toReturn.max() ?? .zero)) ms")
             print("end-to-end pay -> claim intent recorded: p50 \(Self.milliseconds(Self.percentile(0.50, of: toIntent))) ms, "
                   + "p99 \(Self.milliseconds(Self.percentile(0.99, of: toIntent))) ms")
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 
     /// Nearest-rank percentile.

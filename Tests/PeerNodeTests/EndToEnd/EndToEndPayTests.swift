@@ -23,8 +23,7 @@ final class EndToEndPayTests: XCTestCase {
     }
 
     func testSwapOutToTheClientsOwnWalletDeliversExactlyX() async throws {
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
             // Savings: the client's own address, no contact asked.
             let destination = await network.client.savings.newAddress().address
             let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
@@ -34,16 +33,11 @@ final class EndToEndPayTests: XCTestCase {
             let report = try await engine.pay(destination: destination, amountSat: amount, route: decision, purpose: .swapOut)
             try await settleAndCheck(network, report: report, destination: destination, before: before,
                                      expectedType: .taprootBoltz, receivedBy: \.clientChainSat)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 
     private func payAContact(contractType: ContractType?, expected: ContractType) async throws {
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
-        do {
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
             // The destination is the contact's own answer to EndpointsRequest.
             let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
             let payeeOwnsIt = await network.payee.wallet.owns(destination.script)
@@ -66,11 +60,7 @@ final class EndToEndPayTests: XCTestCase {
             }
             try await settleAndCheck(network, report: report, destination: destination, before: before,
                                      expectedType: expected, receivedBy: \.payeeChainSat)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 
     /// After `pay` returned: the claim is out; one block settles everything. Then every

@@ -9,11 +9,8 @@ import XCTest
 final class EndToEndQuoteExpiryTests: XCTestCase {
     func testAnExpiredQuoteIsRejectedAndNothingMoves() async throws {
         let amount: Int64 = 100_000
-        let network = try await EndToEndNetwork.start(directory: try StoreFixture.directory(for: self))
-        do {
-            let destination = try await network.client.onchainEndpoint(of: network.payee.contact)
-            let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-            let before = try await network.balances()
+        try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self)) { network in
+            let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
             // Quotes live 300 s; the SwapRequest reaches the provider 301 s after its quote.
             network.provider.delaySwapRequests(bySeconds: 301)
             let engine = network.client.engine
@@ -36,10 +33,6 @@ final class EndToEndQuoteExpiryTests: XCTestCase {
             XCTAssertEqual(after.lightning.nodes, before.lightning.nodes, "nothing paid")
             XCTAssertEqual(after.providerChainSat, before.providerChainSat, "nothing locked")
             XCTAssertTrue(network.hub.chain.mempoolEntries().isEmpty)
-        } catch {
-            await network.shutDown()
-            throw error
         }
-        await network.shutDown()
     }
 }

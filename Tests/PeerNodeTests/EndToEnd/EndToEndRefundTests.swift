@@ -14,16 +14,11 @@ final class EndToEndRefundTests: XCTestCase {
     private let amount: Int64 = 100_000
 
     func testAClientThatNeverClaimsIsRefundedAndItsPaymentReturns() async throws {
-        let network = try await EndToEndNetwork.start(
+        try await EndToEndNetwork.run(
             directory: try StoreFixture.directory(for: self),
-            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.payStarted.rawValue, .atTheNextWrite) })
-        do {
-            try await neverClaimed(network)
-        } catch {
-            await network.shutDown()
-            throw error
+            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.payStarted.rawValue, .atTheNextWrite) }) {
+            try await neverClaimed($0)
         }
-        await network.shutDown()
     }
 
     private func neverClaimed(_ network: EndToEndNetwork) async throws {
@@ -31,9 +26,7 @@ final class EndToEndRefundTests: XCTestCase {
         let client = network.client
         let provider = network.provider
         let dying = try XCTUnwrap(client.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
 
@@ -112,7 +105,7 @@ final class EndToEndRefundTests: XCTestCase {
         XCTAssertFalse(revealed(secrets.preimage, on: hub))
     }
 
-    private func revealed(_ preimage: [UInt8], on hub: SwapHubFixture) -> Bool {
+    private func revealed(_ preimage: [UInt8], on hub: HubFixture) -> Bool {
         everyTransaction(on: hub).contains { $0.inputs.contains { $0.witness.stack.contains(preimage) } }
     }
 }

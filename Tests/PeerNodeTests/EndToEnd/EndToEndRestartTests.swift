@@ -15,40 +15,28 @@ final class EndToEndRestartTests: XCTestCase {
     /// The client dies with its claim intent on disk, before broadcasting; its restart
     /// broadcasts the stored claim, and the provider settles from it.
     func testTheClientKilledAfterItsClaimIntentCompletesOnRestart() async throws {
-        let network = try await EndToEndNetwork.start(
+        try await EndToEndNetwork.run(
             directory: try StoreFixture.directory(for: self),
-            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.claimBroadcast.rawValue, .reportingTheWrite) })
-        do {
-            try await clientRestart(network)
-        } catch {
-            await network.shutDown()
-            throw error
+            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.claimBroadcast.rawValue, .reportingTheWrite) }) {
+            try await clientRestart($0)
         }
-        await network.shutDown()
     }
 
     /// The provider dies with its funding intent on disk, before broadcasting the lock; its
     /// restart publishes exactly the recorded lock, and the client claims it.
     func testTheProviderKilledAfterItsFundingIntentLocksOnceOnRestart() async throws {
-        let network = try await EndToEndNetwork.start(
+        try await EndToEndNetwork.run(
             directory: try StoreFixture.directory(for: self),
-            providerStore: { DyingSwapStore($0, diesAfter: ProviderSwapState.Kind.fundingIntent.rawValue, .reportingTheWrite) })
-        do {
-            try await providerRestart(network)
-        } catch {
-            await network.shutDown()
-            throw error
+            providerStore: { DyingSwapStore($0, diesAfter: ProviderSwapState.Kind.fundingIntent.rawValue, .reportingTheWrite) }) {
+            try await providerRestart($0)
         }
-        await network.shutDown()
     }
 
     private func clientRestart(_ network: EndToEndNetwork) async throws {
         let hub = network.hub
         let client = network.client
         let dying = try XCTUnwrap(client.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         do {
@@ -89,9 +77,7 @@ final class EndToEndRestartTests: XCTestCase {
         let client = network.client
         let provider = network.provider
         let dying = try XCTUnwrap(provider.store as? DyingSwapStore)
-        let destination = try await client.onchainEndpoint(of: network.payee.contact)
-        let decision = try await network.routeThroughProvider(amountSat: amount, to: destination)
-        let before = try await network.balances()
+        let (destination, decision, before) = try await network.routeToPayee(amountSat: amount)
         let engine = client.engine
         let amount = self.amount
         // The client pays and waits for a lock, through the provider's death and restart.

@@ -125,12 +125,7 @@ final class ProviderEngineTests: XCTestCase {
         try await harness.waitForState(.lockConfirmed, of: id)
 
         // The client claims (the real claim code), kernel-verified on broadcast.
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: SwapHubFixture.elsewhere,
-                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
-                         blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await harness.broadcastClaim(of: accept, lock: lock, secrets: secrets)
         try await harness.waitForState(.settled, of: id)
 
         let status = try await payment.value
@@ -150,11 +145,8 @@ final class ProviderEngineTests: XCTestCase {
 
     func testClientThatNeverClaimsIsRefundedAfterTheTimeoutAndItsPaymentReturns() async throws {
         let payerBefore = try harness.hub.balanceMsat("payer")
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
 
@@ -248,11 +240,8 @@ final class ProviderEngineTests: XCTestCase {
     }
 
     func testPreimagePushSettlesWithoutWaitingForTheChain() async throws {
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
 
         // A wrong preimage changes nothing.
         await harness.engine.receive(push: PreimagePush(swapID: id, preimage: try harness.secrets(7).preimage).encoded,
@@ -329,23 +318,14 @@ final class ProviderEngineTests: XCTestCase {
     }
 
     func testRestartFindsAClaimMadeWhileTheProviderWasDown() async throws {
-        let (accept, secrets, payment) = try await harness.startSwap()
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        let lockFound = try await harness.recordedLock(id)
-        let lock = try XCTUnwrap(lockFound)
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
 
         // Down: the claim is broadcast and confirmed while no engine runs.
         await harness.engine.shutdown()
-        let contract = try harness.contract(of: accept)
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: contract, lock: lock.output, destination: SwapHubFixture.elsewhere,
-                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
-                         blocksLeft: Int(accept.timeoutHeight) - harness.hub.height),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await harness.broadcastClaim(of: accept, lock: lock, secrets: secrets)
         try harness.hub.mine(2)
         try await harness.follower.poll()
 

@@ -20,7 +20,7 @@ final class ProviderHarness {
     static let htlcTimeoutBlocks = 40
     static let payerBalanceMsat: UInt64 = 50_000_000_000
 
-    let hub: SwapHubFixture
+    let hub: HubFixture
     /// The provider's database file: a restart opens it again.
     let storePath: String
     private(set) var store: SQLiteSwapStore
@@ -36,7 +36,7 @@ final class ProviderHarness {
     private(set) var desk: ProviderDesk
     private(set) var engine: ProviderEngine
 
-    private init(hub: SwapHubFixture, storePath: String, store: SQLiteSwapStore, providerLND: LNDRESTClient, payerLND: LNDRESTClient,
+    private init(hub: HubFixture, storePath: String, store: SQLiteSwapStore, providerLND: LNDRESTClient, payerLND: LNDRESTClient,
                  identity: NodeIdentity, client: NodeIdentity, follower: ChainFollower, wallet: Wallet, desk: ProviderDesk,
                  engine: ProviderEngine, pushes: ProviderPushRecorder) throws {
         self.pushes = pushes
@@ -57,7 +57,7 @@ final class ProviderHarness {
     /// Hub, funded provider wallet (ten mature coinbases), started engine.
     static func start(storePath: String) async throws -> ProviderHarness {
         let store = try SQLiteSwapStore.open(path: storePath)
-        let hub = try await SwapHubFixture.start(lightningNodes: [("provider", 0), ("payer", payerBalanceMsat)])
+        let hub = try await HubFixture.start(lightningNodes: [("provider", 0), ("payer", payerBalanceMsat)])
         let providerLND = try await hub.lndClient("provider")
         let payerLND = try await hub.lndClient("payer")
         let identity = NodeIdentity(seed: try NodeSeed(bytes: providerSeed))
@@ -99,7 +99,7 @@ final class ProviderHarness {
         await hub.shutDown([providerLND, payerLND])
     }
 
-    private static func makeWallet(_ hub: SwapHubFixture) throws -> Wallet {
+    private static func makeWallet(_ hub: HubFixture) throws -> Wallet {
         try Wallet(seed: providerSeed, configuration: WalletConfiguration(network: .regtest, birthdayHeight: 0),
                    backend: hub.backend)
     }
@@ -112,7 +112,7 @@ final class ProviderHarness {
         }
     }
 
-    private static func makeEngine(hub: SwapHubFixture, store: any SwapStore, lightning: LNDRESTClient, wallet: Wallet,
+    private static func makeEngine(hub: HubFixture, store: any SwapStore, lightning: LNDRESTClient, wallet: Wallet,
                                    desk: ProviderDesk, follower: ChainFollower, clock: ProviderTestClock,
                                    pushes: ProviderPushRecorder) -> ProviderEngine {
         let dependencies = ProviderDependencies(store: store, desk: desk, lightning: lightning, chain: hub.backend,
@@ -191,6 +191,27 @@ final class ProviderHarness {
         return (accept, secrets, pay(accept.invoice))
     }
 
+    /// A swap started with the defaults and waited for until its lock is broadcast, and the
+    /// lock it recorded.
+    func startLockedSwap(file: StaticString = #filePath, line: UInt = #line) async throws
+        -> (accept: SwapAccept, secrets: SwapSecrets, payment: Task<PaymentUpdate.Status?, any Error>, lock: ProviderLock) {
+        let (accept, secrets, payment) = try await startSwap()
+        try await waitForState(.lockBroadcast, of: accept.swapID, file: file, line: line)
+        let lockFound = try await recordedLock(accept.swapID)
+        return (accept, secrets, payment, try XCTUnwrap(lockFound, file: file, line: line))
+    }
+
+    /// The client's claim of `lock` (the real claim code) to nobody's address, broadcast
+    /// through the kernel-verifying backend.
+    func broadcastClaim(of accept: SwapAccept, lock: ProviderLock, secrets: SwapSecrets) async throws {
+        let claim = try ClaimBuilder().build(
+            ClaimRequest(contract: try contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
+                         amount: accept.amountSat - 1_000, purpose: .payContact, feeRate: try FeeRate(satPerKvB: 2_000),
+                         blocksLeft: Int(accept.timeoutHeight) - hub.height),
+            claimKey: secrets.claimKey, preimage: secrets.preimage)
+        _ = try await hub.backend.broadcast(claim.transaction)
+    }
+
     // MARK: waiting
 
     /// Waits until `condition` holds, polling the chain follower each round unless told not to.
@@ -255,7 +276,7 @@ final class ProviderPushRecorder: Sendable {
 
 /// A wall clock that stands still (quotes stay valid through the test).
 struct ProviderTestClock: UnixClock {
-    var nowUnix: UInt64 { SwapHubFixture.startTime }
+    var nowUnix: UInt64 { HubFixture.startTime }
 }
 
 struct ProviderTestFailure: Error, CustomStringConvertible {

@@ -4,8 +4,8 @@ import Transport
 /// Wraps a store so that one append of a given kind reaches the store and then fails, as
 /// if the node died right after the write and before the act it announces. Everything
 /// else passes through.
-actor ClientCrashingStore: SwapStore {
-    let base: any SwapStore
+actor ClientCrashingStore: ForwardingSwapStore {
+    nonisolated let base: any SwapStore
     private var crashKind: String?
 
     init(_ base: any SwapStore, crashAfter kind: String) {
@@ -27,10 +27,4 @@ actor ClientCrashingStore: SwapStore {
         }
         return event
     }
-
-    func swap(_ id: String) async throws(StoreError) -> SwapRecord? { try await base.swap(id) }
-    func events(of swapID: String) async throws(StoreError) -> [SwapEvent] { try await base.events(of: swapID) }
-    func lastEvent(of swapID: String) async throws(StoreError) -> SwapEvent? { try await base.lastEvent(of: swapID) }
-    func unfinishedSwaps(role: SwapRole?) async throws(StoreError) -> [SwapRecord] { try await base.unfinishedSwaps(role: role) }
-    func allSwaps(limit: Int) async throws(StoreError) -> [SwapRecord] { try await base.allSwaps(limit: limit) }
 }

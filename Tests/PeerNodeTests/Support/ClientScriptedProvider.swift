@@ -35,7 +35,7 @@ actor ClientScriptedProvider {
     let lnd: LNDRESTClient
     let wallet: Wallet
     let keyChain: SwapKeyChain
-    let hub: ClientHub
+    let hub: HubFixture
     var lockBehaviour: Lock
     /// Seconds the clock jumps when a SwapRequest arrives, as if it came that much later.
     var swapRequestDelaySeconds: UInt64 = 0
@@ -45,7 +45,7 @@ actor ClientScriptedProvider {
     private var server: PeerServer!
     private var sequence: UInt64 = 0
 
-    init(hub: ClientHub, lnd: LNDRESTClient, wallet: Wallet, seed: UInt8, lock: Lock, htlcTimeoutBlocks: Int = 40) throws {
+    init(hub: HubFixture, lnd: LNDRESTClient, wallet: Wallet, seed: UInt8, lock: Lock, htlcTimeoutBlocks: Int = 40) throws {
         identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: seed, count: 32)))
         clock = ClientTestClock()
         terms = ProviderTerms(network: .regtest, htlcTimeoutBlocks: htlcTimeoutBlocks)

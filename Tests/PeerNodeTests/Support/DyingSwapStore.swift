@@ -10,13 +10,13 @@ import Transport
 /// `Death.atTheNextWrite`: the event's write succeeds and the acts after it run; the node
 /// dies at its next write (e.g. after `pay_started`, the payment leaves and then the node
 /// is gone before it can record anything else).
-actor DyingSwapStore: SwapStore {
+actor DyingSwapStore: ForwardingSwapStore {
     enum Death: Sendable {
         case reportingTheWrite
         case atTheNextWrite
     }
 
-    let base: any SwapStore
+    nonisolated let base: any SwapStore
     let kind: String
     let death: Death
     private(set) var isDead = false
@@ -68,10 +68,4 @@ actor DyingSwapStore: SwapStore {
         }
         return event
     }
-
-    func swap(_ id: String) async throws(StoreError) -> SwapRecord? { try await base.swap(id) }
-    func events(of swapID: String) async throws(StoreError) -> [SwapEvent] { try await base.events(of: swapID) }
-    func lastEvent(of swapID: String) async throws(StoreError) -> SwapEvent? { try await base.lastEvent(of: swapID) }
-    func unfinishedSwaps(role: SwapRole?) async throws(StoreError) -> [SwapRecord] { try await base.unfinishedSwaps(role: role) }
-    func allSwaps(limit: Int) async throws(StoreError) -> [SwapRecord] { try await base.allSwaps(limit: limit) }
 }

@@ -15,13 +15,13 @@ import XCTest
 final class EndToEndNetwork: Sendable {
     static let clientBalanceSat: UInt64 = 500_000
 
-    let hub: SwapHubFixture
+    let hub: HubFixture
     let provider: SwapProviderNode
     let client: SwapClientNode
     let payee: SwapPayeeNode
     let offline: Offers.Contact
 
-    private init(hub: SwapHubFixture, provider: SwapProviderNode, client: SwapClientNode, payee: SwapPayeeNode,
+    private init(hub: HubFixture, provider: SwapProviderNode, client: SwapClientNode, payee: SwapPayeeNode,
                  offline: Offers.Contact) {
         self.hub = hub
         self.provider = provider
@@ -30,11 +30,29 @@ final class EndToEndNetwork: Sendable {
         self.offline = offline
     }
 
+    /// Starts a network in `directory`, runs `body` on it, and shuts it down however `body` ends.
+    static func run(directory: String, clientBalanceSat: UInt64 = clientBalanceSat,
+                    clientConfiguration: ClientEngineConfiguration = SwapClientNode.testConfiguration(),
+                    providerStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
+                    clientStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
+                    _ body: (EndToEndNetwork) async throws -> Void) async throws {
+        let network = try await start(directory: directory, clientBalanceSat: clientBalanceSat,
+                                      clientConfiguration: clientConfiguration,
+                                      providerStore: providerStore, clientStore: clientStore)
+        do {
+            try await body(network)
+        } catch {
+            await network.shutDown()
+            throw error
+        }
+        await network.shutDown()
+    }
+
     static func start(directory: String, clientBalanceSat: UInt64 = clientBalanceSat,
                       clientConfiguration: ClientEngineConfiguration = SwapClientNode.testConfiguration(),
                       providerStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
                       clientStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 }) async throws -> EndToEndNetwork {
-        let hub = try await SwapHubFixture.start(lightningNodes: [("provider", 0), ("client", clientBalanceSat * 1_000)])
+        let hub = try await HubFixture.start(lightningNodes: [("provider", 0), ("client", clientBalanceSat * 1_000)])
         let provider = try await SwapProviderNode.start(hub: hub, lightningNode: "provider",
                                                         storePath: directory + "/provider.sqlite", store: providerStore)
         let client = try await SwapClientNode.start(hub: hub, lightningNode: "client", storePath: directory + "/client.sqlite",
@@ -86,6 +104,15 @@ final class EndToEndNetwork: Sendable {
         }
     }
 
+    /// An address the payee hands the client, a route for `amountSat` to it through the
+    /// provider, and the balances before paying.
+    func routeToPayee(amountSat: Int64, file: StaticString = #filePath, line: UInt = #line) async throws
+        -> (destination: Address, decision: RouteDecision, before: Balances) {
+        let destination = try await client.onchainEndpoint(of: payee.contact)
+        let decision = try await routeThroughProvider(amountSat: amountSat, to: destination, file: file, line: line)
+        return (destination, decision, try await balances())
+    }
+
     func balances() async throws -> Balances {
         let clientSavings = client.savings
         _ = try await clientSavings.sync()
@@ -124,18 +151,18 @@ final class EndToEndNetwork: Sendable {
         await client.shutDown()
         await provider.shutDown()
         await payee.shutDown()
-        await hub.shutDown([])
+        await hub.shutDown()
     }
 }
 
 /// Every transaction in the mempool and the active chain.
-func everyTransaction(on hub: SwapHubFixture) -> [Transaction] {
+func everyTransaction(on hub: HubFixture) -> [Transaction] {
     var all = hub.chain.mempoolEntries().compactMap { hub.chain.transaction($0.entry.txid)?.transaction }
     for height in 0...hub.height { all += hub.chain.block(atHeight: height)?.block.transactions ?? [] }
     return all
 }
 
 /// Transactions in the mempool or the active chain that spend `outpoint`.
-func spends(of outpoint: OutPoint, on hub: SwapHubFixture) -> [Transaction] {
+func spends(of outpoint: OutPoint, on hub: HubFixture) -> [Transaction] {
     everyTransaction(on: hub).filter { $0.inputs.contains { $0.previousOutput == outpoint } }
 }

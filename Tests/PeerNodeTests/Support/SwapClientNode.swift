@@ -20,7 +20,7 @@ final class SwapClientNode: Sendable {
         let store: any SwapStore
     }
 
-    let hub: SwapHubFixture
+    let hub: HubFixture
     let identity: NodeIdentity
     let storePath: String
     let lnd: LNDRESTClient
@@ -34,7 +34,7 @@ final class SwapClientNode: Sendable {
     let log = NodeLog()
     private let process = Mutex<Process?>(nil)
 
-    private init(hub: SwapHubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient, savings: Wallet,
+    private init(hub: HubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient, savings: Wallet,
                  follower: ChainFollower, followerTask: Task<Void, Never>, configuration: ClientEngineConfiguration) {
         self.hub = hub
         self.identity = identity
@@ -62,7 +62,7 @@ final class SwapClientNode: Sendable {
                                   reconnectMaximumMilliseconds: 400)
     }
 
-    static func start(hub: SwapHubFixture, lightningNode: String, storePath: String,
+    static func start(hub: HubFixture, lightningNode: String, storePath: String,
                       configuration: ClientEngineConfiguration = testConfiguration(),
                       store wrap: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 }) async throws -> SwapClientNode {
         let identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x72, count: 32)))

@@ -19,7 +19,7 @@ final class SwapPayeeNode: Sendable {
         self.listener = listener
     }
 
-    static func start(hub: SwapHubFixture) async throws -> SwapPayeeNode {
+    static func start(hub: HubFixture) async throws -> SwapPayeeNode {
         let identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x52, count: 32)))
         let wallet = try Wallet(seed: [UInt8](repeating: 0x53, count: 32),
                                 configuration: WalletConfiguration(network: .regtest, birthdayHeight: 0), backend: hub.backend)

@@ -27,7 +27,7 @@ final class SwapProviderNode: Sendable {
         let wallet: Wallet
     }
 
-    let hub: SwapHubFixture
+    let hub: HubFixture
     let identity: NodeIdentity
     let storePath: String
     let lnd: LNDRESTClient
@@ -41,7 +41,7 @@ final class SwapProviderNode: Sendable {
     private let slot: EngineSlot
     private let process = Mutex<Process?>(nil)
 
-    private init(hub: SwapHubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient,
+    private init(hub: HubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient,
                  follower: ChainFollower, followerTask: Task<Void, Never>, slot: EngineSlot, server: PeerServer,
                  listener: PeerListener, clock: ClientTestClock) {
         self.slot = slot
@@ -58,7 +58,7 @@ final class SwapProviderNode: Sendable {
 
     /// A provider whose wallet holds `matureCoins` spendable coinbases (and 100 immature
     /// ones), listening on 127.0.0.1, engine started.
-    static func start(hub: SwapHubFixture, lightningNode: String, storePath: String, matureCoins: Int = 10,
+    static func start(hub: HubFixture, lightningNode: String, storePath: String, matureCoins: Int = 10,
                       store wrap: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 }) async throws -> SwapProviderNode {
         let identity = NodeIdentity(seed: try NodeSeed(bytes: seed))
         let funding = try makeWallet(hub)
@@ -68,7 +68,7 @@ final class SwapProviderNode: Sendable {
                                      configuration: ChainFollower.Configuration(pollIntervalMilliseconds: 20))
         let followerTask = Task { await follower.run() }
         // The server answers through whichever engine runs now (none while restarting).
-        let clock = ClientTestClock(SwapHubFixture.startTime)
+        let clock = ClientTestClock(HubFixture.startTime)
         let slot = EngineSlot(clock: clock)
         let server = PeerServer(identity: identity, sleeper: hub.loop.sleeper, handlers: PeerHandlers(
             onRequest: { request, peer in
@@ -173,7 +173,7 @@ final class SwapProviderNode: Sendable {
         await lnd.shutDown()
     }
 
-    private static func makeWallet(_ hub: SwapHubFixture) throws -> Wallet {
+    private static func makeWallet(_ hub: HubFixture) throws -> Wallet {
         try Wallet(seed: seed, configuration: WalletConfiguration(network: .regtest, birthdayHeight: 0), backend: hub.backend)
     }
 }

@@ -69,9 +69,7 @@ final class WalletChainTests: XCTestCase {
     func testReorgOfDepthTwoThatRemovesTheWalletsTransaction() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
-        let wallet = try fixture.wallet()
-        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
-        try await wallet.sync()
+        let wallet = try await matured(fixture)
         let sent = try await wallet.send(to: WalletFixture.elsewhere, amount: 100_000_000, feeRate: WalletFixture.rate(2))
         let change = coin - 100_000_000 - (sent.fee ?? 0)
         try fixture.mineElsewhere(2)
@@ -121,9 +119,7 @@ final class WalletChainTests: XCTestCase {
     func testReorgOfDepthTwoThatMinesTheTransactionAgain() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
-        let wallet = try fixture.wallet()
-        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
-        try await wallet.sync()
+        let wallet = try await matured(fixture)
         let sent = try await wallet.send(to: WalletFixture.elsewhere, amount: 250_000_000, feeRate: WalletFixture.rate(3))
         let change = coin - 250_000_000 - (sent.fee ?? 0)
         try fixture.mineElsewhere(2)
@@ -137,21 +133,13 @@ final class WalletChainTests: XCTestCase {
         XCTAssertNil(fixture.chain.mempoolEntry(sent.txid))
         try fixture.mineElsewhere(2)
         XCTAssertEqual(fixture.chain.height, 104)
-        try await wallet.sync()
-        let balance = await wallet.balance()
-        XCTAssertEqual(balance, WalletBalance(confirmed: 4 * coin + change, unconfirmed: 0, immature: 96 * coin))
-        let height = await wallet.transaction(sent.txid)?.height
-        XCTAssertEqual(height, 102)
-        let tip = await wallet.syncedTip
-        XCTAssertEqual(tip?.hash, fixture.chain.tipHash)
+        try await assertSyncedAt104WithThePaymentAt102(wallet, fixture, sent: sent, change: change)
     }
 
     func testAReorgDeeperThanTheUndoDataRescansFromTheBirthday() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
-        let wallet = try fixture.wallet(undoDepth: 1)
-        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
-        try await wallet.sync()
+        let wallet = try await matured(fixture, undoDepth: 1)
         let sent = try await wallet.send(to: WalletFixture.elsewhere, amount: 250_000_000, feeRate: WalletFixture.rate(3))
         let change = coin - 250_000_000 - (sent.fee ?? 0)
         try fixture.mineElsewhere(2)
@@ -160,13 +148,7 @@ final class WalletChainTests: XCTestCase {
         try fixture.chain.invalidateBlock(try XCTUnwrap(fixture.chain.blockHash(atHeight: 102)))
         try fixture.mineElsewhere(3)
         XCTAssertEqual(fixture.chain.height, 104)
-        try await wallet.sync()
-        let balance = await wallet.balance()
-        XCTAssertEqual(balance, WalletBalance(confirmed: 4 * coin + change, unconfirmed: 0, immature: 96 * coin))
-        let height = await wallet.transaction(sent.txid)?.height
-        XCTAssertEqual(height, 102)
-        let tip = await wallet.syncedTip
-        XCTAssertEqual(tip?.hash, fixture.chain.tipHash)
+        try await assertSyncedAt104WithThePaymentAt102(wallet, fixture, sent: sent, change: change)
     }
 
     func testCoinsBeforeTheBirthdayAreNotSeen() async throws {
@@ -186,9 +168,7 @@ final class WalletChainTests: XCTestCase {
     func testAFailedBroadcastReleasesItsCoins() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
-        let wallet = try fixture.wallet()
-        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
-        try await wallet.sync()
+        let wallet = try await matured(fixture)
         fixture.backend.failNextBroadcasts(1)
         await assertThrows(.backend(.unreachable(url: "in-process hub", reason: "broadcast failure injected by the test"))) {
             try await wallet.send(to: WalletFixture.elsewhere, amount: 100_000_000, feeRate: WalletFixture.rate(2))
@@ -224,5 +204,28 @@ final class WalletChainTests: XCTestCase {
         } catch {
             guard case .invalidDestination = error else { return XCTFail("\(error)") }
         }
+    }
+
+    /// A wallet whose first address holds the coinbases of blocks 1...101, synced at 101.
+    private func matured(_ fixture: WalletFixture, undoDepth: Int? = nil) async throws -> Wallet {
+        let wallet = try undoDepth.map { try fixture.wallet(undoDepth: $0) } ?? fixture.wallet()
+        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
+        try await wallet.sync()
+        return wallet
+    }
+
+    /// After a reorg to tip 104 that confirms `sent` at 102 again: synced, blocks 1...5
+    /// matured, one spent, the change confirmed.
+    private func assertSyncedAt104WithThePaymentAt102(_ wallet: Wallet, _ fixture: WalletFixture, sent: WalletTransaction,
+                                                      change: Int64,
+                                                      file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await wallet.sync()
+        let balance = await wallet.balance()
+        XCTAssertEqual(balance, WalletBalance(confirmed: 4 * coin + change, unconfirmed: 0, immature: 96 * coin),
+                       file: file, line: line)
+        let height = await wallet.transaction(sent.txid)?.height
+        XCTAssertEqual(height, 102, file: file, line: line)
+        let tip = await wallet.syncedTip
+        XCTAssertEqual(tip?.hash, fixture.chain.tipHash, file: file, line: line)
     }
 }

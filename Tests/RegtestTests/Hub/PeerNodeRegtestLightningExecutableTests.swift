@@ -7,38 +7,12 @@ import XCTest
 /// `peernode-regtest --ln-node ...` as a user runs it: each node's LND REST endpoint is in
 /// the printed JSON and answers with the printed macaroon; SIGTERM still exits 0.
 final class PeerNodeRegtestLightningExecutableTests: XCTestCase {
-    /// The executable sits next to the test bundle in the build products directory.
-    private func executable() throws -> URL {
-        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
-        for bundle in bundles {
-            var directory = bundle.deletingLastPathComponent()
-            for _ in 0..<3 {
-                let candidate = directory.appendingPathComponent("peernode-regtest")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        XCTFail("peernode-regtest not found next to \(bundles); build it with `swift build --build-tests`")
-        throw CocoaError(.fileNoSuchFile)
-    }
-
     func testLightningNodesFromTheCommandLineAnswerGetInfo() async throws {
         _ = try makeKernelVerifier()
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = ["--ln-node", "alice:500000", "--ln-node", "bob:0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.interrupt() } }
-
-        var line = Data()
-        while !line.contains(0x0a) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line += chunk
-        }
-        let printed = try XCTUnwrap(JSONSerialization.jsonObject(with: line) as? [String: Any])
+        let run = try RegtestExecutable.start(arguments: ["--ln-node", "alice:500000", "--ln-node", "bob:0"])
+        defer { run.interruptIfRunning() }
+        // The first line is the endpoints object.
+        let printed = run.printed
         let lightning = try XCTUnwrap(printed["lightning"] as? [String: [String: Any]])
         XCTAssertEqual(Set(lightning.keys), ["alice", "bob"])
         XCTAssertEqual(lightning["alice"]?["balance_sat"] as? Int, 500_000)
@@ -71,12 +45,7 @@ final class PeerNodeRegtestLightningExecutableTests: XCTestCase {
         }
         await loop.shutdown()
 
-        process.terminate() // SIGTERM
-        for _ in 0..<100 where process.isRunning { try await Task.sleep(nanoseconds: 50_000_000) }
-        XCTAssertFalse(process.isRunning, "stopped within 5 s of SIGTERM")
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .exit)
-        XCTAssertEqual(process.terminationStatus, 0)
+        try await run.terminateAndExpectCleanExit()
     }
 
     private func getInfo(port: Int, macaroonHex: String?, loop: EventLoop) async throws -> (Int, String) {

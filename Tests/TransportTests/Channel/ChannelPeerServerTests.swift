@@ -16,28 +16,8 @@ final class ChannelPeerServerTests: XCTestCase {
         let capture = LogCapture()
         let server = P.server(limits: limits, log: capture.log)
         let carol = try await P.dial(server, as: F.carol, limits: PeerLimits(channel: F.fastLimits()))
-        let stop = StopFlag()
-        let background = Task {
-            var served = 0
-            while !stop.isRaised || served < 3 {
-                let id = "carol-\(served)"
-                let reply = try await carol.request(P.request(id), id: id)
-                guard P.requestID(of: reply) == id else { throw ChannelError.requestIDMismatch }
-                served += 1
-                try await Task.sleep(nanoseconds: 5_000_000)
-            }
-            return served
-        }
-        try await misbehave(server)
-        let seen = await capture.waitFor(logged)
-        stop.raise()
-        XCTAssertTrue(seen, "expected log event missing; log: \(capture.all)", file: file, line: line)
-        let served = try await background.value
-        XCTAssertGreaterThanOrEqual(served, 3, file: file, line: line)
-        let after = try await carol.request(P.request("after"), id: "after")
-        XCTAssertEqual(P.requestID(of: after), "after", file: file, line: line)
-        let carolReason = await carol.closedReason
-        XCTAssertNil(carolReason, file: file, line: line)
+        try await P.assertCarolKeepsBeingServed(carol, capture: capture, pause: { try await Task.sleep(nanoseconds: 5_000_000) }, logged: logged,
+                                                file: file, line: line) { try await misbehave(server) }
         await server.shutdown()
     }
 

@@ -54,21 +54,22 @@ enum ChannelFixtures {
     static func text(_ bytes: [UInt8]?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
 }
 
-/// A hand-driven dialler: runs the pure handshake over a raw stream, so a test holds the
-/// session and can write anything at all afterwards (flipped bytes, oversized frames).
-final class RawDialler: @unchecked Sendable {
+/// A hand-driven dialler: runs the pure handshake over a raw stream (in memory, or a TCP
+/// socket), so a test holds the session and can write anything at all afterwards (flipped
+/// bytes, oversized frames) as a broken or hostile peer would.
+final class RawDialler<Stream: ByteStream>: @unchecked Sendable {
     // Only the test's own task touches the session.
     private var session: ChannelSession
-    let stream: MemoryByteStream
+    let stream: Stream
 
-    private init(stream: MemoryByteStream, session: consuming ChannelSession) {
+    private init(stream: Stream, session: consuming ChannelSession) {
         self.stream = stream
         self.session = session
     }
 
     /// `firstMessage`, when given, is sealed and written in the same write as handshake
     /// message 3, as a fast dialler's bytes often arrive together over TCP.
-    static func dial(_ stream: MemoryByteStream, identity: NodeIdentity, expecting contact: Pubky,
+    static func dial(_ stream: Stream, identity: NodeIdentity, expecting contact: Pubky,
                      limits: ChannelLimits = ChannelLimits(), firstMessage: [UInt8]? = nil) async throws -> RawDialler {
         var handshake = try ChannelHandshake(initiator: identity, expecting: contact, limits: limits)
         var step = handshake.start()

@@ -69,3 +69,37 @@ final class StopFlag: Sendable {
     func raise() { raised.store(true, ordering: .releasing) }
     var isRaised: Bool { raised.load(ordering: .acquiring) }
 }
+
+extension PeerFixtures {
+    /// Carol keeps requesting over `carol`, pausing with `pause` between requests, while
+    /// `misbehave` runs; `capture` must show `logged`, and Carol must notice nothing: served
+    /// at least three times, answered after, and never closed.
+    static func assertCarolKeepsBeingServed(_ carol: PeerConnection, capture: LogCapture,
+                                            pause: @escaping @Sendable () async throws -> Void,
+                                            logged: @escaping (PeerLogEvent) -> Bool,
+                                            file: StaticString, line: UInt,
+                                            _ misbehave: () async throws -> Void) async throws {
+        let stop = StopFlag()
+        let background = Task {
+            var served = 0
+            while !stop.isRaised || served < 3 {
+                let id = "carol-\(served)"
+                let reply = try await carol.request(request(id), id: id)
+                guard requestID(of: reply) == id else { throw ChannelError.requestIDMismatch }
+                served += 1
+                try await pause()
+            }
+            return served
+        }
+        try await misbehave()
+        let seen = await capture.waitFor(logged)
+        stop.raise()
+        XCTAssertTrue(seen, "expected log event missing; log: \(capture.all)", file: file, line: line)
+        let served = try await background.value
+        XCTAssertGreaterThanOrEqual(served, 3, file: file, line: line)
+        let after = try await carol.request(request("after"), id: "after")
+        XCTAssertEqual(requestID(of: after), "after", file: file, line: line)
+        let carolReason = await carol.closedReason
+        XCTAssertNil(carolReason, file: file, line: line)
+    }
+}

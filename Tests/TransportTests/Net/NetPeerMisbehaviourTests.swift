@@ -19,28 +19,8 @@ final class NetPeerMisbehaviourTests: XCTestCase {
         let capture = LogCapture()
         let bob = try await N.node(F.bob, loop: loop, limits: limits, log: capture.log)
         let carol = try await N.dialer(F.carol, loop: loop).dial(F.bob.pubky, host: "127.0.0.1", port: bob.port)
-        let stop = StopFlag()
-        let background = Task {
-            var served = 0
-            while !stop.isRaised || served < 3 {
-                let id = "carol-\(served)"
-                let reply = try await carol.request(P.request(id), id: id)
-                guard P.requestID(of: reply) == id else { throw ChannelError.requestIDMismatch }
-                served += 1
-                try await loop.sleep(milliseconds: 5)
-            }
-            return served
-        }
-        try await misbehave(bob)
-        let seen = await capture.waitFor(logged)
-        stop.raise()
-        XCTAssertTrue(seen, "expected log event missing; log: \(capture.all)", file: file, line: line)
-        let served = try await background.value
-        XCTAssertGreaterThanOrEqual(served, 3, file: file, line: line)
-        let after = try await carol.request(P.request("after"), id: "after")
-        XCTAssertEqual(P.requestID(of: after), "after", file: file, line: line)
-        let carolReason = await carol.closedReason
-        XCTAssertNil(carolReason, file: file, line: line)
+        try await P.assertCarolKeepsBeingServed(carol, capture: capture, pause: { try await loop.sleep(milliseconds: 5) }, logged: logged,
+                                                file: file, line: line) { try await misbehave(bob) }
         await carol.close()
         await bob.close()
         await finish(loop, file: file, line: line)

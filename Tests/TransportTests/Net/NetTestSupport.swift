@@ -30,46 +30,16 @@ enum NetFixtures {
     }
 }
 
-/// A hand-driven dialler over TCP: completes the real handshake with the pure state
-/// machine and keeps the session, so a test can then write anything at all on the socket
-/// (a flipped byte, an oversized frame) as a broken or hostile peer would.
-final class NetRawDialler: @unchecked Sendable {
-    // Only the test's own task touches the session.
-    private var session: ChannelSession
-    let stream: TCPConnection
+/// A hand-driven dialler over TCP (see `RawDialler`).
+typealias NetRawDialler = RawDialler<TCPConnection>
 
-    private init(stream: TCPConnection, session: consuming ChannelSession) {
-        self.stream = stream
-        self.session = session
-    }
-
+extension RawDialler where Stream == TCPConnection {
     /// With `firstMessage`, that message's frame goes out in the same write as handshake
     /// message 3, so the listener receives both in one TCP segment.
     static func dial(_ listener: PeerListener, identity: NodeIdentity,
                      firstMessage: [UInt8]? = nil) async throws -> NetRawDialler {
-        let stream = try await NetFixtures.rawConnection(to: listener)
-        var handshake = try ChannelHandshake(initiator: identity, expecting: listener.server.identity.pubky,
-                                             limits: ChannelLimits())
-        var step = handshake.start()
-        while true {
-            if case .finished = step.outcome { break }
-            if !step.send.isEmpty { try await stream.write(step.send) }
-            if case .failed(let error) = step.outcome { throw error }
-            guard let bytes = try await stream.read() else { throw ChannelError.closedDuringHandshake }
-            step = handshake.receive(bytes)
-        }
-        let raw = NetRawDialler(stream: stream, session: try handshake.finish())
-        let first = try firstMessage.map { try raw.seal($0) } ?? []
-        try await stream.write(step.send + first)
-        return raw
-    }
-
-    func seal(_ message: [UInt8]) throws -> [UInt8] {
-        try session.seal(message)
-    }
-
-    func open(_ bytes: [UInt8]) throws -> [[UInt8]] {
-        try session.open(bytes)
+        try await dial(try await NetFixtures.rawConnection(to: listener), identity: identity,
+                       expecting: listener.server.identity.pubky, firstMessage: firstMessage)
     }
 
     /// Reads until the peer closes (nil) or resets the connection: the server's verdict.
