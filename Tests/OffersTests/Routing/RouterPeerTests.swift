@@ -2,6 +2,7 @@ import HTLC
 @testable import Offers
 import Synchronization
 import Transport
+import TestSupport
 import XCTest
 
 /// The router over real peer connections (PeerServer / PeerConnection, Noise handshakes,

@@ -2,6 +2,7 @@ import HTLC
 @testable import Offers
 import Synchronization
 import Transport
+import TestSupport
 import XCTest
 
 /// A prober scripted per contact name: an offer, a skip, or a hang; counts calls and the

@@ -5,13 +5,6 @@ import Synchronization
 import Transport
 import XCTest
 
-/// Real time through Task.sleep: the tests' stand-in for the event loop's timers.
-struct TaskSleeper: Sleeper {
-    func sleep(milliseconds: UInt64) async throws {
-        try await Task.sleep(nanoseconds: milliseconds * 1_000_000)
-    }
-}
-
 /// A clock the test sets.
 final class TestClock: UnixClock {
     private let now: Mutex<UInt64>

@@ -5,11 +5,6 @@ import TestSupport
 import Transport
 import XCTest
 
-/// Waits with `Task.sleep`, for servers run without an event loop.
-struct TaskSleeper: Sleeper {
-    func sleep(milliseconds: UInt64) async throws { try await Task.sleep(nanoseconds: milliseconds * 1_000_000) }
-}
-
 /// A hub chain with Core v31's relay policy behind an in-process RPC server whose
 /// credentials are the fixtures' (`u`/`p`), with the transactions the fixtures sent
 /// rebuilt from the test wallets, and a map from the fixtures' identifiers to the hub's.

@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import XCTest
 @testable import Transport
 

@@ -2,12 +2,8 @@ import Bitcoin
 import PeerNode
 import Regtest
 import Transport
+import TestSupport
 import XCTest
-
-/// Task-based sleeps for a follower's `run()`; most chain tests drive `poll()` themselves.
-struct TaskSleeper: Sleeper {
-    func sleep(milliseconds: UInt64) async throws { try await Task.sleep(nanoseconds: milliseconds * 1_000_000) }
-}
 
 /// A follower test's cast: a miner whose coinbases pay the receiver, the script it watches.
 protocol ChainWatchScenario {
