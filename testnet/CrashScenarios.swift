@@ -14,8 +14,11 @@ enum CrashScenarios {
     /// The client's states a zero-conf regtest pay writes, in order (ClientSwapPhase).
     static let clientStates = ["quoted", "accepted", "pay_started", "payment_in_flight", "lock_seen", "lock_verified",
                                "claim_broadcast", "claim_confirmed", "completed"]
-    /// The provider's states the same pay writes (ProviderSwapState.Kind); the refund
-    /// states are only reached when a swap fails, which the crash itself may cause.
+    /// The provider's states the same pay writes (ProviderSwapState.Kind). Not here:
+    /// `lock_confirmed` (a zero-conf claim is seen before the lock confirms, so a normal
+    /// pay never writes it: tried, the crash point never fired) and the refund states
+    /// (only a failed swap writes them; `crash-client-accepted` and
+    /// `crash-provider-invoice_created` end in `cancelled` after the timeout).
     static let providerStates = ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast", "claim_observed",
                                  "settled"]
 
