@@ -71,11 +71,28 @@ final class Node {
         }
     }
 
-    /// Starts `peernode run` (output to `<name>.log`), without waiting.
-    func launch() throws(Failure) {
+    /// Starts `peernode run` (output to `<name>.log`), without waiting; `environment` is
+    /// added to the daemon's (a crash point, for the crash scenarios).
+    func launch(environment: [String: String] = [:]) throws(Failure) {
         guard !isRunning else { return }
+        // A daemon that died by itself (a crash point) is forgotten before its successor starts.
+        if let dead = process { net.supervisor.release(dead) }
         process = try net.supervisor.start(name, executable: net.binaries.node, arguments: ["run", "--datadir", datadir],
-                                           logName: "\(name).log")
+                                           logName: "\(name).log", environment: environment)
+    }
+
+    /// Pins the peer port to the one the daemon bound, so a restarted daemon is found at
+    /// the address its contacts saved (the config says port 0 only for the first start).
+    func pinListenAddress() throws(Failure) {
+        guard let listen else { throw Failure("\(name) has no bound address yet (never ran)") }
+        let path = datadir + "/peernode.conf"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw Failure("cannot read \(path)") }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("listen=") ? "listen=\(listen)" : String($0) }
+        guard FileManager.default.createFile(atPath: path, contents: Data(lines.joined(separator: "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("cannot write \(path)")
+        }
     }
 
     /// Waits until the control socket answers `status`; learns the listening address.

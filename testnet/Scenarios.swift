@@ -5,17 +5,43 @@ import Darwin
 #endif
 import Foundation
 
+/// The named sets of scenarios: `scenarios` runs the quick one, `scenarios crash` the
+/// crash one, `scenarios --all` every scenario.
+enum ScenarioSet: String, Sendable {
+    case quick
+    /// In no named set; runs with --all or by name.
+    case other
+    /// `kill -9` at every persisted state (CrashScenarios.swift).
+    case crash
+}
+
 /// One scenario: its own hub and nodes (a fresh network, so scenarios cannot disturb each
 /// other), steps, and checks ending with the two every scenario has: every swap final and
 /// agreed on, and value conserved.
 struct Scenario: Sendable {
     let name: String
     let summary: String
-    /// In the quick set (`make testnet`, CI); the rest run with --all.
-    let quick: Bool
+    /// Which named set it belongs to; every set runs with --all.
+    let group: ScenarioSet
     let body: @Sendable (Testnet, StageClock) throws(Failure) -> [Check]
 
-    static let all: [Scenario] = [
+    /// In the quick set (`make testnet`, CI).
+    var quick: Bool { group == .quick }
+
+    init(name: String, summary: String, group: ScenarioSet, body: @escaping @Sendable (Testnet, StageClock) throws(Failure) -> [Check]) {
+        self.name = name
+        self.summary = summary
+        self.group = group
+        self.body = body
+    }
+
+    init(name: String, summary: String, quick: Bool, body: @escaping @Sendable (Testnet, StageClock) throws(Failure) -> [Check]) {
+        self.init(name: name, summary: summary, group: quick ? .quick : .other, body: body)
+    }
+
+    static let all: [Scenario] = base + CrashScenarios.all
+
+    static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,
                  body: payContact),
         Scenario(name: "no-provider", summary: "no contact runs a provider: a clear error and nothing paid", quick: true,

@@ -34,21 +34,28 @@ final class Supervisor: Sendable {
         self.grace = grace
     }
 
-    /// Starts `executable` with stdout and stderr appended to `<run dir>/<logName>`.
+    /// Starts `executable` with stdout and stderr appended to `<run dir>/<logName>`;
+    /// `environment` is added to this program's own (the crash scenarios arm a crash point
+    /// that way). An existing log is appended to, so a restarted daemon keeps its history.
     @discardableResult
-    func start(_ name: String, executable: String, arguments: [String], logName: String, isHub: Bool = false) throws(Failure) -> Process {
+    func start(_ name: String, executable: String, arguments: [String], logName: String, isHub: Bool = false,
+               environment: [String: String] = [:]) throws(Failure) -> Process {
         let log = runDirectory + "/" + logName
-        guard FileManager.default.createFile(atPath: log, contents: nil),
+        guard FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
               let handle = FileHandle(forWritingAtPath: log) else {
             throw Failure("cannot create the log file \(log)")
         }
         defer { try? handle.close() }
+        handle.seekToEndOfFile()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try launch(process, name: name, log: log, isHub: isHub)
         return process
     }

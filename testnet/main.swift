@@ -11,13 +11,14 @@ import Foundation
 /// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
 let usage = """
     usage: peernode-testnet demo [--bin <dir>]
-           peernode-testnet scenarios [--all] [<name> ...] [--bin <dir>]
+           peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
                 among its 5 contacts; checks what carol received and what the client paid
-    scenarios   the quick scenarios (the CI subset); --all runs every one; names pick some
+    scenarios   the quick scenarios (the CI subset); `crash` the kill -9 set; --all runs
+                every one; names pick some
 
     --bin <dir> where peernode and peernode-regtest are (default: next to this program)
 
@@ -51,15 +52,25 @@ case "demo":
     selection = []
 case "scenarios":
     if words == ["--list"] {
-        for scenario in Scenario.all { Console.out("\(scenario.name)\(scenario.quick ? "" : " (--all)"): \(scenario.summary)") }
+        for scenario in Scenario.all {
+            let set = scenario.group == .quick ? "" : scenario.group == .crash ? " (crash, --all)" : " (--all)"
+            Console.out("\(scenario.name)\(set): \(scenario.summary)")
+        }
         exit(0)
     }
     let all = words.contains("--all")
-    let names = words.filter { $0 != "--all" }
+    // `crash` names the crash set, as a word among the scenario names.
+    let crashSet = words.contains("crash")
+    let names = words.filter { $0 != "--all" && $0 != "crash" }
     if let unknown = names.first(where: { name in !Scenario.all.contains { $0.name == name } }) {
         fail(usage: "no scenario named \(unknown); `peernode-testnet scenarios --list` lists them")
     }
-    selection = names.isEmpty ? Scenario.all.filter { all || $0.quick } : Scenario.all.filter { names.contains($0.name) }
+    selection = Scenario.all.filter { scenario in
+        if all { return true }
+        if crashSet && scenario.group == .crash { return true }
+        if names.contains(scenario.name) { return true }
+        return names.isEmpty && !crashSet && scenario.quick
+    }
 default:
     fail(usage: "unknown command \(command)")
 }

@@ -55,12 +55,15 @@ public enum NodeEngines {
             var seedBytes = services.seed.withUnsafeSecretBytes { Array($0) }
             defer { for index in seedBytes.indices { seedBytes[index] = 0 } }
 
+            // The engines' store, behind a test crash point when PEERNODE_TEST_CRASH_AFTER
+            // arms one on regtest (CrashPoint.swift); otherwise the store itself.
+            let store = CrashPoint.store(wrapping: services.store, network: config.network, log: log)
             var provider: ProviderEngine?
             var commands: ClientCommands?
             do {
                 if let desk = services.desk {
                     let dependencies = ProviderDependencies(
-                        store: services.store, desk: desk, lightning: services.lightning, chain: services.chain,
+                        store: store, desk: desk, lightning: services.lightning, chain: services.chain,
                         feeEstimator: services.feeEstimator, wallet: services.wallet, follower: follower,
                         keyChain: try SwapKeyChain(seed: seedBytes), clock: services.clock)
                     let engine = ProviderEngine(dependencies: dependencies,
@@ -73,7 +76,7 @@ public enum NodeEngines {
                 let configuration = ClientEngineConfiguration(
                     network: config.network, allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
                     giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
-                let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: services.store,
+                let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: store,
                                               lightning: services.lightning, chain: services.chain,
                                               feeEstimator: services.feeEstimator, follower: follower,
                                               connector: services.dialer.clientConnector, clock: services.clock,
