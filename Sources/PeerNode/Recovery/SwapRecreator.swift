@@ -65,6 +65,7 @@ public struct SwapRecreator: Sendable {
         } catch {
             throw .store(error)
         }
+        try await SwapIndexAdvance.advance(store, past: parameters.index)
         return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, lock: lock.outPoint,
                        lockValue: lock.value, resumesAt: events.last?.0 ?? "recovered")
     }
