@@ -45,6 +45,67 @@ final class RecoveryRecreateTests: XCTestCase {
         await network.shutDown()
     }
 
+    /// Both nodes lost their databases while the lock waited. The client is recovered first
+    /// and claims; the provider, recovered after, finds that claim, resumes at
+    /// `claim_observed` with the revealed preimage and settles its invoice.
+    func testAProviderRecoveredAfterTheClaimSettlesWithTheRevealedPreimage() async throws {
+        let network = try await EndToEndNetwork.start(
+            directory: try StoreFixture.directory(for: self),
+            clientStore: { DyingSwapStore($0, diesAfter: ClientSwapPhase.payStarted.rawValue, .atTheNextWrite) })
+        do {
+            try await bothRecovered(network)
+        } catch {
+            await network.shutDown()
+            throw error
+        }
+        await network.shutDown()
+    }
+
+    private func bothRecovered(_ network: EndToEndNetwork) async throws {
+        let hub = network.hub
+        let client = network.client
+        let provider = network.provider
+        let (id, clientIndex, lock, destination) = try await paidAndLocked(network)
+        try hub.mine(1)
+        let secrets = try SwapKeyChain(seed: SwapClientNode.seed).secrets(index: clientIndex)
+        let clientParameters = try await clientRecoveryParameters(client.disk, swapID: id)
+        let providerParameters = try await providerRecoveryParameters(provider.disk, swapID: id)
+        await provider.kill()
+        try deleteDatabase(at: provider.storePath)
+        try await provider.restart()
+        await client.kill()
+        try deleteDatabase(at: client.storePath)
+        try await client.restart()
+
+        let clientRecreator = try SwapRecreator(seed: SwapClientNode.seed, chain: hub.backend, store: client.disk)
+        _ = try await clientRecreator.recreate(try RecoveryContract(json: clientParameters, network: .regtest), fromHeight: 0,
+                                               nowUnix: client.clock.nowUnix)
+        try await client.engine.recover()
+        try await network.eventually("the claim is broadcast") { !spends(of: lock.outPoint, on: hub).isEmpty }
+        try hub.mine(1)
+        try await network.eventually("the client's swap completes") { try await client.lastKind(id) == "completed" }
+        let held = try await provider.lnd.lookupInvoice(paymentHash: secrets.paymentHash)
+        XCTAssertEqual(held.state, .accepted, "the provider without its record has not settled")
+
+        // The seed alone already tells the provider its lock was claimed, and the preimage.
+        let scan = try await RecoveryScanner(seed: SwapProviderNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        XCTAssertEqual(scan.spends.map(\.role), [.provider])
+        XCTAssertEqual(scan.spends.first?.preimage, secrets.preimage)
+
+        let providerRecreator = try SwapRecreator(seed: SwapProviderNode.seed, chain: hub.backend, store: provider.disk)
+        let outcome = try await providerRecreator.recreate(try RecoveryContract(json: providerParameters, network: .regtest),
+                                                           fromHeight: 0, nowUnix: provider.clock.nowUnix)
+        XCTAssertEqual(outcome.resumesAt, ProviderSwapState.Kind.claimObserved.rawValue)
+        try await provider.engine.recover()
+        try await network.eventually("the provider settles") { try await provider.lastKind(id) == "settled" }
+        let settled = try await provider.lnd.lookupInvoice(paymentHash: secrets.paymentHash)
+        XCTAssertEqual(settled.state, .settled)
+        XCTAssertEqual(try hub.lightning.payment(node: "client", paymentHash: secrets.paymentHash).status, .succeeded)
+        let received = hub.transactions(paying: destination.script, fromHeight: 0).flatMap(\.outputs)
+            .filter { $0.scriptPubKey == destination.script }.map(\.value)
+        XCTAssertEqual(received, [amount])
+    }
+
     /// Pays, lets the client's node die right after the payment left, and waits for the
     /// provider's lock: the swap id, the client's index and the lock.
     private func paidAndLocked(_ network: EndToEndNetwork) async throws -> (String, UInt32, ProviderLock, Address) {
@@ -86,6 +147,20 @@ final class RecoveryRecreateTests: XCTestCase {
         XCTAssertEqual(nothing, [])
 
         let recreator = try SwapRecreator(seed: SwapClientNode.seed, chain: hub.backend, store: client.disk)
+        var wrongIndex = parameters
+        if case .object(var members) = wrongIndex {
+            members["swap_index"] = .integer(index + 1)
+            wrongIndex = .object(members)
+        }
+        do {
+            _ = try await recreator.recreate(try RecoveryContract(json: wrongIndex, network: .regtest), fromHeight: 0,
+                                             nowUnix: client.clock.nowUnix)
+            XCTFail("parameters for another index are not ours")
+        } catch RecoveryError.invalidContract {
+            // Refused before anything was written.
+        }
+        let untouched = try await client.disk.allSwaps(limit: 10)
+        XCTAssertTrue(untouched.isEmpty)
         let outcome = try await recreator.recreate(try RecoveryContract(json: parameters, network: .regtest), fromHeight: 0,
                                                    nowUnix: client.clock.nowUnix)
         XCTAssertEqual(outcome.swapID, id)
