@@ -47,18 +47,26 @@ public struct RecoveryScanner: Sendable {
                 }
             }
         }
-        // Parse once, match as often as the gap grows: a match near the end of the derived
-        // range pushes the range out by the gap limit and everything is matched again.
+        let (found, searched) = try Self.match(candidates, keyChain: keyChain, gapLimit: gapLimit)
+        return Report(fromHeight: start, toHeight: tip.height, indexesSearched: searched, spends: found)
+    }
+
+    /// Matches parsed spends against indexes 0, 1, ... until `gapLimit` indexes past the
+    /// highest match are searched. Parse once, match as often as the gap grows: a match near
+    /// the end of the derived range pushes the range out and everything is matched again.
+    /// Returns the matches and how many indexes were derived.
+    static func match(_ candidates: [SwapScriptMatcher.Candidate], keyChain: SwapKeyChain,
+                      gapLimit: Int) throws(RecoveryError) -> ([RecoveredSpend], Int) {
         var keys = RecoveryKeyTable(keyChain: keyChain)
         var found: [RecoveredSpend] = []
-        var wanted = gapLimit
+        var wanted = max(1, gapLimit)
         repeat {
             do { try keys.extend(to: wanted) } catch { throw .keys("\(error)") }
             found = candidates.compactMap { SwapScriptMatcher.match($0, keys: keys) }
             let highest = found.map { Int($0.index) }.max() ?? -1
-            wanted = highest + 1 + gapLimit
+            wanted = highest + 1 + max(1, gapLimit)
         } while wanted > keys.count
-        return Report(fromHeight: start, toHeight: tip.height, indexesSearched: keys.count, spends: found)
+        return (found, keys.count)
     }
 
     private func block(at height: Int) async throws(RecoveryError) -> Block {
