@@ -82,6 +82,36 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap refund")
             return ControlMessage.Request(command: "swap.refund", args: .object(["id": .string(id)]))
         } render: { Render.generic($0) },
+        remote(["recover"], "Find this seed's swaps on chain after losing the database; re-create one from its contract.",
+               "[--from-height <n>] [--gap-limit <n>] [--contract <json>|@<file>]", details: recoverDetails) { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "recover")
+            var args: [String: JSONValue] = [:]
+            if let height = arguments.options["from-height"] {
+                // Height 0 is a valid start, so this is not read as satoshis.
+                guard let value = Int64(height), value >= 0 else {
+                    throw UsageError("<n> must be a block height, got \"\(height)\"", command: "recover")
+                }
+                args["from_height"] = .integer(value)
+            }
+            if let gap = arguments.options["gap-limit"] {
+                args["gap_limit"] = .integer(try CLICommand.satoshis(gap, "n", command: "recover"))
+            }
+            if let contract = arguments.options["contract"] {
+                var text = contract
+                if contract.hasPrefix("@") {
+                    guard let file = Context.readSmallFile(String(contract.dropFirst())) else {
+                        throw UsageError("cannot read \(contract.dropFirst())", command: "recover")
+                    }
+                    text = file
+                }
+                do {
+                    args["contract"] = try JSONParser.parse(Array(text.utf8), limits: JSONParser.Limits(maxLength: 1 << 20))
+                } catch {
+                    throw UsageError("--contract is not JSON: \(error)", command: "recover")
+                }
+            }
+            return ControlMessage.Request(command: "recover", args: .object(args))
+        } render: { Render.generic($0) },
         remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
                "<contact> <sats>", details: payDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
@@ -116,6 +146,13 @@ enum Commands {
         CLICommand(words: ["help"], abstract: "Show help for a command, or `help config` for every configuration key.",
                    usage: "[<command>|config]", details: [], action: .local(Local.help)),
     ] }
+
+    static let recoverDetails = [
+        "Scans blocks from --from-height (default 0 on regtest; required elsewhere) for spends of contracts made",
+        "with this seed's swap keys and reports each with its swap index and role; a provider's held invoice is",
+        "settled with a preimage a claim revealed. A lock not yet spent needs --contract (the SwapAccept and terms",
+        "the swap had): its record is re-created and the engine claims or refunds it. See docs/RECOVERY.md.",
+    ]
 
     private static func remote(_ words: [String], _ abstract: String, _ usage: String, details: [String] = [],
                                request: @escaping (Arguments) throws -> ControlMessage.Request,

@@ -41,7 +41,8 @@ struct Context {
         return NodeConfig.path(datadir, NodeConfig.socketFileName)
     }
 
-    private static func readSmallFile(_ path: String) -> String? {
+    /// Also reads `recover --contract @file`.
+    static func readSmallFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -15,6 +15,7 @@ import Transport
 /// | `swaps` | `limit`? | swaps, newest first, with their state |
 /// | `swap.show` | `id` | the swap's record and events |
 /// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand` | the engine's |
+/// | `recover` | `from_height`?, `gap_limit`?, `contract`? | swaps found on chain, the re-created one (docs/RECOVERY.md) |
 ///
 /// The swap commands go to the engines; while none is wired they fail with
 /// `not_available` and say so, never with a pretend result.
@@ -26,7 +27,7 @@ struct ControlDispatcher: ControlHandler {
 
     static let commands = ["status", "contacts.add", "contacts.list", "contacts.remove", "wallet.balance",
                            "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "pay", "swap-out",
-                           "quote", "max", "swap.claim", "swap.refund"]
+                           "quote", "max", "swap.claim", "swap.refund", "recover"]
 
     func handle(_ request: ControlMessage.Request, progress: @escaping ControlProgress) async -> Result<JSONValue, ControlError> {
         let args = ControlArgs(command: request.command, value: request.args)
@@ -60,6 +61,7 @@ struct ControlDispatcher: ControlHandler {
         case "max": return try await swapCommand(.max(contact: try args.optionalString("contact")), progress)
         case "swap.claim": return try await swapCommand(.claim(swapID: try args.string("id")), progress)
         case "swap.refund": return try await swapCommand(.refund(swapID: try args.string("id")), progress)
+        case "recover": return try await recover(args)
         default: throw .unknownCommand(command)
         }
     }

@@ -1,0 +1,134 @@
+import Bitcoin
+import HTLC
+
+/// Recognises spends of our swap contracts from what a spend reveals: the Taproot leaf and
+/// control block, or the P2WSH witness script. The database would tell us the
+/// counterparty's key and the timeout; without it, these are read from the witness and the
+/// parts that are ours are matched against keys derived from the seed.
+///
+/// - Taproot claim leaf: holds HASH160(preimage) and the client's key. As the client, the
+///   key is ours. As the provider, our refund key is not in the claim leaf, but the control
+///   block's internal key is KeyAgg(provider refund key, client claim key): trying our
+///   refund key of each index with the revealed client key (both parities, since the leaf
+///   holds only its x) finds the index.
+/// - Taproot refund leaf: holds the provider's key (ours as provider); as the client, the
+///   internal key is matched the same way with our claim key.
+/// - P2WSH: the witness script holds both full keys and the payment hash.
+struct SwapScriptMatcher {
+    /// A script-path or P2WSH spend read out of an input's witness, before matching.
+    struct Candidate: Sendable {
+        enum Script: Sendable {
+            case taprootClaim(hash160: [UInt8], clientXOnly: [UInt8], internalKey: [UInt8])
+            case taprootRefund(providerXOnly: [UInt8], internalKey: [UInt8])
+            case p2wsh(paymentHash: [UInt8], claimKey: [UInt8], refundKey: [UInt8], isClaim: Bool)
+        }
+
+        let script: Script
+        let stack: [[UInt8]]
+        let lock: OutPoint
+        let spendingTxid: TransactionID
+        let height: Int
+    }
+
+    /// Reads the witness of `input`; nil for anything that is not one of our contract shapes.
+    static func candidate(_ input: TransactionInput, in txid: TransactionID, height: Int) -> Candidate? {
+        let stack = input.witness.stack
+        guard let script = parse(stack) else { return nil }
+        return Candidate(script: script, stack: stack, lock: input.previousOutput, spendingTxid: txid, height: height)
+    }
+
+    static func parse(_ stack: [[UInt8]]) -> Candidate.Script? {
+        // Taproot script path: [..., leaf script, control block]; a control block is the leaf
+        // version byte (0xc0, with the parity bit) and the 32-byte internal key, then 32-byte path steps.
+        if stack.count >= 3, let control = stack.last, control.count >= 33, (control.count - 33) % 32 == 0,
+           control[0] & 0xfe == 0xc0 {
+            let leaf = stack[stack.count - 2]
+            let internalKey = Array(control[1..<33])
+            if leaf.count == 61, leaf[0..<6] == [0x82, 0x01, 0x20, 0x88, 0xa9, 0x14], leaf[26] == 0x88,
+               leaf[27] == 0x20, leaf[60] == 0xac, stack.count == 4 {
+                return .taprootClaim(hash160: Array(leaf[6..<26]), clientXOnly: Array(leaf[28..<60]), internalKey: internalKey)
+            }
+            if leaf.count >= 36, leaf.count <= 42, leaf[0] == 0x20, leaf[33] == 0xad, leaf.last == 0xb1, stack.count == 3 {
+                return .taprootRefund(providerXOnly: Array(leaf[1..<33]), internalKey: internalKey)
+            }
+            return nil
+        }
+        // P2WSH: the last item is the witness script
+        // OP_IF OP_SHA256 <32> OP_EQUALVERIFY <33> OP_CHECKSIG OP_ELSE <timeout> OP_CLTV OP_DROP <33> OP_CHECKSIG OP_ENDIF.
+        if stack.count == 3 || stack.count == 4, let script = stack.last, script.count >= 111, script.count <= 116,
+           script[0..<3] == [0x63, 0xa8, 0x20], script[35] == 0x88, script[36] == 0x21, script[70] == 0xac,
+           script[71] == 0x67, script[script.count - 1] == 0x68, script[script.count - 2] == 0xac,
+           script[script.count - 36] == 0x21, script[script.count - 37] == 0x75, script[script.count - 38] == 0xb1 {
+            let isClaim = stack.count == 4 && stack[2] == [0x01]
+            let isRefund = stack.count == 3 && stack[1].isEmpty
+            guard isClaim || isRefund else { return nil }
+            return .p2wsh(paymentHash: Array(script[3..<35]), claimKey: Array(script[37..<70]),
+                          refundKey: Array(script[(script.count - 35)..<(script.count - 2)]), isClaim: isClaim)
+        }
+        return nil
+    }
+
+    /// Matches a candidate against our keys; nil when it is not ours.
+    static func match(_ candidate: Candidate, keys: RecoveryKeyTable) -> RecoveredSpend? {
+        func spend(_ index: UInt32, _ role: SwapRole, _ kind: RecoveredSpend.Kind, _ type: ContractType,
+                   paymentHash: [UInt8]) -> RecoveredSpend? {
+            var preimage: [UInt8]?
+            if kind == .claim {
+                // Only a value that hashes to the payment hash is a preimage worth handing on.
+                guard candidate.stack.count == 4, candidate.stack[1].count == 32,
+                      SHA256.hash(candidate.stack[1]) == paymentHash else { return nil }
+                preimage = candidate.stack[1]
+            }
+            return RecoveredSpend(index: index, role: role, kind: kind, contractType: type, lock: candidate.lock,
+                                  spendingTxid: candidate.spendingTxid, height: candidate.height,
+                                  paymentHash: paymentHash, preimage: preimage)
+        }
+        switch candidate.script {
+        case .taprootClaim(let hash160, let clientXOnly, let internalKey):
+            if let index = keys.claimIndex(xOnly: clientXOnly), keys.entry(index).hash160 == hash160 {
+                return spend(index, .client, .claim, .taprootBoltz, paymentHash: keys.entry(index).paymentHash)
+            }
+            // The client made the preimage, so the payment hash comes from the witness itself.
+            guard candidate.stack.count == 4, RIPEMD160.hash(SHA256.hash(candidate.stack[1])) == hash160 else { return nil }
+            let paymentHash = SHA256.hash(candidate.stack[1])
+            for entry in keys.entries where aggregates(provider: [entry.refundKey.compressed], client: fullKeys(clientXOnly),
+                                                      to: internalKey) {
+                return spend(entry.index, .provider, .claim, .taprootBoltz, paymentHash: paymentHash)
+            }
+            return nil
+        case .taprootRefund(let providerXOnly, let internalKey):
+            if let index = keys.refundIndex(xOnly: providerXOnly) {
+                // Our refund key alone says the lock was ours; the client's key completes the internal key.
+                return spend(index, .provider, .refund, .taprootBoltz, paymentHash: [])
+            }
+            for entry in keys.entries where aggregates(provider: fullKeys(providerXOnly), client: [entry.claimKey.compressed],
+                                                      to: internalKey) {
+                return spend(entry.index, .client, .refund, .taprootBoltz, paymentHash: entry.paymentHash)
+            }
+            return nil
+        case .p2wsh(let paymentHash, let claimKey, let refundKey, let isClaim):
+            let kind: RecoveredSpend.Kind = isClaim ? .claim : .refund
+            if let index = keys.claimIndex(compressed: claimKey), keys.entry(index).paymentHash == paymentHash {
+                return spend(index, .client, kind, .p2wsh, paymentHash: paymentHash)
+            }
+            if let index = keys.refundIndex(compressed: refundKey) {
+                return spend(index, .provider, kind, .p2wsh, paymentHash: paymentHash)
+            }
+            return nil
+        }
+    }
+
+    /// The two full keys an x-only key may stand for (a leaf drops the parity; KeyAgg uses it).
+    private static func fullKeys(_ xOnly: [UInt8]) -> [[UInt8]] { [[0x02] + xOnly, [0x03] + xOnly] }
+
+    private static func aggregates(provider: [[UInt8]], client: [[UInt8]], to internalKey: [UInt8]) -> Bool {
+        for providerKey in provider {
+            for clientKey in client {
+                guard let providerPoint = try? PublicKey(providerKey), let clientPoint = try? PublicKey(clientKey),
+                      let aggregate = try? MuSig2KeyAggregation(publicKeys: [providerPoint, clientPoint]) else { continue }
+                if aggregate.xOnlyPublicKey.bytes == internalKey { return true }
+            }
+        }
+        return false
+    }
+}

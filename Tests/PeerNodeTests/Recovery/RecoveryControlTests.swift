@@ -1,0 +1,42 @@
+import Foundation
+import PeerNode
+import Transport
+import XCTest
+
+/// `recover` through the daemon's control socket: a node whose seed never swapped finds
+/// nothing, and malformed parameters are refused before anything is written.
+final class RecoveryControlTests: XCTestCase {
+    func testRecoverOverTheControlSocket() async throws {
+        let fixture = try await DaemonFixture()
+        let (datadir, _) = try await fixture.dataDirectory("node", config: fixture.hubConfig + ["provider=0"])
+        let node = try await fixture.start(datadir)
+        do {
+            let scan = try await node.result("recover")
+            XCTAssertEqual(scan["from_height"], .integer(0))
+            XCTAssertEqual(scan["found"], .array([]))
+            XCTAssertEqual(scan["indexes_searched"], .integer(Int64(RecoveryScanner.defaultGapLimit)))
+            XCTAssertNil(scan["recreated"])
+
+            let narrow = try await node.result("recover", ["gap_limit": .integer(5)])
+            XCTAssertEqual(narrow["indexes_searched"], .integer(5))
+
+            let negative = try await node.call("recover", ["from_height": .integer(-1)])
+            XCTAssertEqual(negative.failureCode, "invalid_request")
+            let noRole = try await node.call("recover", ["contract": .object(["swap_index": .integer(0)])])
+            XCTAssertEqual(noRole.failureCode, "invalid_request")
+            XCTAssertTrue(noRole.failureMessage.contains("role"), noRole.failureMessage)
+            let noAccept = try await node.call("recover", ["contract": .object([
+                "role": .string("client"), "swap_index": .integer(0)])])
+            XCTAssertEqual(noAccept.failureCode, "invalid_request")
+            XCTAssertTrue(noAccept.failureMessage.contains("SwapAccept"), noAccept.failureMessage)
+            let swaps = try await node.result("swaps")["swaps"]
+            XCTAssertEqual(swaps, .array([]), "refused parameters write nothing")
+        } catch {
+            try? await node.stop()
+            await fixture.shutDown()
+            throw error
+        }
+        try await node.stop()
+        await fixture.shutDown()
+    }
+}

@@ -1,0 +1,102 @@
+import Bitcoin
+import HTLC
+@testable import PeerNode
+import XCTest
+
+/// The matcher and the gap limit on witnesses built from real contracts (signatures are not
+/// read by the matcher, so a placeholder stands in; the end-to-end tests use real spends).
+final class RecoveryMatcherTests: XCTestCase {
+    private let clientSeed = [UInt8](repeating: 0x21, count: 32)
+    private let providerSeed = [UInt8](repeating: 0x22, count: 32)
+    private let strangerSeed = [UInt8](repeating: 0x23, count: 32)
+    private let signature = [UInt8](repeating: 0x01, count: 64)
+
+    private func contract(_ type: ContractType, client: UInt32, provider: UInt32,
+                          clientSeed: [UInt8]? = nil) throws -> (SwapContract, SwapSecrets) {
+        let clientSecrets = try SwapKeyChain(seed: clientSeed ?? self.clientSeed).secrets(index: client)
+        let providerSecrets = try SwapKeyChain(seed: providerSeed).secrets(index: provider)
+        let terms = try SwapTerms(network: .regtest, paymentHash: clientSecrets.paymentHash,
+                                  claimPublicKey: clientSecrets.claimKey.publicKey,
+                                  refundPublicKey: providerSecrets.refundKey.publicKey, timeoutHeight: 1_234)
+        return (try SwapContract(type: type, terms: terms), clientSecrets)
+    }
+
+    private func claimStack(_ contract: SwapContract, preimage: [UInt8]) -> [[UInt8]] {
+        switch contract {
+        case .taprootBoltz(let taproot):
+            return [signature, preimage, taproot.claimLeaf.script.bytes, taproot.claimControlBlock.bytes]
+        case .p2wsh(let p2wsh):
+            return [signature, preimage, [0x01], p2wsh.witnessScript.bytes]
+        }
+    }
+
+    private func refundStack(_ contract: SwapContract) -> [[UInt8]] {
+        switch contract {
+        case .taprootBoltz(let taproot): return [signature, taproot.refundLeaf.script.bytes, taproot.refundControlBlock.bytes]
+        case .p2wsh(let p2wsh): return [signature, [], p2wsh.witnessScript.bytes]
+        }
+    }
+
+    private func candidate(_ stack: [[UInt8]], vout: UInt32 = 0) throws -> SwapScriptMatcher.Candidate {
+        let script = try XCTUnwrap(SwapScriptMatcher.parse(stack), "a contract spend parses")
+        let txid = try TransactionID(hex: String(repeating: "ab", count: 32))
+        return SwapScriptMatcher.Candidate(script: script, stack: stack, lock: OutPoint(txid: txid, index: vout),
+                                           spendingTxid: txid, height: 7)
+    }
+
+    private func matches(_ candidates: [SwapScriptMatcher.Candidate], seed: [UInt8],
+                         gap: Int = 100) throws -> ([RecoveredSpend], Int) {
+        try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed), gapLimit: gap)
+    }
+
+    func testEverySpendShapeIsFoundFromBothSeeds() throws {
+        for type in ContractType.allCases {
+            let (contract, secrets) = try contract(type, client: 3, provider: 9)
+            let claim = try candidate(claimStack(contract, preimage: secrets.preimage))
+            let refund = try candidate(refundStack(contract), vout: 1)
+
+            let (client, _) = try matches([claim, refund], seed: clientSeed)
+            XCTAssertEqual(client.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index)" },
+                           ["client claim 3", "client refund 3"], "\(type)")
+            XCTAssertEqual(client.first?.preimage, secrets.preimage)
+            XCTAssertTrue(client.allSatisfy { $0.contractType == type })
+
+            let (provider, _) = try matches([claim, refund], seed: providerSeed)
+            XCTAssertEqual(provider.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index)" },
+                           ["provider claim 9", "provider refund 9"], "\(type)")
+            XCTAssertEqual(provider.first?.preimage, secrets.preimage)
+            XCTAssertEqual(provider.first?.paymentHash, secrets.paymentHash)
+
+            let (stranger, searched) = try matches([claim, refund], seed: strangerSeed)
+            XCTAssertEqual(stranger, [], "\(type)")
+            XCTAssertEqual(searched, 100)
+        }
+    }
+
+    func testAClaimWhoseWitnessItemIsNotThePreimageIsNotReported() throws {
+        let (contract, _) = try contract(.taprootBoltz, client: 1, provider: 1)
+        let forged = try candidate(claimStack(contract, preimage: [UInt8](repeating: 0x42, count: 32)))
+        XCTAssertEqual(try matches([forged], seed: clientSeed).0, [])
+        XCTAssertEqual(try matches([forged], seed: providerSeed).0, [])
+    }
+
+    func testTheGapLimitExtendsPastEachFindAndStopsAtAGap() throws {
+        var candidates: [SwapScriptMatcher.Candidate] = []
+        for index: UInt32 in [60, 150, 400] {
+            let (contract, secrets) = try contract(.taprootBoltz, client: index, provider: 0)
+            candidates.append(try candidate(claimStack(contract, preimage: secrets.preimage), vout: index))
+        }
+        let (found, searched) = try matches(candidates, seed: clientSeed, gap: 100)
+        // 60 is within the first 100; 150 is within 100 of 60; 400 is more than 100 past 150.
+        XCTAssertEqual(found.map(\.index), [60, 150])
+        XCTAssertEqual(searched, 251)
+        let (wider, _) = try matches(candidates, seed: clientSeed, gap: 300)
+        XCTAssertEqual(wider.map(\.index), [60, 150, 400])
+    }
+
+    func testOtherWitnessesAreNotContractSpends() {
+        XCTAssertNil(SwapScriptMatcher.parse([]))
+        XCTAssertNil(SwapScriptMatcher.parse([signature]), "a key-path spend")
+        XCTAssertNil(SwapScriptMatcher.parse([[UInt8](repeating: 1, count: 71), [UInt8](repeating: 2, count: 33)]), "P2WPKH")
+    }
+}
