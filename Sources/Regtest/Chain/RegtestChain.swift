@@ -13,8 +13,19 @@ import Synchronization
 ///
 /// Errors: `MempoolRejection` for a transaction Core would refuse (with its reason and RPC
 /// code), `ChainError` for a bad request or a hub bug (a block the kernel refused).
+///
+/// Tip changes are pushed to handlers registered with `onTipChange(_:)`.
 public final class RegtestChain: Sendable {
+    /// A tip-change handler: the new active tip's height and hash.
+    public typealias TipChangeHandler = @Sendable (_ height: Int, _ hash: BlockHash) -> Void
+
     private let state: Mutex<ChainState>
+    /// Tip-change handlers, in registration order.
+    private let tipHandlers = Mutex<[TipChangeHandler]>([])
+    /// The tip handlers last heard of. Held while they are called, so notifications are
+    /// serialised: taken only after `state` is released, and the tip is read afresh under
+    /// it, so handlers never hear of an older tip after a newer one.
+    private let notifiedTip: Mutex<BlockHash?>
 
     /// Starts a chain holding only the regtest genesis block.
     /// - Parameters:
@@ -23,7 +34,31 @@ public final class RegtestChain: Sendable {
     ///   - clock: Unix seconds, for block times and mempool entry times.
     public init(libraryPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(),
                 clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) throws {
-        state = Mutex(try ChainState(libraryPath: libraryPath, policy: policy, clock: clock))
+        let state = try ChainState(libraryPath: libraryPath, policy: policy, clock: clock)
+        notifiedTip = Mutex(state.tipHash)
+        self.state = Mutex(state)
+    }
+
+    // MARK: tip changes
+
+    /// Registers `handler` to be called whenever the active tip changes: blocks mined, or a
+    /// reorg (`invalidateBlock`, `reconsiderBlock`), whose tip may be lower or at the same
+    /// height. Calls come after the chain's lock is released, on the thread that changed the
+    /// tip, one at a time and in order; blocks mined in one `mine` call are one change, and
+    /// changes that race may be reported as one (the newest). A handler may read the chain
+    /// but must not change it (that would wait on itself).
+    public func onTipChange(_ handler: @escaping TipChangeHandler) {
+        tipHandlers.withLock { $0.append(handler) }
+    }
+
+    /// Tells the handlers of the current tip when it moved since they last heard.
+    private func notifyTipChange() {
+        notifiedTip.withLock { notified in
+            let (height, hash) = state.withLock { ($0.height, $0.tipHash) }
+            guard hash != notified else { return }
+            notified = hash
+            for handler in tipHandlers.withLock({ $0 }) { handler(height, hash) }
+        }
     }
 
     /// Releases the kernel and removes its temporary directory. Later calls fail with `ChainError.kernel`.
@@ -67,7 +102,9 @@ public final class RegtestChain: Sendable {
     /// best-paying mempool transactions and each accepted by the kernel before the next.
     @discardableResult
     public func mine(_ count: Int, to scriptPubKey: Script) throws -> [BlockHash] {
-        try state.withLock { try $0.mine(count, to: scriptPubKey) }
+        // A failed call may still have mined some of the blocks.
+        defer { notifyTipChange() }
+        return try state.withLock { try $0.mine(count, to: scriptPubKey) }
     }
 
     // MARK: transactions
@@ -170,11 +207,13 @@ public final class RegtestChain: Sendable {
     /// `invalidateblock`: the block and its descendants become invalid, the best remaining
     /// chain becomes active, and disconnected transactions return to the mempool when valid.
     public func invalidateBlock(_ hash: BlockHash) throws {
+        defer { notifyTipChange() }
         try state.withLock { try $0.invalidate(hash) }
     }
 
     /// `reconsiderblock`: undoes `invalidateBlock` for the block, its ancestors and descendants.
     public func reconsiderBlock(_ hash: BlockHash) throws {
+        defer { notifyTipChange() }
         try state.withLock { try $0.reconsider(hash) }
     }
 

@@ -5,10 +5,11 @@ import Transport
 /// The hub's Lightning side: one simulated network whose nodes each have an LND REST
 /// server on loopback, kept in step with the hub's chain.
 ///
-/// The chain has no tip-change callback, and the auto-miner mines on its own task, so
-/// the coupling is pulled rather than pushed: `followChainTip()` runs right after every
-/// RPC call (so a caller that mined sees the effect before its reply arrives) and on the
-/// housekeeping timer (which catches auto-mined blocks and also expires invoices).
+/// The network hears of every tip change from the chain itself (`RegtestChain.onTipChange`),
+/// on the thread that changed it, before that call returns: a caller that mined or
+/// reorganised over RPC sees held HTLCs cancelled by the time its reply arrives, and
+/// auto-mined blocks reach the network the same way. The housekeeping timer only expires
+/// invoices, which depends on time, not on blocks.
 public final class HubLightning: Sendable {
     public let network: LightningNetwork
     private let chain: RegtestChain
@@ -17,9 +18,6 @@ public final class HubLightning: Sendable {
     /// REST servers by node name; nil once the hub is stopping, so a late `addNode`
     /// cannot leave a server running.
     private let servers = Mutex<[String: LNDRESTServer]?>([:])
-    /// The tip the network last heard of. The lock also serialises notifications, so
-    /// the network never hears of an older tip after a newer one.
-    private let notifiedTip = Mutex<BlockHash?>(nil)
     private let housekeeping = Mutex<Task<Void, Never>?>(nil)
 
     /// - Parameters:
@@ -29,7 +27,9 @@ public final class HubLightning: Sendable {
         self.chain = chain
         self.loop = loop
         self.host = host
-        network = LightningNetwork(chainTip: { chain.height }, clock: { UInt64(max(0, clock())) })
+        let network = LightningNetwork(chainTip: { chain.height }, clock: { UInt64(max(0, clock())) })
+        self.network = network
+        chain.onTipChange { height, _ in network.blockConnected(height: height) }
     }
 
     // MARK: nodes
@@ -93,30 +93,15 @@ public final class HubLightning: Sendable {
         return UInt64(sat) * 1_000
     }
 
-    // MARK: chain coupling
+    // MARK: housekeeping
 
-    /// Tells the network of the chain's tip when it moved since the last call: mined
-    /// blocks, or a reorg (whose tip may be lower or at the same height).
-    public func followChainTip() {
-        notifiedTip.withLock { notified in
-            // Hash first, then height: if a block lands between the two reads, the hash
-            // stays stale and the next call notifies again, rather than the new tip
-            // being recorded as heard of with the old height.
-            let hash = chain.tipHash
-            let height = chain.height
-            guard hash != notified else { return }
-            notified = hash
-            network.blockConnected(height: height)
-        }
-    }
-
-    /// Starts the timer that follows auto-mined tips and cancels expired invoices.
+    /// Starts the timer that cancels expired invoices (tip changes come from the chain).
     func startHousekeeping(everyMilliseconds interval: UInt64) {
         let sleeper = loop.sleeper
-        let task = Task { [self] in
+        let network = network
+        let task = Task {
             while !Task.isCancelled {
                 do { try await sleeper.sleep(milliseconds: interval) } catch { return }
-                followChainTip()
                 network.expireInvoices()
             }
         }

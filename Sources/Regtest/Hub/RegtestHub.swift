@@ -24,7 +24,7 @@ public final class RegtestHub: Sendable {
         public var lightningHost: String
         /// Nodes created at start, in order.
         public var lightningNodes: [NodeSpec]
-        /// How often the hub catches up with auto-mined tips and expires invoices.
+        /// How often the hub expires Lightning invoices (time-based; tip changes are pushed by the chain).
         public var housekeepingMilliseconds: UInt64
         /// Core's delay before refusing a wrong RPC password.
         public var authFailureDelayMilliseconds: UInt64
@@ -85,7 +85,6 @@ public final class RegtestHub: Sendable {
                                      clock: configuration.clock)
         let hubChain = HubChain(chain: chain, policy: configuration.policy, sleeper: loop.sleeper)
         let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost, clock: configuration.clock)
-        lightning.followChainTip()
         lightning.startHousekeeping(everyMilliseconds: max(1, configuration.housekeepingMilliseconds))
         let rpc: BitcoinRPCService
         do {

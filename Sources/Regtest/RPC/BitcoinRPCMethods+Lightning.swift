@@ -6,24 +6,11 @@ import Bitcoin
 /// Amounts given are whole satoshis; the Lightning side reports millisatoshis.
 extension BitcoinRPCMethods {
     /// The method table of a hub with Lightning: everything in `all(_:)`, `hub_balances`
-    /// extended with the Lightning side, and the `hub_ln_*` methods. Every method tells
-    /// the Lightning network of a moved chain tip before it answers, so a caller that
-    /// mined (`generatetoaddress`, `hub_mine`, `hub_fund`) or reorganised
-    /// (`invalidateblock`, `reconsiderblock`) sees held HTLCs cancelled by then.
+    /// extended with the Lightning side, and the `hub_ln_*` methods. The Lightning network
+    /// hears of tip changes from the chain itself, so a caller that mined or reorganised
+    /// sees held HTLCs cancelled before its reply arrives.
     public static func all(_ hub: HubChain, lightning: HubLightning) -> [RPCMethod] {
-        let chainMethods = all(hub).filter { $0.name != "hub_balances" }
-        return (chainMethods + lightningControl(hub, lightning)).map { followingTip($0, lightning) }
-    }
-
-    /// `method`, then the Lightning network catches up with the chain's tip, whether the
-    /// call succeeded or not (a failed `hub_fund` may still have mined).
-    private static func followingTip(_ method: RPCMethod, _ lightning: HubLightning) -> RPCMethod {
-        let handler = method.handler
-        return RPCMethod(method.name, summary: method.summary, arguments: method.arguments, result: method.result,
-                         examples: method.examples) { params in
-            defer { lightning.followChainTip() }
-            return try await handler(params)
-        }
+        all(hub).filter { $0.name != "hub_balances" } + lightningControl(hub, lightning)
     }
 
     static func lightningControl(_ hub: HubChain, _ lightning: HubLightning) -> [RPCMethod] {

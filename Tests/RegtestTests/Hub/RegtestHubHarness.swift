@@ -16,8 +16,8 @@ final class RegtestHubHarness {
     let rpc: RPCTestClient
     private var clients: [LNDRESTClient] = []
 
-    /// - Parameter housekeepingMilliseconds: how soon the hub notices tips it was not told
-    ///   of by an RPC call (auto-mined ones).
+    /// - Parameter housekeepingMilliseconds: how often the hub expires Lightning invoices
+    ///   (tip changes reach the Lightning side from the chain, without the timer).
     init(housekeepingMilliseconds: UInt64) async throws {
         _ = try makeKernelVerifier()
         loop = try EventLoop()

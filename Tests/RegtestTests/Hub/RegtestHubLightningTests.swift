@@ -16,8 +16,8 @@ final class RegtestHubLightningTests: XCTestCase {
     /// 12 blocks before its expiry.
     static let finalCLTV: UInt64 = 18
 
-    /// The hub's timer is left too slow to matter, so the cancellation can only come from
-    /// the RPC call that mined the block.
+    /// The hub's timer is left too slow to matter, so the cancellation must have come from
+    /// the chain's tip-change notification before the mining RPC call answered.
     func testMiningOverRPCCancelsAHeldHTLCNearExpiryAndRefundsThePayer() async throws {
         let harness = try await RegtestHubHarness(housekeepingMilliseconds: 600_000)
         let aliceNode = try await harness.addNode("alice", balanceSat: Self.aliceSat)
@@ -79,7 +79,8 @@ final class RegtestHubLightningTests: XCTestCase {
         await harness.shutDown()
     }
 
-    /// Blocks the auto-miner makes reach the Lightning side too, through the hub's timer.
+    /// Blocks the auto-miner makes reach the Lightning side too, through the chain's
+    /// tip-change notification.
     func testAutoMinedBlockCancelsAHeldHTLCNearExpiry() async throws {
         let harness = try await RegtestHubHarness(housekeepingMilliseconds: 50)
         let alice = try await harness.client(try await harness.addNode("alice", balanceSat: Self.aliceSat))
