@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "peernode-testnet", path: "testnet", exclude: ["README.md"]),
 
         // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
-        .target(name: "TestSupport", dependencies: ["Bitcoin", "Transport"]),
+        .target(name: "TestSupport", dependencies: ["Bitcoin", "Transport", "Regtest"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),

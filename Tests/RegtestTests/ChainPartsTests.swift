@@ -92,7 +92,7 @@ final class ChainPartsTests: XCTestCase {
     }
 
     func testFeeEstimateIsSetByTheController() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         XCTAssertEqual(chain.estimateSmartFee(target: 6), SmartFeeEstimate(feeRate: nil, blocks: 0))
         chain.setFeeEstimate(.feeRate(2_000))

@@ -10,7 +10,7 @@ final class MempoolRejectionTests: XCTestCase {
     private let wallet = TestWallet()
 
     override func setUpWithError() throws {
-        chain = try makeChain()
+        chain = try makeRegtestChain()
         try chain.mine(110, to: wallet.script)
     }
 

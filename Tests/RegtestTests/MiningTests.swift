@@ -7,7 +7,7 @@ import XCTest
 /// and pay the regtest subsidy schedule.
 final class MiningTests: XCTestCase {
     func testMinedBlocksAreAcceptedByTheKernelAndMatureCoinbaseIsSpendable() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         XCTAssertEqual(chain.height, 0)
@@ -52,7 +52,7 @@ final class MiningTests: XCTestCase {
     }
 
     func testTaprootKeyPathSpendIsMined() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let key = try PrivateKey([UInt8](repeating: 0x24, count: 32))
         let outputKey = try key.xOnlyPublicKey.tapTweaked(merkleRoot: nil).key
@@ -74,7 +74,7 @@ final class MiningTests: XCTestCase {
     /// Regtest halves the subsidy every 150 blocks; the kernel would refuse a coinbase that
     /// claimed more.
     func testSubsidyHalvesAtHeight150() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         try chain.mine(151, to: TestWallet().script)
         try assertKernelAgrees(chain)
@@ -85,7 +85,7 @@ final class MiningTests: XCTestCase {
 
     /// A child paying for its parent is mined with it, parent first.
     func testPackagesAreMinedParentsFirst() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         try chain.mine(102, to: wallet.script)

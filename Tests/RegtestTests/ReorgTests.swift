@@ -7,7 +7,7 @@ import XCTest
 /// chain, disconnected transactions return to the mempool, confirmations change.
 final class ReorgTests: XCTestCase {
     func testDepthTwoReorgReturnsTheTransactionToTheMempoolAndChangesConfirmations() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         let (coin, spend) = try submitCoinbaseSpend(on: chain, wallet: wallet)
@@ -39,7 +39,7 @@ final class ReorgTests: XCTestCase {
     }
 
     func testReconsiderRestoresTheLongerBranch() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         let (_, spend) = try submitCoinbaseSpend(on: chain, wallet: wallet)
@@ -57,7 +57,7 @@ final class ReorgTests: XCTestCase {
     /// A transaction that double-spends one from the disconnected block is evicted when the
     /// old block comes back.
     func testConflictsOfReturningBlocksLeaveTheMempool() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         let (coin, _) = try submitCoinbaseSpend(on: chain, wallet: wallet)
@@ -74,7 +74,7 @@ final class ReorgTests: XCTestCase {
     }
 
     func testUnknownAndGenesisBlocksCannotBeInvalidated() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let unknown = try BlockHash(hex: String(repeating: "00", count: 32))
         XCTAssertThrowsError(try chain.invalidateBlock(unknown)) { XCTAssertEqual($0 as? ChainError, .unknownBlock(unknown)) }

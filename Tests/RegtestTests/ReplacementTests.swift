@@ -7,7 +7,7 @@ import XCTest
 /// it pays more in total and per vbyte.
 final class ReplacementTests: XCTestCase {
     func testHigherFeeReplacementEvictsTheOriginalAndItsChild() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         try chain.mine(101, to: wallet.script)
@@ -26,7 +26,7 @@ final class ReplacementTests: XCTestCase {
     }
 
     func testLowerFeeReplacementIsRefused() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         let (coin, original) = try submitCoinbaseSpend(on: chain, wallet: wallet)
@@ -41,7 +41,7 @@ final class ReplacementTests: XCTestCase {
     /// More fee in total but a lower rate (a much larger transaction) does not improve the
     /// mempool and is refused.
     func testLargerReplacementWithALowerFeeRateIsRefused() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let wallet = TestWallet()
         try chain.mine(102, to: wallet.script)

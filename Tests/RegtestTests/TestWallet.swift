@@ -37,12 +37,6 @@ struct TestWallet {
     }
 }
 
-/// A fresh chain for one test; a missing kernel fails the test with the setup step.
-func makeChain(file: StaticString = #filePath, line: UInt = #line) throws -> RegtestChain {
-    _ = try makeKernelVerifier(file: file, line: line)
-    return try RegtestChain()
-}
-
 /// The coinbase output of the active block at `height`.
 func coinbase(of chain: RegtestChain, atHeight height: Int) throws -> (outpoint: OutPoint, value: Int64) {
     let block = try XCTUnwrap(chain.block(atHeight: height)).block

@@ -7,6 +7,7 @@ import Lightning
 import Offers
 @testable import PeerNode
 import Synchronization
+import TestSupport
 import Transport
 import XCTest
 
@@ -66,7 +67,7 @@ final class ClientEngineFixture: Sendable {
     /// takes longer than `seconds`.
     func pay(_ engine: ClientEngine, amountSat: Int64, route: RouteDecision, within seconds: Double) async throws -> ClientPayReport {
         let destination = self.destination
-        return try await clientWithin(seconds: seconds) {
+        return try await within(seconds: seconds) {
             try await engine.pay(destination: destination, amountSat: amountSat, route: route)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PeerNode
+import TestSupport
 import Transport
 import XCTest
 

@@ -2,6 +2,7 @@ import Foundation
 import Lightning
 import PeerNode
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 

@@ -3,6 +3,7 @@ import HTLC
 import Lightning
 import Offers
 @testable import PeerNode
+import TestSupport
 import XCTest
 
 /// Swaps that overlap, and a client that waits for a confirmed lock: the provider funds
@@ -97,7 +98,7 @@ final class EndToEndConcurrencyTests: XCTestCase {
             try await Task.sleep(for: .milliseconds(200))
             XCTAssertEqual(spends(of: lock.outPoint, on: network.hub), [], "no claim of an unconfirmed lock")
             try network.hub.mine(1)
-            let report = try await clientWithin(seconds: 30) { try await paying.value }
+            let report = try await within(seconds: 30) { try await paying.value }
             XCTAssertEqual(report.swapID, id)
             XCTAssertEqual(spends(of: lock.outPoint, on: network.hub).map(\.txid), [report.claimTxid])
             try network.hub.mine(1)

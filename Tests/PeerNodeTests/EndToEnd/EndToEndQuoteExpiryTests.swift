@@ -2,6 +2,7 @@ import Bitcoin
 import HTLC
 import Offers
 @testable import PeerNode
+import TestSupport
 import XCTest
 
 /// A quote that expires before the client commits: the provider engine rejects the
@@ -15,7 +16,7 @@ final class EndToEndQuoteExpiryTests: XCTestCase {
             network.provider.delaySwapRequests(bySeconds: 301)
             let engine = network.client.engine
             do {
-                _ = try await clientWithin(seconds: 30) {
+                _ = try await within(seconds: 30) {
                     try await engine.pay(destination: destination, amountSat: amount, route: decision)
                 }
                 XCTFail("an expired quote is not honoured")

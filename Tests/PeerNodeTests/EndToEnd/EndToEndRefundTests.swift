@@ -4,6 +4,7 @@ import Lightning
 import Offers
 @testable import PeerNode
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -32,7 +33,7 @@ final class EndToEndRefundTests: XCTestCase {
 
         // The payment leaves, then the node dies at its next write: `pay` ends without a claim.
         do {
-            _ = try await clientWithin(seconds: 60) {
+            _ = try await within(seconds: 60) {
                 try await engine.pay(destination: destination, amountSat: amount, route: decision)
             }
             XCTFail("a dead node broadcasts no claim")

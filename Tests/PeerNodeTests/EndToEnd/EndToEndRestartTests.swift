@@ -4,6 +4,7 @@ import Lightning
 import Offers
 @testable import PeerNode
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -40,7 +41,7 @@ final class EndToEndRestartTests: XCTestCase {
         let engine = client.engine
         let amount = self.amount
         do {
-            _ = try await clientWithin(seconds: 60) {
+            _ = try await within(seconds: 60) {
                 try await engine.pay(destination: destination, amountSat: amount, route: decision)
             }
             XCTFail("the node died before its claim left")
@@ -93,7 +94,7 @@ final class EndToEndRestartTests: XCTestCase {
         XCTAssertNil(hub.chain.transaction(intended.txid), "killed before the lock was broadcast")
 
         try await provider.restart()
-        let report = try await clientWithin(seconds: 60) { try await paying.value }
+        let report = try await within(seconds: 60) { try await paying.value }
         XCTAssertEqual(report.swapID, id)
         try hub.mine(1)
         try await network.eventually("the client completes") { try await client.lastKind(id) == "completed" }

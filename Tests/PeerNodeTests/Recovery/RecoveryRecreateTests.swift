@@ -4,6 +4,7 @@ import Lightning
 import Offers
 @testable import PeerNode
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -116,7 +117,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let engine = client.engine
         let amount = self.amount
         do {
-            _ = try await clientWithin(seconds: 60) {
+            _ = try await within(seconds: 60) {
                 try await engine.pay(destination: destination, amountSat: amount, route: decision)
             }
             XCTFail("a dead node broadcasts no claim")

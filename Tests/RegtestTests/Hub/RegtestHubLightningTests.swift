@@ -1,6 +1,7 @@
 import Bitcoin
 import Lightning
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -169,7 +170,7 @@ final class RegtestHubLightningTests: XCTestCase {
         let secret = preimage(0x64)
         let request = try await bob.addHoldInvoice(paymentHash: SHA256.hash(secret), amountMsat: Self.amountMsat,
                                                    memo: "", expirySeconds: 600, cltvExpiry: 144)
-        let refused = try await lndWithin {
+        let refused = try await within(seconds: 10) {
             var statuses: [PaymentUpdate.Status] = []
             for try await update in alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                      timeoutSeconds: 60) {
@@ -194,7 +195,7 @@ final class RegtestHubLightningTests: XCTestCase {
 
     /// Waits for the hold invoice to be ACCEPTED and returns its HTLC's expiry height.
     private func acceptedExpiry(_ payee: LNDRESTClient, _ hash: [UInt8]) async throws -> Int {
-        try await lndWithin {
+        try await within(seconds: 10) {
             while true {
                 let invoice = try await payee.lookupInvoice(paymentHash: hash)
                 if invoice.state == .accepted, let expiry = invoice.earliestHeldExpiry { return expiry }

@@ -1,6 +1,7 @@
 import Bitcoin
 import Lightning
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -98,7 +99,7 @@ final class LNDClientEndToEndTests: XCTestCase {
                                                    timeoutSeconds: 60))
         let first = try await lndNext(payment)
         XCTAssertEqual(first?.status, .inFlight)
-        try await lndWithin {
+        try await within(seconds: 10) {
             while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
@@ -129,7 +130,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "",
                                                    expirySeconds: 600, cltvExpiry: 144)
         var updates: [PaymentUpdate] = []
-        try await lndWithin {
+        try await within(seconds: 10) {
             var seen: [PaymentUpdate] = []
             for try await update in alice.payInvoice(paymentRequest: request, feeLimitSat: 25, cltvLimit: 0,
                                                      timeoutSeconds: 60) {
@@ -158,7 +159,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
-        let expiry = try await lndWithin {
+        let expiry = try await within(seconds: 10) {
             while true {
                 let invoice = try await bob.lookupInvoice(paymentHash: hash)
                 if let expiry = invoice.earliestHeldExpiry { return expiry }

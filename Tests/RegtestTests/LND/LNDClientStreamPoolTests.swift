@@ -1,6 +1,7 @@
 import Bitcoin
 import Lightning
 import Regtest
+import TestSupport
 import Transport
 import XCTest
 
@@ -25,12 +26,12 @@ final class LNDClientStreamPoolTests: XCTestCase {
             streams.append(updates)
         }
         // Eight streams are open; a lookup and a new invoice must still go through promptly
-        // (the hub's client times out after 10 s; `lndWithin` fails after 5).
+        // (the hub's client times out after 10 s; `within` fails after 5).
         let firstHash = hashes[0]
-        let looked = try await lndWithin(seconds: 5) { try await bob.lookupInvoice(paymentHash: firstHash) }
+        let looked = try await within(seconds: 5) { try await bob.lookupInvoice(paymentHash: firstHash) }
         XCTAssertEqual(looked.state, .open)
         let another = SHA256.hash([UInt8](repeating: 0xee, count: 32))
-        let request = try await lndWithin(seconds: 5) {
+        let request = try await within(seconds: 5) {
             try await bob.addHoldInvoice(paymentHash: another, amountMsat: 2_000_000, memo: "ninth",
                                          expirySeconds: 600, cltvExpiry: 144)
         }

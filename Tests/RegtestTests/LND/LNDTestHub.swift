@@ -2,6 +2,7 @@ import Bitcoin
 import Lightning
 import Regtest
 import Synchronization
+import TestSupport
 import Transport
 import XCTest
 
@@ -68,28 +69,9 @@ final class LNDTestHub: Sendable {
     }
 }
 
-/// Fails instead of hanging when an async step does not finish in time.
-func lndWithin<T: Sendable>(seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            XCTFail("did not finish within \(seconds) s")
-            throw LNDTestTimeout()
-        }
-        return value
-    }
-}
-
-struct LNDTestTimeout: Error {}
-
 /// The next element of a stream, within a time limit (nil when the stream ended).
 func lndNext<Element: Sendable>(_ iterator: LNDIterator<Element>, seconds: Double = 10) async throws -> Element? {
-    try await lndWithin(seconds: seconds) { try await iterator.next() }
+    try await within(seconds: seconds) { try await iterator.next() }
 }
 
 /// An AsyncThrowingStream iterator shared with the timeout task above: one reader at a time.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `peernode-regtest` running as a user runs it, and the endpoints object it printed as its
@@ -11,7 +12,7 @@ struct RegtestExecutable {
     /// directory, with `arguments`, and reads the first line it prints.
     static func start(arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> RegtestExecutable {
         let process = Process()
-        process.executableURL = try executable(file: file, line: line)
+        process.executableURL = try productExecutable("peernode-regtest", file: file, line: line)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -29,20 +30,6 @@ struct RegtestExecutable {
             if process.isRunning { process.interrupt() }
             throw error
         }
-    }
-
-    private static func executable(file: StaticString, line: UInt) throws -> URL {
-        let bundles = Bundle.allBundles.map(\.bundleURL) + [URL(fileURLWithPath: CommandLine.arguments[0])]
-        for bundle in bundles {
-            var directory = bundle.deletingLastPathComponent()
-            for _ in 0..<3 {
-                let candidate = directory.appendingPathComponent("peernode-regtest")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        XCTFail("peernode-regtest not found next to \(bundles); build it with `swift build --build-tests`", file: file, line: line)
-        throw CocoaError(.fileNoSuchFile)
     }
 
     /// Interrupts the process if it still runs (for a `defer`).

@@ -28,12 +28,6 @@ struct SigningKey {
     }
 }
 
-/// A fresh kernel-validated chain; a missing kernel fails the test with the setup step.
-func makeRegtestChain(file: StaticString = #filePath, line: UInt = #line) throws -> RegtestChain {
-    _ = try makeKernelVerifier(file: file, line: line)
-    return try RegtestChain()
-}
-
 /// The coinbase output of the active block at `height`.
 func coinbase(of chain: RegtestChain, atHeight height: Int) throws -> (outpoint: OutPoint, value: Int64) {
     let block = try XCTUnwrap(chain.block(atHeight: height)).block

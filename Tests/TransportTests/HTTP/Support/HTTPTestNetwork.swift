@@ -75,25 +75,6 @@ enum RawHTTP {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 }
 
-/// Fails instead of hanging when an async step does not finish in time.
-func within<T: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            XCTFail("did not finish within \(seconds) s")
-            throw TooSlow()
-        }
-        return value
-    }
-}
-
-struct TooSlow: Error {}
-
 /// A value shared between a test and the closures it hands to the server.
 final class Shared<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
