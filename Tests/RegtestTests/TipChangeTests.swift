@@ -1,6 +1,7 @@
 import Bitcoin
 import Regtest
 import Synchronization
+import TestSupport
 import XCTest
 
 /// `RegtestChain.onTipChange`: mining, a reorg by invalidation, a longer branch and a
@@ -14,7 +15,7 @@ final class TipChangeTests: XCTestCase {
     }
 
     func testMiningAndReorgsNotifyInOrder() throws {
-        let chain = try makeChain()
+        let chain = try makeRegtestChain()
         defer { chain.close() }
         let heard = Mutex<[Tip]>([])
         chain.onTipChange { [unowned chain] height, hash in
