@@ -220,21 +220,13 @@ extension ClientCommands {
         return reason.description
     }
 
-    /// Saved contacts, then the config's extra providers not already among them.
+    /// `NodeServices.routeCandidates`, its store failure as a control error.
     func routeCandidates() async throws(ControlError) -> [Offers.Contact] {
-        var list: [Offers.Contact]
         do {
-            list = try await services.store.contacts().map {
-                Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
-            }
+            return try await services.routeCandidates()
         } catch {
             throw .failed("the contacts cannot be read: \(error); nothing was paid")
         }
-        for extra in services.config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
-            list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
-                                       name: "extra_provider \(extra.pubky.z32.prefix(8))"))
-        }
-        return list
     }
 
     /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
