@@ -8,10 +8,10 @@ extension ControlDispatcher {
         guard let port = try args.optionalInt("port", in: 1...65535) else {
             throw .invalidRequest("contacts.add needs \"port\" (1 to 65535)")
         }
-        let contact: Contact
+        let contact: SavedContact
         do {
-            contact = try Contact(pubky: pubky, name: name, host: host, port: Int(port),
-                                  addedAt: Int64(services.clock.nowUnix))
+            contact = try SavedContact(pubky: pubky, name: name, host: host, port: Int(port),
+                                       addedAt: Int64(services.clock.nowUnix))
         } catch {
             throw .invalidRequest(error.description)
         }
@@ -53,13 +53,13 @@ extension ControlDispatcher {
         }
     }
 
-    func findContact(_ which: String) async throws -> Contact? {
+    func findContact(_ which: String) async throws -> SavedContact? {
         if let byName = try await services.store.contact(named: which) { return byName }
         guard let pubky = try? Pubky(parsing: which) else { return nil }
         return try await services.store.contact(pubky: pubky)
     }
 
-    static func json(_ contact: Contact) -> JSONValue {
+    static func json(_ contact: SavedContact) -> JSONValue {
         .object(["name": .string(contact.name), "pubky": .string(contact.pubky.z32), "host": .string(contact.host),
                  "port": .integer(contact.port), "added_at": .integer(contact.addedAt)])
     }

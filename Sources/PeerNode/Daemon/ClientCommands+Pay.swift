@@ -29,7 +29,7 @@ extension ClientCommands {
 
     /// Pays from the wallet when its confirmed coins cover X plus the fee at the
     /// estimated rate; nil (nothing sent) when they do not, so the caller swaps.
-    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: Contact,
+    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: SavedContact,
                            progress: CommandProgress) async throws(ControlError) -> JSONValue? {
         let wallet = services.wallet
         // A stale view could miss coins just received; a failed sync leaves the last one.
@@ -230,7 +230,7 @@ extension ClientCommands {
     }
 
     /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
-    func savedContact(_ which: String) async throws(ControlError) -> Contact {
+    func savedContact(_ which: String) async throws(ControlError) -> SavedContact {
         do {
             if let byName = try await services.store.contact(named: which) { return byName }
             if let pubky = try? Pubky(parsing: which), let byKey = try await services.store.contact(pubky: pubky) {
@@ -243,7 +243,7 @@ extension ClientCommands {
     }
 
     /// The contact's on-chain address on this node's network, asked over the transport.
-    func onchainAddress(of contact: Contact) async throws(ControlError) -> Address {
+    func onchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
         let network = services.config.network
         let connection: PeerConnection
         do {
