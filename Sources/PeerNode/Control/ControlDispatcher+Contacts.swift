@@ -41,7 +41,7 @@ extension ControlDispatcher {
     func removeContact(_ args: ControlArgs) async throws(ControlError) -> JSONValue {
         let which = try args.string("contact")
         do {
-            guard let contact = try await findContact(which) else {
+            guard let contact = try await services.findContact(which) else {
                 throw ControlError.notFound("no contact named or with pubky \"\(which)\"")
             }
             try await services.store.removeContact(pubky: contact.pubky)
@@ -51,12 +51,6 @@ extension ControlDispatcher {
         } catch {
             throw .failed("\(error)")
         }
-    }
-
-    func findContact(_ which: String) async throws -> SavedContact? {
-        if let byName = try await services.store.contact(named: which) { return byName }
-        guard let pubky = try? Pubky(parsing: which) else { return nil }
-        return try await services.store.contact(pubky: pubky)
     }
 
     static func json(_ contact: SavedContact) -> JSONValue {

@@ -232,10 +232,7 @@ extension ClientCommands {
     /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
     func savedContact(_ which: String) async throws(ControlError) -> SavedContact {
         do {
-            if let byName = try await services.store.contact(named: which) { return byName }
-            if let pubky = try? Pubky(parsing: which), let byKey = try await services.store.contact(pubky: pubky) {
-                return byKey
-            }
+            if let contact = try await services.findContact(which) { return contact }
         } catch {
             throw .failed("the contacts cannot be read: \(error); nothing was paid")
         }

@@ -44,6 +44,13 @@ extension NodeServices {
         }
         return list
     }
+
+    /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
+    func findContact(_ which: String) async throws(StoreError) -> SavedContact? {
+        if let byName = try await store.contact(named: which) { return byName }
+        guard let pubky = try? Pubky(parsing: which) else { return nil }
+        return try await store.contact(pubky: pubky)
+    }
 }
 
 /// The wall clock in Unix seconds.
