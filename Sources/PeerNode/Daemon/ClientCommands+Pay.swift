@@ -318,6 +318,10 @@ struct RoutePlan: Sendable {
     struct Skip: Sendable {
         let contact: Offers.Contact
         let reason: String
+
+        var json: JSONValue {
+            .object(["contact": .string(contact.name), "pubky": .string(contact.pubky.z32), "reason": .string(reason)])
+        }
     }
 
     let amountSat: Int64
@@ -343,10 +347,7 @@ struct RoutePlan: Sendable {
     var json: [String: JSONValue] {
         var result: [String: JSONValue] = [
             "candidates": .integer(candidates),
-            "skipped": .array(skipped.map { skip in
-                .object(["contact": .string(skip.contact.name), "pubky": .string(skip.contact.pubky.z32),
-                         "reason": .string(skip.reason)])
-            }),
+            "skipped": .array(skipped.map(\.json)),
             "alternatives": .array(ranked.dropFirst().map { candidate in
                 .object(["contact": .string(candidate.provider.contact.name),
                          "pubky": .string(candidate.provider.contact.pubky.z32),
