@@ -26,17 +26,6 @@ extension ClientEngine {
         return resumed
     }
 
-    /// Waits until swap `swapID` ends (or stops), returning its last state.
-    public func waitUntilFinished(_ swapID: String) async -> ClientSwapState? {
-        guard let run = runs[swapID] else { return nil }
-        var last: ClientSwapState?
-        for await state in observe(run) {
-            last = state
-            if state.phase.isFinal { break }
-        }
-        return last
-    }
-
     private func rebuild(_ record: SwapRecord) async throws(ClientEngineError) -> ClientSwapRun {
         let events = try await storeCall { () async throws(StoreError) in try await store.events(of: record.id) }
         guard let last = events.last else { throw .corruptRecord("swap \(record.id) has no events") }

@@ -61,9 +61,6 @@ public actor ClientEngine {
     /// The state of a swap this engine runs now, or nil.
     public func state(of swapID: String) -> ClientSwapState? { runs[swapID]?.state }
 
-    /// Ids of the swaps running now.
-    public var activeSwaps: [String] { runs.keys.sorted() }
-
     /// Stops every swap's tasks and connections without touching their records (a
     /// restart resumes them). For shutdown, and for tests that simulate a crash.
     public func shutDown() async {

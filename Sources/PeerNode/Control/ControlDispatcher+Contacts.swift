@@ -8,10 +8,10 @@ extension ControlDispatcher {
         guard let port = try args.optionalInt("port", in: 1...65535) else {
             throw .invalidRequest("contacts.add needs \"port\" (1 to 65535)")
         }
-        let contact: Contact
+        let contact: SavedContact
         do {
-            contact = try Contact(pubky: pubky, name: name, host: host, port: Int(port),
-                                  addedAt: Int64(services.clock.nowUnix))
+            contact = try SavedContact(pubky: pubky, name: name, host: host, port: Int(port),
+                                       addedAt: Int64(services.clock.nowUnix))
         } catch {
             throw .invalidRequest(error.description)
         }
@@ -41,7 +41,7 @@ extension ControlDispatcher {
     func removeContact(_ args: ControlArgs) async throws(ControlError) -> JSONValue {
         let which = try args.string("contact")
         do {
-            guard let contact = try await findContact(which) else {
+            guard let contact = try await services.findContact(which) else {
                 throw ControlError.notFound("no contact named or with pubky \"\(which)\"")
             }
             try await services.store.removeContact(pubky: contact.pubky)
@@ -53,13 +53,7 @@ extension ControlDispatcher {
         }
     }
 
-    func findContact(_ which: String) async throws -> Contact? {
-        if let byName = try await services.store.contact(named: which) { return byName }
-        guard let pubky = try? Pubky(parsing: which) else { return nil }
-        return try await services.store.contact(pubky: pubky)
-    }
-
-    static func json(_ contact: Contact) -> JSONValue {
+    static func json(_ contact: SavedContact) -> JSONValue {
         .object(["name": .string(contact.name), "pubky": .string(contact.pubky.z32), "host": .string(contact.host),
                  "port": .integer(contact.port), "added_at": .integer(contact.addedAt)])
     }

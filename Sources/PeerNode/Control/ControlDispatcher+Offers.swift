@@ -8,7 +8,7 @@ extension ControlDispatcher {
         let refresh = try args.bool("refresh", default: false)
         let candidates: [Offers.Contact]
         do {
-            candidates = try await routeCandidates()
+            candidates = try await services.routeCandidates()
         } catch {
             throw .failed(error.description)
         }
@@ -36,17 +36,5 @@ extension ControlDispatcher {
             }),
             "probed": .integer(report.probed),
         ])
-    }
-
-    /// Saved contacts, then the config's extra providers not already among them.
-    func routeCandidates() async throws(StoreError) -> [Offers.Contact] {
-        var list = try await services.store.contacts().map {
-            Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
-        }
-        for extra in services.config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
-            list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
-                                       name: "extra_provider \(extra.pubky.z32.prefix(8))"))
-        }
-        return list
     }
 }

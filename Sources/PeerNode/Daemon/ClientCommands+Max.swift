@@ -56,10 +56,7 @@ extension ClientCommands {
         var result: [String: JSONValue] = [
             "balance_sat": .integer(balanceSat), "budget_sat": .integer(budgetSat),
             "routing_reserve_sat": .integer(balanceSat - budgetSat), "candidates": .integer(candidates.count),
-            "skipped": .array(skipped.map { skip in
-                .object(["contact": .string(skip.contact.name), "pubky": .string(skip.contact.pubky.z32),
-                         "reason": .string(skip.reason)])
-            }),
+            "skipped": .array(skipped.map(\.json)),
         ]
         if let contactName { result["contact"] = .string(contactName) }
         guard let best, let amount = best.result.amountSat, let quote = best.result.quote else {

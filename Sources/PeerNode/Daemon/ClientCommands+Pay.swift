@@ -29,7 +29,7 @@ extension ClientCommands {
 
     /// Pays from the wallet when its confirmed coins cover X plus the fee at the
     /// estimated rate; nil (nothing sent) when they do not, so the caller swaps.
-    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: Contact,
+    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: SavedContact,
                            progress: CommandProgress) async throws(ControlError) -> JSONValue? {
         let wallet = services.wallet
         // A stale view could miss coins just received; a failed sync leaves the last one.
@@ -220,30 +220,19 @@ extension ClientCommands {
         return reason.description
     }
 
-    /// Saved contacts, then the config's extra providers not already among them.
+    /// `NodeServices.routeCandidates`, its store failure as a control error.
     func routeCandidates() async throws(ControlError) -> [Offers.Contact] {
-        var list: [Offers.Contact]
         do {
-            list = try await services.store.contacts().map {
-                Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
-            }
+            return try await services.routeCandidates()
         } catch {
             throw .failed("the contacts cannot be read: \(error); nothing was paid")
         }
-        for extra in services.config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
-            list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
-                                       name: "extra_provider \(extra.pubky.z32.prefix(8))"))
-        }
-        return list
     }
 
     /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
-    func savedContact(_ which: String) async throws(ControlError) -> Contact {
+    func savedContact(_ which: String) async throws(ControlError) -> SavedContact {
         do {
-            if let byName = try await services.store.contact(named: which) { return byName }
-            if let pubky = try? Pubky(parsing: which), let byKey = try await services.store.contact(pubky: pubky) {
-                return byKey
-            }
+            if let contact = try await services.findContact(which) { return contact }
         } catch {
             throw .failed("the contacts cannot be read: \(error); nothing was paid")
         }
@@ -251,7 +240,7 @@ extension ClientCommands {
     }
 
     /// The contact's on-chain address on this node's network, asked over the transport.
-    func onchainAddress(of contact: Contact) async throws(ControlError) -> Address {
+    func onchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
         let network = services.config.network
         let connection: PeerConnection
         do {
@@ -329,6 +318,10 @@ struct RoutePlan: Sendable {
     struct Skip: Sendable {
         let contact: Offers.Contact
         let reason: String
+
+        var json: JSONValue {
+            .object(["contact": .string(contact.name), "pubky": .string(contact.pubky.z32), "reason": .string(reason)])
+        }
     }
 
     let amountSat: Int64
@@ -354,10 +347,7 @@ struct RoutePlan: Sendable {
     var json: [String: JSONValue] {
         var result: [String: JSONValue] = [
             "candidates": .integer(candidates),
-            "skipped": .array(skipped.map { skip in
-                .object(["contact": .string(skip.contact.name), "pubky": .string(skip.contact.pubky.z32),
-                         "reason": .string(skip.reason)])
-            }),
+            "skipped": .array(skipped.map(\.json)),
             "alternatives": .array(ranked.dropFirst().map { candidate in
                 .object(["contact": .string(candidate.provider.contact.name),
                          "pubky": .string(candidate.provider.contact.pubky.z32),

@@ -14,7 +14,6 @@ final class ClientCommands: SwapCommandService {
     let provider: ProviderEngine?
     let follower: ChainFollower
     private let followerTask: Task<Void, Never>
-    let log: DaemonLog
     private let listeners = ProgressListeners()
     private let progressTask: Task<Void, Never>
 
@@ -22,13 +21,12 @@ final class ClientCommands: SwapCommandService {
     static let directSendTarget = 6
 
     init(services: NodeServices, engine: ClientEngine, provider: ProviderEngine?, follower: ChainFollower,
-         followerTask: Task<Void, Never>, log: DaemonLog) {
+         followerTask: Task<Void, Never>) {
         self.services = services
         self.engine = engine
         self.provider = provider
         self.follower = follower
         self.followerTask = followerTask
-        self.log = log
         // The engine has one progress stream; each running command listens to it here.
         let listeners = self.listeners
         progressTask = Task {

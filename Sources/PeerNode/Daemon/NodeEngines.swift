@@ -82,7 +82,7 @@ public enum NodeEngines {
                                               connector: services.dialer.clientConnector, clock: services.clock,
                                               sleeper: services.loop.sleeper, log: { log("client: \($0)") })
                 let built = ClientCommands(services: services, engine: client, provider: provider, follower: follower,
-                                           followerTask: followerTask, log: log)
+                                           followerTask: followerTask)
                 commands = built
                 let resumed = try await client.recover()
                 if !resumed.isEmpty { log("client: resumed \(resumed.count) unfinished swap(s)") }

@@ -31,6 +31,28 @@ public struct NodeServices: Sendable {
     public let clock: any UnixClock
 }
 
+extension NodeServices {
+    /// Saved contacts, then the config's extra providers not already among them: whom
+    /// `offers`, `pay`, `quote` and `max` ask for swap offers.
+    func routeCandidates() async throws(StoreError) -> [Offers.Contact] {
+        var list = try await store.contacts().map {
+            Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
+        }
+        for extra in config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
+            list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
+                                       name: "extra_provider \(extra.pubky.z32.prefix(8))"))
+        }
+        return list
+    }
+
+    /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
+    func findContact(_ which: String) async throws(StoreError) -> SavedContact? {
+        if let byName = try await store.contact(named: which) { return byName }
+        guard let pubky = try? Pubky(parsing: which) else { return nil }
+        return try await store.contact(pubky: pubky)
+    }
+}
+
 /// The wall clock in Unix seconds.
 public struct DaemonClock: UnixClock {
     public init() {}

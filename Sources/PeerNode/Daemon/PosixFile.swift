@@ -118,8 +118,4 @@ enum PosixFile {
     static func remove(_ path: String) throws(Failure) {
         guard unlink(path) == 0 else { throw Failure(operation: "remove", path: path, code: errno) }
     }
-
-    static func setPermissions(_ path: String, _ mode: UInt32) throws(Failure) {
-        guard chmod(path, mode_t(mode)) == 0 else { throw Failure(operation: "chmod", path: path, code: errno) }
-    }
 }

@@ -1,7 +1,7 @@
 import Transport
 
 extension SQLiteSwapStore: ContactStore {
-    public func saveContact(_ contact: Contact) throws(StoreError) {
+    public func saveContact(_ contact: SavedContact) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             let nameTaken = try connection.withStatement("""
                 SELECT 1 FROM contacts WHERE name = ?1 AND pubky <> ?2
@@ -28,11 +28,11 @@ extension SQLiteSwapStore: ContactStore {
         }
     }
 
-    public func contacts() throws(StoreError) -> [Contact] {
+    public func contacts() throws(StoreError) -> [SavedContact] {
         try connection.withStatement("""
             SELECT pubky, name, host, port, added_at FROM contacts ORDER BY name, pubky
-            """) { statement throws(StoreError) -> [Contact] in
-            var contacts: [Contact] = []
+            """) { statement throws(StoreError) -> [SavedContact] in
+            var contacts: [SavedContact] = []
             while try statement.step() {
                 contacts.append(try Self.contact(statement))
             }
@@ -40,19 +40,19 @@ extension SQLiteSwapStore: ContactStore {
         }
     }
 
-    public func contact(pubky: Pubky) throws(StoreError) -> Contact? {
+    public func contact(pubky: Pubky) throws(StoreError) -> SavedContact? {
         try connection.withStatement("""
             SELECT pubky, name, host, port, added_at FROM contacts WHERE pubky = ?1
-            """) { statement throws(StoreError) -> Contact? in
+            """) { statement throws(StoreError) -> SavedContact? in
             try statement.bind(pubky.z32, at: 1)
             return try statement.step() ? Self.contact(statement) : nil
         }
     }
 
-    public func contact(named name: String) throws(StoreError) -> Contact? {
+    public func contact(named name: String) throws(StoreError) -> SavedContact? {
         try connection.withStatement("""
             SELECT pubky, name, host, port, added_at FROM contacts WHERE name = ?1
-            """) { statement throws(StoreError) -> Contact? in
+            """) { statement throws(StoreError) -> SavedContact? in
             try statement.bind(name, at: 1)
             return try statement.step() ? Self.contact(statement) : nil
         }
@@ -69,11 +69,11 @@ extension SQLiteSwapStore: ContactStore {
 
     /// Columns: pubky, name, host, port, added_at. Re-validated: a row that no longer makes
     /// a valid contact is reported, not used to dial someone.
-    private static func contact(_ row: SQLiteStatement) throws(StoreError) -> Contact {
+    private static func contact(_ row: SQLiteStatement) throws(StoreError) -> SavedContact {
         let port = row.int64(3)
         do {
-            return try Contact(pubky: row.string(0), name: row.string(1), host: row.string(2),
-                               port: Int(clamping: port), addedAt: row.int64(4))
+            return try SavedContact(pubky: row.string(0), name: row.string(1), host: row.string(2),
+                                    port: Int(clamping: port), addedAt: row.int64(4))
         } catch {
             throw .corrupt("a stored contact is invalid (\(error))")
         }

@@ -35,9 +35,6 @@ public actor Wallet {
     /// A fresh receive address (never handed out before by this wallet, never seen paid).
     public func newAddress() -> WalletAddress { keys.nextAddress(.receive) }
 
-    /// A fresh change address, for callers that build their own transactions to the wallet.
-    public func changeAddress() -> WalletAddress { keys.nextAddress(.change) }
-
     /// Whether `script` pays one of the watched keys.
     public func owns(_ script: Script) -> Bool { keys.path(for: script) != nil }
 

@@ -53,9 +53,6 @@ public struct WalletState: Sendable {
         return offset >= 0 && offset < blockHashes.count ? blockHashes[offset] : nil
     }
 
-    /// Whether the tip block can be undone (its undo data is still kept).
-    public var canUndoTip: Bool { tip.map { undo[$0.hash] != nil } ?? false }
-
     // MARK: blocks
 
     /// Applies the block at `nextHeight`, which must extend `tip`. Confirms the wallet's

@@ -3,7 +3,7 @@ import Transport
 /// Someone the node pays or asks for offers: a pubky and the `host:port` its node listens
 /// on, under a name the user picks. Only valid contacts can be constructed, so the store
 /// never writes a malformed one.
-public struct Contact: Sendable, Equatable {
+public struct SavedContact: Sendable, Equatable {
     public static let maxNameLength = 64
     /// A DNS name's limit; also covers any IPv4 or IPv6 literal.
     public static let maxHostLength = 253
