@@ -61,7 +61,7 @@ struct RouterBench {
     func run(loop: EventLoop) async throws -> Result {
         let limits = PeerLimits(channel: ChannelLimits(handshakeTimeoutMilliseconds: 10_000,
                                                        idleTimeoutMilliseconds: 60_000))
-        let clock = SystemUnixClock()
+        let clock = SystemClock()
         var load = [0.0]
         _ = getloadavg(&load, 1)
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -232,14 +232,5 @@ private final class TimedProber: OfferProber {
         let elapsed = Double(monotonicNanoseconds() - start) / 1e6
         log.withLock { $0.append(elapsed) }
         return result
-    }
-}
-
-/// The wall clock in whole seconds, for offer and quote lifetimes.
-struct SystemUnixClock: UnixClock {
-    var nowUnix: UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(now.tv_sec)
     }
 }

@@ -157,7 +157,7 @@ public final class NodeDaemon: Sendable {
         let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
                                            teardown: &teardown)
         let feeEstimator = FeeEstimator(backend: chain, policy: config.fees)
-        let clock = DaemonClock()
+        let clock = SystemClock()
         let desk = config.provider.enabled
             ? makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock) : nil
 
@@ -285,7 +285,7 @@ public final class NodeDaemon: Sendable {
     }
 
     private func makeDesk(config: NodeConfig, identity: NodeIdentity, wallet: Wallet, fees: FeeEstimator,
-                          clock: DaemonClock) -> ProviderDesk {
+                          clock: SystemClock) -> ProviderDesk {
         let terms = ProviderTerms(network: config.network,
                                   feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,

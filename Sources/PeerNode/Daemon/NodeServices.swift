@@ -52,14 +52,3 @@ extension NodeServices {
         return try await store.contact(pubky: pubky)
     }
 }
-
-/// The wall clock in Unix seconds.
-public struct DaemonClock: UnixClock {
-    public init() {}
-
-    public var nowUnix: UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(max(0, now.tv_sec))
-    }
-}
