@@ -39,7 +39,7 @@ struct Scenario: Sendable {
         self.init(name: name, summary: summary, group: quick ? .quick : .other, body: body)
     }
 
-    static let all: [Scenario] = base + CrashScenarios.all
+    static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,
@@ -170,10 +170,13 @@ struct Scenario: Sendable {
 
     /// A client (Lightning only), providers with the given fees (funded on chain), and
     /// other nodes running no provider; the client saves all of them as contacts.
+    /// `clientConfig` and `providerConfig` are extra config lines for the client and for
+    /// every provider.
     static func setUp(_ net: Testnet, _ clock: StageClock, providers: [(String, Int64, Int64)], others: [String],
-                      clientSat: Int64 = 500_000) throws(Failure) -> (Node, [Node], Node) {
-        let specs = [NodeSpec(name: "client", lightningSat: clientSat)]
-            + providers.map { NodeSpec(name: $0.0, provider: true, baseFeeSat: $0.1, feePPM: $0.2) }
+                      clientSat: Int64 = 500_000, clientConfig: [String] = [],
+                      providerConfig: [String] = []) throws(Failure) -> (Node, [Node], Node) {
+        let specs = [NodeSpec(name: "client", lightningSat: clientSat, extraConfig: clientConfig)]
+            + providers.map { NodeSpec(name: $0.0, provider: true, baseFeeSat: $0.1, feePPM: $0.2, extraConfig: providerConfig) }
             + others.map { NodeSpec(name: $0) }
         let nodes = try clock.stage("create and start \(specs.count) nodes") { () throws(Failure) -> [Node] in
             let nodes = try net.add(specs)
@@ -203,19 +206,26 @@ struct Scenario: Sendable {
 
     /// Quote, pay, mine until the contact's wallet has it, then the checks: exact amount
     /// received, exact amount paid, the expected provider, every swap final, value conserved.
+    /// `options` go to both `quote` and `pay` (`--contract-type p2wsh`); with `commitQuote`,
+    /// `pay` commits the quote just printed (`--quote <id>`) instead of asking again.
     static func payAndCheck(_ net: Testnet, _ clock: StageClock, client: Node, contact: Node, amountSat: Int64,
-                            expectProvider: Node) throws(Failure) -> [Check] {
+                            expectProvider: Node, options: [String] = [], commitQuote: Bool = false) throws(Failure) -> [Check] {
         let before = try net.hub.rpc.balances()
         let contactBefore = try contact.walletBalance().confirmed
         let quote = try clock.stage("quote \(formatSats(amountSat)) to \(contact.name)") { () throws(Failure) -> [String: Any] in
-            let json = try client.must(["quote", String(amountSat), "--contact", contact.name], timeout: 60)
+            let json = try client.must(["quote", String(amountSat), "--contact", contact.name] + options, timeout: 60)
             clock.note(Demo.routeAndFees(json))
             return json
         }
-        let paid = try clock.stage("pay \(contact.name) \(formatSats(amountSat))") { () throws(Failure) -> [String: Any] in
+        var payArguments = ["pay", contact.name, String(amountSat)] + options
+        if commitQuote {
+            guard let id = JSON.string(quote["quote_id"]) else { throw Failure("`quote` printed no quote_id: \(JSON.line(quote))") }
+            payArguments += ["--quote", id]
+        }
+        let paid = try clock.stage(payArguments.joined(separator: " ")) { () throws(Failure) -> [String: Any] in
             try withAutomine(net) { () throws(Failure) -> [String: Any] in
                 let lines = ProgressLines()
-                let result = try client.cli(["pay", contact.name, String(amountSat)], timeout: 300) {
+                let result = try client.cli(payArguments, timeout: 300) {
                     if let stage = lines.fresh($0) { clock.note("… " + stage) }
                 }
                 guard result.ok, let json = result.json else { throw Failure("pay failed (exit \(result.status)): \(result.failureText)") }

@@ -16,7 +16,8 @@ struct Arguments {
     /// of `peernode run`).
     var unknown: [String] = []
 
-    static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact"]
+    static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
+                                                 "contract-type", "quote"]
     static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh"]
 
     static func parse(_ words: [String]) throws(UsageError) -> Arguments {

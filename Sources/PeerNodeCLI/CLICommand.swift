@@ -1,3 +1,4 @@
+import HTLC
 import PeerNode
 import Transport
 
@@ -52,6 +53,23 @@ struct CLICommand {
             throw UsageError("<\(name)> must be a whole number of satoshis above 0, got \"\(text)\"", command: command)
         }
         return value
+    }
+
+    /// `--contract-type` and (where `quote` allows) `--quote` into the request's args.
+    static func swapOptions(_ arguments: Arguments, into args: inout [String: JSONValue], quote: Bool,
+                            command: String) throws(UsageError) {
+        if let type = arguments.options["contract-type"] {
+            guard ContractType(rawValue: type) != nil else {
+                throw UsageError("--contract-type must be one of " + ContractType.allCases.map(\.rawValue).joined(separator: ", ")
+                                 + ", got \"\(type)\"", command: command)
+            }
+            args["contract_type"] = .string(type)
+        }
+        if let id = arguments.options["quote"] {
+            guard quote else { throw UsageError("--quote is for `pay` only", command: command) }
+            guard !id.isEmpty else { throw UsageError("--quote needs the quote id `peernode quote` printed", command: command) }
+            args["quote_id"] = .string(id)
+        }
     }
 
     static func noExtraPositionals(_ arguments: Arguments, _ count: Int, command: String) throws(UsageError) {

@@ -113,28 +113,33 @@ enum Commands {
             return ControlMessage.Request(command: "recover", args: .object(args))
         } render: { Render.generic($0) },
         remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
-               "<contact> <sats>", details: payDetails) { arguments in
+               "<contact> <sats> [--contract-type taproot_boltz|p2wsh] [--quote <quote_id>]",
+               details: payDetails + quoteDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
             try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
-            return ControlMessage.Request(command: "pay", args: .object(["contact": .string(contact), "amount_sat": .integer(amount)]))
+            var args: [String: JSONValue] = ["contact": .string(contact), "amount_sat": .integer(amount)]
+            try CLICommand.swapOptions(arguments, into: &args, quote: true, command: "pay")
+            return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
-               "<sats> [--to <address>]", details: payDetails) { arguments in
+               "<sats> [--to <address>] [--contract-type taproot_boltz|p2wsh]", details: payDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
                                                  command: "swap-out")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")
             var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
             if let to = arguments.options["to"] { args["address"] = .string(to) }
+            try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "swap-out")
             return ControlMessage.Request(command: "swap-out", args: .object(args))
         } render: { Render.payment($0) },
-        remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown, without paying.",
-               "<sats> [--contact <name>]") { arguments in
+        remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown and the provider's quote id, without paying.",
+               "<sats> [--contact <name>] [--contract-type taproot_boltz|p2wsh]", details: quoteDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
                                                  command: "quote")
             try CLICommand.noExtraPositionals(arguments, 1, command: "quote")
             var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
             if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
+            try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "quote")
             return ControlMessage.Request(command: "quote", args: .object(args))
         } render: { Render.quote($0) },
         remote(["max"], "Show the largest amount the Lightning balance can send on-chain.", "[--contact <name>]") { arguments in
@@ -167,6 +172,15 @@ enum Commands {
         "It ends \"sent\" (exit 0) once the claim is broadcast: \"confirmed\" when it confirms within 30 s, else",
         "\"committed and settling on-chain\" (the swap finishes in the background). Any other end exits 1 with what",
         "happened to the funds: nothing paid, the payment returned, or held until the provider cancels the invoice.",
+    ]
+
+    /// `--contract-type` and `--quote`, for `quote` and `pay`.
+    static let quoteDetails = [
+        "--contract-type uses only providers whose offer lists that contract (taproot_boltz or p2wsh); `pay` then",
+        "swaps even when savings would cover it. `quote --contact <name>` asks the chosen provider for a signed quote",
+        "and prints its id and expiry; `pay <name> <sats> --quote <id>` commits exactly that quote (single use, valid",
+        "for the provider's quote_lifetime_seconds, 300 s by default). The provider's clock decides: an expired quote",
+        "fails with quote_expired and nothing is paid.",
     ]
 
     /// `host:port` or `[v6]:port`.

@@ -51,6 +51,9 @@ extension Render {
         var pairs: [(String, String)] = [("amount", sats(result["amount_sat"]))]
         if let contact = result["contact"]?.stringValue { pairs.append(("to", "\(contact) (\(text(result["destination"])))")) }
         pairs.append(("route", routeLine(result)))
+        if let id = result["quote_id"]?.stringValue {
+            pairs.append(("quote", "\(id), valid for \(text(result["valid_for_seconds"])) s (until unix \(text(result["valid_until_unix"])))"))
+        }
         out.append(fields(pairs))
         out += skippedLines(result)
         out.append("")
@@ -60,7 +63,11 @@ extension Render {
             out.append("note: on-chain savings (\(sats(result["savings_confirmed_sat"])) confirmed) may cover this; "
                        + "`pay` sends directly from them when they cover the amount and its fee")
         }
-        out.append("quote only: nothing was paid")
+        if let contact = result["contact"]?.stringValue, let id = result["quote_id"]?.stringValue {
+            out.append("quote only: nothing was paid; commit it with `peernode pay \(contact) \(text(result["amount_sat"])) --quote \(id)`")
+        } else {
+            out.append("quote only: nothing was paid")
+        }
         return out.joined(separator: "\n")
     }
 
@@ -80,6 +87,7 @@ extension Render {
     private static func routeLine(_ result: JSONValue) -> String {
         guard let provider = result["provider"] else { return "-" }
         var line = "swap through \(text(provider["name"])) (\(text(provider["pubky"])))"
+        if let type = provider["contract_type"]?.stringValue { line += ", \(type) contract" }
         if let alternatives = result["alternatives"]?.arrayValue, !alternatives.isEmpty {
             line += ", the cheapest of \(alternatives.count + 1)"
         }

@@ -8,13 +8,17 @@ public struct RouteSelector: Sendable {
     public let destination: DestinationType
     public let claimFeeRate: FeeRate
     public let routingFee: RoutingFeeEstimate
+    /// The contract type the payer asked for (`--contract-type`); nil takes each offer's
+    /// preferred one.
+    public let contractType: ContractType?
 
     public init(amountSat: Int64, destination: DestinationType, claimFeeRate: FeeRate,
-                routingFee: RoutingFeeEstimate = RoutingFeeEstimate()) {
+                routingFee: RoutingFeeEstimate = RoutingFeeEstimate(), contractType: ContractType? = nil) {
         self.amountSat = amountSat
         self.destination = destination
         self.claimFeeRate = claimFeeRate
         self.routingFee = routingFee
+        self.contractType = contractType
     }
 
     /// The candidate for one offer, or why it does not fit.
@@ -23,7 +27,14 @@ public struct RouteSelector: Sendable {
         // DESIGN 5's default when offered; P2WSH is for providers without Taproot. (A
         // P2WSH claim can be a vbyte smaller, but only with the longest ECDSA signature
         // assumed, and Taproot locks look like any other output.)
-        let contractType = OfferFeature.contractTypes(in: offer.features)[0]
+        let offered = OfferFeature.contractTypes(in: offer.features)
+        let contractType: ContractType
+        if let wanted = self.contractType {
+            guard offered.contains(wanted) else { return .failure(.contractTypeNotOffered(wanted: wanted, offered: offered)) }
+            contractType = wanted
+        } else {
+            contractType = offered[0]
+        }
         let claimFee = ContractSizes.claimFee(contractType, destination: destination, rate: claimFeeRate)
         let lockAmount = amountSat + claimFee
         guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(lockAmount),

@@ -1,3 +1,5 @@
+import HTLC
+
 /// Why a contact is not a route, for the router's debug list. Reasons never quote what
 /// the peer sent (a Reject's own reason text is left out; its code is ours to name).
 public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
@@ -18,6 +20,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case offerExpired
     /// The amount to lock is outside the offer's range.
     case amountOutOfRange(amountSat: Int64, minimum: Int64, maximum: Int64)
+    /// The payer asked for a contract type the offer does not list.
+    case contractTypeNotOffered(wanted: ContractType, offered: [ContractType])
 
     public var description: String {
         switch self {
@@ -32,6 +36,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .offerExpired: return "its offer has expired"
         case .amountOutOfRange(let amount, let minimum, let maximum):
             return "\(amount) sat is outside its \(minimum)...\(maximum) sat range"
+        case .contractTypeNotOffered(let wanted, let offered):
+            return "offers no \(wanted.rawValue) contract (it offers \(offered.map(\.rawValue).joined(separator: ", ")))"
         }
     }
 }

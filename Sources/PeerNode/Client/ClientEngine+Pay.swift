@@ -19,13 +19,22 @@ extension ClientEngine {
     /// the swap ends without a claim, saying what happened to the funds.
     public func pay(destination: Address, amountSat: Int64, via provider: ProviderOffer, contractType: ContractType? = nil,
                     purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
-        let contact = provider.contact
-        let offer = provider.offer.body
-        let type = contractType ?? OfferFeature.contractTypes(in: offer.features)[0]
         let destinationType: DestinationType
         do { destinationType = try DestinationType(address: destination) } catch {
             throw .unsupportedDestination("\(error)")
         }
+        let firm = try await firmQuote(destinationType: destinationType, amountSat: amountSat, via: provider,
+                                       contractType: contractType)
+        return try await pay(destination: destination, firm: firm, purpose: purpose)
+    }
+
+    /// Asks `provider` for a quote locking X plus the claim fee for a `destinationType`
+    /// claim, and checks it against the offer. Nothing is stored and nothing is paid.
+    public func firmQuote(destinationType: DestinationType, amountSat: Int64, via provider: ProviderOffer,
+                          contractType: ContractType? = nil) async throws(ClientEngineError) -> ClientFirmQuote {
+        let contact = provider.contact
+        let offer = provider.offer.body
+        let type = contractType ?? OfferFeature.contractTypes(in: offer.features)[0]
         guard amountSat > 0 else { throw .unsupportedDestination("the amount must be positive") }
 
         // The claim fee comes from the estimate now, never a constant (DESIGN 7).
@@ -52,6 +61,33 @@ extension ClientEngine {
         } catch {
             throw .offers(error)
         }
+        return ClientFirmQuote(contact: contact, offer: offer, signed: signedQuote, quote: quote, contractType: type,
+                               destinationType: destinationType, amountSat: amountSat, claimFeeSat: claimFee,
+                               claimFeeRate: rate)
+    }
+
+    /// Commits `firm` (DESIGN 1: pay, wait for the lock, claim). The provider decides
+    /// whether the quote is still valid: an expired one comes back as `.rejected(.quoteExpired)`
+    /// before anything is paid, and the swap record ends `failed`.
+    public func pay(destination: Address, firm: ClientFirmQuote,
+                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+        let contact = firm.contact
+        let quote = firm.quote
+        let signedQuote = firm.signed
+        let type = firm.contractType
+        let amountSat = firm.amountSat
+        let claimFee = firm.claimFeeSat
+        let rate = firm.claimFeeRate
+        let lockAmount = amountSat + claimFee
+        let destinationType: DestinationType
+        do { destinationType = try DestinationType(address: destination) } catch {
+            throw .unsupportedDestination("\(error)")
+        }
+        guard destinationType == firm.destinationType else {
+            throw .unsupportedDestination("quote \(quote.quoteID) was priced for a \(firm.destinationType.rawValue) claim, "
+                                          + "not \(destinationType.rawValue)")
+        }
+        let link = link(for: contact)
 
         // The contract and the index the secrets derive from are on disk before the
         // provider learns our payment hash.

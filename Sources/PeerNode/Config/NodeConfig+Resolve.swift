@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Offers
 import Transport
 
 extension NodeConfig {
@@ -162,8 +163,14 @@ private struct ConfigResolver {
             enabled: try value("provider")?.bool() ?? false,
             baseFeeSat: try value("base_fee_sat")?.integer(in: 0...1_000_000) ?? 500,
             feePPM: try value("fee_ppm")?.integer(in: 0...1_000_000) ?? 2_000,
-            minAmountSat: minimum, maxAmountSat: maximum)
+            minAmountSat: minimum, maxAmountSat: maximum,
+            quoteLifetimeSeconds: UInt64(try value("quote_lifetime_seconds")?.integer(in: Self.quoteLifetimeRange)
+                ?? Int64(ProviderTerms.defaultQuoteLifetimeSeconds)))
     }
+
+    /// Long enough to read a quote and commit it by hand; at most an hour, so the price
+    /// and liquidity it promises are still roughly true.
+    static let quoteLifetimeRange: ClosedRange<Int64> = 5...3_600
 
     private func feePolicy(mainnet: Bool) throws(ConfigError) -> FeeEstimatePolicy {
         let limit: ClosedRange<Int64> = 100...10_000_000

@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Offers
 import Transport
 
 /// The node's typed configuration: what `NodeConfig.resolve` makes of the config file
@@ -41,13 +42,17 @@ public struct NodeConfig: Sendable, Equatable {
         public var feePPM: Int64
         public var minAmountSat: Int64
         public var maxAmountSat: Int64
+        /// How long a quote may be committed after it is issued (single use either way).
+        public var quoteLifetimeSeconds: UInt64
 
-        public init(enabled: Bool, baseFeeSat: Int64, feePPM: Int64, minAmountSat: Int64, maxAmountSat: Int64) {
+        public init(enabled: Bool, baseFeeSat: Int64, feePPM: Int64, minAmountSat: Int64, maxAmountSat: Int64,
+                    quoteLifetimeSeconds: UInt64 = ProviderTerms.defaultQuoteLifetimeSeconds) {
             self.enabled = enabled
             self.baseFeeSat = baseFeeSat
             self.feePPM = feePPM
             self.minAmountSat = minAmountSat
             self.maxAmountSat = maxAmountSat
+            self.quoteLifetimeSeconds = quoteLifetimeSeconds
         }
     }
 

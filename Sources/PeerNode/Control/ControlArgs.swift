@@ -1,3 +1,4 @@
+import HTLC
 import Transport
 
 /// Typed reads of a request's `args`, each failing with `invalid_request` naming the
@@ -42,5 +43,24 @@ struct ControlArgs {
         guard let field = value[name], field != .null else { return defaultValue }
         guard let flag = field.boolValue else { throw .invalidRequest("\(command): \"\(name)\" must be true or false") }
         return flag
+    }
+}
+
+extension ControlArgs {
+    /// `contract_type` (`taproot_boltz` or `p2wsh`) and, where `quote` allows it, `quote_id`.
+    func swapOptions(quote: Bool) throws(ControlError) -> SwapOptions {
+        var options = SwapOptions()
+        if let name = try optionalString("contract_type") {
+            guard let type = ContractType(rawValue: name) else {
+                throw .invalidRequest("\(command): \"contract_type\" must be one of "
+                                      + ContractType.allCases.map(\.rawValue).joined(separator: ", ") + ", not \"\(name)\"")
+            }
+            options.contractType = type
+        }
+        if let id = try optionalString("quote_id") {
+            guard quote else { throw .invalidRequest("\(command) takes no \"quote_id\"; only pay commits an earlier quote") }
+            options.quoteID = id
+        }
+        return options
     }
 }

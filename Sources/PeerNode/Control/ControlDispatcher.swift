@@ -14,7 +14,7 @@ import Transport
 /// | `offers` | `refresh`? | offers, and skipped contacts with reasons |
 /// | `swaps` | `limit`? | swaps, newest first, with their state |
 /// | `swap.show` | `id` | the swap's record and events |
-/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand` | the engine's |
+/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? (pay) | the engine's |
 /// | `recover` | `from_height`?, `gap_limit`?, `contract`? | swaps found on chain, the re-created one (docs/RECOVERY.md) |
 ///
 /// The swap commands go to the engines; while none is wired they fail with
@@ -51,13 +51,14 @@ struct ControlDispatcher: ControlHandler {
         case "swaps": return try await swaps(args)
         case "swap.show": return try await showSwap(args)
         case "pay":
-            return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat")), progress)
+            return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat"),
+                                              options: try args.swapOptions(quote: true)), progress)
         case "swap-out":
-            return try await swapCommand(.swapOut(amountSat: try args.amount("amount_sat"), address: try args.optionalString("address")),
-                                         progress)
+            return try await swapCommand(.swapOut(amountSat: try args.amount("amount_sat"), address: try args.optionalString("address"),
+                                                  options: try args.swapOptions(quote: false)), progress)
         case "quote":
-            return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact")),
-                                         progress)
+            return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact"),
+                                                options: try args.swapOptions(quote: false)), progress)
         case "max": return try await swapCommand(.max(contact: try args.optionalString("contact")), progress)
         case "swap.claim": return try await swapCommand(.claim(swapID: try args.string("id")), progress)
         case "swap.refund": return try await swapCommand(.refund(swapID: try args.string("id")), progress)

@@ -9,19 +9,28 @@ extension ClientCommands {
     /// `pay <contact> <sats>` (DESIGN 1): the contact's on-chain address first (asked with
     /// EndpointsRequest); then directly from on-chain savings when the confirmed balance
     /// covers X and its fee; otherwise a swap through the cheapest provider among the
-    /// contacts (and `extra_provider`s) that fits the spending balance.
-    func pay(contact which: String, amountSat: Int64, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+    /// contacts (and `extra_provider`s) that fits the spending balance. `--contract-type`
+    /// asks for a swap with that contract (savings are not used); `--quote` commits a quote
+    /// `quote` fetched earlier.
+    func pay(contact which: String, amountSat: Int64, options: SwapOptions,
+             progress: CommandProgress) async throws(ControlError) -> JSONValue {
         let contact = try await savedContact(which)
+        if let quoteID = options.quoteID {
+            return try await payQuoted(quoteID, contact: contact, amountSat: amountSat, options: options, progress: progress)
+        }
         progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
         let destination = try await onchainAddress(of: contact)
         let encoded = destination.encoded(for: services.config.network)
         progress.stage("endpoints", "\(contact.name) receives at \(encoded)")
 
-        if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
-                                            progress: progress) {
+        if let type = options.contractType {
+            progress.stage("route", "a \(type.rawValue) contract was asked for: paying through a provider, not from savings")
+        } else if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
+                                                   progress: progress) {
             return direct
         }
-        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .payContact, progress: progress)
+        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .payContact,
+                                    contractType: options.contractType, progress: progress)
         result["contact"] = .string(contact.name)
         result["contact_pubky"] = .string(contact.pubky.z32)
         return .object(result)
@@ -77,7 +86,8 @@ extension ClientCommands {
 
     /// `swap-out <sats> [--to address]`: a swap whose destination is the wallet's own
     /// fresh address, or the address given.
-    func swapOut(amountSat: Int64, address: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+    func swapOut(amountSat: Int64, address: String?, options: SwapOptions,
+                 progress: CommandProgress) async throws(ControlError) -> JSONValue {
         let network = services.config.network
         let destination: Address
         if let address {
@@ -91,24 +101,29 @@ extension ClientCommands {
         }
         progress.stage("route", "swapping \(amountSat) sat out to \(destination.encoded(for: network))"
                        + (address == nil ? " (this node's wallet)" : ""))
-        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut, progress: progress)
+        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut,
+                                    contractType: options.contractType, progress: progress)
         result["own_wallet"] = .bool(address == nil)
         return .object(result)
     }
 
     // MARK: quote
 
-    /// `quote <sats> [--contact]`: the route and its fee breakdown, from the providers'
-    /// signed offers, without paying. With a contact, its address decides the claim
-    /// size and whether `pay` would send from savings instead.
-    func quote(amountSat: Int64, contact which: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+    /// `quote <sats> [--contact] [--contract-type]`: the route chosen from the providers'
+    /// signed offers, and the chosen provider's signed quote with its id and expiry
+    /// (`pay --quote <id>` commits it), without paying. With a contact, its address
+    /// decides the claim size and whether `pay` would send from savings instead.
+    func quote(amountSat: Int64, contact which: String?, options: SwapOptions,
+               progress: CommandProgress) async throws(ControlError) -> JSONValue {
         var destinationType = DestinationType.p2tr
         var extra: [String: JSONValue] = [:]
+        var held: (contact: String, destination: Address)?
         if let which {
             let contact = try await savedContact(which)
             progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
             let destination = try await onchainAddress(of: contact)
             destinationType = try Self.destinationType(destination)
+            held = (contact.name, destination)
             extra["contact"] = .string(contact.name)
             extra["destination"] = .string(destination.encoded(for: services.config.network))
             _ = try? await services.wallet.sync()
@@ -120,11 +135,74 @@ extension ClientCommands {
             // Swap-out to this node's wallet, whose addresses are Taproot.
             extra["destination_type"] = .string(destinationType.rawValue)
         }
-        let plan = try await route(amountSat: amountSat, destinationType: destinationType, progress: progress)
-        guard plan.choice != nil else { throw plan.noRouteError }
+        let plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: options.contractType,
+                                   progress: progress)
+        guard let choice = plan.choice else { throw plan.noRouteError }
+        let firm: ClientFirmQuote
+        do {
+            firm = try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
+                                              contractType: choice.contractType)
+        } catch {
+            throw Self.controlError(error)
+        }
+        let now = services.clock.nowUnix
+        heldQuotes.hold(HeldQuotes.Entry(firm: firm, contact: held?.contact, destination: held?.destination), nowUnix: now)
         var result = plan.json
         result["amount_sat"] = .integer(amountSat)
+        result["quote_id"] = .string(firm.quoteID)
+        result["valid_until_unix"] = .integer(Int64(clamping: firm.quote.validUntilUnix))
+        result["valid_for_seconds"] = .integer(Int64(clamping: firm.quote.validUntilUnix) - Int64(clamping: now))
+        // The provider's figures, as `pay --quote` will charge them.
+        result["fees"] = Self.fees(firm, routingFee: engine.configuration.routingFee)
         for (key, value) in extra { result[key] = value }
+        return .object(result)
+    }
+
+    /// `pay <contact> <sats> --quote <id>`: commits a quote `quote --contact` fetched, to the
+    /// address the contact gave then. The provider decides whether it is still valid; an
+    /// expired one fails with `quote_expired` and nothing paid.
+    private func payQuoted(_ quoteID: String, contact: SavedContact, amountSat: Int64, options: SwapOptions,
+                           progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        guard let held = heldQuotes.entry(quoteID) else {
+            throw .notFound("no quote \(quoteID) is held by this node (quotes from `peernode quote` are kept in memory until "
+                            + "they are committed or the daemon restarts); ask for a fresh one with "
+                            + "`peernode quote \(amountSat) --contact \(contact.name)`; nothing was paid")
+        }
+        let firm = held.firm
+        guard held.contact == contact.name, let destination = held.destination else {
+            throw .invalidRequest("quote \(quoteID) was fetched for " + (held.contact.map { "contact \($0)" } ?? "a swap-out")
+                                  + ", not for paying \(contact.name); nothing was paid")
+        }
+        guard firm.amountSat == amountSat else {
+            throw .invalidRequest("quote \(quoteID) is for paying \(firm.amountSat) sat, not \(amountSat) sat; nothing was paid")
+        }
+        if let type = options.contractType, type != firm.contractType {
+            throw .invalidRequest("quote \(quoteID) is for a \(firm.contractType.rawValue) contract, not \(type.rawValue); "
+                                  + "nothing was paid")
+        }
+        _ = heldQuotes.take(quoteID)
+        let now = services.clock.nowUnix
+        let left = Int64(clamping: firm.quote.validUntilUnix) - Int64(clamping: now)
+        progress.stage("route", "committing quote \(quoteID) from \(firm.contact.name) (\(firm.contractType.rawValue)): "
+                       + "\(firm.quote.totalSat) sat invoice, "
+                       + (left >= 0 ? "valid for \(left) s more" : "expired \(-left) s ago by this node's clock; the provider decides"))
+        let report: ClientPayReport
+        do {
+            report = try await engine.pay(destination: destination, firm: firm, purpose: .payContact)
+        } catch .rejected(.quoteExpired, _) {
+            throw ControlError(code: Self.quoteExpiredCode,
+                               message: "\(firm.contact.name) refused quote \(quoteID): it expired at unix time "
+                                   + "\(firm.quote.validUntilUnix) (quotes are single use and valid for the provider's quote "
+                                   + "lifetime); nothing was paid. Ask for a fresh one with `peernode quote \(amountSat) "
+                                   + "--contact \(contact.name)`, or pay without --quote")
+        } catch {
+            throw Self.controlError(error)
+        }
+        var result: [String: JSONValue] = ["provider": RoutePlan.providerJSON(firm.contact, contractType: firm.contractType),
+                                           "quote_id": .string(quoteID)]
+        for (key, value) in Self.sent(report) { result[key] = value }
+        result["contact"] = .string(contact.name)
+        result["contact_pubky"] = .string(contact.pubky.z32)
         return .object(result)
     }
 
@@ -132,12 +210,13 @@ extension ClientCommands {
 
     /// Routes and pays X to `destination` through the chosen provider. Returns once the
     /// claim is broadcast; throws with what happened to the funds otherwise.
-    func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose,
+    func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose, contractType: ContractType?,
               progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         let plan = try await route(amountSat: amountSat, destinationType: try Self.destinationType(destination),
-                                   progress: progress)
+                                   contractType: contractType, progress: progress)
         guard let choice = plan.choice else { throw plan.noRouteError }
-        progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)): "
+        progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
+                       + "\(choice.contractType.rawValue) contract: "
                        + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
         let report: ClientPayReport
         do {
@@ -147,22 +226,27 @@ extension ClientCommands {
             throw Self.controlError(error)
         }
         var result = plan.json
-        result["status"] = .string("sent")
-        result["route"] = .string("swap")
-        result["settlement"] = .string(report.settlement == .confirmed ? "confirmed" : "settling")
-        result["swap_id"] = .string(report.swapID)
-        result["destination"] = .string(report.destination)
-        result["claim_txid"] = .string(report.claimTxid.hex)
-        // The engine's figures, not the plan's: the claim fee is re-estimated when quoting.
-        result["fees"] = Self.fees(amountSat: report.amountSat, serviceFeeSat: report.serviceFeeSat,
-                                   providerOnchainFeeSat: report.providerOnchainFeeSat, claimFeeSat: report.claimFeeSat,
-                                   routingFeeSat: report.routingFeeLimitSat, invoiceTotalSat: report.invoiceTotalSat)
-        result["amount_sat"] = .integer(report.amountSat)
+        for (key, value) in Self.sent(report) { result[key] = value }
         return result
     }
 
+    /// What a swap that is out reports: its id, claim and the engine's figures (not the
+    /// plan's: the claim fee is re-estimated when quoting).
+    static func sent(_ report: ClientPayReport) -> [String: JSONValue] {
+        [
+            "status": .string("sent"), "route": .string("swap"),
+            "settlement": .string(report.settlement == .confirmed ? "confirmed" : "settling"),
+            "swap_id": .string(report.swapID), "destination": .string(report.destination),
+            "claim_txid": .string(report.claimTxid.hex),
+            "fees": fees(amountSat: report.amountSat, serviceFeeSat: report.serviceFeeSat,
+                         providerOnchainFeeSat: report.providerOnchainFeeSat, claimFeeSat: report.claimFeeSat,
+                         routingFeeSat: report.routingFeeLimitSat, invoiceTotalSat: report.invoiceTotalSat),
+            "amount_sat": .integer(report.amountSat),
+        ]
+    }
+
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
-    func route(amountSat: Int64, destinationType: DestinationType,
+    func route(amountSat: Int64, destinationType: DestinationType, contractType: ContractType? = nil,
                progress: CommandProgress) async throws(ControlError) -> RoutePlan {
         let rate: FeeRate
         do {
@@ -171,9 +255,10 @@ extension ClientCommands {
             throw .backend("no fee estimate for the claim: \(error); nothing was paid")
         }
         let candidates = try await routeCandidates()
-        progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
+        progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers"
+                       + (contractType.map { " with a \($0.rawValue) contract" } ?? ""))
         let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
-                                     routingFee: engine.configuration.routingFee)
+                                     routingFee: engine.configuration.routingFee, contractType: contractType)
         let decision = await services.router.route(selector, contacts: candidates)
         var balanceSat: Int64?
         do {
@@ -203,7 +288,7 @@ extension ClientCommands {
         }
         for skip in skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
         return RoutePlan(amountSat: amountSat, ranked: fitting, skipped: skipped, candidates: candidates.count,
-                         spendingBalanceSat: balanceSat)
+                         spendingBalanceSat: balanceSat, contractType: contractType)
     }
 
     // MARK: helpers
@@ -285,6 +370,16 @@ extension ClientCommands {
         }
     }
 
+    /// A held quote's breakdown, as `pay --quote` will charge it.
+    static func fees(_ firm: ClientFirmQuote, routingFee: RoutingFeeEstimate) -> JSONValue {
+        fees(amountSat: firm.amountSat, serviceFeeSat: firm.quote.serviceFeeSat, providerOnchainFeeSat: firm.quote.onchainFeeSat,
+             claimFeeSat: firm.claimFeeSat, routingFeeSat: routingFee.fee(paymentSat: firm.quote.totalSat),
+             invoiceTotalSat: firm.quote.totalSat)
+    }
+
+    /// The code of a provider's refusal of an expired quote, as the control API reports it.
+    static let quoteExpiredCode = RejectCode.quoteExpired.rawValue
+
     static func fees(amountSat: Int64, serviceFeeSat: Int64, providerOnchainFeeSat: Int64, claimFeeSat: Int64,
                      routingFeeSat: Int64, invoiceTotalSat: Int64) -> JSONValue {
         .object([
@@ -306,6 +401,8 @@ extension ClientCommands {
                                     + "Funds: \(outcome.funds) (\(outcome.funds.rawValue))")
         case .store, .corruptRecord:
             return ControlError(code: "swap_stopped", message: error.description)
+        case .rejected(.quoteExpired, _):
+            return ControlError(code: quoteExpiredCode, message: error.description)
         case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate:
             return ControlError(code: "not_paid", message: error.description)
         }
@@ -329,6 +426,8 @@ struct RoutePlan: Sendable {
     let skipped: [Skip]
     let candidates: Int
     let spendingBalanceSat: Int64?
+    /// The contract type asked for, when one was.
+    var contractType: ContractType?
 
     var choice: RouteCandidate? { ranked.first }
 
@@ -341,7 +440,14 @@ struct RoutePlan: Sendable {
     }
 
     var noRouteError: ControlError {
-        ControlError(code: "no_route", message: "no provider can swap \(amountSat) sat (\(whyNoRoute)); nothing was paid")
+        let what = contractType.map { "with a \($0.rawValue) contract " } ?? ""
+        return ControlError(code: "no_route", message: "no provider can swap \(amountSat) sat \(what)(\(whyNoRoute)); nothing was paid")
+    }
+
+    /// The provider a swap goes through, and its contract type.
+    static func providerJSON(_ contact: Offers.Contact, contractType: ContractType) -> JSONValue {
+        .object(["name": .string(contact.name), "pubky": .string(contact.pubky.z32),
+                 "address": .string("\(contact.host):\(contact.port)"), "contract_type": .string(contractType.rawValue)])
     }
 
     var json: [String: JSONValue] {
@@ -355,11 +461,9 @@ struct RoutePlan: Sendable {
             }),
         ]
         if let spendingBalanceSat { result["spending_balance_sat"] = .integer(spendingBalanceSat) }
+        if let contractType { result["contract_type_asked"] = .string(contractType.rawValue) }
         if let choice {
-            result["provider"] = .object(["name": .string(choice.provider.contact.name),
-                                          "pubky": .string(choice.provider.contact.pubky.z32),
-                                          "address": .string("\(choice.provider.contact.host):\(choice.provider.contact.port)"),
-                                          "contract_type": .string(choice.contractType.rawValue)])
+            result["provider"] = Self.providerJSON(choice.provider.contact, contractType: choice.contractType)
             result["fees"] = ClientCommands.fees(amountSat: choice.amountSat, serviceFeeSat: choice.serviceFeeSat,
                                                  providerOnchainFeeSat: choice.providerOnchainFeeSat,
                                                  claimFeeSat: choice.claimFeeSat, routingFeeSat: choice.routingFeeSat,

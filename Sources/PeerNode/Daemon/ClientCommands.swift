@@ -13,6 +13,8 @@ final class ClientCommands: SwapCommandService {
     let engine: ClientEngine
     let provider: ProviderEngine?
     let follower: ChainFollower
+    /// Quotes `quote` fetched, for `pay --quote`.
+    let heldQuotes = HeldQuotes()
     private let followerTask: Task<Void, Never>
     private let listeners = ProgressListeners()
     private let progressTask: Task<Void, Never>
@@ -41,12 +43,12 @@ final class ClientCommands: SwapCommandService {
         let result: Result<JSONValue, ControlError>
         do {
             switch command {
-            case .pay(let contact, let amountSat):
-                result = .success(try await pay(contact: contact, amountSat: amountSat, progress: lines))
-            case .swapOut(let amountSat, let address):
-                result = .success(try await swapOut(amountSat: amountSat, address: address, progress: lines))
-            case .quote(let amountSat, let contact):
-                result = .success(try await quote(amountSat: amountSat, contact: contact, progress: lines))
+            case .pay(let contact, let amountSat, let options):
+                result = .success(try await pay(contact: contact, amountSat: amountSat, options: options, progress: lines))
+            case .swapOut(let amountSat, let address, let options):
+                result = .success(try await swapOut(amountSat: amountSat, address: address, options: options, progress: lines))
+            case .quote(let amountSat, let contact, let options):
+                result = .success(try await quote(amountSat: amountSat, contact: contact, options: options, progress: lines))
             case .max(let contact):
                 result = .success(try await max(contact: contact, progress: lines))
             case .claim(let swapID):

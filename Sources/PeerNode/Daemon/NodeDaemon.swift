@@ -289,7 +289,8 @@ public final class NodeDaemon: Sendable {
         let terms = ProviderTerms(network: config.network,
                                   feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,
-                                  requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks)
+                                  requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks,
+                                  quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds)
         let fallback = config.fees.fallback
         return ProviderDesk(identity: identity, terms: terms, clock: clock) {
             // Offers are priced from what is spendable now and the lock's fee estimate;

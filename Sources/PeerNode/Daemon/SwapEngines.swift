@@ -1,3 +1,4 @@
+import HTLC
 import Transport
 
 /// The hook where the swap engines plug into the daemon. The daemon runs without them:
@@ -51,11 +52,12 @@ public protocol SwapCommandService: Sendable {
 /// The swap commands, with their arguments already checked by the control API.
 public enum SwapCommand: Sendable, Equatable {
     /// Pay `amountSat` to the contact (name or pubky) on-chain, through a provider if needed.
-    case pay(contact: String, amountSat: Int64)
+    case pay(contact: String, amountSat: Int64, options: SwapOptions = SwapOptions())
     /// Move `amountSat` of spending funds to on-chain: `address`, or a fresh wallet address.
-    case swapOut(amountSat: Int64, address: String?)
-    /// What paying `amountSat` would cost, without paying.
-    case quote(amountSat: Int64, contact: String?)
+    case swapOut(amountSat: Int64, address: String?, options: SwapOptions = SwapOptions())
+    /// What paying `amountSat` would cost, without paying: the route and a provider's quote
+    /// (its id is what `pay --quote` commits).
+    case quote(amountSat: Int64, contact: String?, options: SwapOptions = SwapOptions())
     /// The largest amount the spending balance can send.
     case max(contact: String?)
     /// Claim a swap's lock by hand, whatever its cached status.
@@ -73,5 +75,17 @@ public enum SwapCommand: Sendable, Equatable {
         case .claim: return "swap.claim"
         case .refund: return "swap.refund"
         }
+    }
+}
+
+/// How a swap command may narrow the route: one contract type only (`--contract-type`),
+/// or a quote fetched earlier by `quote` (`--quote`, `pay` only).
+public struct SwapOptions: Sendable, Equatable {
+    public var contractType: ContractType?
+    public var quoteID: String?
+
+    public init(contractType: ContractType? = nil, quoteID: String? = nil) {
+        self.contractType = contractType
+        self.quoteID = quoteID
     }
 }

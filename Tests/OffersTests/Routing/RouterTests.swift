@@ -107,6 +107,39 @@ final class RouterTests: XCTestCase {
         }
     }
 
+    func testAContractTypeAskedForKeepsOnlyTheOffersListingIt() async {
+        let offers: [String: ProbeResult] = [
+            "taproot": Self.signedOffer(1, base: 100, features: ["taproot_boltz"]),
+            "both": Self.signedOffer(2, base: 300, features: ["taproot_boltz", "p2wsh"]),
+            "segwit": Self.signedOffer(3, base: 500, features: ["p2wsh"]),
+        ]
+        let prober = ScriptedProber { .answer(offers[$0.name]!) }
+        let contacts = ["taproot", "both", "segwit"].enumerated().map { Self.contact(UInt8($0.offset + 1), $0.element) }
+
+        // Unasked, each offer's preferred type: the cheapest wins, Taproot where listed.
+        let any = await router(prober).route(RouteSelector(amountSat: 100_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2)),
+                                             contacts: contacts)
+        XCTAssertEqual(any.ranked.map(\.provider.contact.name), ["taproot", "both", "segwit"])
+        XCTAssertEqual(any.ranked.map(\.contractType), [.taprootBoltz, .taprootBoltz, .p2wsh])
+
+        // p2wsh asked for: the Taproot-only offer is skipped with the type named, the
+        // others are priced for a P2WSH claim.
+        let p2wsh = await router(prober).route(RouteSelector(amountSat: 100_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2),
+                                                             contractType: .p2wsh), contacts: contacts)
+        XCTAssertEqual(p2wsh.ranked.map(\.provider.contact.name), ["both", "segwit"])
+        XCTAssertEqual(p2wsh.ranked.map(\.contractType), [.p2wsh, .p2wsh])
+        XCTAssertEqual(p2wsh.choice?.claimFeeSat, ContractSizes.claimFee(.p2wsh, destination: .p2tr, rate: Fixtures.rate(2)))
+        XCTAssertEqual(p2wsh.skipped.map(\.contact.name), ["taproot"])
+        XCTAssertEqual(p2wsh.skipped.first?.reason, .contractTypeNotOffered(wanted: .p2wsh, offered: [.taprootBoltz]))
+        XCTAssertEqual(p2wsh.skipped.first?.reason.description, "offers no p2wsh contract (it offers taproot_boltz)")
+
+        // taproot_boltz asked for: the P2WSH-only offer is skipped.
+        let taproot = await router(prober).route(RouteSelector(amountSat: 100_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2),
+                                                               contractType: .taprootBoltz), contacts: contacts)
+        XCTAssertEqual(taproot.ranked.map(\.provider.contact.name), ["taproot", "both"])
+        XCTAssertEqual(taproot.skipped.first?.reason, .contractTypeNotOffered(wanted: .taprootBoltz, offered: [.p2wsh]))
+    }
+
     func testPerContactTimeoutAndBoundedConcurrency() async {
         let prober = ScriptedProber(delayMilliseconds: 20) { $0.name == "hangs" ? .hang : .answer(.skipped(.notAProvider("no"))) }
         var contacts = (0..<12).map { Self.contact(UInt8(10 + $0), "quiet\($0)") }

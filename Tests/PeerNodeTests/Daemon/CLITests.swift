@@ -46,6 +46,11 @@ final class CLITests: XCTestCase {
             (["status", "--bogus"], "unknown option --bogus"),
             (["init", "--network", "moon"], "--network must be"),
             (["wallet", "send", "addr"], "missing <sats>"),
+            (["pay", "bob", "1000", "--contract-type", "p2sh"], "--contract-type must be one of taproot_boltz, p2wsh, got \"p2sh\""),
+            (["quote", "1000", "--contract-type=segwit"], "--contract-type must be one of"),
+            (["quote", "1000", "--quote", "q1"], "--quote is for `pay` only"),
+            (["swap-out", "1000", "--quote", "q1"], "--quote is for `pay` only"),
+            (["pay", "bob", "1000", "--quote="], "--quote needs the quote id"),
         ]
         for (arguments, expected) in cases {
             let outcome = try run(arguments + ["--datadir", root + "/d"])

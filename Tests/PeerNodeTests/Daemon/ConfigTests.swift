@@ -51,6 +51,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.lnd, NodeConfig.LNDSettings(host: "127.0.0.1", port: 8080, macaroonPath: "/var/lib/peernode/admin.macaroon"))
         XCTAssertEqual(config.provider, NodeConfig.ProviderSettings(enabled: false, baseFeeSat: 500, feePPM: 2_000,
                                                                     minAmountSat: 10_000, maxAmountSat: 1_000_000))
+        XCTAssertEqual(config.provider.quoteLifetimeSeconds, 300)
         XCTAssertEqual(config.htlcTimeoutBlocks, 144)
         XCTAssertEqual(config.confirmations, 1)
         XCTAssertEqual(config.zeroConf, NodeConfig.ZeroConfPolicy(enabled: true, maxSat: 100_000))
@@ -97,6 +98,8 @@ final class ConfigTests: XCTestCase {
             ("fee_ppm=1000000", { $0.provider.feePPM == 1_000_000 }),
             ("min_amount_sat=1000", { $0.provider.minAmountSat == 1_000 }),
             ("max_amount_sat=2100000000000000", { $0.provider.maxAmountSat == 2_100_000_000_000_000 }),
+            ("quote_lifetime_seconds=5", { $0.provider.quoteLifetimeSeconds == 5 }),
+            ("quote_lifetime_seconds=3600", { $0.provider.quoteLifetimeSeconds == 3_600 }),
             ("htlc_timeout_blocks=1008", { $0.htlcTimeoutBlocks == 1008 }),
             ("htlc_timeout_blocks=37", { $0.htlcTimeoutBlocks == 37 }),
             ("confirmations=6", { $0.confirmations == 6 }),
@@ -147,6 +150,9 @@ final class ConfigTests: XCTestCase {
             ("min_amount_sat=999", "out of range"),
             ("max_amount_sat=2100000000000001", "out of range"),
             ("max_amount_sat=9999", "below min_amount_sat"),
+            ("quote_lifetime_seconds=4", "out of range"),
+            ("quote_lifetime_seconds=3601", "out of range"),
+            ("quote_lifetime_seconds=1.5", "not a whole number"),
             ("htlc_timeout_blocks=1009", "out of range"),
             ("htlc_timeout_blocks=0", "out of range"),
             ("htlc_timeout_blocks=36", "too short for 1 confirmations"),
