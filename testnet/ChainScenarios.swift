@@ -89,8 +89,8 @@ enum ChainScenarios {
             Check("the quote said how long it is valid", validFor > 0 && validFor <= Int64(shortQuoteLifetime),
                   "valid_for_seconds \(validFor), lifetime \(shortQuoteLifetime) s"),
             Check("the expired quote is refused with quote_expired, exit 1", refused.status == 1
-                      && refused.failureText.contains("quote_expired") && refused.failureText.contains("nothing was paid"),
-                  "exit \(refused.status): \(refused.failureText)"),
+                      && JSON.string(refused.json?["code"]) == "quote_expired" && refused.failureText.contains("nothing was paid"),
+                  "exit \(refused.status), code \(JSON.string(refused.json?["code"]) ?? "none"): \(refused.failureText)"),
             Check("nothing paid: client, carol and provA unchanged, no provider swap",
                   middle.lightningMsat("client") == before.lightningMsat("client")
                       && middle.lightningMsat(provider.name) == before.lightningMsat(provider.name)
@@ -141,13 +141,15 @@ enum ChainScenarios {
         let after = try net.hub.rpc.balances()
         let received = try carol.walletBalance().confirmed - carolBefore
         let providerSwap = try onlySwap(provider, role: "provider")
+        let quotedClaimFee = JSON.int(JSON.object(quote["fees"])?["claim_fee_sat"]) ?? -1
         var checks = [
             Check("carol received exactly \(formatSats(amountSat))", received == amountSat, "+\(formatSats(received))"),
             Check("the claim confirmed before the timeout: provA settled, no refund", providerSwap.state == "settled",
                   "provA swap \(providerSwap.id) in \(providerSwap.state); pay: \(pay.outcome.prefix(120))"),
-            Check("the claim kept the quoted fee (X exact; no bump this far from the timeout)",
-                  claim.fee * 1_000 / max(1, claim.vsize) < Int64(jumped),
-                  "claim \(claim.fee) sat / \(claim.vsize) vB; estimate \(jumped) sat/kvB"),
+            Check("the claim paid exactly the quoted claim fee (X exact; no bump this far from the timeout)",
+                  quotedClaimFee == claim.fee,
+                  "claim \(formatSats(claim.fee)) for \(claim.vsize) vB; quoted claim fee \(formatSats(quotedClaimFee)); "
+                  + "estimate now \(jumped) sat/kvB"),
         ]
         checks += Scenario.paidChecks(before: before, after: after, result: quote, provider: provider)
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
@@ -220,7 +222,9 @@ enum ChainScenarios {
             Check("carol had seen the claim confirmed before the reorg", carolSawIt == amountSat, "+\(formatSats(carolSawIt))"),
             Check("invalidateblock put the lock and the claim back in the mempool",
                   mempoolAfter.contains(lockTxid) && mempoolAfter.contains(claim.txid),
-                  "mempool after: \(mempoolAfter.count) tx; carol's confirmed gain then \(formatSats(carolDuring))"),
+                  "mempool after: \(mempoolAfter.joined(separator: ", "))"),
+            Check("carol's wallet followed the reorg: nothing confirmed while the claim was out", carolDuring == 0,
+                  "confirmed gain then \(formatSats(carolDuring))"),
             Check("the lock and the claim confirmed again on the replacement chain",
                   relocked != nil && reclaimed != nil && relocked != lockBlock && reclaimed != claimBlock,
                   "lock in \(relocked ?? "none"), claim in \(reclaimed ?? "none")"),

@@ -192,8 +192,8 @@ extension ClientCommands {
         } catch .rejected(.quoteExpired, _) {
             throw ControlError(code: Self.quoteExpiredCode,
                                message: "\(firm.contact.name) refused quote \(quoteID): it expired at unix time "
-                                   + "\(firm.quote.validUntilUnix) (quotes are single use and valid for the provider's quote "
-                                   + "lifetime); nothing was paid. Ask for a fresh one with `peernode quote \(amountSat) "
+                                   + "\(firm.quote.validUntilUnix) (\(Self.quoteExpiredCode): quotes are single use and valid "
+                                   + "for the provider's quote lifetime); nothing was paid. Ask for a fresh one with `peernode quote \(amountSat) "
                                    + "--contact \(contact.name)`, or pay without --quote")
         } catch {
             throw Self.controlError(error)
