@@ -17,7 +17,7 @@ struct Arguments {
     var unknown: [String] = []
 
     static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
-                                                 "contract-type", "quote"]
+                                                 "contract-type", "quote", "from-height", "gap-limit", "contract"]
     static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh"]
 
     static func parse(_ words: [String]) throws(UsageError) -> Arguments {

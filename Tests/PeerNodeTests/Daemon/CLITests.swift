@@ -73,6 +73,29 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(custom.stderr.contains("\(root)/other.sock"), custom.stderr)
     }
 
+    /// `recover`'s options parse in both spellings (they once fell through as unknown
+    /// options, so `recover --from-height 0` was a usage error): with no daemon the command
+    /// gets as far as the socket (exit 3); a bad value is still a usage error (exit 2).
+    func testCLIRecoverOptionsParseInBothSpellings() throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let contract = root + "/contract.json"
+        XCTAssertTrue(FileManager.default.createFile(atPath: contract, contents: Data("{\"swap_index\": 0}".utf8)))
+        for arguments in [["--from-height", "0", "--gap-limit", "5"], ["--from-height=12", "--gap-limit=3"],
+                          ["--contract", "@" + contract], ["--contract={}"]] {
+            let outcome = try run(["recover"] + arguments + ["--datadir", root])
+            XCTAssertEqual(outcome.status, 3, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains("\(root)/peernode.sock"), "\(arguments): \(outcome.stderr)")
+        }
+        for (arguments, expected) in [(["--from-height", "-1"], "must be a block height"),
+                                      (["--gap-limit", "x"], "must be a whole number"),
+                                      (["--contract", "not json"], "--contract is not JSON")] {
+            let outcome = try run(["recover"] + arguments + ["--datadir", root])
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains(expected), "\(arguments): \(outcome.stderr)")
+        }
+    }
+
     func testCLIInitAndConfigErrorsExitFour() throws {
         let root = try DaemonFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
