@@ -48,7 +48,7 @@ enum ChainScenarios {
 
     static func quoteExpiry(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
-                                                            providerConfig: ["quote_lifetime_seconds=\(shortQuoteLifetime)"])
+                                                            config: ["provA": ["quote_lifetime_seconds=\(shortQuoteLifetime)"]])
         let provider = providers[0]
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().total
@@ -111,7 +111,7 @@ enum ChainScenarios {
         // zero_conf=0: the client claims only after the lock confirms, so there is a window
         // between the lock's broadcast and the claim.
         let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
-                                                            clientConfig: ["zero_conf=0"])
+                                                            config: ["client": ["zero_conf=0"]])
         let provider = providers[0]
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().confirmed
@@ -161,7 +161,7 @@ enum ChainScenarios {
 
     static func reorg(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
-                                                            clientConfig: ["zero_conf=0"])
+                                                            config: ["client": ["zero_conf=0"]])
         let provider = providers[0]
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().confirmed

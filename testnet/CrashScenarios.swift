@@ -14,17 +14,27 @@ enum CrashScenarios {
     /// The client's states a zero-conf regtest pay writes, in order (ClientSwapPhase).
     static let clientStates = ["quoted", "accepted", "pay_started", "payment_in_flight", "lock_seen", "lock_verified",
                                "claim_broadcast", "claim_confirmed", "completed"]
-    /// The provider's states the same pay writes (ProviderSwapState.Kind). Not here:
-    /// `lock_confirmed` (a zero-conf claim is seen before the lock confirms, so a normal
-    /// pay never writes it: tried, the crash point never fired) and the refund states
-    /// (only a failed swap writes them; `crash-client-accepted` and
-    /// `crash-provider-invoice_created` end in `cancelled` after the timeout).
+    /// The provider's states the same pay writes (ProviderSwapState.Kind). Its other
+    /// states need another flow (below).
     static let providerStates = ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast", "claim_observed",
                                  "settled"]
+    /// The provider's states a pay whose lock is never claimed writes: here the client
+    /// refuses a lock 1,000 sat short (`PEERNODE_TEST_LOCK=short:1000`), the lock confirms
+    /// and the provider refunds it after its timeout. Slower (the timeout is mined
+    /// through), so not in the `crash` set. `lock_confirmed` is here because in a normal
+    /// pay the claim races it: a zero-conf claim comes before the lock confirms, and a
+    /// client waiting for one confirmation (`zero_conf=0`) claims from the same block the
+    /// provider learns it from (tried: the crash point fired in 1 run of 4).
+    static let refundStates = ["lock_confirmed", "refund_intent", "refund_broadcast", "refunded"]
 
     static let amountSat: Int64 = 25_000
 
-    /// One scenario per (role, state), in the `crash` set.
+    /// The shortest refund timeout a provider accepts on regtest is confirmations + 36 =
+    /// 37 blocks; 3 more leave room for blocks mined between the accept and the payment
+    /// (the provider locks only with 37 blocks left).
+    static let shortTimeout = "htlc_timeout_blocks=40"
+
+    /// One scenario per (role, state): the `crash` set, and the refund states by name.
     static var all: [Scenario] {
         clientStates.map { state in
             Scenario(name: "crash-client-\(state)", summary: "kill -9 of the client right after it stored \(state); restart",
@@ -32,21 +42,37 @@ enum CrashScenarios {
         } + providerStates.map { state in
             Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state); restart",
                      group: .crash) { net, clock throws(Failure) in try run(net, clock, crashing: "provider", state: state) }
+        } + refundStates.map { state in
+            Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state) "
+                         + "(its short lock refused, so it refunds); restart", group: .other) { net, clock throws(Failure) in
+                try run(net, clock, crashing: "provider", state: state, flow: refundFlow)
+            }
         }
     }
 
-    static func run(_ net: Testnet, _ clock: StageClock, crashing role: String, state: String) throws(Failure) -> [Check] {
-        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"])
+    /// A provider that locks 1,000 sat short and has the shortest refund timeout: the
+    /// client refuses the lock, and the provider takes its lock back after the timeout.
+    static let refundFlow = CrashFlow(config: ["provA": [shortTimeout]],
+                                      providerEnvironment: ["PEERNODE_TEST_LOCK": "short:\(AdversaryScenarios.shortfallSat)"],
+                                      blocksAfterPay: 80, endStates: ["client": ["failed"], "provider": ["refunded"]])
+
+    static func run(_ net: Testnet, _ clock: StageClock, crashing role: String, state: String,
+                    flow: CrashFlow = CrashFlow()) throws(Failure) -> [Check] {
+        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                                            config: flow.config)
         let provider = providers[0]
         let victim = role == "client" ? client : provider
         let point = "\(role):\(state)"
 
+        if !flow.providerEnvironment.isEmpty && victim !== provider {
+            try clock.stage("restart \(provider.name) with \(describe(flow.providerEnvironment))") { () throws(Failure) in
+                clock.note(try provider.restart(environment: flow.providerEnvironment))
+            }
+        }
         try clock.stage("restart \(victim.name) with the crash point \(point) armed") { () throws(Failure) in
-            // The same port after every restart: the client's contact entry names it.
-            try victim.pinListenAddress()
-            clock.note(victim.stop())
-            try victim.launch(environment: ["PEERNODE_TEST_CRASH_AFTER": point])
-            try victim.waitReady()
+            var environment = victim === provider ? flow.providerEnvironment : [:]
+            environment["PEERNODE_TEST_CRASH_AFTER"] = point
+            clock.note(try victim.restart(environment: environment))
         }
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().total
@@ -57,23 +83,53 @@ enum CrashScenarios {
         defer { pay.stop() }
         let death = try clock.stage("pay carol \(formatSats(amountSat)); wait for \(victim.name) to die at \(state)") {
             () throws(Failure) -> String in
-            var payEnded: Date?
+            var quietSince: Date?
+            var minedAfterPay = 0
             let ended = try victim.waitExit(timeout: 120) { () throws(Failure) in
                 // A pay that ends without the crash point firing (a few seconds' grace for
-                // the provider's last writes) never reaches it.
+                // the provider's last writes, after any blocks the flow needs) never reaches it.
                 guard !pay.isRunning else { return }
-                let since = payEnded ?? Date()
-                payEnded = since
+                if minedAfterPay < flow.blocksAfterPay {
+                    // A state written only once the refund timeout passed: the blocks come quicker than automine's.
+                    try net.hub.mine(1)
+                    minedAfterPay += 1
+                    usleep(200_000)
+                    return
+                }
+                let since = quietSince ?? Date()
+                quietSince = since
                 if Date().timeIntervalSince(since) > 10 && !victim.logContains("crash point \(point) reached") {
-                    throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)")
+                    throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)"
+                        + (flow.blocksAfterPay > 0 ? " (\(minedAfterPay) block(s) mined after it)" : ""))
                 }
             }
             clock.note("\(victim.name) ended: \(ended)")
             return ended
         }
         let reached = victim.logContains("crash point \(point) reached")
+        var blocks = 0
+        var whileDown: [Check] = []
+        if flow.staysDown {
+            _ = try? net.hub.rpc.call("hub_automine", [0])
+            whileDown = try clock.stage("with \(victim.name) down, mine until the others' swaps are final and no HTLC is held") {
+                () throws(Failure) -> [Check] in
+                blocks += try settle(net, carol: carol, carolBefore: carolBefore)
+                clock.note("mined \(blocks) block(s)")
+                let down = try net.hub.rpc.balances()
+                var others: [String] = []
+                for node in net.nodes where node.isRunning && node !== carol {
+                    others += try node.swapList().map { "\(node.name) \($0.role) \($0.state)" }
+                }
+                return [Check("with \(victim.name) down, the other swaps ended and its Lightning balance is back",
+                              down.inFlightMsat == 0 && down.lightningMsat(victim.name) == before.lightningMsat(victim.name),
+                              others.joined(separator: "; ") + "; \(victim.name) Lightning \(formatMsat(before.lightningMsat(victim.name)))"
+                                  + " -> \(formatMsat(down.lightningMsat(victim.name))); in flight \(formatMsat(down.inFlightMsat))")]
+            }
+        }
+        let victimEnvironment = victim === provider ? flow.providerEnvironment : [:]
         try clock.stage("restart \(victim.name) without the crash point, same data directory") { () throws(Failure) in
-            try victim.start()
+            try victim.launch(environment: victimEnvironment)
+            try victim.waitReady()
         }
         let payOutcome = try clock.stage("wait for `pay` to end") { () throws(Failure) -> String in
             try pay.wait(timeout: 300)
@@ -81,8 +137,14 @@ enum CrashScenarios {
             return pay.outcome
         }
         _ = try? net.hub.rpc.call("hub_automine", [0])
-        let blocks = try clock.stage("mine until every swap is final (refund timeouts included)") { () throws(Failure) -> Int in
-            try settle(net, carol: carol, carolBefore: carolBefore)
+        blocks += try clock.stage("mine until every swap is final (refund timeouts included)") { () throws(Failure) -> Int in
+            // A node back from a long absence gets blocks to act on (a late claim would show in the mempool).
+            let extra = flow.staysDown ? 3 : 0
+            if extra > 0 {
+                try net.hub.mine(extra)
+                usleep(1_500_000)
+            }
+            return try settle(net, carol: carol, carolBefore: carolBefore) + extra
         }
         clock.note("mined \(blocks) block(s); pay: \(payOutcome)")
 
@@ -102,9 +164,35 @@ enum CrashScenarios {
                   + "carol +\(formatSats(received)); client Lightning -\(formatMsat(clientDrop)); "
                   + "\(provider.name) Lightning +\(formatMsat(providerGain)); routing \(formatMsat(routing))"),
         ]
+        checks += whileDown
+        if !flow.endStates.isEmpty {
+            checks.append(try endStatesCheck([client, provider], expected: flow.endStates))
+        }
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
         return checks
+    }
+
+    /// Each node's one swap ended in one of the states expected for its role; the detail
+    /// names the states and the client's reason.
+    static func endStatesCheck(_ nodes: [Node], expected: [String: Set<String>]) throws(Failure) -> Check {
+        var passed = true
+        var parts: [String] = []
+        for node in nodes {
+            let swaps = try node.swapList()
+            for swap in swaps {
+                let wanted = expected[swap.role]
+                if let wanted, !wanted.contains(swap.state) { passed = false }
+                parts.append("\(node.name) \(swap.role) \(swap.state)" + (swap.reason.map { " (\($0))" } ?? ""))
+            }
+            if swaps.count != 1 { passed = false; parts.append("\(node.name) holds \(swaps.count) swaps, not 1") }
+        }
+        let wanted = expected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.sorted().joined(separator: "|"))" }
+        return Check("the swap ended as expected (\(wanted.joined(separator: ", ")))", passed, parts.joined(separator: "; "))
+    }
+
+    static func describe(_ environment: [String: String]) -> String {
+        environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
 
     /// Mines a block at a time until every swap on every node is final, no HTLC is held
@@ -126,6 +214,25 @@ enum CrashScenarios {
         }
         throw Failure("not every swap ended within \(maxBlocks) blocks: \(last)")
     }
+}
+
+/// One swap as `peernode swaps` and `peernode swap show` tell it.
+typealias SwapSummary = (id: String, role: String, state: String, reason: String?)
+
+/// How a crash scenario differs from a plain pay between honest nodes that come back at once.
+struct CrashFlow {
+    /// Extra config lines by node name (`zero_conf=0`, a short `htlc_timeout_blocks`).
+    var config: [String: [String]] = [:]
+    /// Added to the provider daemon's environment at every start (a `PEERNODE_TEST_LOCK` fault).
+    var providerEnvironment: [String: String] = [:]
+    /// For a state written only after the refund timeout: once `pay` ended, mine up to this
+    /// many blocks (quicker than automine) while waiting for the crash.
+    var blocksAfterPay = 0
+    /// The crashed node stays down until every other swap is final and no HTLC is held (a
+    /// client that never claims), and is restarted only then.
+    var staysDown = false
+    /// The states each role's swap must end in (`"client": ["failed"]`); empty: not checked.
+    var endStates: [String: Set<String>] = [:]
 }
 
 /// A `peernode` command run in the background (the `pay` a crash interrupts), its output in
@@ -192,6 +299,32 @@ extension Node {
         }
         process.waitUntilExit()
         return Supervisor.describe(process)
+    }
+
+    /// Stops the daemon and starts it again on the same data directory and peer port (the
+    /// contacts that saved it still find it) with `environment` added; how the old one ended.
+    func restart(environment: [String: String]) throws(Failure) -> String {
+        try pinListenAddress()
+        let stopped = stop()
+        try launch(environment: environment)
+        try waitReady()
+        return stopped
+    }
+
+    /// The node's swaps (`peernode swaps`), each with its state and, when its last event
+    /// gives one, the reason it ended.
+    func swapList() throws(Failure) -> [SwapSummary] {
+        try JSON.array(try must(["swaps"])["swaps"]).map { (entry) throws(Failure) -> SwapSummary in
+            let record = JSON.object(entry) ?? [:]
+            let id = JSON.string(record["id"]) ?? "?"
+            let reason = JSON.string(JSON.object(try swapEvents(id).last?["outcome"])?["reason"])
+            return (id, JSON.string(record["role"]) ?? "?", JSON.string(record["state"]) ?? "?", reason)
+        }
+    }
+
+    /// The data of each event of a swap, in order (`peernode swap show`).
+    func swapEvents(_ id: String) throws(Failure) -> [[String: Any]] {
+        JSON.array(try must(["swap", "show", id])["events"]).map { JSON.object(JSON.object($0)?["data"]) ?? [:] }
     }
 
     func logContains(_ text: String) -> Bool {

@@ -39,7 +39,7 @@ struct Scenario: Sendable {
         self.init(name: name, summary: summary, group: quick ? .quick : .other, body: body)
     }
 
-    static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all
+    static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,
@@ -170,14 +170,14 @@ struct Scenario: Sendable {
 
     /// A client (Lightning only), providers with the given fees (funded on chain), and
     /// other nodes running no provider; the client saves all of them as contacts.
-    /// `clientConfig` and `providerConfig` are extra config lines for the client and for
-    /// every provider.
+    /// `config`: extra config lines by node name (a client that waits for a confirmation,
+    /// a provider with a short refund timeout).
     static func setUp(_ net: Testnet, _ clock: StageClock, providers: [(String, Int64, Int64)], others: [String],
-                      clientSat: Int64 = 500_000, clientConfig: [String] = [],
-                      providerConfig: [String] = []) throws(Failure) -> (Node, [Node], Node) {
-        let specs = [NodeSpec(name: "client", lightningSat: clientSat, extraConfig: clientConfig)]
-            + providers.map { NodeSpec(name: $0.0, provider: true, baseFeeSat: $0.1, feePPM: $0.2, extraConfig: providerConfig) }
-            + others.map { NodeSpec(name: $0) }
+                      clientSat: Int64 = 500_000, config: [String: [String]] = [:]) throws(Failure) -> (Node, [Node], Node) {
+        let specs = ([NodeSpec(name: "client", lightningSat: clientSat)]
+            + providers.map { NodeSpec(name: $0.0, provider: true, baseFeeSat: $0.1, feePPM: $0.2) }
+            + others.map { NodeSpec(name: $0) })
+            .map { spec in var spec = spec; spec.extraConfig += config[spec.name] ?? []; return spec }
         let nodes = try clock.stage("create and start \(specs.count) nodes") { () throws(Failure) -> [Node] in
             let nodes = try net.add(specs)
             try net.start(nodes)

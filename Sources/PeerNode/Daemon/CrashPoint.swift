@@ -31,13 +31,7 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(role.rawValue):\(kind)" }
 
     /// What the environment asks for on a given network.
-    public enum Arming: Sendable, Equatable {
-        /// The variable is not set (or empty): the store is used as is.
-        case off
-        case armed(CrashPoint)
-        /// Set but not honoured; the reason is logged.
-        case refused(String)
-    }
+    public typealias Arming = TestHookArming<CrashPoint>
 
     /// Parses `<role>:<event kind>`; the kind must be one the role really writes, so a
     /// typo fails loudly instead of never firing.
@@ -54,14 +48,7 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
 
     /// The decision for `value` (the variable's value, nil when unset) on `network`.
     public static func arming(_ value: String?, network: Network) -> Arming {
-        guard let value, !value.isEmpty else { return .off }
-        guard network == .regtest else {
-            return .refused("\(environmentKey) is set but the network is \(network.rawValue); crash points exist only on regtest")
-        }
-        guard let point = parse(value) else {
-            return .refused("\(environmentKey)=\(value) is not <client|provider>:<event kind of that role>")
-        }
-        return .armed(point)
+        .decide(value, key: environmentKey, network: network, expected: "<client|provider>:<event kind of that role>", parse: parse)
     }
 
     /// The store the engines get: `store` itself, or `store` behind a crash point when the

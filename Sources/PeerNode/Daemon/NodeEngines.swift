@@ -67,7 +67,10 @@ public enum NodeEngines {
                         feeEstimator: services.feeEstimator, wallet: services.wallet, follower: follower,
                         keyChain: try SwapKeyChain(seed: seedBytes), clock: services.clock)
                     let engine = ProviderEngine(dependencies: dependencies,
-                                                configuration: ProviderConfiguration(network: config.network),
+                                                configuration: ProviderConfiguration(
+                                                    network: config.network,
+                                                    // Regtest tests only (PEERNODE_TEST_LOCK, LockFault.swift).
+                                                    lockFault: LockFault.fromEnvironment(network: config.network, log: log)),
                                                 push: services.peerServer.providerPush,
                                                 log: ProviderLog { log("provider: \($0)") })
                     try await engine.start()

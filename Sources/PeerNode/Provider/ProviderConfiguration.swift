@@ -18,16 +18,20 @@ public struct ProviderConfiguration: Sendable {
     /// What each refund bump adds at least (BIP125 needs more than the incremental relay
     /// fee per vbyte of the replacement; 1 sat/vB covers Core's default).
     public var refundBumpStep: FeeRate
+    /// Regtest tests only: lock the wrong amount or never (`LockFault`); nil for a provider
+    /// that keeps its word.
+    public var lockFault: LockFault?
 
     public init(network: Network, invoiceExpirySeconds: UInt64 = 3_600, lockConfirmationTarget: Int = 2,
                 refundConfirmationTarget: Int = 6, maxRefundFeePercent: Int64 = 25,
-                refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte) {
+                refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte, lockFault: LockFault? = nil) {
         self.network = network
         self.invoiceExpirySeconds = invoiceExpirySeconds
         self.lockConfirmationTarget = lockConfirmationTarget
         self.refundConfirmationTarget = refundConfirmationTarget
         self.maxRefundFeePercent = maxRefundFeePercent
         self.refundBumpStep = refundBumpStep
+        self.lockFault = lockFault
     }
 
     // 1000 sat/kvB is within FeeRate's range, so this cannot fail.

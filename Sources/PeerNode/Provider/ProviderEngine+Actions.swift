@@ -160,13 +160,22 @@ extension ProviderEngine {
             log("provider swap \(swap.swapID): cannot prepare the lock yet: \(error)")
             return .fundingFailed(retryable: true)
         }
+        var amount = swap.accept.body.amountSat
+        if let fault = configuration.lockFault, configuration.network == .regtest {
+            // A regtest test of a cheating provider (LockFault): the wrong amount, or no lock.
+            guard let wrong = fault.lockAmount(agreed: amount) else {
+                log("provider swap \(swap.swapID): lock fault \(fault): not locking the agreed \(amount) sat")
+                return .fundingFailed(retryable: true)
+            }
+            log("provider swap \(swap.swapID): lock fault \(fault): locking \(wrong) sat instead of the agreed \(amount) sat")
+            amount = wrong
+        }
         do {
-            let funding = try await wallet.prepareFunding(contract: swap.contract, amount: swap.accept.body.amountSat,
-                                                          feeRate: rate)
+            let funding = try await wallet.prepareFunding(contract: swap.contract, amount: amount, feeRate: rate)
             return .fundingPrepared(ProviderLock(transaction: funding.transaction, outputIndex: UInt32(funding.outputIndex),
                                                  fee: funding.fee, height: UInt32(clamping: tipHeight)))
         } catch {
-            log("provider swap \(swap.swapID): cannot lock \(swap.accept.body.amountSat) sat: \(error)")
+            log("provider swap \(swap.swapID): cannot lock \(amount) sat: \(error)")
             if case .backend = error { return .fundingFailed(retryable: true) }
             return .fundingFailed(retryable: false)
         }
@@ -178,7 +187,7 @@ extension ProviderEngine {
         if await isKnown(lock) { return .lockPublished }
         do {
             _ = try await dependencies.wallet.publish(lock.transaction)
-            log("provider swap \(swap.swapID): lock \(lock.txid) broadcast (\(swap.accept.body.amountSat) sat)")
+            log("provider swap \(swap.swapID): lock \(lock.txid) broadcast (\(lock.output.value) sat)")
             return .lockPublished
         } catch {
             if await isKnown(lock) { return .lockPublished }

@@ -1,0 +1,26 @@
+import Bitcoin
+
+/// What a regtest-only test hook's environment variable asks for on a given network
+/// (`CrashPoint`, `LockFault`). Both follow one discipline: read only from the process
+/// environment (never the config file, so a hook cannot be left on in a data directory),
+/// honoured only on regtest, and a value that does not parse is refused loudly instead of
+/// silently never firing.
+public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
+    /// The variable is not set (or empty): the node behaves normally.
+    case off
+    case armed(Hook)
+    /// Set but not honoured; the reason is logged and the node behaves normally.
+    case refused(String)
+
+    /// The decision for `value` of the variable `key` (nil when unset) on `network`;
+    /// `expected` names the accepted forms in the refusal.
+    static func decide(_ value: String?, key: String, network: Network, expected: String,
+                       parse: (String) -> Hook?) -> TestHookArming {
+        guard let value, !value.isEmpty else { return .off }
+        guard network == .regtest else {
+            return .refused("\(key) is set but the network is \(network.rawValue); test hooks exist only on regtest")
+        }
+        guard let hook = parse(value) else { return .refused("\(key)=\(value) is not \(expected)") }
+        return .armed(hook)
+    }
+}
