@@ -135,7 +135,7 @@ struct SwapBench {
         let sequentialClients = (options.swaps + LoadNetwork.swapsPerPeerPerHour - 1) / LoadNetwork.swapsPerPeerPerHour
         let burstClients = (options.concurrent + LoadNetwork.concurrentPerPeer - 1) / LoadNetwork.concurrentPerPeer
         let load = try LoadNetwork.setUp(net, clock, clients: sequentialClients + burstClients,
-                                         clientSat: Int64(LoadNetwork.swapsPerPeerPerHour) * 30_000,
+                                         clientSat: Int64(LoadNetwork.swapsPerPeerPerHour) * 60_000,
                                          providerCoins: options.concurrent + 10, coinSat: 400_000)
         let before = try net.hub.rpc.balances()
         let payeeBefore = try load.payee.walletBalance().total
