@@ -83,6 +83,8 @@ struct BenchFigures {
     var providerKiBPerSwap = 0.0
     var clientKiBPerSwap = 0.0
     var memoryDetail = ""
+    /// CPU of each part from the first launch until every claim was out (the commands: whole life).
+    var burstCPU = CPUShare(parts: [])
 }
 
 func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
@@ -218,6 +220,8 @@ struct SwapBench {
         guard mempoolBefore == 0 else { throw Failure("the mempool holds \(mempoolBefore) tx before the burst") }
 
         let count = options.concurrent
+        let cpuBefore = try cpuParts(clients, load: load)
+        let commandsBefore = try ProcessCPU.milliseconds(pid: getpid(), children: true)
         let burst = try PayBurst(net, clients: clients, payee: load.payee,
                                  amounts: LoadNetwork.amounts(count: count, from: 22_000), tag: "burst")
         defer { burst.stop() }
@@ -238,6 +242,7 @@ struct SwapBench {
         }
         figures.burstSeconds = burst.elapsedSeconds
         figures.burstSwaps = count
+        let cpuAfter = try cpuParts(clients, load: load)
         let inFlight = try clients.map { client throws(Failure) in try ProcessMemory.kibibytes("VmRSS", of: client) }
         let providerPeak = try ProcessMemory.kibibytes("VmHWM", of: load.provider)
         let clientGrowth = zip(inFlight, idle).reduce(Int64(0)) { $0 + $1.0 - $1.1 }
@@ -250,7 +255,22 @@ struct SwapBench {
             + "\(burst.running) pays still waiting for their claim's confirmation")
         clock.note(figures.memoryDetail)
         try Scenario.withAutomine(net) { () throws(Failure) in try burst.waitAll(timeout: 300) }
+        let commands = try ProcessCPU.milliseconds(pid: getpid(), children: true) - commandsBefore
+        figures.burstCPU = CPUShare(parts: zip(cpuAfter, cpuBefore).map { ($0.0.name, $0.0.milliseconds - $0.1.milliseconds) }
+            + [("`peernode pay` commands", commands)])
+        clock.note("CPU per swap: " + figures.burstCPU.perSwap(count))
         return burst.outcomes()
+    }
+
+    /// CPU used so far by the provider, the burst's clients (together), the payee, the hub
+    /// and this runner.
+    private func cpuParts(_ clients: [Node], load: LoadNetwork) throws(Failure) -> [(name: String, milliseconds: Double)] {
+        var clientsTotal = 0.0
+        for client in clients { clientsTotal += try ProcessCPU.milliseconds(of: client) }
+        return [("provA", try ProcessCPU.milliseconds(of: load.provider)), ("clients", clientsTotal),
+                (load.payee.name, try ProcessCPU.milliseconds(of: load.payee)),
+                ("hub", try ProcessCPU.milliseconds(pid: net.hub.process.processIdentifier)),
+                ("runner", try ProcessCPU.milliseconds(pid: getpid()))]
     }
 
     private func mempoolSize() throws(Failure) -> Int {
@@ -275,6 +295,8 @@ struct SwapBench {
             ["(b) swaps/s through one provider (\(figures.burstSwaps) at once)", String(format: "%.1f", rate),
              String(format: "%.1f", peerRate), String(format: "%.0f %%", peerRate > 0 ? rate / peerRate * 100 : 0),
              ">= 20", rate >= 20 ? "yes" : "NO"],
+            ["(b) CPU per swap in the burst, all processes", String(format: "%.1f ms", figures.burstCPU.total / Double(max(1, figures.burstSwaps))),
+             "", "", "", ""],
             ["(c) memory per in-flight swap: provider (peak)", String(format: "%.0f KiB", figures.providerKiBPerSwap), "", "", "", ""],
             ["(c) memory per in-flight swap: client", String(format: "%.0f KiB", figures.clientKiBPerSwap), "", "", "", ""],
         ])]
@@ -304,6 +326,10 @@ struct SwapBench {
             + "\(ms(Bench.quantile(figures.primitives.mempoolAccepts, 0.5))) (hub_fund unmined: sign + accept), "
             + "\(primitiveRounds) rounds each over loopback; its swaps/s is 1 / that, one at a time.")
         lines.append("(b): from the first `pay` launched to every lock and claim in the hub's mempool (polled every 2 ms).")
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let perSwap = figures.burstCPU.total / Double(max(1, figures.burstSwaps))
+        lines.append("    CPU per swap: \(figures.burstCPU.perSwap(figures.burstSwaps)); \(cores) cores at \(String(format: "%.1f", perSwap)) ms "
+            + "a swap allow at most \(String(format: "%.0f", perSwap > 0 ? Double(cores) * 1_000 / perSwap : 0)) swaps/s on an idle machine.")
         lines.append("(c): \(figures.memoryDetail); per swap = growth / \(figures.burstSwaps).")
         return lines.joined(separator: "\n")
     }
