@@ -16,9 +16,12 @@ extension ClientEngine {
     /// Pays `amountSat` (X) to `destination` through `provider` (DESIGN 1): quote X plus the
     /// claim fee, commit, pay, wait for the lock, claim. Returns once the claim is
     /// broadcast ("sent"), saying whether it confirmed within the wait window; throws when
-    /// the swap ends without a claim, saying what happened to the funds.
+    /// the swap ends without a claim, saying what happened to the funds. `named` learns the
+    /// swap's id as soon as it exists, before any progress of the swap is reported, so a
+    /// caller tells its own swap's progress from that of pays running beside it.
     public func pay(destination: Address, amountSat: Int64, via provider: ProviderOffer, contractType: ContractType? = nil,
-                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+                    purpose: ClaimPurpose = .payContact,
+                    named: (@Sendable (String) -> Void)? = nil) async throws(ClientEngineError) -> ClientPayReport {
         let contact = provider.contact
         let offer = provider.offer.body
         let type = contractType ?? OfferFeature.contractTypes(in: offer.features)[0]
@@ -73,6 +76,7 @@ extension ClientEngine {
                                    at: Int64(clock.nowUnix))
         }
         let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
+        named?(id)
         report(id, .phase(.quoted), "quote \(quote.totalSat) sat for \(quote.amountSat) sat locked "
                + "(service fee \(quote.serviceFeeSat), provider on-chain fee \(quote.onchainFeeSat))")
         let updates = observe(run)

@@ -142,7 +142,7 @@ extension ClientCommands {
         let report: ClientPayReport
         do {
             report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                          contractType: choice.contractType, purpose: purpose)
+                                          contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
         } catch {
             throw Self.controlError(error)
         }
