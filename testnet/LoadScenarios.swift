@@ -110,6 +110,11 @@ struct LoadNetwork {
                     + "\(destination) received \(formatSats(received)) through \(through ?? "?")")
             }
         }
+        // Each command's progress lines name its own swap only (pays run at once on a client).
+        let mixed = outcomes.filter { outcome in
+            guard let id = JSON.string(outcome.result?["swap_id"]) else { return false }
+            return Set(outcome.progress.compactMap { JSON.string($0["swap_id"]) }) != [id]
+        }
         let asked = outcomes.reduce(Int64(0)) { $0 + $1.amountSat }
         let clientDrop = clients.reduce(Int64(0)) {
             $0 + (before.lightningMsat($1.name) ?? 0) - (after.lightningMsat($1.name) ?? 0)
@@ -124,6 +129,9 @@ struct LoadNetwork {
                   wrong.isEmpty && failed.isEmpty && destinations.count == outcomes.count,
                   "\(destinations.count) destinations; \(formatSats(delivered)) delivered of \(formatSats(asked)) asked"
                       + (wrong.isEmpty ? "" : "; wrong: " + wrong.prefix(3).joined(separator: " | "))),
+            Check("each pay's progress lines are its own swap's", mixed.isEmpty,
+                  "\(outcomes.count - failed.count - mixed.count) of \(outcomes.count - failed.count)"
+                      + (mixed.isEmpty ? "" : "; mixed: " + mixed.prefix(3).map(\.name).joined(separator: ", "))),
             Check("\(payee.name) received the sum of the amounts", payeeGain == asked,
                   "+\(formatSats(payeeGain)) for \(formatSats(asked))"),
             Check("the clients paid exactly the invoices + the routing fees", clientDrop == invoicesMsat + routing,
