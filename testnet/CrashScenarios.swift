@@ -240,8 +240,9 @@ struct CrashFlow {
 final class BackgroundCommand {
     private let process = Process()
     private let supervisor: Supervisor
-    private let outPath: String
-    private let errPath: String
+    /// Its stdout (the JSON result) and stderr (the progress lines as they come).
+    let outPath: String
+    let errPath: String
 
     init(_ net: Testnet, node: Node, _ arguments: [String], name: String) throws(Failure) {
         supervisor = net.supervisor
@@ -261,6 +262,9 @@ final class BackgroundCommand {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// Ended by itself with exit code 0.
+    var succeeded: Bool { !process.isRunning && process.terminationReason == .exit && process.terminationStatus == 0 }
 
     /// How it ended, with the last thing it said.
     var outcome: String {

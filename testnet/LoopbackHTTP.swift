@@ -16,9 +16,47 @@ enum LoopbackHTTP {
     }
 
     static func post(port: Int, path: String, headers: [String: String], body: Data, timeout: TimeInterval) throws(Failure) -> Response {
+        let request = try send(port: port, path: path, headers: headers, body: body, timeout: timeout)
+        defer { request.close() }
+        return try request.response()
+    }
+
+    /// A request that is sent and whose response is read later: a streamed response (LND's
+    /// `router/send` of a hold invoice) only ends after other calls (the settle) are made.
+    struct Sent {
+        let fd: Int32
+        let port: Int
+        let timeout: TimeInterval
+
+        /// Reads until the response is complete (its `Content-Length`, or the end of the stream).
+        func response() throws(Failure) -> Response {
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 {
+                    let timedOut = errno == EAGAIN || errno == EWOULDBLOCK
+                    throw Failure(timedOut ? "127.0.0.1:\(port) did not answer within \(Int(timeout)) s"
+                                           : "reading from 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+                }
+                if count == 0 { break }
+                received += chunk[..<count]
+                if let response = complete(received) { return response }
+            }
+            guard let response = complete(received, atEOF: true) else {
+                throw Failure("127.0.0.1:\(port) closed the connection before a full HTTP response")
+            }
+            return response
+        }
+
+        func close() { _ = Glibc.close(fd) }
+    }
+
+    /// Connects and sends a POST; the caller reads the response and closes.
+    static func send(port: Int, path: String, headers: [String: String], body: Data, timeout: TimeInterval) throws(Failure) -> Sent {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket(): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -27,32 +65,21 @@ enum LoopbackHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            throw Failure("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure("cannot connect to 127.0.0.1:\(port): \(reason)")
         }
         var head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        try send(fd, Array(head.utf8) + Array(body), port: port)
-
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 {
-                let timedOut = errno == EAGAIN || errno == EWOULDBLOCK
-                throw Failure(timedOut ? "127.0.0.1:\(port) did not answer within \(Int(timeout)) s"
-                                       : "reading from 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            received += chunk[..<count]
-            if let response = complete(received) { return response }
+        do {
+            try send(fd, Array(head.utf8) + Array(body), port: port)
+        } catch {
+            close(fd)
+            throw error
         }
-        guard let response = complete(received, atEOF: true) else {
-            throw Failure("127.0.0.1:\(port) closed the connection before a full HTTP response")
-        }
-        return response
+        return Sent(fd: fd, port: port, timeout: timeout)
     }
 
     /// A port nobody listens on right now: bound to find it, then released. Used as the

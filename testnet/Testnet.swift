@@ -46,20 +46,25 @@ final class Testnet {
 
     func node(_ name: String) -> Node? { nodes.first { $0.name == name } }
 
-    /// Pays `sats` from the hub to a fresh address of each node's wallet (each payment
-    /// mined into a block), then waits for the wallets to count them as confirmed.
-    func fund(_ list: [Node], sats: Int64, timeout: TimeInterval = 60) throws(Failure) {
+    /// Pays `sats` from the hub to a fresh address of each node's wallet, `coins` times
+    /// (one coin per concurrent lock a provider must fund), mined into a block (one block
+    /// for all of them when there are several), then waits for the wallets to count them
+    /// as confirmed.
+    func fund(_ list: [Node], sats: Int64, coins: Int = 1, timeout: TimeInterval = 60) throws(Failure) {
         var expected: [(Node, Int64)] = []
         for node in list {
             let before = try node.walletBalance().confirmed
-            guard let address = JSON.string(try node.must(["wallet", "address"])["address"]) else {
-                throw Failure("\(node.name): `wallet address` returned no address")
+            for _ in 0..<coins {
+                guard let address = JSON.string(try node.must(["wallet", "address"])["address"]) else {
+                    throw Failure("\(node.name): `wallet address` returned no address")
+                }
+                // hub_fund takes BTC as Core does; the amount is exact in 8 decimals.
+                let btc = NSDecimalNumber(mantissa: UInt64(sats), exponent: -8, isNegative: false)
+                _ = try hub.rpc.call("hub_fund", [address, btc, coins == 1])
             }
-            // hub_fund takes BTC as Core does; the amount is exact in 8 decimals.
-            let btc = NSDecimalNumber(mantissa: UInt64(sats), exponent: -8, isNegative: false)
-            _ = try hub.rpc.call("hub_fund", [address, btc])
-            expected.append((node, before + sats))
+            expected.append((node, before + sats * Int64(coins)))
         }
+        if coins > 1 { try hub.mine(1) }
         let deadline = Date().addingTimeInterval(timeout)
         for (node, want) in expected {
             while true {

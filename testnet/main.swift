@@ -13,12 +13,16 @@ let usage = """
     usage: peernode-testnet demo [--bin <dir>]
            peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
+           peernode-testnet bench [--swaps N] [--concurrent N] [--bin <dir>]
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
                 among its 5 contacts; checks what carol received and what the client paid
     scenarios   the quick scenarios (the CI subset); `crash` the kill -9 set; --all runs
                 every one; names pick some
+    bench       issue 9's benchmark (build in release): accept -> claim latency over N
+                sequential swaps (200), swaps/s with N pays at once through one provider (50),
+                memory per in-flight swap; beside the hub's primitives timed in the same run
 
     --bin <dir> where peernode and peernode-regtest are (default: next to this program)
 
@@ -46,6 +50,7 @@ if words.isEmpty || words.contains("--help") || words.contains("-h") || words ==
 let command = words.removeFirst()
 
 let selection: [Scenario]
+var benchOptions = BenchOptions()
 switch command {
 case "demo":
     guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
@@ -71,6 +76,10 @@ case "scenarios":
         if names.contains(scenario.name) { return true }
         return names.isEmpty && !crashSet && scenario.quick
     }
+case "bench":
+    guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N and --concurrent N, got \(words.joined(separator: " "))") }
+    benchOptions = options
+    selection = []
 default:
     fail(usage: "unknown command \(command)")
 }
@@ -108,6 +117,6 @@ let live = LiveSupervisors()
 let signalSources = live.stopOnInterrupt()
 
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
-let code = command == "demo" ? runDemo(run) : runScenarios(selection, run)
+let code = command == "demo" ? runDemo(run) : command == "bench" ? runBench(run, benchOptions) : runScenarios(selection, run)
 exit(live.interrupted ? 130 : code)
 

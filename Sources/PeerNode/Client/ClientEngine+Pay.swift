@@ -16,16 +16,19 @@ extension ClientEngine {
     /// Pays `amountSat` (X) to `destination` through `provider` (DESIGN 1): quote X plus the
     /// claim fee, commit, pay, wait for the lock, claim. Returns once the claim is
     /// broadcast ("sent"), saying whether it confirmed within the wait window; throws when
-    /// the swap ends without a claim, saying what happened to the funds.
+    /// the swap ends without a claim, saying what happened to the funds. `named` learns the
+    /// swap's id as soon as it exists, before any progress of the swap is reported, so a
+    /// caller tells its own swap's progress from that of pays running beside it.
     public func pay(destination: Address, amountSat: Int64, via provider: ProviderOffer, contractType: ContractType? = nil,
-                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+                    purpose: ClaimPurpose = .payContact,
+                    named: (@Sendable (String) -> Void)? = nil) async throws(ClientEngineError) -> ClientPayReport {
         let destinationType: DestinationType
         do { destinationType = try DestinationType(address: destination) } catch {
             throw .unsupportedDestination("\(error)")
         }
         let firm = try await firmQuote(destinationType: destinationType, amountSat: amountSat, via: provider,
                                        contractType: contractType)
-        return try await pay(destination: destination, firm: firm, purpose: purpose)
+        return try await pay(destination: destination, firm: firm, purpose: purpose, named: named)
     }
 
     /// Asks `provider` for a quote locking X plus the claim fee for a `destinationType`
@@ -68,9 +71,9 @@ extension ClientEngine {
 
     /// Commits `firm` (DESIGN 1: pay, wait for the lock, claim). The provider decides
     /// whether the quote is still valid: an expired one comes back as `.rejected(.quoteExpired)`
-    /// before anything is paid, and the swap record ends `failed`.
-    public func pay(destination: Address, firm: ClientFirmQuote,
-                    purpose: ClaimPurpose = .payContact) async throws(ClientEngineError) -> ClientPayReport {
+    /// before anything is paid, and the swap record ends `failed`. `named` as above.
+    public func pay(destination: Address, firm: ClientFirmQuote, purpose: ClaimPurpose = .payContact,
+                    named: (@Sendable (String) -> Void)? = nil) async throws(ClientEngineError) -> ClientPayReport {
         let contact = firm.contact
         let quote = firm.quote
         let signedQuote = firm.signed
@@ -109,6 +112,7 @@ extension ClientEngine {
                                    at: Int64(clock.nowUnix))
         }
         let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
+        named?(id)
         report(id, .phase(.quoted), "quote \(quote.totalSat) sat for \(quote.amountSat) sat locked "
                + "(service fee \(quote.serviceFeeSat), provider on-chain fee \(quote.onchainFeeSat))")
         let updates = observe(run)

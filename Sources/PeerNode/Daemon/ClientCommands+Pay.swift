@@ -188,7 +188,7 @@ extension ClientCommands {
                        + (left >= 0 ? "valid for \(left) s more" : "expired \(-left) s ago by this node's clock; the provider decides"))
         let report: ClientPayReport
         do {
-            report = try await engine.pay(destination: destination, firm: firm, purpose: .payContact)
+            report = try await engine.pay(destination: destination, firm: firm, purpose: .payContact) { progress.bind($0) }
         } catch .rejected(.quoteExpired, _) {
             throw ControlError(code: Self.quoteExpiredCode,
                                message: "\(firm.contact.name) refused quote \(quoteID): it expired at unix time "
@@ -221,7 +221,7 @@ extension ClientCommands {
         let report: ClientPayReport
         do {
             report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                          contractType: choice.contractType, purpose: purpose)
+                                          contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
         } catch {
             throw Self.controlError(error)
         }

@@ -101,9 +101,10 @@ final class CommandProgress: Sendable {
     private let clock: any UnixClock
     private let lines: AsyncStream<JSONValue>.Continuation
     private let forwarder: Task<Void, Never>
-    /// The swap this command runs, once the engine names it: later events of other swaps
-    /// are not this command's. Events without an id (quoting) pass until then; two `pay`
-    /// commands quoting at the same instant may each see the other's quoting line.
+    /// The swap this command runs, once the engine names it (`bind`, before the swap's
+    /// first event): events of other swaps are not this command's. Events without an id
+    /// (quoting) pass until then; two `pay` commands quoting at the same instant may each
+    /// see the other's quoting line.
     private let swapID = Mutex<String?>(nil)
 
     init(sink: @escaping ControlProgress, clock: any UnixClock) {
@@ -138,11 +139,8 @@ final class CommandProgress: Sendable {
         let mine: Bool = swapID.withLock { bound in
             switch (bound, event.swapID) {
             case (nil, nil): return true
-            case (nil, let id?):
-                // The first id seen after quoting started is the swap this command made.
-                guard case .phase(.quoted) = event.stage else { return false }
-                bound = id
-                return true
+            // Not bound yet: a swap of a command running beside this one (pays at once).
+            case (nil, _?): return false
             case (_?, nil): return false
             case (let bound?, let id?): return bound == id
             }

@@ -75,7 +75,15 @@ extension Wallet {
         let pendingBefore = Set(state.pending.keys)
         let listed = try await call { () async throws(ChainBackendError) in try await backend.mempoolTransactionIDs() }
         let inMempool = Set(listed)
-        for txid in pendingBefore where !inMempool.contains(txid) { state.dropPending(txid) }
+        // A block found after the chain pass takes its transactions out of the mempool before
+        // this wallet has applied it: judged by this listing, a pending transaction that block
+        // mined would be dropped and the coins it spends offered again (the next lock would
+        // spend them twice and be refused). Nothing is dropped then; the next sync applies
+        // the block.
+        let tip = try await call { () async throws(ChainBackendError) in try await backend.tip() }
+        if tip.hash == state.tip?.hash {
+            for txid in pendingBefore where !inMempool.contains(txid) { state.dropPending(txid) }
+        }
 
         var fresh: [Transaction] = []
         for txid in listed where !seenMempool.contains(txid) && state.pending[txid] == nil && state.confirmed[txid] == nil {

@@ -157,6 +157,57 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, carol, provider], fixture)
     }
 
+    /// Two `pay` commands at once on one client (found by `peernode-testnet scenarios
+    /// concurrent-50`): each command's progress lines are those of its own swap only.
+    func testTwoPaysAtOnceEachReportOnlyTheirOwnSwap() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            // A confirmed coin for each lock.
+            for _ in 0..<2 {
+                let fresh = try await provider.node.result("wallet.address")
+                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
+            }
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+            }
+            for (name, node) in [("prov", provider), ("carol", carol)] {
+                _ = try await client.node.result("contacts.add", [
+                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
+                    "port": .integer(node.node.ready.listenPort)])
+            }
+            miner.start()
+            let first = Collected(), second = Collected()
+            let control = client.node.client
+            async let paidFirst = control.send(ControlMessage.Request(
+                command: "pay", args: .object(["contact": .string("carol"), "amount_sat": .integer(20_000)]))) { first.append($0) }
+            async let paidSecond = control.send(ControlMessage.Request(
+                command: "pay", args: .object(["contact": .string("carol"), "amount_sat": .integer(21_000)]))) { second.append($0) }
+            let results = [try await paidFirst.get(), try await paidSecond.get()]
+            miner.stop()
+            let ids = results.map { $0["swap_id"]?.stringValue }
+            XCTAssertNotNil(ids[0])
+            XCTAssertNotNil(ids[1])
+            XCTAssertNotEqual(ids[0], ids[1])
+            for (index, lines) in [first.all, second.all].enumerated() {
+                let named = Set(lines.compactMap { $0["swap_id"]?.stringValue })
+                XCTAssertEqual(named, Set([ids[index]].compactMap { $0 }), "pay \(index + 1) showed the progress of \(named)")
+                XCTAssertTrue(lines.contains { $0["stage"] == .string("claim_broadcast") }, "pay \(index + 1) saw its claim go out")
+            }
+        } catch {
+            miner.stop()
+            await stopAll([client, carol, provider], fixture)
+            throw error
+        }
+        await stopAll([client, carol, provider], fixture)
+    }
+
     /// `max`, a swap-out that is "committed and settling" when no block comes within the
     /// wait, and the manual `swap claim` / `swap refund` answers on both sides.
     func testMaxSettlingSwapOutAndManualClaimRefund() async throws {

@@ -16,6 +16,7 @@ final class RegtestChainBackend: ChainBackend {
     let verifier: KernelVerifier
     private let verified = Mutex<[TransactionID]>([])
     private let failingBroadcasts = Mutex(0)
+    private let beforeMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(chain: RegtestChain, verifier: KernelVerifier) {
         self.chain = chain
@@ -27,6 +28,10 @@ final class RegtestChainBackend: ChainBackend {
 
     /// Makes the next `count` broadcasts fail as if the node were unreachable.
     func failNextBroadcasts(_ count: Int) { failingBroadcasts.withLock { $0 = count } }
+
+    /// Runs `action` once, right before the next mempool listing is taken (a block mined
+    /// between a caller's look at the tip and its look at the mempool).
+    func beforeNextMempoolListing(_ action: @escaping @Sendable () -> Void) { beforeMempoolListing.withLock { $0 = action } }
 
     func tip() async throws(ChainBackendError) -> ChainTip {
         let tip = chain.tip
@@ -84,7 +89,12 @@ final class RegtestChainBackend: ChainBackend {
     }
 
     func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {
-        chain.mempoolEntries().map(\.entry.txid)
+        let action = beforeMempoolListing.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+        return chain.mempoolEntries().map(\.entry.txid)
     }
 
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo? {
