@@ -42,11 +42,7 @@ enum CrashScenarios {
         let point = "\(role):\(state)"
 
         try clock.stage("restart \(victim.name) with the crash point \(point) armed") { () throws(Failure) in
-            // The same port after every restart: the client's contact entry names it.
-            try victim.pinListenAddress()
-            clock.note(victim.stop())
-            try victim.launch(environment: ["PEERNODE_TEST_CRASH_AFTER": point])
-            try victim.waitReady()
+            clock.note(try arm(victim, point))
         }
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().total
@@ -57,16 +53,8 @@ enum CrashScenarios {
         defer { pay.stop() }
         let death = try clock.stage("pay carol \(formatSats(amountSat)); wait for \(victim.name) to die at \(state)") {
             () throws(Failure) -> String in
-            var payEnded: Date?
-            let ended = try victim.waitExit(timeout: 120) { () throws(Failure) in
-                // A pay that ends without the crash point firing (a few seconds' grace for
-                // the provider's last writes) never reaches it.
-                guard !pay.isRunning else { return }
-                let since = payEnded ?? Date()
-                payEnded = since
-                if Date().timeIntervalSince(since) > 10 && !victim.logContains("crash point \(point) reached") {
-                    throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)")
-                }
+            guard let ended = try waitForCrash(victim, at: point, during: pay) else {
+                throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)")
             }
             clock.note("\(victim.name) ended: \(ended)")
             return ended
@@ -105,6 +93,32 @@ enum CrashScenarios {
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
         return checks
+    }
+
+    /// Restarts `victim` with the crash point `point` (`<role>:<state>`) armed; what the
+    /// stop said.
+    static func arm(_ victim: Node, _ point: String) throws(Failure) -> String {
+        // The same port after every restart: the client's contact entry names it.
+        try victim.pinListenAddress()
+        let stopped = victim.stop()
+        try victim.launch(environment: ["PEERNODE_TEST_CRASH_AFTER": point])
+        try victim.waitReady()
+        return stopped
+    }
+
+    /// Waits for `victim`, armed with `point`, to die while `command` runs; how it ended,
+    /// or nil when the command ended and (after a few seconds' grace for the last writes)
+    /// the point was never reached. `logFrom` skips what the log held before: a daemon
+    /// crashed before at the same point has the crash line already.
+    static func waitForCrash(_ victim: Node, at point: String, during command: BackgroundCommand, logFrom offset: Int = 0,
+                             timeout: TimeInterval = 120) throws(Failure) -> String? {
+        var commandEnded: Date?
+        return try victim.waitExit(timeout: timeout) { () -> Bool in
+            guard !command.isRunning else { return false }
+            let since = commandEnded ?? Date()
+            commandEnded = since
+            return Date().timeIntervalSince(since) > 10 && !victim.logContains("crash point \(point) reached", from: offset)
+        }
     }
 
     /// Mines a block at a time until every swap on every node is final, no HTLC is held
@@ -155,6 +169,12 @@ final class BackgroundCommand {
 
     var isRunning: Bool { process.isRunning }
 
+    /// The JSON result it printed, once it has ended (nil when it printed none).
+    var result: [String: Any]? {
+        guard !process.isRunning, let text = try? String(contentsOfFile: outPath, encoding: .utf8) else { return nil }
+        return JSON.parse(text) as? [String: Any]
+    }
+
     /// How it ended, with the last thing it said.
     var outcome: String {
         if process.isRunning { return "still running" }
@@ -180,22 +200,29 @@ final class BackgroundCommand {
 }
 
 extension Node {
-    /// Waits until the daemon exits by itself; how it ended. `poll` runs between looks
-    /// and may give up early by throwing.
-    func waitExit(timeout: TimeInterval, poll: () throws(Failure) -> Void) throws(Failure) -> String {
+    /// Waits until the daemon exits by itself; how it ended, or nil when `giveUp`
+    /// (asked between looks) said to stop waiting while it still runs.
+    func waitExit(timeout: TimeInterval, giveUp: () -> Bool) throws(Failure) -> String? {
         guard let process else { throw Failure("\(name) is not running") }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() > deadline { throw Failure("\(name) did not die within \(Int(timeout)) s") }
-            try poll()
+            if giveUp() { return nil }
             usleep(50_000)
         }
         process.waitUntilExit()
         return Supervisor.describe(process)
     }
 
-    func logContains(_ text: String) -> Bool {
-        let log = (try? String(contentsOfFile: datadir + "/../\(name).log", encoding: .utf8)) ?? ""
-        return log.contains(text)
+    /// Whether the daemon's log holds `text` past its first `offset` bytes (a restarted
+    /// daemon appends to the same log).
+    func logContains(_ text: String, from offset: Int = 0) -> Bool {
+        let log = (try? Data(contentsOf: URL(fileURLWithPath: logPath))) ?? Data()
+        return String(decoding: log.dropFirst(offset), as: UTF8.self).contains(text)
     }
+
+    /// The log's size in bytes now: where the next lines will start.
+    var logLength: Int { ((try? FileManager.default.attributesOfItem(atPath: logPath))?[.size] as? NSNumber)?.intValue ?? 0 }
+
+    private var logPath: String { datadir + "/../\(name).log" }
 }

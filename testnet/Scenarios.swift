@@ -39,7 +39,7 @@ struct Scenario: Sendable {
         self.init(name: name, summary: summary, group: quick ? .quick : .other, body: body)
     }
 
-    static let all: [Scenario] = base + CrashScenarios.all
+    static let all: [Scenario] = base + CrashScenarios.all + SoakScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

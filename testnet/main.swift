@@ -13,12 +13,15 @@ let usage = """
     usage: peernode-testnet demo [--bin <dir>]
            peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
+           peernode-testnet soak --minutes <n> [--seed <s>] [--bin <dir>]
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
                 among its 5 contacts; checks what carol received and what the client paid
     scenarios   the quick scenarios (the CI subset); `crash` the kill -9 set; --all runs
                 every one; names pick some
+    soak        random payments and swaps with random kill -9 on one network for <n>
+                minutes; prints swaps done, crashes injected and funds lost (must be 0)
 
     --bin <dir> where peernode and peernode-regtest are (default: next to this program)
 
@@ -46,6 +49,7 @@ if words.isEmpty || words.contains("--help") || words.contains("-h") || words ==
 let command = words.removeFirst()
 
 let selection: [Scenario]
+var soakOptions: SoakOptions?
 switch command {
 case "demo":
     guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
@@ -70,6 +74,11 @@ case "scenarios":
         if crashSet && scenario.group == .crash { return true }
         if names.contains(scenario.name) { return true }
         return names.isEmpty && !crashSet && scenario.quick
+    }
+case "soak":
+    selection = []
+    do { soakOptions = try SoakOptions(parsing: words, defaultSeed: UInt64(Date().timeIntervalSince1970 * 1_000)) } catch {
+        fail(usage: error.message)
     }
 default:
     fail(usage: "unknown command \(command)")
@@ -108,6 +117,6 @@ let live = LiveSupervisors()
 let signalSources = live.stopOnInterrupt()
 
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
-let code = command == "demo" ? runDemo(run) : runScenarios(selection, run)
+let code = command == "demo" ? runDemo(run) : soakOptions.map { runSoak($0, run) } ?? runScenarios(selection, run)
 exit(live.interrupted ? 130 : code)
 
