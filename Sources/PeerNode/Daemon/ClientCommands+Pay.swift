@@ -134,17 +134,29 @@ extension ClientCommands {
     /// claim is broadcast; throws with what happened to the funds otherwise.
     func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose,
               progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
-        let plan = try await route(amountSat: amountSat, destinationType: try Self.destinationType(destination),
-                                   progress: progress)
-        guard let choice = plan.choice else { throw plan.noRouteError }
-        progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)): "
-                       + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+        let destinationType = try Self.destinationType(destination)
+        var plan = try await route(amountSat: amountSat, destinationType: destinationType, progress: progress)
         let report: ClientPayReport
-        do {
-            report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                          contractType: choice.contractType, purpose: purpose)
-        } catch {
-            throw Self.controlError(error)
+        var askedAgain = false
+        while true {
+            guard let choice = plan.choice else { throw plan.noRouteError }
+            progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)): "
+                           + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+            do {
+                report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
+                                              contractType: choice.contractType, purpose: purpose)
+                break
+            } catch .rejected(.notFound, let reason) where !askedAgain {
+                // The cached offer is stale: a provider keeps its offers in memory, so after
+                // it restarts it knows none of them. Nothing was paid; ask every contact
+                // again (once) and route on fresh offers.
+                askedAgain = true
+                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
+                               + "asking the contacts again")
+                plan = try await route(amountSat: amountSat, destinationType: destinationType, progress: progress, refresh: true)
+            } catch {
+                throw Self.controlError(error)
+            }
         }
         var result = plan.json
         result["status"] = .string("sent")
@@ -162,8 +174,9 @@ extension ClientCommands {
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
+    /// `refresh` asks every contact again instead of using cached offers.
     func route(amountSat: Int64, destinationType: DestinationType,
-               progress: CommandProgress) async throws(ControlError) -> RoutePlan {
+               progress: CommandProgress, refresh: Bool = false) async throws(ControlError) -> RoutePlan {
         let rate: FeeRate
         do {
             rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
@@ -174,7 +187,7 @@ extension ClientCommands {
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
         let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
                                      routingFee: engine.configuration.routingFee)
-        let decision = await services.router.route(selector, contacts: candidates)
+        let decision = await services.router.route(selector, contacts: candidates, refresh: refresh)
         var balanceSat: Int64?
         do {
             balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)
