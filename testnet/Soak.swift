@@ -28,6 +28,8 @@ struct SoakTally {
     var crashes = 0
     var notReached = 0
     var topUps = 0
+    /// Swaps that rolled back although no crash was injected.
+    var failedWithoutCrash = 0
     var unaccountedMsat: Int64 = 0
 
     mutating func add(_ outcome: SoakSwap.Outcome) {
@@ -87,6 +89,13 @@ func runSoak(_ options: SoakOptions, _ run: RunContext) -> Int32 {
             do {
                 let outcome = try clock.stage(title) { () throws(Failure) -> SoakSwap.Outcome in try soak.run(plan, number: number) }
                 tally.add(outcome)
+                // Money-wise a refusal is a clean rollback, but without a crash nothing
+                // should have stopped the payment: a failure worth a look all the same.
+                if outcome.verdict == .rolledBack && !outcome.crashed {
+                    tally.failedWithoutCrash += 1
+                    checks.append(Check("\(title) went through (no crash was injected)", false,
+                                        "rolled back: \(outcome.command) (seed \(options.seed))"))
+                }
                 if outcome.verdict == .neither {
                     checks.append(Check(title, false, "neither paid out exactly nor rolled back: \(formatMsat(outcome.unaccountedMsat)) "
                         + "unaccounted (seed \(options.seed); the lines above have the figures)"))
@@ -116,7 +125,8 @@ func runSoak(_ options: SoakOptions, _ run: RunContext) -> Int32 {
     let elapsed = Int(Date().timeIntervalSince(began))
     let passed = checks.allSatisfy(\.passed)
     Console.out("soak \(passed ? "PASS" : "FAIL"): \(tally.swaps) swaps (\(tally.paidOut) paid out / \(tally.rolledBack) rolled back"
-        + (tally.neither > 0 ? " / \(tally.neither) NEITHER" : "") + ") + \(tally.sent) paid from savings, "
+        + (tally.neither > 0 ? " / \(tally.neither) NEITHER" : "") + ")"
+        + (tally.failedWithoutCrash > 0 ? " (\(tally.failedWithoutCrash) rolled back without a crash)" : "") + " + \(tally.sent) paid from savings, "
         + "\(tally.crashes) crashes injected (\(tally.notReached) armed, not reached), \(tally.topUps) provider top-ups, "
         + "funds lost \(formatMsat(lostMsat)); \(elapsed / 60)m \(elapsed % 60)s, seed \(options.seed)")
     teardown(supervisor, clock: clock, run)

@@ -30,6 +30,8 @@ struct SoakSwap {
         let notReached: Bool
         /// Value the verdict cannot account for, in msat (0 unless `neither`).
         let unaccountedMsat: Int64
+        /// How the `pay` or `swap-out` command ended.
+        let command: String
     }
 
     let net: Testnet
@@ -82,7 +84,8 @@ struct SoakSwap {
             try victim.start()
         }
         try command.wait(timeout: 300)
-        clock.note("\(arguments[0]): \(command.outcome)")
+        let said = command.outcome
+        clock.note("\(arguments[0]): \(said)")
         _ = try? net.hub.rpc.call("hub_automine", [0])
         let blocks = try CrashScenarios.settle(net, carol: carol, carolBefore: payeeBefore)
 
@@ -118,6 +121,6 @@ struct SoakSwap {
         // A payment matching neither outcome lost at least the smaller of the two mismatches.
         let unaccounted = verdict == .neither ? max(1, min(expected, nothingMoved)) : 0
         clock.note("\(verdict.rawValue): \(detail); settled in \(blocks) block(s)")
-        return Outcome(verdict: verdict, crashed: crashed, notReached: notReached, unaccountedMsat: unaccounted)
+        return Outcome(verdict: verdict, crashed: crashed, notReached: notReached, unaccountedMsat: unaccounted, command: said)
     }
 }
