@@ -14,14 +14,15 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, the quick multi-node
-# scenarios and the kill -9 set with real processes (about 2 minutes). XCTest runs last so its
-# summary closes the output.
+# scenarios, the kill -9 set with real processes (about 2 minutes) and a 1-minute soak
+# (about 75 s). XCTest runs last so its summary closes the output.
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo
 	.build/debug/peernode-testnet scenarios
 	.build/debug/peernode-testnet scenarios crash
+	.build/debug/peernode-testnet soak --minutes 1
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # libFuzzer targets for the Transport module (Fuzz/README.md); FUZZ_RUNS inputs per target.

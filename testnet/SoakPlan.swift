@@ -81,16 +81,19 @@ struct SoakPlan {
         let directCeiling = savingsSat - savingsFeeMarginSat
         // `pay` swaps only when the savings do not cover X: its amount starts above them.
         let payFloor = max(minimumSat, savingsSat + 1)
+        // Swap-outs fill the savings, payments from savings drain them (at least half of
+        // what is there each time, more often once they pass 100,000 sat), so they stay low
+        // enough for `pay` to swap about half the time.
         var kinds: [Kind] = []
-        if directCeiling >= minimumSat { kinds += [.payFromSavings] }
+        if directCeiling >= minimumSat { kinds += Array(repeating: .payFromSavings, count: savingsSat > 100_000 ? 3 : 1) }
         if payFloor <= swapCeiling { kinds += [.pay, .pay] }
-        if minimumSat <= swapCeiling { kinds += [.swapOut, .swapOut] }
+        if minimumSat <= swapCeiling { kinds += [.swapOut] }
         guard let kind = kinds.randomElement(using: &random) else { return nil }
         let amount: Int64
         switch kind {
         case .pay: amount = Int64.random(in: payFloor...swapCeiling, using: &random)
         case .swapOut: amount = Int64.random(in: minimumSat...swapCeiling, using: &random)
-        case .payFromSavings: amount = Int64.random(in: minimumSat...min(maximumSat, directCeiling), using: &random)
+        case .payFromSavings: amount = Int64.random(in: max(minimumSat, directCeiling / 2)...directCeiling, using: &random)
         }
         var crashPoint: String?
         if kind != .payFromSavings && Bool.random(using: &random) {
