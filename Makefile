@@ -15,7 +15,7 @@ build: setup
 
 # Everything CI runs: the unit and integration suites, plus the demo, the quick multi-node
 # scenarios, the kill -9 set with real processes (about 2 minutes) and a 1-minute soak
-# (about 75 s). XCTest runs last so its summary closes the output.
+# (65 to 90 s). XCTest runs last so its summary closes the output.
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
