@@ -76,8 +76,8 @@ struct SoakSwap {
                 guard crashed else { throw Failure("\(victim.name) ended (\(ended)) without the crash line of \(point)") }
                 clock.note("\(victim.name) died at \(point) (\(ended)); restarted on the same data directory")
             } else {
-                // Not every amount passes every state (a confirmed lock skips none the lists
-                // name, but a quote may differ from the pay's own choice): disarm.
+                // The payment never passed the state (it failed earlier, or `pay` chose
+                // another provider than the quote): counted, and the victim disarmed.
                 notReached = true
                 clock.note("\(point) never reached; \(victim.name) restarted without it: \(victim.stop())")
             }
