@@ -44,7 +44,8 @@ enum CommonChecks {
         var total = 0
         var open: [String] = []
         for node in nodes where node.isRunning {
-            let swaps = JSON.array(try node.must(["swaps"])["swaps"])
+            // Every record, not the newest 100 `swaps` lists by default: a soak makes more.
+            let swaps = JSON.array(try node.must(["swaps", "--limit", "10000"])["swaps"])
             total += swaps.count
             for swap in swaps {
                 let record = JSON.object(swap) ?? [:]

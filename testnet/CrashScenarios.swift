@@ -70,9 +70,7 @@ enum CrashScenarios {
             }
         }
         try clock.stage("restart \(victim.name) with the crash point \(point) armed") { () throws(Failure) in
-            var environment = victim === provider ? flow.providerEnvironment : [:]
-            environment["PEERNODE_TEST_CRASH_AFTER"] = point
-            clock.note(try victim.restart(environment: environment))
+            clock.note(try arm(victim, point, environment: victim === provider ? flow.providerEnvironment : [:]))
         }
         let before = try net.hub.rpc.balances()
         let carolBefore = try carol.walletBalance().total
@@ -83,25 +81,18 @@ enum CrashScenarios {
         defer { pay.stop() }
         let death = try clock.stage("pay carol \(formatSats(amountSat)); wait for \(victim.name) to die at \(state)") {
             () throws(Failure) -> String in
-            var quietSince: Date?
             var minedAfterPay = 0
-            let ended = try victim.waitExit(timeout: 120) { () throws(Failure) in
-                // A pay that ends without the crash point firing (a few seconds' grace for
-                // the provider's last writes, after any blocks the flow needs) never reaches it.
-                guard !pay.isRunning else { return }
-                if minedAfterPay < flow.blocksAfterPay {
-                    // A state written only once the refund timeout passed: the blocks come quicker than automine's.
-                    try net.hub.mine(1)
-                    minedAfterPay += 1
-                    usleep(200_000)
-                    return
-                }
-                let since = quietSince ?? Date()
-                quietSince = since
-                if Date().timeIntervalSince(since) > 10 && !victim.logContains("crash point \(point) reached") {
-                    throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)"
-                        + (flow.blocksAfterPay > 0 ? " (\(minedAfterPay) block(s) mined after it)" : ""))
-                }
+            let ended = try waitForCrash(victim, at: point, during: pay) { () throws(Failure) -> Bool in
+                // A state written only once the refund timeout passed: the blocks come quicker than automine's.
+                guard minedAfterPay < flow.blocksAfterPay else { return false }
+                try net.hub.mine(1)
+                minedAfterPay += 1
+                usleep(200_000)
+                return true
+            }
+            guard let ended else {
+                throw Failure("`pay` ended (\(pay.outcome)) and \(victim.name) never reached \(point)"
+                    + (flow.blocksAfterPay > 0 ? " (\(minedAfterPay) block(s) mined after it)" : ""))
             }
             clock.note("\(victim.name) ended: \(ended)")
             return ended
@@ -195,6 +186,31 @@ enum CrashScenarios {
         environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
 
+    /// Restarts `victim` with the crash point `point` (`<role>:<state>`) armed, besides
+    /// `environment`; what the stop said.
+    static func arm(_ victim: Node, _ point: String, environment: [String: String] = [:]) throws(Failure) -> String {
+        try victim.restart(environment: environment.merging(["PEERNODE_TEST_CRASH_AFTER": point]) { _, armed in armed })
+    }
+
+    /// Waits for `victim`, armed with `point`, to die while `command` runs; how it ended,
+    /// or nil when the command ended and (after a few seconds' grace for the last writes)
+    /// the point was never reached. `meanwhile` runs between looks once the command ended
+    /// and says whether the flow is still at work (mining towards a refund); the grace
+    /// starts when it is not. `logFrom` skips what the log held before: a daemon crashed
+    /// before at the same point has the crash line already.
+    static func waitForCrash(_ victim: Node, at point: String, during command: BackgroundCommand, logFrom offset: Int = 0,
+                             timeout: TimeInterval = 120,
+                             meanwhile: () throws(Failure) -> Bool = { false }) throws(Failure) -> String? {
+        var quietSince: Date?
+        return try victim.waitExit(timeout: timeout) { () throws(Failure) -> Bool in
+            guard !command.isRunning else { return false }
+            if try meanwhile() { return false }
+            let since = quietSince ?? Date()
+            quietSince = since
+            return Date().timeIntervalSince(since) > 10 && !victim.logContains("crash point \(point) reached", from: offset)
+        }
+    }
+
     /// Mines a block at a time until every swap on every node is final, no HTLC is held
     /// and the mempool is empty; far enough for a refund (the swap timeout is a few
     /// hundred blocks at most on regtest). Returns the blocks mined.
@@ -266,6 +282,12 @@ final class BackgroundCommand {
     /// Ended by itself with exit code 0.
     var succeeded: Bool { !process.isRunning && process.terminationReason == .exit && process.terminationStatus == 0 }
 
+    /// The JSON result it printed, once it has ended (nil when it printed none).
+    var result: [String: Any]? {
+        guard !process.isRunning, let text = try? String(contentsOfFile: outPath, encoding: .utf8) else { return nil }
+        return JSON.parse(text) as? [String: Any]
+    }
+
     /// How it ended, with the last thing it said.
     var outcome: String {
         if process.isRunning { return "still running" }
@@ -291,14 +313,14 @@ final class BackgroundCommand {
 }
 
 extension Node {
-    /// Waits until the daemon exits by itself; how it ended. `poll` runs between looks
-    /// and may give up early by throwing.
-    func waitExit(timeout: TimeInterval, poll: () throws(Failure) -> Void) throws(Failure) -> String {
+    /// Waits until the daemon exits by itself; how it ended, or nil when `giveUp`
+    /// (asked between looks) said to stop waiting while it still runs.
+    func waitExit(timeout: TimeInterval, giveUp: () throws(Failure) -> Bool) throws(Failure) -> String? {
         guard let process else { throw Failure("\(name) is not running") }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() > deadline { throw Failure("\(name) did not die within \(Int(timeout)) s") }
-            try poll()
+            if try giveUp() { return nil }
             usleep(50_000)
         }
         process.waitUntilExit()
@@ -331,8 +353,15 @@ extension Node {
         JSON.array(try must(["swap", "show", id])["events"]).map { JSON.object(JSON.object($0)?["data"]) ?? [:] }
     }
 
-    func logContains(_ text: String) -> Bool {
-        let log = (try? String(contentsOfFile: datadir + "/../\(name).log", encoding: .utf8)) ?? ""
-        return log.contains(text)
+    /// Whether the daemon's log holds `text` past its first `offset` bytes (a restarted
+    /// daemon appends to the same log).
+    func logContains(_ text: String, from offset: Int = 0) -> Bool {
+        let log = (try? Data(contentsOf: URL(fileURLWithPath: logPath))) ?? Data()
+        return String(decoding: log.dropFirst(offset), as: UTF8.self).contains(text)
     }
+
+    /// The log's size in bytes now: where the next lines will start.
+    var logLength: Int { ((try? FileManager.default.attributesOfItem(atPath: logPath))?[.size] as? NSNumber)?.intValue ?? 0 }
+
+    private var logPath: String { datadir + "/../\(name).log" }
 }

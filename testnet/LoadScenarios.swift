@@ -156,8 +156,7 @@ struct PayOutcome {
     init(name: String, amountSat: Int64, command: BackgroundCommand) {
         self.name = name
         self.amountSat = amountSat
-        let stdout = (try? String(contentsOfFile: command.outPath, encoding: .utf8)) ?? ""
-        let parsed = JSON.parse(stdout.trimmingCharacters(in: .whitespacesAndNewlines)) as? [String: Any]
+        let parsed = command.result
         result = command.succeeded && JSON.string(parsed?["status"]) == "sent" ? parsed : nil
         said = command.outcome
         progress = Self.progressLines(command)

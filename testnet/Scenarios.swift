@@ -40,6 +40,7 @@ struct Scenario: Sendable {
     }
 
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + LoadScenarios.all
+        + SoakScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

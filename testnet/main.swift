@@ -14,6 +14,7 @@ let usage = """
            peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--bin <dir>]
+           peernode-testnet soak --minutes <n> [--seed <s>] [--bin <dir>]
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
@@ -23,6 +24,8 @@ let usage = """
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run
+    soak        random payments and swaps with random kill -9 on one network for <n>
+                minutes; prints swaps done, crashes injected and funds lost (must be 0)
 
     --bin <dir> where peernode and peernode-regtest are (default: next to this program)
 
@@ -51,6 +54,7 @@ let command = words.removeFirst()
 
 let selection: [Scenario]
 var benchOptions = BenchOptions()
+var soakOptions: SoakOptions?
 switch command {
 case "demo":
     guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
@@ -80,6 +84,11 @@ case "bench":
     guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N and --concurrent N, got \(words.joined(separator: " "))") }
     benchOptions = options
     selection = []
+case "soak":
+    selection = []
+    do { soakOptions = try SoakOptions(parsing: words, defaultSeed: UInt64(Date().timeIntervalSince1970 * 1_000)) } catch {
+        fail(usage: error.message)
+    }
 default:
     fail(usage: "unknown command \(command)")
 }
@@ -117,6 +126,12 @@ let live = LiveSupervisors()
 let signalSources = live.stopOnInterrupt()
 
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
-let code = command == "demo" ? runDemo(run) : command == "bench" ? runBench(run, benchOptions) : runScenarios(selection, run)
+let code: Int32
+switch command {
+case "demo": code = runDemo(run)
+case "bench": code = runBench(run, benchOptions)
+case "soak": code = soakOptions.map { runSoak($0, run) } ?? 2
+default: code = runScenarios(selection, run)
+}
 exit(live.interrupted ? 130 : code)
 

@@ -212,18 +212,32 @@ extension ClientCommands {
     /// claim is broadcast; throws with what happened to the funds otherwise.
     func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose, contractType: ContractType?,
               progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
-        let plan = try await route(amountSat: amountSat, destinationType: try Self.destinationType(destination),
-                                   contractType: contractType, progress: progress)
-        guard let choice = plan.choice else { throw plan.noRouteError }
-        progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
-                       + "\(choice.contractType.rawValue) contract: "
-                       + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+        let destinationType = try Self.destinationType(destination)
+        var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                   progress: progress)
         let report: ClientPayReport
-        do {
-            report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                          contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
-        } catch {
-            throw Self.controlError(error)
+        var askedAgain = false
+        while true {
+            guard let choice = plan.choice else { throw plan.noRouteError }
+            progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
+                           + "\(choice.contractType.rawValue) contract: "
+                           + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+            do {
+                report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
+                                              contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
+                break
+            } catch .rejected(.notFound, let reason) where !askedAgain {
+                // The cached offer is stale: a provider keeps its offers in memory, so after
+                // it restarts it knows none of them. Nothing was paid; ask every contact
+                // again (once) and route on fresh offers.
+                askedAgain = true
+                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
+                               + "asking the contacts again")
+                plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                       progress: progress, refresh: true)
+            } catch {
+                throw Self.controlError(error)
+            }
         }
         var result = plan.json
         for (key, value) in Self.sent(report) { result[key] = value }
@@ -246,8 +260,9 @@ extension ClientCommands {
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
+    /// `refresh` asks every contact again instead of using cached offers.
     func route(amountSat: Int64, destinationType: DestinationType, contractType: ContractType? = nil,
-               progress: CommandProgress) async throws(ControlError) -> RoutePlan {
+               progress: CommandProgress, refresh: Bool = false) async throws(ControlError) -> RoutePlan {
         let rate: FeeRate
         do {
             rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
@@ -259,7 +274,7 @@ extension ClientCommands {
                        + (contractType.map { " with a \($0.rawValue) contract" } ?? ""))
         let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
                                      routingFee: engine.configuration.routingFee, contractType: contractType)
-        let decision = await services.router.route(selector, contacts: candidates)
+        let decision = await services.router.route(selector, contacts: candidates, refresh: refresh)
         var balanceSat: Int64?
         do {
             balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)

@@ -285,6 +285,63 @@ final class DaemonPayTests: XCTestCase {
 
     // MARK: helpers
 
+    /// A provider keeps its offers in memory and a client caches them for minutes: after
+    /// the provider restarts, the client's cached offer names an id the provider no longer
+    /// knows and its QuoteRequest is refused `not_found` ("no such offer"). `pay` must ask
+    /// the contacts again and go through, not fail (found by `peernode-testnet soak`).
+    func testPayAfterTheProviderRestartsAsksForAFreshOffer() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
+        var provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            for _ in 0..<2 {
+                let fresh = try await provider.node.result("wallet.address")
+                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
+            }
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+            }
+            let port = provider.node.ready.listenPort
+            for (name, node) in [("prov", provider), ("carol", carol)] {
+                _ = try await client.node.result("contacts.add", [
+                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
+                    "port": .integer(node.node.ready.listenPort)])
+            }
+            miner.start()
+            let first = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
+            XCTAssertEqual(first["route"], .string("swap"))
+
+            // The same data directory and port: the contact entry still reaches it.
+            try await provider.node.stop()
+            let restarted = try await fixture.start(provider.datadir, overrides: [
+                ConfigEntry(key: "listen", value: "127.0.0.1:\(port)", origin: ConfigEntry.commandLine)], engines: Self.engines)
+            provider = Node(node: restarted, datadir: provider.datadir, pubky: provider.pubky)
+
+            switch try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000)]) {
+            case .success(let second):
+                XCTAssertEqual(second["route"], .string("swap"))
+                XCTAssertEqual(second["provider"]?["name"], .string("prov"))
+            case .failure(let error):
+                XCTFail("pay after the provider restarted: \(error)")
+                throw error
+            }
+            try await waitFor("carol's wallet holds both payments") {
+                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+            }
+            miner.stop()
+        } catch {
+            miner.stop()
+            await stopAll([client, carol, provider], fixture)
+            throw error
+        }
+        await stopAll([client, carol, provider], fixture)
+    }
+
     private struct Node {
         let node: RunningDaemon
         let datadir: String

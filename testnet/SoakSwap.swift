@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One payment of the soak, run to the end: quote, arm the crash point on the node that
+/// will hold the swap, pay in the background, restart the victim after its death, settle
+/// (every swap final, nothing in flight or in the mempool), then account for every sat.
+struct SoakSwap {
+    /// How the payment ended, in money.
+    enum Verdict: String {
+        /// The payee got exactly X, the provider exactly the invoice, the client paid the
+        /// invoice plus the routing fee.
+        case paidOut = "paid out"
+        /// Nothing moved: payee, client and providers as before.
+        case rolledBack = "rolled back"
+        /// From savings: the payee got exactly X, the wallet paid X plus the fee shown.
+        case sent = "sent from savings"
+        /// Neither: value is unaccounted for.
+        case neither = "NEITHER paid out exactly nor rolled back"
+    }
+
+    struct Outcome {
+        let verdict: Verdict
+        /// The crash point fired and the victim died of it.
+        let crashed: Bool
+        /// Armed, but the payment ended without passing the state.
+        let notReached: Bool
+        /// Value the verdict cannot account for, in msat (0 unless `neither`).
+        let unaccountedMsat: Int64
+        /// How the `pay` or `swap-out` command ended.
+        let command: String
+    }
+
+    let net: Testnet
+    let clock: StageClock
+    let client: Node
+    let providers: [Node]
+    let carol: Node
+
+    func run(_ plan: SoakPlan, number: Int) throws(Failure) -> Outcome {
+        let before = try net.hub.rpc.balances()
+        let payee = plan.kind == .swapOut ? client : carol
+        let payeeBefore = try payee.walletBalance().total
+        let walletBefore = try client.walletBalance().total
+        let amount = String(plan.amountSat)
+        let arguments = plan.kind == .swapOut ? ["swap-out", amount] : ["pay", carol.name, amount]
+
+        // The quote names the provider `pay` will pick: the one to arm for a provider crash.
+        var quoteTotal: Int64?
+        var victim: Node?
+        if plan.isSwap {
+            let quote = try client.must(plan.kind == .swapOut ? ["quote", amount] : ["quote", amount, "--contact", carol.name], timeout: 60)
+            quoteTotal = JSON.int(JSON.find(Demo.totalKeys, in: quote))
+            let chosen = JSON.string(JSON.object(quote["provider"])?["name"])
+            clock.note("quote: through \(chosen ?? "?"), invoice total \(formatSats(quoteTotal))")
+            if let point = plan.crashPoint {
+                victim = point.hasPrefix("client:") ? client : providers.first { $0.name == chosen }
+                guard let victim else { throw Failure("the quote names no provider of this network: \(JSON.line(quote))") }
+                clock.note("arm \(point) on \(victim.name): " + (try CrashScenarios.arm(victim, point)))
+            }
+        }
+        let logMark = victim?.logLength ?? 0
+
+        _ = try net.hub.rpc.call("hub_automine", [1])
+        defer { _ = try? net.hub.rpc.call("hub_automine", [0]) }
+        let command = try BackgroundCommand(net, node: client, arguments, name: "\(number)-\(arguments[0])")
+        defer { command.stop() }
+        var crashed = false
+        var notReached = false
+        if let victim, let point = plan.crashPoint {
+            if let ended = try CrashScenarios.waitForCrash(victim, at: point, during: command, logFrom: logMark) {
+                crashed = ended == "signal \(SIGKILL)" && victim.logContains("crash point \(point) reached", from: logMark)
+                guard crashed else { throw Failure("\(victim.name) ended (\(ended)) without the crash line of \(point)") }
+                clock.note("\(victim.name) died at \(point) (\(ended)); restarted on the same data directory")
+            } else {
+                // The payment never passed the state (it failed earlier, or `pay` chose
+                // another provider than the quote): counted, and the victim disarmed.
+                notReached = true
+                clock.note("\(point) never reached; \(victim.name) restarted without it: \(victim.stop())")
+            }
+            try victim.start()
+        }
+        try command.wait(timeout: 300)
+        let said = command.outcome
+        clock.note("\(arguments[0]): \(said)")
+        _ = try? net.hub.rpc.call("hub_automine", [0])
+        let blocks = try CrashScenarios.settle(net, carol: carol, carolBefore: payeeBefore)
+
+        let after = try net.hub.rpc.balances()
+        let received = try payee.walletBalance().total - payeeBefore
+        let walletDrop = walletBefore - (try client.walletBalance().total) + (plan.kind == .swapOut ? received : 0)
+        let clientDrop = (before.lightningMsat(client.name) ?? 0) - (after.lightningMsat(client.name) ?? 0)
+        let providerGain = providers.reduce(Int64(0)) { sum, provider in
+            sum + (after.lightningMsat(provider.name) ?? 0) - (before.lightningMsat(provider.name) ?? 0)
+        }
+        let routing = after.feesCollectedMsat - before.feesCollectedMsat
+        let result = command.result
+        let amountMsat = plan.amountSat * 1_000
+
+        // How far the figures are from each expected outcome, in msat; 0 is an exact match.
+        let nothingMoved = abs(received) * 1_000 + abs(walletDrop) * 1_000 + abs(clientDrop) + abs(providerGain)
+        let expected: Int64
+        var detail = "\(plan.kind == .swapOut ? "client wallet" : "carol") +\(formatSats(received)); "
+        if plan.isSwap {
+            // The pay's own result names the invoice total; the quote's when a crash ate the result.
+            let totalMsat = (JSON.int(JSON.find(Demo.totalKeys, in: result ?? [:])) ?? quoteTotal ?? 0) * 1_000
+            expected = abs(received * 1_000 - amountMsat) + abs(providerGain - totalMsat) + abs(clientDrop - totalMsat - routing)
+                + abs(walletDrop) * 1_000
+            detail += "client Lightning -\(formatMsat(clientDrop)) (invoice \(formatMsat(totalMsat)) + routing \(formatMsat(routing))); "
+                + "providers +\(formatMsat(providerGain)); client wallet otherwise -\(formatSats(walletDrop))"
+        } else {
+            let fee = JSON.int(result?["onchain_fee_sat"]) ?? 0
+            expected = abs(received * 1_000 - amountMsat) + abs(walletDrop * 1_000 - amountMsat - fee * 1_000) + abs(clientDrop) + abs(providerGain)
+            detail += "client wallet -\(formatSats(walletDrop)) (fee \(formatSats(fee))); client Lightning -\(formatMsat(clientDrop)); "
+                + "providers +\(formatMsat(providerGain))"
+        }
+        let verdict: Verdict = expected == 0 ? (plan.isSwap ? .paidOut : .sent) : nothingMoved == 0 ? .rolledBack : .neither
+        // A payment matching neither outcome lost at least the smaller of the two mismatches.
+        let unaccounted = verdict == .neither ? max(1, min(expected, nothingMoved)) : 0
+        clock.note("\(verdict.rawValue): \(detail); settled in \(blocks) block(s)")
+        return Outcome(verdict: verdict, crashed: crashed, notReached: notReached, unaccountedMsat: unaccounted, command: said)
+    }
+}
