@@ -13,15 +13,15 @@ setup:
 build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-# Everything CI runs: the unit and integration suites, plus the demo, the quick multi-node
-# scenarios, the kill -9 set with real processes (about 2 minutes) and a 1-minute soak
-# (65 to 90 s). XCTest runs last so its summary closes the output.
+# Everything CI runs: the unit and integration suites, plus the demo, every multi-node
+# scenario with real processes (34, about 5 minutes: the kill -9 set, the adversaries, the
+# chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
+# summary closes the output.
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo
-	.build/debug/peernode-testnet scenarios
-	.build/debug/peernode-testnet scenarios crash
+	.build/debug/peernode-testnet scenarios --all
 	.build/debug/peernode-testnet soak --minutes 1
 	$(SWIFT) test --skip-build --disable-swift-testing
 

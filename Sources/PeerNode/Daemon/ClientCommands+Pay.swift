@@ -135,15 +135,11 @@ extension ClientCommands {
             // Swap-out to this node's wallet, whose addresses are Taproot.
             extra["destination_type"] = .string(destinationType.rawValue)
         }
-        let plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: options.contractType,
-                                   progress: progress)
-        guard let choice = plan.choice else { throw plan.noRouteError }
-        let firm: ClientFirmQuote
-        do {
-            firm = try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
-                                              contractType: choice.contractType)
-        } catch {
-            throw Self.controlError(error)
+        let (plan, firm) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: destinationType,
+                                                        contractType: options.contractType, progress: progress) {
+            (choice) async throws(ClientEngineError) -> ClientFirmQuote in
+            try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
+                                       contractType: choice.contractType)
         }
         let now = services.clock.nowUnix
         heldQuotes.hold(HeldQuotes.Entry(firm: firm, contact: held?.contact, destination: held?.destination), nowUnix: now)
@@ -212,32 +208,14 @@ extension ClientCommands {
     /// claim is broadcast; throws with what happened to the funds otherwise.
     func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose, contractType: ContractType?,
               progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
-        let destinationType = try Self.destinationType(destination)
-        var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                   progress: progress)
-        let report: ClientPayReport
-        var askedAgain = false
-        while true {
-            guard let choice = plan.choice else { throw plan.noRouteError }
+        let (plan, report) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: try Self.destinationType(destination),
+                                                          contractType: contractType, progress: progress) {
+            (choice) async throws(ClientEngineError) -> ClientPayReport in
             progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
                            + "\(choice.contractType.rawValue) contract: "
                            + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
-            do {
-                report = try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                              contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
-                break
-            } catch .rejected(.notFound, let reason) where !askedAgain {
-                // The cached offer is stale: a provider keeps its offers in memory, so after
-                // it restarts it knows none of them. Nothing was paid; ask every contact
-                // again (once) and route on fresh offers.
-                askedAgain = true
-                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
-                               + "asking the contacts again")
-                plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                       progress: progress, refresh: true)
-            } catch {
-                throw Self.controlError(error)
-            }
+            return try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
+                                        contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
         }
         var result = plan.json
         for (key, value) in Self.sent(report) { result[key] = value }
@@ -257,6 +235,33 @@ extension ClientCommands {
                          routingFeeSat: report.routingFeeLimitSat, invoiceTotalSat: report.invoiceTotalSat),
             "amount_sat": .integer(report.amountSat),
         ]
+    }
+
+    /// Routes X and runs `attempt` with the chosen provider. A provider keeps its offers in
+    /// memory, so after a restart it knows none of them and refuses the cached one with
+    /// `not_found` before anything is quoted or paid: then every contact is asked again
+    /// (once) and `attempt` runs with the fresh route.
+    func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
+                                     progress: CommandProgress,
+                                     _ attempt: (RouteCandidate) async throws(ClientEngineError) -> Outcome)
+        async throws(ControlError) -> (RoutePlan, Outcome) {
+        var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                   progress: progress)
+        var askedAgain = false
+        while true {
+            guard let choice = plan.choice else { throw plan.noRouteError }
+            do {
+                return (plan, try await attempt(choice))
+            } catch .rejected(.notFound, let reason) where !askedAgain {
+                askedAgain = true
+                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
+                               + "asking the contacts again")
+                plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                       progress: progress, refresh: true)
+            } catch {
+                throw Self.controlError(error)
+            }
+        }
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.

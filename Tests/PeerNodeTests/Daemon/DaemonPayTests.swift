@@ -333,6 +333,21 @@ final class DaemonPayTests: XCTestCase {
             try await waitFor("carol's wallet holds both payments") {
                 try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
             }
+
+            // `quote` asks the provider for a firm quote too: after another restart it must
+            // also ask for a fresh offer instead of failing.
+            try await provider.node.stop()
+            let again = try await fixture.start(provider.datadir, overrides: [
+                ConfigEntry(key: "listen", value: "127.0.0.1:\(port)", origin: ConfigEntry.commandLine)], engines: Self.engines)
+            provider = Node(node: again, datadir: provider.datadir, pubky: provider.pubky)
+            switch try await client.node.call("quote", ["contact": .string("carol"), "amount_sat": .integer(30_000)]) {
+            case .success(let quote):
+                XCTAssertNotNil(quote["quote_id"]?.stringValue, "\(quote)")
+                XCTAssertEqual(quote["provider"]?["name"], .string("prov"))
+            case .failure(let error):
+                XCTFail("quote after the provider restarted: \(error)")
+                throw error
+            }
             miner.stop()
         } catch {
             miner.stop()
