@@ -108,16 +108,10 @@ enum ChainScenarios {
     // MARK: - fee-jump
 
     static func feeJump(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        // zero_conf=0: the client claims only after the lock confirms, so there is a window
-        // between the lock's broadcast and the claim.
-        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
-                                                            config: ["client": ["zero_conf=0"]])
-        let provider = providers[0]
-        let before = try net.hub.rpc.balances()
-        let carolBefore = try carol.walletBalance().confirmed
-        let (quote, pay) = try quoteAndStartPay(net, clock, client: client, carol: carol)
+        let start = try lockPending(net, clock)
+        let (provider, carol, before, carolBefore) = (start.provider, start.carol, start.before, start.carolBefore)
+        let (quote, pay, lockTxid) = (start.quote, start.pay, start.lockTxid)
         defer { pay.stop() }
-        let lockTxid = try waitForLockInMempool(net, clock, provider: provider, pay: pay)
 
         let jumped = Testnet.feeRateSatPerKvB * 5
         try clock.stage("the fee estimate jumps fivefold: \(Testnet.feeRateSatPerKvB) -> \(jumped) sat/kvB") { () throws(Failure) in
@@ -160,14 +154,10 @@ enum ChainScenarios {
     // MARK: - reorg
 
     static func reorg(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
-                                                            config: ["client": ["zero_conf=0"]])
-        let provider = providers[0]
-        let before = try net.hub.rpc.balances()
-        let carolBefore = try carol.walletBalance().confirmed
-        let (quote, pay) = try quoteAndStartPay(net, clock, client: client, carol: carol)
+        let start = try lockPending(net, clock)
+        let (client, provider, carol, before, carolBefore) = (start.client, start.provider, start.carol, start.before, start.carolBefore)
+        let (quote, pay, lockTxid) = (start.quote, start.pay, start.lockTxid)
         defer { pay.stop() }
-        let lockTxid = try waitForLockInMempool(net, clock, provider: provider, pay: pay)
         let lockBlock = try clock.stage("mine the lock's block") { () throws(Failure) -> String in
             try net.hub.mine(1)
             return try bestBlock(net)
@@ -239,6 +229,35 @@ enum ChainScenarios {
     }
 
     // MARK: - building blocks
+
+    /// Where `fee-jump` and `reorg` start: a client that claims only after the lock
+    /// confirms (`zero_conf=0`, so there is a window between the lock's broadcast and the
+    /// claim), `pay --quote` running in the background, and its lock in the mempool.
+    struct LockPending {
+        let client: Node
+        let provider: Node
+        let carol: Node
+        let before: HubBalances
+        let carolBefore: Int64
+        let quote: [String: Any]
+        let pay: BackgroundCommand
+        let lockTxid: String
+    }
+
+    static func lockPending(_ net: Testnet, _ clock: StageClock) throws(Failure) -> LockPending {
+        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                                            config: ["client": ["zero_conf=0"]])
+        let before = try net.hub.rpc.balances()
+        let carolBefore = try carol.walletBalance().confirmed
+        let (quote, pay) = try quoteAndStartPay(net, clock, client: client, carol: carol)
+        let lockTxid: String
+        do { lockTxid = try waitForLockInMempool(net, clock, provider: providers[0], pay: pay) } catch {
+            pay.stop()
+            throw error
+        }
+        return LockPending(client: client, provider: providers[0], carol: carol, before: before, carolBefore: carolBefore,
+                           quote: quote, pay: pay, lockTxid: lockTxid)
+    }
 
     /// `quote` (the provider's firm quote, whose total the client must pay exactly), then
     /// `pay --quote <id>` in the background, no blocks mined yet.

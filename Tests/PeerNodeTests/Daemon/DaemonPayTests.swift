@@ -168,20 +168,7 @@ final class DaemonPayTests: XCTestCase {
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         let miner = Miner(rpc: fixture.rpc)
         do {
-            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-            // A confirmed coin for each lock.
-            for _ in 0..<2 {
-                let fresh = try await provider.node.result("wallet.address")
-                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
-            }
-            try await waitFor("the provider's wallet is funded") {
-                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
-            }
-            for (name, node) in [("prov", provider), ("carol", carol)] {
-                _ = try await client.node.result("contacts.add", [
-                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                    "port": .integer(node.node.ready.listenPort)])
-            }
+            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
             miner.start()
             let first = Collected(), second = Collected()
             let control = client.node.client
@@ -298,20 +285,8 @@ final class DaemonPayTests: XCTestCase {
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         let miner = Miner(rpc: fixture.rpc)
         do {
-            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-            for _ in 0..<2 {
-                let fresh = try await provider.node.result("wallet.address")
-                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
-            }
-            try await waitFor("the provider's wallet is funded") {
-                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
-            }
+            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
             let port = provider.node.ready.listenPort
-            for (name, node) in [("prov", provider), ("carol", carol)] {
-                _ = try await client.node.result("contacts.add", [
-                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                    "port": .integer(node.node.ready.listenPort)])
-            }
             miner.start()
             let first = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
             XCTAssertEqual(first["route"], .string("swap"))
@@ -372,6 +347,25 @@ final class DaemonPayTests: XCTestCase {
         try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
         let node = try await fixture.start(datadir, engines: engines)
         return Node(node: node, datadir: datadir, pubky: pubky)
+    }
+
+    /// The hub's fee estimate at 1 sat/vB, two confirmed 0.5 BTC coins in the provider's
+    /// wallet (one for each of two locks at once), and `prov` and `carol` saved as the
+    /// client's contacts.
+    private func fundAndSaveContacts(_ fixture: DaemonFixture, provider: Node, carol: Node, client: Node) async throws {
+        _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+        for _ in 0..<2 {
+            let fresh = try await provider.node.result("wallet.address")
+            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
+        }
+        try await waitFor("the provider's wallet is funded") {
+            try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
+        }
+        for (name, node) in [("prov", provider), ("carol", carol)] {
+            _ = try await client.node.result("contacts.add", [
+                "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(node.node.ready.listenPort)])
+        }
     }
 
     private func stopAll(_ nodes: [Node], _ fixture: DaemonFixture) async {
