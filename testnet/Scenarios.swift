@@ -53,6 +53,8 @@ struct Scenario: Sendable {
                  body: cheapestWins),
         Scenario(name: "swap-out", summary: "move Lightning funds to the client's own on-chain wallet", quick: false,
                  body: swapOut),
+        Scenario(name: "fee-cap", summary: "a client with max_fee_ppm=10000 (1 %) refuses a provider charging more; nothing paid",
+                 quick: false, body: feeCap),
         Scenario(name: "pay-max", summary: "pay the most the Lightning balance allows; what is left is the routing reserve",
                  quick: false, body: payMax),
     ]
@@ -143,6 +145,35 @@ struct Scenario: Sendable {
         let received = try client.walletBalance().confirmed - walletBefore
         var checks = [Check("the wallet received exactly \(formatSats(amount))", received == amount, "+\(formatSats(received))")]
         checks += paidChecks(before: before, after: after, result: result, provider: providers[0])
+        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
+        checks += CommonChecks.conservation(before: before, after: after)
+        return checks
+    }
+
+    static func feeCap(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        // provA charges 500 sat + 2,000 ppm plus its on-chain fee: about 3 % of 25,000 sat.
+        let (client, _, carol) = try setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                           config: ["client": ["max_fee_ppm=10000"]])
+        let before = try net.hub.rpc.balances()
+        let carolBefore = try carol.walletBalance().total
+        let refusal = try clock.stage("pay carol 25,000 sat with a 1 % fee cap: must fail") { () throws(Failure) -> ToolResult in
+            let result = try client.cli(["pay", "carol", "25000"], timeout: 120)
+            clock.note("exit \(result.status): \(result.failureText)")
+            return result
+        }
+        try net.hub.mine(1)
+        usleep(1_200_000)
+        let after = try net.hub.rpc.balances()
+        let carolAfter = try carol.walletBalance().total
+        var checks = [
+            Check("pay refused, naming the provider's fees and the 1 % maximum",
+                  refusal.status == 1 && refusal.failureText.contains("provA")
+                      && refusal.failureText.contains("above this node's maximum") && refusal.failureText.contains("(1% of"),
+                  "exit \(refusal.status): \(refusal.failureText)"),
+            Check("nothing paid", before.lightningMsat("client") == after.lightningMsat("client") && carolAfter == carolBefore,
+                  "client Lightning \(formatMsat(before.lightningMsat("client"))) -> \(formatMsat(after.lightningMsat("client"))); "
+                  + "carol on-chain \(formatSats(carolBefore)) -> \(formatSats(carolAfter))"),
+        ]
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
         return checks

@@ -65,6 +65,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "0 mainnet, 1 elsewhere", allowed: "0 or 1"),
         ConfigKey("max_zero_conf_sat", "largest swap claimed with zero confirmations",
                   default: "100000", allowed: "0 to 2100000000000000 (over 100000 on mainnet needs --allow-unsafe)"),
+        ConfigKey("max_fee_ppm", "client: the most a provider may charge (service fee + its on-chain fee), ppm of the amount",
+                  default: "50000 (5 %)", allowed: "0 to 1000000"),
         ConfigKey("fee_floor_sat_vb", "lowest fee rate ever used, sat/vB",
                   default: "5 mainnet, 1 elsewhere", allowed: "0.1 to 10000, up to 3 decimals (under 5 on mainnet needs --allow-unsafe)"),
         ConfigKey("fee_cap_sat_vb", "highest fee rate ever used, sat/vB",

@@ -98,6 +98,7 @@ private struct ConfigResolver {
             enabled: try value("zero_conf")?.bool() ?? !mainnet,
             maxSat: try value("max_zero_conf_sat")?.integer(in: 0...ConfigLimits.maximumSat) ?? NodeConfig.mainnetMaxZeroConfSat)
         let fees = try feePolicy(mainnet: mainnet)
+        let maxFeePPM = try value("max_fee_ppm")?.integer(in: 0...1_000_000) ?? QuotePolicy.defaultMaxFeePPM
 
         var extras: [NodeConfig.ExtraProvider] = []
         for entry in entries["extra_provider"] ?? [] {
@@ -110,7 +111,7 @@ private struct ConfigResolver {
             network: network, datadir: datadir, listen: listen, controlSocket: controlSocket,
             bitcoind: BitcoinCoreEndpoint(host: rpcHost, port: rpcPort), bitcoindCredentials: credentials, lnd: lnd,
             provider: provider, htlcTimeoutBlocks: htlcTimeout, confirmations: confirmations, zeroConf: zeroConf,
-            fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe)
+            maxFeePPM: maxFeePPM, fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe)
         if mainnet && !allowUnsafe { try checkMainnetSafety(config) }
         return config
     }

@@ -94,6 +94,9 @@ public struct NodeConfig: Sendable, Equatable {
     public var htlcTimeoutBlocks: Int
     public var confirmations: Int
     public var zeroConf: ZeroConfPolicy
+    /// The client's cap on a provider's fees (service fee + its on-chain fee), parts per
+    /// million of the amount locked; a dearer provider is skipped with the reason.
+    public var maxFeePPM: Int64
     public var fees: FeeEstimatePolicy
     public var extraProviders: [ExtraProvider]
     public var walletSyncSeconds: Int

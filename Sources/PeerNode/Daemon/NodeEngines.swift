@@ -77,7 +77,8 @@ public enum NodeEngines {
                     provider = engine
                 }
                 let configuration = ClientEngineConfiguration(
-                    network: config.network, allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
+                    network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
+                    allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
                     giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
                 let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: store,
                                               lightning: services.lightning, chain: services.chain,

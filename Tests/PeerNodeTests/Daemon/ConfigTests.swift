@@ -55,6 +55,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.htlcTimeoutBlocks, 144)
         XCTAssertEqual(config.confirmations, 1)
         XCTAssertEqual(config.zeroConf, NodeConfig.ZeroConfPolicy(enabled: true, maxSat: 100_000))
+        XCTAssertEqual(config.maxFeePPM, 50_000, "the client pays a provider at most 5 % by default")
         XCTAssertEqual(config.fees.floor.satPerKvB, 1_000)
         XCTAssertEqual(config.fees.cap.satPerKvB, 500_000)
         XCTAssertEqual(config.fees.fallback.satPerKvB, 10_000)
@@ -104,6 +105,8 @@ final class ConfigTests: XCTestCase {
             ("htlc_timeout_blocks=37", { $0.htlcTimeoutBlocks == 37 }),
             ("confirmations=6", { $0.confirmations == 6 }),
             ("zero_conf=0", { !$0.zeroConf.enabled }),
+            ("max_fee_ppm=0", { $0.maxFeePPM == 0 }),
+            ("max_fee_ppm=1000000", { $0.maxFeePPM == 1_000_000 }),
             ("max_zero_conf_sat=0", { $0.zeroConf.maxSat == 0 }),
             ("fee_floor_sat_vb=0.1", { $0.fees.floor.satPerKvB == 100 }),
             ("fee_floor_sat_vb=2.125", { $0.fees.floor.satPerKvB == 2_125 }),
@@ -159,6 +162,8 @@ final class ConfigTests: XCTestCase {
             ("confirmations=0", "out of range"),
             ("confirmations=101", "out of range"),
             ("zero_conf=true", "not 0 or 1"),
+            ("max_fee_ppm=1000001", "out of range"),
+            ("max_fee_ppm=-1", "negative"),
             ("max_zero_conf_sat=-5", "negative"),
             ("fee_floor_sat_vb=0.05", "out of range"),
             ("fee_floor_sat_vb=1.2345", "at most 3 decimals"),
