@@ -59,6 +59,8 @@ public final class NodeDaemon: Sendable {
     /// The KV key holding the wallet's birthday: the chain height at the first run, so
     /// later runs scan only blocks that can hold the wallet's coins.
     static let birthdayKey = "daemon.wallet_birthday_height"
+    /// How long the background offer refresh waits between rounds (random in the range).
+    static let offerRefreshMilliseconds: ClosedRange<UInt64> = 120_000...300_000
 
     public let options: Options
     private let stop: AsyncStream<Void>
@@ -188,6 +190,11 @@ public final class NodeDaemon: Sendable {
                 throw .file("the swap engines could not start: \(error)")
             }
         }
+        // Offers live 10 minutes; re-probing the contacts every few minutes in the background
+        // keeps them cached, so a payment rarely needs a probe and does not show to the
+        // contacts as a burst of them right before it.
+        await router.startRefresh(contacts: { (try? await services.routeCandidates()) ?? [] },
+                                  intervalMilliseconds: Self.offerRefreshMilliseconds)
         teardown.add("router") { await router.stopRefresh() }
 
         let listener: PeerListener
