@@ -127,7 +127,7 @@ enum AdversaryScenarios {
         let held = try net.hub.rpc.balances().inFlightMsat
         let blocks = try clock.stage("mine until every swap is final (the provider's refund timeout included)") {
             () throws(Failure) -> Int in
-            try CrashScenarios.settle(net, carol: carol, carolBefore: carolBefore)
+            try CrashScenarios.settle(net)
         }
         clock.note("mined \(blocks) block(s)")
         let after = try net.hub.rpc.balances()

@@ -129,7 +129,7 @@ enum ChainScenarios {
                    + "(quoted claim rate \(Testnet.feeRateSatPerKvB) sat/kvB, estimate now \(jumped)); "
                    + "mined: \(mined)")
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
-            try CrashScenarios.settle(net, carol: carol, carolBefore: carolBefore)
+            try CrashScenarios.settle(net)
         }
         clock.note("mined \(blocks) more block(s)")
         let after = try net.hub.rpc.balances()
@@ -195,7 +195,7 @@ enum ChainScenarios {
         let reclaimed = try confirmedBlock(net, claim.txid)
         clock.note("lock now in \(relocked ?? "no block"), claim in \(reclaimed ?? "no block")")
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
-            try CrashScenarios.settle(net, carol: carol, carolBefore: carolBefore)
+            try CrashScenarios.settle(net)
         }
         clock.note("mined \(blocks) more block(s)")
         let after = try net.hub.rpc.balances()

@@ -104,7 +104,7 @@ enum CrashScenarios {
             _ = try? net.hub.rpc.call("hub_automine", [0])
             whileDown = try clock.stage("with \(victim.name) down, mine until the others' swaps are final and no HTLC is held") {
                 () throws(Failure) -> [Check] in
-                blocks += try settle(net, carol: carol, carolBefore: carolBefore)
+                blocks += try settle(net)
                 clock.note("mined \(blocks) block(s)")
                 let down = try net.hub.rpc.balances()
                 var others: [String] = []
@@ -135,7 +135,7 @@ enum CrashScenarios {
                 try net.hub.mine(extra)
                 usleep(1_500_000)
             }
-            return try settle(net, carol: carol, carolBefore: carolBefore) + extra
+            return try settle(net) + extra
         }
         clock.note("mined \(blocks) block(s); pay: \(payOutcome)")
 
@@ -214,7 +214,7 @@ enum CrashScenarios {
     /// Mines a block at a time until every swap on every node is final, no HTLC is held
     /// and the mempool is empty; far enough for a refund (the swap timeout is a few
     /// hundred blocks at most on regtest). Returns the blocks mined.
-    static func settle(_ net: Testnet, carol: Node, carolBefore: Int64, maxBlocks: Int = 400) throws(Failure) -> Int {
+    static func settle(_ net: Testnet, maxBlocks: Int = 400) throws(Failure) -> Int {
         var mined = 0
         var last = ""
         while mined <= maxBlocks {

@@ -35,7 +35,7 @@ enum LoadScenarios {
             }
         }
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
-            try CrashScenarios.settle(net, carol: load.payee, carolBefore: payeeBefore)
+            try CrashScenarios.settle(net)
         }
         clock.note("mined \(blocks) block(s)")
         let after = try net.hub.rpc.balances()

@@ -87,7 +87,7 @@ struct SoakSwap {
         let said = command.outcome
         clock.note("\(arguments[0]): \(said)")
         _ = try? net.hub.rpc.call("hub_automine", [0])
-        let blocks = try CrashScenarios.settle(net, carol: carol, carolBefore: payeeBefore)
+        let blocks = try CrashScenarios.settle(net)
 
         let after = try net.hub.rpc.balances()
         let received = try payee.walletBalance().total - payeeBefore

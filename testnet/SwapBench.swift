@@ -153,7 +153,7 @@ struct SwapBench {
             try concurrentPays(Array(load.clients.dropFirst(sequentialClients)), load: load, figures: &figures)
         }
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
-            try CrashScenarios.settle(net, carol: load.payee, carolBefore: payeeBefore)
+            try CrashScenarios.settle(net)
         }
         clock.note("mined \(blocks) block(s)")
         let after = try net.hub.rpc.balances()

@@ -19,8 +19,8 @@ let usage = """
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
                 among its 5 contacts; checks what carol received and what the client paid
-    scenarios   the quick scenarios (the CI subset); `crash` the kill -9 set; --all runs
-                every one; names pick some
+    scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; --all runs every
+                one (as CI does); names pick some
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run
