@@ -24,6 +24,9 @@ extension ClientEngine {
     /// The engine's one registration with the follower, made on first use.
     private func followerWatch() async -> UInt64 {
         if let watchID { return watchID }
+        // Blocks up to the tip now are no news to the swaps (each reads the chain when it
+        // starts or resumes), even when a rescan reports them again.
+        newestBlockHeight = try? await chain.tip().height
         let watch = await follower.register(confirmationDepth: max(6, configuration.completionConfirmations))
         watchID = watch.id
         let events = watch.events
@@ -39,6 +42,8 @@ extension ClientEngine {
     private func handle(_ event: ChainEvent) {
         switch event {
         case .blockConnected(let tip):
+            if let newest = newestBlockHeight, tip.height <= newest { return }
+            newestBlockHeight = tip.height
             for id in runs.keys { feed(id, .block(height: tip.height)) }
         case .transaction(let watched):
             for run in runs.values {
@@ -53,7 +58,10 @@ extension ClientEngine {
                     feed(run.id, .claimConfirmations(watched.confirmations))
                 }
             }
-        case .blockDisconnected, .transactionLeftMempool:
+        case .blockDisconnected(let tip):
+            // The block replacing it at that height is a new block.
+            newestBlockHeight = min(newestBlockHeight ?? tip.height, tip.height - 1)
+        case .transactionLeftMempool:
             // Confirmations are re-read at the next block (`checkChain`).
             break
         }

@@ -156,6 +156,31 @@ final class ClientEngineHubTests: XCTestCase {
         await reopened.close()
     }
 
+    /// A rescan (the engine looks back for a lock it may have missed while the provider was
+    /// unreachable) reports blocks already seen. They are not new blocks: an unconfirmed
+    /// claim is not broadcast again for each of them (a `kill -9` scenario saw 57 broadcasts
+    /// of one claim within a second).
+    func testARescanOfOldBlocksDoesNotRebroadcastTheClaimForEach() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+        let broadcasts = { fixture.hub.backend.verifiedTransactions.filter { $0 == report.claimTxid }.count }
+        XCTAssertEqual(broadcasts(), 1, "the claim went out once")
+
+        let tip = fixture.hub.chain.tip.height
+        XCTAssertGreaterThan(tip, 20, "the hub has old blocks to report again")
+        await fixture.follower.rescan(fromHeight: tip - 20)
+        try await fixture.follower.poll()
+        // The replayed blocks reach the engine's mailbox at once and take milliseconds to
+        // handle; two seconds leave them all handled while the claim is still unconfirmed.
+        try await Task.sleep(for: .seconds(2))
+        XCTAssertEqual(broadcasts(), 1, "21 blocks reported again are not 21 new blocks")
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
+        await fixture.shutDown(engine)
+    }
+
     func testAnExpiredQuoteIsRejectedAndNothingIsPaid() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         await fixture.provider.setSwapRequestDelay(400)
