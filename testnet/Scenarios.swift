@@ -68,37 +68,17 @@ struct Scenario: Sendable {
 
     static func noProvider(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         let (client, _, carol) = try setUp(net, clock, providers: [], others: ["dave", "carol"])
-        let before = try net.hub.rpc.balances()
-        let carolBefore = try carol.walletBalance().total
         try clock.stage("probe: no offers expected") { () throws(Failure) in
             let offers = try client.must(["offers"], timeout: 60)
             clock.note("offers: \(JSON.array(offers["offers"]).count), skipped: "
                 + JSON.array(offers["skipped"]).map { "\(JSON.string(JSON.object($0)?["contact"]) ?? "?") (\(JSON.string(JSON.object($0)?["reason"]) ?? "?"))" }
                     .joined(separator: ", "))
         }
-        let refusal = try clock.stage("pay carol 20,000 sat: must fail") { () throws(Failure) -> ToolResult in
-            let lines = ProgressLines()
-            let result = try client.cli(["pay", "carol", "20000"], timeout: 120) { if let stage = lines.fresh($0) { clock.note("… " + stage) } }
-            clock.note("exit \(result.status): \(result.failureText)")
-            return result
+        return try refusedPay(net, clock, client: client, contact: carol, amountSat: 20_000,
+                              expected: "an error naming the missing provider") { refusal in
+            refusal.failureText.lowercased().contains("provider")
+                && !refusal.failureText.contains("not_available") && !refusal.failureText.contains("not wired")
         }
-        try net.hub.mine(1)
-        usleep(1_200_000)
-        let after = try net.hub.rpc.balances()
-        let carolAfter = try carol.walletBalance().total
-        var checks = [
-            Check("pay refused with an error naming the missing provider",
-                  refusal.status == 1 && refusal.failureText.lowercased().contains("provider")
-                      && !refusal.failureText.contains("not_available") && !refusal.failureText.contains("not wired"),
-                  "exit \(refusal.status): \(refusal.failureText)"),
-            Check("nothing paid", before.lightningMsat("client") == after.lightningMsat("client")
-                      && carolAfter == carolBefore,
-                  "client Lightning \(formatMsat(before.lightningMsat("client"))) -> \(formatMsat(after.lightningMsat("client"))); "
-                  + "carol on-chain \(formatSats(carolBefore)) -> \(formatSats(carolAfter))"),
-        ]
-        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
-        checks += CommonChecks.conservation(before: before, after: after)
-        return checks
     }
 
     static func offlineProvider(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
@@ -154,29 +134,11 @@ struct Scenario: Sendable {
         // provA charges 500 sat + 2,000 ppm plus its on-chain fee: about 3 % of 25,000 sat.
         let (client, _, carol) = try setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
                                            config: ["client": ["max_fee_ppm=10000"]])
-        let before = try net.hub.rpc.balances()
-        let carolBefore = try carol.walletBalance().total
-        let refusal = try clock.stage("pay carol 25,000 sat with a 1 % fee cap: must fail") { () throws(Failure) -> ToolResult in
-            let result = try client.cli(["pay", "carol", "25000"], timeout: 120)
-            clock.note("exit \(result.status): \(result.failureText)")
-            return result
+        return try refusedPay(net, clock, client: client, contact: carol, amountSat: 25_000,
+                              expected: "naming provA's fees and the 1 % maximum") { refusal in
+            refusal.failureText.contains("provA") && refusal.failureText.contains("above this node's maximum")
+                && refusal.failureText.contains("(1% of")
         }
-        try net.hub.mine(1)
-        usleep(1_200_000)
-        let after = try net.hub.rpc.balances()
-        let carolAfter = try carol.walletBalance().total
-        var checks = [
-            Check("pay refused, naming the provider's fees and the 1 % maximum",
-                  refusal.status == 1 && refusal.failureText.contains("provA")
-                      && refusal.failureText.contains("above this node's maximum") && refusal.failureText.contains("(1% of"),
-                  "exit \(refusal.status): \(refusal.failureText)"),
-            Check("nothing paid", before.lightningMsat("client") == after.lightningMsat("client") && carolAfter == carolBefore,
-                  "client Lightning \(formatMsat(before.lightningMsat("client"))) -> \(formatMsat(after.lightningMsat("client"))); "
-                  + "carol on-chain \(formatSats(carolBefore)) -> \(formatSats(carolAfter))"),
-        ]
-        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
-        checks += CommonChecks.conservation(before: before, after: after)
-        return checks
     }
 
     static func payMax(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
@@ -226,6 +188,37 @@ struct Scenario: Sendable {
             for node in nodes.dropFirst() { try client.saveContact(node) }
         }
         return (client, providerNodes, nodes.last!)
+    }
+
+    /// `pay <contact> <amount>` must fail (exit 1) with an error `explains` accepts, and
+    /// nothing may move: the client's Lightning balance and the contact's wallet unchanged
+    /// after a block, then the two common checks.
+    static func refusedPay(_ net: Testnet, _ clock: StageClock, client: Node, contact: Node, amountSat: Int64,
+                           expected: String, explains: (ToolResult) -> Bool) throws(Failure) -> [Check] {
+        let before = try net.hub.rpc.balances()
+        let contactBefore = try contact.walletBalance().total
+        let refusal = try clock.stage("pay \(contact.name) \(formatSats(amountSat)): must fail") { () throws(Failure) -> ToolResult in
+            let lines = ProgressLines()
+            let result = try client.cli(["pay", contact.name, String(amountSat)], timeout: 120) {
+                if let stage = lines.fresh($0) { clock.note("… " + stage) }
+            }
+            clock.note("exit \(result.status): \(result.failureText)")
+            return result
+        }
+        try net.hub.mine(1)
+        usleep(1_200_000)
+        let after = try net.hub.rpc.balances()
+        let contactAfter = try contact.walletBalance().total
+        var checks = [
+            Check("pay refused with \(expected)", refusal.status == 1 && explains(refusal),
+                  "exit \(refusal.status): \(refusal.failureText)"),
+            Check("nothing paid", before.lightningMsat("client") == after.lightningMsat("client") && contactAfter == contactBefore,
+                  "client Lightning \(formatMsat(before.lightningMsat("client"))) -> \(formatMsat(after.lightningMsat("client"))); "
+                  + "\(contact.name) on-chain \(formatSats(contactBefore)) -> \(formatSats(contactAfter))"),
+        ]
+        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
+        checks += CommonChecks.conservation(before: before, after: after)
+        return checks
     }
 
     /// `block` with the hub mining a block a second (so locks and claims confirm while a

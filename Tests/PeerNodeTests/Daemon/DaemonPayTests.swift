@@ -16,11 +16,7 @@ final class DaemonPayTests: XCTestCase {
 
     func testPayAContactThroughAProviderDaemonThenSwapOutThenNoProvider() async throws {
         let fixture = try await DaemonFixture()
-        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
-        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
-        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
-        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
-        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let (provider, carol, client) = try await startProviderCarolAndClient(fixture)
         let miner = Miner(rpc: fixture.rpc)
         do {
             let status = try await client.node.result("status")
@@ -161,11 +157,7 @@ final class DaemonPayTests: XCTestCase {
     /// concurrent-50`): each command's progress lines are those of its own swap only.
     func testTwoPaysAtOnceEachReportOnlyTheirOwnSwap() async throws {
         let fixture = try await DaemonFixture()
-        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
-        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
-        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
-        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
-        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let (provider, carol, client) = try await startProviderCarolAndClient(fixture)
         let miner = Miner(rpc: fixture.rpc)
         do {
             try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
@@ -278,11 +270,9 @@ final class DaemonPayTests: XCTestCase {
     /// the contacts again and go through, not fail (found by `peernode-testnet soak`).
     func testPayAfterTheProviderRestartsAsksForAFreshOffer() async throws {
         let fixture = try await DaemonFixture()
-        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
-        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
-        var provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
-        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
-        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let started = try await startProviderCarolAndClient(fixture)
+        var provider = started.provider
+        let (carol, client) = (started.carol, started.client)
         let miner = Miner(rpc: fixture.rpc)
         do {
             try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
@@ -347,6 +337,17 @@ final class DaemonPayTests: XCTestCase {
         try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
         let node = try await fixture.start(datadir, engines: engines)
         return Node(node: node, datadir: datadir, pubky: pubky)
+    }
+
+    /// Three daemons on the hub: `prov` (a provider, no Lightning funds yet), `carol` (runs no
+    /// provider) and `client` (the fixture's Lightning node).
+    private func startProviderCarolAndClient(_ fixture: DaemonFixture) async throws -> (provider: Node, carol: Node, client: Node) {
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        return (provider, carol, client)
     }
 
     /// The hub's fee estimate at 1 sat/vB, two confirmed 0.5 BTC coins in the provider's
