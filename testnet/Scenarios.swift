@@ -135,7 +135,7 @@ struct Scenario: Sendable {
         let (client, _, carol) = try setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
                                            config: ["client": ["max_fee_ppm=10000"]])
         return try refusedPay(net, clock, client: client, contact: carol, amountSat: 25_000,
-                              expected: "naming provA's fees and the 1 % maximum") { refusal in
+                              expected: "an error naming provA's fees and the 1 % maximum") { refusal in
             refusal.failureText.contains("provA") && refusal.failureText.contains("above this node's maximum")
                 && refusal.failureText.contains("(1% of")
         }
