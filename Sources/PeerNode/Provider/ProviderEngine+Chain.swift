@@ -44,7 +44,8 @@ extension ProviderEngine {
             return .claimSeen(preimage: preimage)
         } catch HTLCError.witnessIsRefund {
             let status: ProviderRefundStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
-            return .refundStatus(status, atBlock: false)
+            let seen = states[swap.swapID]?.lock.flatMap { ProviderRefund(spending: $0, by: watched.transaction) }
+            return .refundStatus(status, atBlock: false, seen: seen)
         } catch {
             // Neither shape: nothing the swap can act on; the timeout path still runs.
             log("provider swap \(swap.swapID): lock spent by \(watched.txid), which is neither claim nor refund: \(error)")

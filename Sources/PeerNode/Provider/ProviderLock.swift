@@ -69,6 +69,16 @@ public struct ProviderRefund: Sendable, Hashable {
 
     public var txid: TransactionID { transaction.txid }
 
+    /// A refund found on chain spending `lock` (one output back to our wallet): its fee and
+    /// rate read from the transaction itself. Nil for any other shape.
+    init?(spending lock: ProviderLock, by transaction: Transaction) {
+        guard transaction.inputs.count == 1, transaction.inputs[0].previousOutput == lock.outPoint,
+              transaction.outputs.count == 1 else { return nil }
+        let fee = lock.output.value - transaction.outputs[0].value
+        guard fee > 0, let rate = try? FeeRate(satPerKvB: fee * 1_000 / Int64(max(1, transaction.virtualSize))) else { return nil }
+        self.init(transaction: transaction, feeRate: rate, fee: fee, destination: transaction.outputs[0].scriptPubKey)
+    }
+
     var json: JSONValue {
         .object([
             "tx": .string(transaction.serialized.hex),

@@ -38,8 +38,10 @@ public enum ProviderSwapInput: Sendable, Hashable {
     /// Broadcasting the refund failed; retried at the next block.
     case refundPublishFailed
     /// Where the refund stands. `atBlock`: checked because a block arrived (the moment to
-    /// fee-bump an unconfirmed refund), not on a restart.
-    case refundStatus(ProviderRefundStatus, atBlock: Bool)
+    /// fee-bump an unconfirmed refund), not on a restart. `seen`: the refund transaction the
+    /// chain holds, when the chain watch saw it (it may be an earlier version than the one
+    /// recorded: a bump can lose the race with the block that confirms its predecessor).
+    case refundStatus(ProviderRefundStatus, atBlock: Bool, seen: ProviderRefund? = nil)
     /// The invoice is settled (our settle call, or the node reports it).
     case invoiceSettled
     /// The invoice is cancelled (our cancel call, or the node expired it).

@@ -232,11 +232,14 @@ public struct ProviderSwapMachine: Sendable {
             return broadcast ? .none : ProviderSwapStep(next: .refundBroadcast(lock, refund))
         case .block:
             return ProviderSwapStep(actions: [broadcast ? .checkRefund(refund, atBlock: true) : .broadcastRefund(refund)])
-        case .refundStatus(let status, let atBlock):
+        case .refundStatus(let status, let atBlock, let seen):
             switch status {
             case .confirmed(let count) where count >= 1:
-                // The coins are back: only now is the invoice given up.
-                return ProviderSwapStep(next: broadcast ? nil : .refundBroadcast(lock, refund), actions: [.cancelInvoice])
+                // The coins are back: only now is the invoice given up. The record names the
+                // version the chain took, whose fee the wallet paid.
+                let taken = seen ?? refund
+                let record = !broadcast || taken.txid != refund.txid
+                return ProviderSwapStep(next: record ? .refundBroadcast(lock, taken) : nil, actions: [.cancelInvoice])
             case .confirmed, .unconfirmed:
                 if !broadcast { return ProviderSwapStep(next: .refundBroadcast(lock, refund)) }
                 return atBlock ? ProviderSwapStep(actions: [.prepareRefund(replacing: refund)]) : .none

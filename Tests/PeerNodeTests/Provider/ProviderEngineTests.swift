@@ -223,6 +223,37 @@ final class ProviderEngineTests: XCTestCase {
         guard case .failed? = try await payment.value else { return XCTFail("the payment did not return") }
     }
 
+    /// A bump that loses the race with a block: the earlier refund confirms after the engine
+    /// judged it unconfirmed, so the replacement it records is refused. The swap's record
+    /// must name the refund the chain took (its fee is what the wallet paid), not the
+    /// replacement that never confirmed (`short-lock` saw 1,242 sat recorded, 1,104 paid).
+    func testARefundThatConfirmsWhileItsReplacementIsBuiltIsTheOneRecorded() async throws {
+        let (accept, _, _) = try await harness.startSwap()
+        let id = accept.swapID
+        try await harness.waitForState(.lockBroadcast, of: id)
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        let firstEvent = try await harness.store.lastEvent(of: id)
+        guard case .refundBroadcast(_, let first) = try ProviderSwapState(event: XCTUnwrap(firstEvent)) else {
+            return XCTFail("expected the refund in the last event")
+        }
+
+        // The block with the refund is found (the follower has not told the engine yet), while
+        // the engine acts on its last look, which saw the refund unconfirmed: it bumps.
+        try harness.hub.mine(1)
+        XCTAssertEqual(harness.hub.confirmations(of: first.txid), 1)
+        await harness.engine.deliver(.refundStatus(.unconfirmed, atBlock: true), to: id)
+        try await harness.waitForState(.refunded, of: id)
+
+        let events = try await harness.store.events(of: id)
+        let recorded = events.reversed().lazy.compactMap { event -> ProviderRefund? in
+            guard case .refundBroadcast(_, let refund)? = try? ProviderSwapState(event: event) else { return nil }
+            return refund
+        }.first
+        XCTAssertEqual(recorded?.txid, first.txid, "the record names the refund that confirmed")
+        XCTAssertEqual(recorded?.fee, first.fee)
+    }
+
     func testPeerHandlersRouteOffersToTheDeskAndSwapsToTheEngine() async throws {
         let handlers = harness.engine.handlers
         let onRequest = try XCTUnwrap(handlers.onRequest)
