@@ -183,16 +183,24 @@ final class ProviderEngineTests: XCTestCase {
         try await harness.waitForPush(.refunded, of: id)
     }
 
-    func testAnUnconfirmedRefundIsReplacedByOnePayingMoreAtTheNextBlock() async throws {
+    /// A swap whose client never claims, mined to its timeout: the provider's first refund
+    /// is out (recorded, not yet confirmed).
+    private func swapRefundedOnce() async throws
+        -> (id: String, payment: Task<PaymentUpdate.Status?, any Error>, first: ProviderRefund) {
         let (accept, _, payment) = try await harness.startSwap()
         let id = accept.swapID
         try await harness.waitForState(.lockBroadcast, of: id)
         try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
         try await harness.waitForState(.refundBroadcast, of: id)
-        let firstEvent = try await harness.store.lastEvent(of: id)
-        guard case .refundBroadcast(_, let first) = try ProviderSwapState(event: XCTUnwrap(firstEvent)) else {
-            return XCTFail("expected the refund in the last event")
-        }
+        let last = try await harness.store.lastEvent(of: id)
+        let state = try ProviderSwapState(event: XCTUnwrap(last))
+        var first: ProviderRefund?
+        if case .refundBroadcast(_, let refund) = state { first = refund }
+        return (id, payment, try XCTUnwrap(first, "expected the refund in the last event, got \(state)"))
+    }
+
+    func testAnUnconfirmedRefundIsReplacedByOnePayingMoreAtTheNextBlock() async throws {
+        let (id, payment, first) = try await swapRefundedOnce()
 
         // A block arrives and the refund is still unconfirmed (the hub mines whatever is in
         // its mempool, so the block is handed to the engine as the follower would).
@@ -228,15 +236,7 @@ final class ProviderEngineTests: XCTestCase {
     /// must name the refund the chain took (its fee is what the wallet paid), not the
     /// replacement that never confirmed (`short-lock` saw 1,242 sat recorded, 1,104 paid).
     func testARefundThatConfirmsWhileItsReplacementIsBuiltIsTheOneRecorded() async throws {
-        let (accept, _, _) = try await harness.startSwap()
-        let id = accept.swapID
-        try await harness.waitForState(.lockBroadcast, of: id)
-        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
-        try await harness.waitForState(.refundBroadcast, of: id)
-        let firstEvent = try await harness.store.lastEvent(of: id)
-        guard case .refundBroadcast(_, let first) = try ProviderSwapState(event: XCTUnwrap(firstEvent)) else {
-            return XCTFail("expected the refund in the last event")
-        }
+        let (id, _, first) = try await swapRefundedOnce()
 
         // The block with the refund is found (the follower has not told the engine yet), while
         // the engine acts on its last look, which saw the refund unconfirmed: it bumps.
