@@ -26,7 +26,7 @@ extension ClientEngine {
         if let watchID { return watchID }
         // Blocks up to the tip now are no news to the swaps (each reads the chain when it
         // starts or resumes), even when a rescan reports them again.
-        newestBlockHeight = try? await chain.tip().height
+        newBlocks = NewBlockFilter(newestHeight: try? await chain.tip().height)
         let watch = await follower.register(confirmationDepth: max(6, configuration.completionConfirmations))
         watchID = watch.id
         let events = watch.events
@@ -42,8 +42,7 @@ extension ClientEngine {
     private func handle(_ event: ChainEvent) {
         switch event {
         case .blockConnected(let tip):
-            if let newest = newestBlockHeight, tip.height <= newest { return }
-            newestBlockHeight = tip.height
+            guard newBlocks.admit(tip) else { return }
             for id in runs.keys { feed(id, .block(height: tip.height)) }
         case .transaction(let watched):
             for run in runs.values {
@@ -59,8 +58,7 @@ extension ClientEngine {
                 }
             }
         case .blockDisconnected(let tip):
-            // The block replacing it at that height is a new block.
-            newestBlockHeight = min(newestBlockHeight ?? tip.height, tip.height - 1)
+            newBlocks.disconnected(tip)
         case .transactionLeftMempool:
             // Confirmations are re-read at the next block (`checkChain`).
             break

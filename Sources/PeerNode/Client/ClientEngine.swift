@@ -38,9 +38,8 @@ public actor ClientEngine {
     var links: [Pubky: ClientProviderLink] = [:]
     var watchID: UInt64?
     var watchTask: Task<Void, Never>?
-    /// The highest block the swaps were told of: a rescan reports older blocks again, and
-    /// those are not news (each would rebroadcast an unconfirmed claim).
-    var newestBlockHeight: Int?
+    /// Keeps the blocks a rescan reports again from reaching the swaps as new ones.
+    var newBlocks = NewBlockFilter()
     var nextObserver: UInt64 = 0
 
     public init(configuration: ClientEngineConfiguration, seed: [UInt8], store: any SwapStore,

@@ -16,11 +16,12 @@ extension ProviderEngine {
     func handle(_ event: ChainEvent) {
         switch event {
         case .blockConnected(let tip):
+            guard newBlocks.admit(tip) else { return }
             let height = UInt32(clamping: tip.height)
             for id in states.keys { deliver(.block(height: height), to: id) }
-        case .blockDisconnected:
+        case .blockDisconnected(let tip):
             // The next block's checks (lock located again, refund checked) see the new chain.
-            break
+            newBlocks.disconnected(tip)
         case .transaction(let watched):
             if let id = lockTxids[watched.txid] {
                 deliver(.lockSeen(confirmations: watched.confirmations), to: id)

@@ -61,6 +61,10 @@ public actor ProviderEngine {
     var settingUp: [String: Task<[UInt8], Never>] = [:]
 
     var watchID: UInt64?
+    /// Keeps the blocks a rescan reports again (a client engine on this node looking back
+    /// for its lock) from reaching the swaps as new ones. It starts empty: the rescan of
+    /// `start()` walks the blocks missed while the node was down, each of them news.
+    var newBlocks = NewBlockFilter()
     private var chainTask: Task<Void, Never>?
     /// The last invoice state each swap saw (for status displays and diagnostics).
     var invoiceObservations: [String: ProviderInvoiceObservation] = [:]

@@ -254,6 +254,21 @@ final class ProviderEngineTests: XCTestCase {
         XCTAssertEqual(recorded?.fee, first.fee)
     }
 
+    /// A rescan (a client engine on the same node looking back for its lock) reports old
+    /// blocks again. They are not new blocks: an unconfirmed refund is not bumped once per
+    /// replayed block (each bump pays more to the miners).
+    func testARescanOfOldBlocksDoesNotBumpTheRefundForEach() async throws {
+        let (id, _, _) = try await swapRefundedOnce()
+        let before = try await harness.kinds(id)
+        await harness.follower.rescan(fromHeight: harness.hub.height - 10)
+        try await harness.follower.poll()
+        // The replayed blocks are in the swap's mailbox at once; handling them takes
+        // milliseconds, and any bump would be recorded as a refund_intent.
+        try await Task.sleep(for: .seconds(2))
+        let after = try await harness.kinds(id)
+        XCTAssertEqual(after, before, "11 blocks reported again are not 11 new blocks")
+    }
+
     func testPeerHandlersRouteOffersToTheDeskAndSwapsToTheEngine() async throws {
         let handlers = harness.engine.handlers
         let onRequest = try XCTUnwrap(handlers.onRequest)
