@@ -243,6 +243,17 @@ final class HTTPParserTests: XCTestCase {
         XCTAssertEqual(HTTPParser.Limits.server.maxHeaderCount, 100)
     }
 
+    /// What a server answers before closing a connection whose request it refused: a
+    /// transfer coding it does not implement is 501 Not Implemented (RFC 9112 §6.1), too
+    /// many header fields 431, a malformed chunk 400.
+    func testEachRefusalHasItsResponseStatus() {
+        XCTAssertEqual(HTTPError.unsupportedTransferEncoding.responseStatus, .notImplemented)
+        XCTAssertEqual(HTTPStatus.notImplemented.code, 501)
+        XCTAssertEqual(HTTPStatus.notImplemented.reasonPhrase, "Not Implemented")
+        XCTAssertEqual(HTTPError.tooManyHeaders(limit: 100).responseStatus.code, 431)
+        XCTAssertEqual(HTTPError.invalidChunkSize.responseStatus, .badRequest)
+    }
+
     func testAFailedParserStaysFailed() {
         var parser = HTTPParser(kind: .request, limits: .server)
         parser.append("BAD\r\n".bytes)
