@@ -13,7 +13,7 @@ enum ChainScenarios {
 
     static var all: [Scenario] {
         [
-            Scenario(name: "pay-contact-p2wsh", summary: "pay-contact with `--contract-type p2wsh`: a P2WSH lock, exact amounts",
+            Scenario(name: "pay-contact-p2wsh", summary: "pay-contact with `--contract-type p2wsh_v2`: a P2WSH lock, exact amounts",
                      quick: true, body: payContactP2WSH),
             Scenario(name: "quote-expiry", summary: "a quote committed after its lifetime: quote_expired, nothing paid; a fresh one pays",
                      quick: false, body: quoteExpiry),
@@ -30,7 +30,7 @@ enum ChainScenarios {
         let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"])
         let before = try net.hub.rpc.balances()
         var checks = try Scenario.payAndCheck(net, clock, client: client, contact: carol, amountSat: amountSat,
-                                              expectProvider: providers[0], options: ["--contract-type", "p2wsh"])
+                                              expectProvider: providers[0], options: ["--contract-type", "p2wsh_v2"])
         // The contract the provider actually locked into, read from the chain: the claim's
         // first input spends the lock output.
         let swap = try onlySwap(providers[0], role: "provider")

@@ -231,7 +231,7 @@ struct Scenario: Sendable {
 
     /// Quote, pay, mine until the contact's wallet has it, then the checks: exact amount
     /// received, exact amount paid, the expected provider, every swap final, value conserved.
-    /// `options` go to both `quote` and `pay` (`--contract-type p2wsh`); with `commitQuote`,
+    /// `options` go to both `quote` and `pay` (`--contract-type p2wsh_v2`); with `commitQuote`,
     /// `pay` commits the quote just printed (`--quote <id>`) instead of asking again.
     static func payAndCheck(_ net: Testnet, _ clock: StageClock, client: Node, contact: Node, amountSat: Int64,
                             expectProvider: Node, options: [String] = [], commitQuote: Bool = false) throws(Failure) -> [Check] {

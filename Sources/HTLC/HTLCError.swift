@@ -13,8 +13,12 @@ public enum HTLCError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidTimeoutHeight(UInt32)
     /// The two parties' keys give a MuSig2 aggregate that is not a usable point.
     case invalidKeys(String)
-    /// A contract type name that is neither `taproot_boltz` nor `p2wsh`.
+    /// A contract type name that is neither `taproot_boltz` nor `p2wsh_v2` (nor the
+    /// retired `p2wsh`).
     case unknownContractType(String)
+    /// A retired contract type asked for a new swap (`p2wsh`: its claim branch does not
+    /// check the preimage's size).
+    case retiredContractType(String)
     /// Leaves or an address received from the provider differ from the contract computed
     /// from the agreed terms.
     case contractMismatch(String)
@@ -85,7 +89,10 @@ public enum HTLCError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the claim and refund keys cannot form a contract: \(why)"
         case .unknownContractType:
             // The name came from a peer: not echoed.
-            return "unknown contract type; expected taproot_boltz or p2wsh"
+            return "unknown contract type; expected taproot_boltz or p2wsh_v2"
+        case .retiredContractType(let name):
+            return "contract type \(name) is retired: its claim branch does not check the preimage's size, "
+                + "so a claim could take the lock without paying; use p2wsh_v2 (or taproot_boltz)"
         case .contractMismatch(let what):
             return "the provider's \(what) does not match the contract computed from the agreed terms"
         case .lockOutputMissing:

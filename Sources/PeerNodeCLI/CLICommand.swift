@@ -59,6 +59,10 @@ struct CLICommand {
     static func swapOptions(_ arguments: Arguments, into args: inout [String: JSONValue], quote: Bool,
                             command: String) throws(UsageError) {
         if let type = arguments.options["contract-type"] {
+            if let retired = ContractType(rawValue: type), retired.isRetired {
+                throw UsageError("--contract-type \(type) is retired (its claim branch does not check the preimage's size); "
+                                 + "use p2wsh_v2 or taproot_boltz", command: command)
+            }
             guard ContractType(rawValue: type) != nil else {
                 throw UsageError("--contract-type must be one of " + ContractType.allCases.map(\.rawValue).joined(separator: ", ")
                                  + ", got \"\(type)\"", command: command)

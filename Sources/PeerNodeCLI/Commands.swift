@@ -113,7 +113,7 @@ enum Commands {
             return ControlMessage.Request(command: "recover", args: .object(args))
         } render: { Render.generic($0) },
         remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
-               "<contact> <sats> [--contract-type taproot_boltz|p2wsh] [--quote <quote_id>]",
+               "<contact> <sats> [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
                details: payDetails + quoteDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
@@ -123,7 +123,7 @@ enum Commands {
             return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
-               "<sats> [--to <address>] [--contract-type taproot_boltz|p2wsh]", details: payDetails) { arguments in
+               "<sats> [--to <address>] [--contract-type taproot_boltz|p2wsh_v2]", details: payDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
                                                  command: "swap-out")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")
@@ -133,7 +133,7 @@ enum Commands {
             return ControlMessage.Request(command: "swap-out", args: .object(args))
         } render: { Render.payment($0) },
         remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown and the provider's quote id, without paying.",
-               "<sats> [--contact <name>] [--contract-type taproot_boltz|p2wsh]", details: quoteDetails) { arguments in
+               "<sats> [--contact <name>] [--contract-type taproot_boltz|p2wsh_v2]", details: quoteDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
                                                  command: "quote")
             try CLICommand.noExtraPositionals(arguments, 1, command: "quote")
@@ -176,7 +176,7 @@ enum Commands {
 
     /// `--contract-type` and `--quote`, for `quote` and `pay`.
     static let quoteDetails = [
-        "--contract-type uses only providers whose offer lists that contract (taproot_boltz or p2wsh); `pay` then",
+        "--contract-type uses only providers whose offer lists that contract (taproot_boltz or p2wsh_v2); `pay` then",
         "swaps even when savings would cover it. `quote --contact <name>` asks the chosen provider for a signed quote",
         "and prints its id and expiry; `pay <name> <sats> --quote <id>` commits exactly that quote (single use, valid",
         "for the provider's quote_lifetime_seconds, 300 s by default). The provider's clock decides: an expired quote",

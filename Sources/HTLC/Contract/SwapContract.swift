@@ -9,14 +9,15 @@ public enum SwapContract: Sendable, Hashable {
     public init(type: ContractType, terms: SwapTerms) throws {
         switch type {
         case .taprootBoltz: self = .taprootBoltz(try TaprootSwapContract(terms: terms))
-        case .p2wsh: self = .p2wsh(P2WSHSwapContract(terms: terms))
+        case .p2wsh: self = .p2wsh(P2WSHSwapContract(terms: terms, layout: .sized))
+        case .p2wshUnsized: self = .p2wsh(P2WSHSwapContract(terms: terms, layout: .unsized))
         }
     }
 
     public var type: ContractType {
         switch self {
         case .taprootBoltz: return .taprootBoltz
-        case .p2wsh: return .p2wsh
+        case .p2wsh(let contract): return contract.layout == .sized ? .p2wsh : .p2wshUnsized
         }
     }
 

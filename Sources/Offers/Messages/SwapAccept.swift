@@ -4,7 +4,7 @@ import Transport
 
 /// Provider -> client: the swap is set up (`Signed<SwapAccept>`). Everything the client
 /// needs to check before paying: the hold invoice, the contract (keys, timeout, and its
-/// scripts: `swap_tree` for `taproot_boltz`, `witness_script` for `p2wsh`), where the lock
+/// scripts: `swap_tree` for `taproot_boltz`, `witness_script` for `p2wsh_v2` and the retired `p2wsh`), where the lock
 /// will go, and the amounts of the quote it redeems.
 public struct SwapAccept: SwapMessageBody, RequestScoped {
     public static let messageType = "SwapAccept"
@@ -87,7 +87,7 @@ public struct SwapAccept: SwapMessageBody, RequestScoped {
             let tree = try fields.object("swap_tree")
             scripts = .taproot(claimLeaf: try tree.hex("claim_leaf", maxBytes: Self.maxScriptBytes),
                                refundLeaf: try tree.hex("refund_leaf", maxBytes: Self.maxScriptBytes))
-        case .p2wsh:
+        case .p2wsh, .p2wshUnsized:
             scripts = .witnessScript(try fields.hex("witness_script", maxBytes: Self.maxScriptBytes))
         }
     }

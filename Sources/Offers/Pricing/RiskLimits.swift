@@ -91,12 +91,12 @@ public struct RiskLimits: Sendable {
         active[swapID] = nil
     }
 
-    /// Replaces the state with the store's active swaps (after a restart). Their start
-    /// times count toward the hourly limit while within the hour.
+    /// Adds the store's active swaps (after a restart, or a second `recover()` while swaps
+    /// run: audit M-4, where replacing the ledger forgot the running swaps' exposure).
+    /// Swaps already in the ledger keep their entry. Start times count toward the hourly
+    /// limit while within the hour.
     public mutating func restore(from swaps: [ActiveSwap]) {
-        active = [:]
-        recentStarts = [:]
-        for swap in swaps {
+        for swap in swaps where active[swap.swapID] == nil {
             active[swap.swapID] = swap
             recentStarts[swap.peer, default: []].append(swap.startedUnix)
         }

@@ -3,7 +3,7 @@ import HTLC
 /// One provider priced for paying X: every part of the cost, as the user sees it.
 public struct RouteCandidate: Sendable, Equatable {
     public let provider: ProviderOffer
-    /// The contract type the client would ask for: `taproot_boltz` when offered, else `p2wsh`.
+    /// The contract type the client would ask for: `taproot_boltz` when offered, else `p2wsh_v2`.
     public let contractType: ContractType
     /// X: what the destination receives.
     public let amountSat: Int64

@@ -33,7 +33,8 @@ public struct RouteSelector: Sendable {
             guard offered.contains(wanted) else { return .failure(.contractTypeNotOffered(wanted: wanted, offered: offered)) }
             contractType = wanted
         } else {
-            contractType = offered[0]
+            guard let preferred = offered.first else { return .failure(.onlyRetiredContracts) }
+            contractType = preferred
         }
         let claimFee = ContractSizes.claimFee(contractType, destination: destination, rate: claimFeeRate)
         let lockAmount = amountSat + claimFee

@@ -22,6 +22,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case amountOutOfRange(amountSat: Int64, minimum: Int64, maximum: Int64)
     /// The payer asked for a contract type the offer does not list.
     case contractTypeNotOffered(wanted: ContractType, offered: [ContractType])
+    /// The offer lists only retired contract types (an old provider's `p2wsh`).
+    case onlyRetiredContracts
 
     public var description: String {
         switch self {
@@ -37,7 +39,10 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .amountOutOfRange(let amount, let minimum, let maximum):
             return "\(amount) sat is outside its \(minimum)...\(maximum) sat range"
         case .contractTypeNotOffered(let wanted, let offered):
-            return "offers no \(wanted.rawValue) contract (it offers \(offered.map(\.rawValue).joined(separator: ", ")))"
+            let list = offered.isEmpty ? "only retired types" : offered.map(\.rawValue).joined(separator: ", ")
+            return "offers no \(wanted.rawValue) contract (it offers \(list))"
+        case .onlyRetiredContracts:
+            return "offers only retired contract types (p2wsh, which does not check the preimage's size); it needs an upgrade"
         }
     }
 }

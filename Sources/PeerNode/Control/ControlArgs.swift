@@ -47,11 +47,11 @@ struct ControlArgs {
 }
 
 extension ControlArgs {
-    /// `contract_type` (`taproot_boltz` or `p2wsh`) and, where `quote` allows it, `quote_id`.
+    /// `contract_type` (`taproot_boltz` or `p2wsh_v2`) and, where `quote` allows it, `quote_id`.
     func swapOptions(quote: Bool) throws(ControlError) -> SwapOptions {
         var options = SwapOptions()
         if let name = try optionalString("contract_type") {
-            guard let type = ContractType(rawValue: name) else {
+            guard let type = ContractType(rawValue: name), !type.isRetired else {
                 throw .invalidRequest("\(command): \"contract_type\" must be one of "
                                       + ContractType.allCases.map(\.rawValue).joined(separator: ", ") + ", not \"\(name)\"")
             }

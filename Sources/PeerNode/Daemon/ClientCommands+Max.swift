@@ -39,7 +39,10 @@ extension ClientCommands {
         var best: (provider: ProviderOffer, type: ContractType, claimFee: Int64, result: MaxSendableResult)?
         for provider in report.offers {
             let offer = provider.offer.body
-            let type = OfferFeature.contractTypes(in: offer.features)[0]
+            guard let type = OfferFeature.contractTypes(in: offer.features).first else {
+                skipped.append(RoutePlan.Skip(contact: provider.contact, reason: Self.describe(.onlyRetiredContracts)))
+                continue
+            }
             let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
             progress.stage("quoting", "settling the largest amount with \(provider.contact.name)")
             let quoter = DialQuoter(provider: provider, dialer: services.dialer, policy: engine.configuration.quotePolicy,

@@ -78,6 +78,10 @@ extension ProviderEngine {
                 log("provider swap \(id): cancelling the invoice failed: \(error)")
                 return nil
             }
+        case .raiseAlarm(let what):
+            // One prefix an operator can grep for and a log watcher can page on.
+            log("ALARM provider swap \(id): \(what)")
+            return nil
         }
     }
 

@@ -36,21 +36,21 @@ extension ProviderEngine {
         }
     }
 
-    /// A spend of a lock: the claim (its witness holds the preimage) or our refund.
+    /// A spend of a lock: our refund, or a claim (any other spend: audit C-2), read from
+    /// the witness of the input that spends it.
     private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
                             swap: ProviderSwapRecord) -> ProviderSwapInput? {
-        do {
-            let preimage = try PreimageExtractor.preimage(from: watched.transaction, spending: outpoint, contract: swap.contract)
+        guard let input = watched.transaction.inputs.first(where: { $0.previousOutput == outpoint }) else { return nil }
+        switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
+        case .claim(let preimage):
             log("provider swap \(swap.swapID): claim \(watched.txid) seen (\(watched.confirmations) confirmations)")
-            return .claimSeen(preimage: preimage)
-        } catch HTLCError.witnessIsRefund {
+            return .claimSeen(preimage: preimage, confirmations: watched.confirmations)
+        case .refund:
             let status: ProviderRefundStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
             let seen = states[swap.swapID]?.lock.flatMap { ProviderRefund(spending: $0, by: watched.transaction) }
             return .refundStatus(status, atBlock: false, seen: seen)
-        } catch {
-            // Neither shape: nothing the swap can act on; the timeout path still runs.
-            log("provider swap \(swap.swapID): lock spent by \(watched.txid), which is neither claim nor refund: \(error)")
-            return nil
+        case .unreadableClaim:
+            return .unreadableSpend(txid: watched.txid, confirmations: watched.confirmations)
         }
     }
 }

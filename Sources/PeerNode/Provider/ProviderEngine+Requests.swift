@@ -79,6 +79,10 @@ extension ProviderEngine {
             log("SwapRequest for quote \(request.quoteID): reading the store failed: \(error)")
             return Reject(requestID: request.requestID, code: .internal, reason: "the provider cannot read its swaps now").encoded
         }
+        do { try request.scriptType.checkOfferable() } catch {
+            // An old client asking for the retired p2wsh layout learns why and what to ask for.
+            return Reject(requestID: request.requestID, error: .unacceptableTerms(error.description)).encoded
+        }
         guard dependencies.desk.terms.contractTypes.contains(request.scriptType) else {
             return Reject(requestID: request.requestID,
                           error: .unacceptableTerms("script type \(request.scriptType) is not offered")).encoded

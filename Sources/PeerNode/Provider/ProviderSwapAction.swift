@@ -32,6 +32,9 @@ public enum ProviderSwapAction: Sendable, Hashable {
     case settleInvoice(preimage: [UInt8])
     /// Cancel the hold invoice; the client's payment returns (answers `.invoiceCancelled` when done).
     case cancelInvoice
+    /// Tell the operator something went wrong that no action can fix (the log's alarm line,
+    /// and the swap's state in `swap show`).
+    case raiseAlarm(String)
 }
 
 extension ProviderSwapAction: CustomStringConvertible {
@@ -50,6 +53,7 @@ extension ProviderSwapAction: CustomStringConvertible {
         case .checkRefund(let refund, _): return "check refund \(refund.txid)"
         case .settleInvoice: return "settle invoice"
         case .cancelInvoice: return "cancel invoice"
+        case .raiseAlarm(let what): return "alarm: \(what)"
         }
     }
 }

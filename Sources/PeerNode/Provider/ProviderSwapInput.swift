@@ -24,9 +24,13 @@ public enum ProviderSwapInput: Sendable, Hashable {
     case lockSeen(confirmations: Int)
     /// The chain does not know the recorded lock (not in the mempool, not in a block).
     case lockMissing
-    /// The lock's output was spent through the claim path, revealing this preimage
-    /// (already checked against the payment hash by `PreimageExtractor`).
-    case claimSeen(preimage: [UInt8])
+    /// The lock's output was spent by a claim (any spend that is not our refund) revealing
+    /// this preimage (already checked against the payment hash by `PreimageExtractor`),
+    /// with this many confirmations (0: mempool).
+    case claimSeen(preimage: [UInt8], confirmations: Int)
+    /// The lock's output was spent by a transaction that is not our refund and reveals no
+    /// preimage of the payment hash (audit C-2).
+    case unreadableSpend(txid: TransactionID, confirmations: Int)
     /// The client pushed a preimage (`PreimagePush`); the machine checks it.
     case preimagePushed(preimage: [UInt8])
     /// A refund was built and signed (not yet broadcast).

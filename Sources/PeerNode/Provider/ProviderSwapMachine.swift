@@ -41,10 +41,22 @@ public struct ProviderSwapStep: Sendable, Hashable {
 /// - the lock is recorded (`funding_intent`) before it is published, and only the
 ///   recorded bytes are ever published;
 /// - a preimage is recorded (`claim_observed`) before settling; a pushed preimage counts
-///   only once a lock exists (settling earlier would take the payment with nothing locked);
-/// - the invoice is cancelled after the lock is spent back to us (refund confirmed) or when
-///   nothing was locked: never while the client could still claim and be unpaid for.
+///   only once a lock exists (settling earlier would take the payment with nothing locked)
+///   and only while no refund of ours is out (audit H-2: if the refund confirmed after the
+///   settle, the provider would keep both the coins and the payment);
+/// - a claim seen while our refund is out stops the refund (no more bumps) and is settled
+///   for once it confirms (`claim_pending`): until then either may win;
+/// - the invoice is cancelled after the lock is spent back to us, `refundCancelDepth` blocks
+///   deep (audit M-2: a reorg of a shallower refund lets the client claim instead), or when
+///   nothing was locked: never while the client could still claim and be unpaid for;
+/// - any spend of the lock that is not our refund is a claim; one that reveals no preimage
+///   raises an alarm and, once confirmed, ends the swap `lock_lost` (audit C-2).
 public struct ProviderSwapMachine: Sendable {
+    /// Confirmations of the refund before the invoice is given up. Six fits well before the
+    /// HTLC's expiry: the lock check wants it 42 blocks past the timeout, and LND cancels
+    /// 12 blocks before it.
+    public static let refundCancelDepth = 6
+
     public let context: ProviderSwapContext
 
     public init(context: ProviderSwapContext) {
@@ -61,7 +73,8 @@ public struct ProviderSwapMachine: Sendable {
         case .claimObserved(let lock, let preimage): return claimObserved(lock, preimage, input)
         case .refundIntent(let lock, let refund): return refunding(lock, refund, broadcast: false, input)
         case .refundBroadcast(let lock, let refund): return refunding(lock, refund, broadcast: true, input)
-        case .settled, .refunded, .cancelled:
+        case .claimPending(let lock, let refund, let preimage): return claimPending(lock, refund, preimage, input)
+        case .settled, .refunded, .cancelled, .lockLost:
             // Final: nothing follows, repeated events are skipped.
             return .none
         }
@@ -171,8 +184,10 @@ public struct ProviderSwapMachine: Sendable {
             return permanent ? ProviderSwapStep(actions: [.cancelInvoice]) : .none
         case .invoiceCancelled:
             return cancelled
-        case .claimSeen(let preimage):
+        case .claimSeen(let preimage, _):
             return claimed(lock, preimage)
+        case .unreadableSpend(let txid, let confirmations):
+            return lost(lock, txid, confirmations)
         default:
             return .none
         }
@@ -190,8 +205,11 @@ public struct ProviderSwapMachine: Sendable {
         case .block(let height):
             if refundIsValid(tipHeight: height) { return ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]) }
             return confirmed ? .none : ProviderSwapStep(actions: [.rebroadcastLock(lock)])
-        case .claimSeen(let preimage):
+        case .claimSeen(let preimage, _):
+            // No refund of ours is out: the claim is the only way the lock can go.
             return claimed(lock, preimage)
+        case .unreadableSpend(let txid, let confirmations):
+            return lost(lock, txid, confirmations)
         case .preimagePushed(let preimage):
             return isValid(preimage) ? claimed(lock, preimage) : .none
         case .refundPrepared(let refund):
@@ -235,11 +253,12 @@ public struct ProviderSwapMachine: Sendable {
         case .refundStatus(let status, let atBlock, let seen):
             switch status {
             case .confirmed(let count) where count >= 1:
-                // The coins are back: only now is the invoice given up. The record names the
-                // version the chain took, whose fee the wallet paid.
+                // The coins are back. The record names the version the chain took, whose
+                // fee the wallet paid; the invoice is given up only once it is deep.
                 let taken = seen ?? refund
                 let record = !broadcast || taken.txid != refund.txid
-                return ProviderSwapStep(next: record ? .refundBroadcast(lock, taken) : nil, actions: [.cancelInvoice])
+                let actions: [ProviderSwapAction] = count >= Self.refundCancelDepth ? [.cancelInvoice] : []
+                return ProviderSwapStep(next: record ? .refundBroadcast(lock, taken) : nil, actions: actions)
             case .confirmed, .unconfirmed:
                 if !broadcast { return ProviderSwapStep(next: .refundBroadcast(lock, refund)) }
                 return atBlock ? ProviderSwapStep(actions: [.prepareRefund(replacing: refund)]) : .none
@@ -251,14 +270,53 @@ public struct ProviderSwapMachine: Sendable {
             return ProviderSwapStep(next: .refundIntent(lock, replacement), actions: [.broadcastRefund(replacement)])
         case .invoiceCancelled:
             return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
-        case .claimSeen(let preimage):
-            // The client's claim beat the refund: we are paid through the invoice instead.
-            return claimed(lock, preimage)
-        case .preimagePushed(let preimage):
-            return isValid(preimage) ? claimed(lock, preimage) : .none
+        case .claimSeen(let preimage, let confirmations):
+            // The client's claim beat the refund: we are paid through the invoice instead,
+            // but only once it is in a block; until then our refund may still win.
+            if confirmations >= 1 { return claimed(lock, preimage) }
+            return ProviderSwapStep(next: .claimPending(lock, refund, preimage: preimage))
+        case .unreadableSpend(let txid, let confirmations):
+            return lost(lock, txid, confirmations)
+        case .preimagePushed:
+            // Never settle on a push once a refund may be out (audit H-2): the claim, if
+            // there is one, shows itself on chain.
+            return .none
         default:
             return .none
         }
+    }
+
+    /// Our refund and the client's claim compete for the lock; the claim was seen first.
+    /// The refund is no longer bumped (that would only fight the claim we want to win).
+    private func claimPending(_ lock: ProviderLock, _ refund: ProviderRefund, _ preimage: [UInt8],
+                              _ input: ProviderSwapInput) -> ProviderSwapStep {
+        switch input {
+        case .recover:
+            // The rescan reports the claim again (with its depth); the refund is checked too.
+            return ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])
+        case .block:
+            return ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])
+        case .claimSeen(_, let confirmations) where confirmations >= 1:
+            return claimed(lock, preimage)
+        case .refundStatus(.confirmed(let count), _, _) where count >= Self.refundCancelDepth:
+            return ProviderSwapStep(actions: [.cancelInvoice])
+        case .invoiceCancelled:
+            return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
+        case .unreadableSpend(let txid, let confirmations):
+            return lost(lock, txid, confirmations)
+        default:
+            return .none
+        }
+    }
+
+    /// The lock was spent by someone else without revealing a preimage (audit C-2): only a
+    /// flawed contract (the retired `p2wsh`) or a broken hash allows it. The operator must
+    /// see it; once the spend is in a block the swap ends `lock_lost`.
+    private func lost(_ lock: ProviderLock, _ txid: TransactionID, _ confirmations: Int) -> ProviderSwapStep {
+        let alarm = ProviderSwapAction.raiseAlarm(
+            "lock \(lock.txid) spent by \(txid), which is not our refund and reveals no preimage: the lock is lost")
+        guard confirmations >= 1 else { return ProviderSwapStep(actions: [alarm]) }
+        return ProviderSwapStep(next: .lockLost(lock, spendingTxid: txid), actions: [alarm])
     }
 
     // MARK: rules

@@ -37,10 +37,19 @@ public enum ProviderSwapState: Sendable, Hashable {
     /// The refund is out. Resume: check it; rebroadcast when missing, bump while
     /// unconfirmed at each block; once confirmed, cancel the invoice.
     case refundBroadcast(ProviderLock, ProviderRefund)
-    /// The refund confirmed and the invoice is cancelled (the client's payment returned). Final.
+    /// While our refund was out, the client's claim appeared (unconfirmed) with the
+    /// preimage, recorded here. Either may still confirm: the refund is no longer bumped;
+    /// the invoice is settled once the claim confirms, cancelled once the refund is deep.
+    /// Resume: watch the lock (the rescan reports the claim again) and check the refund.
+    case claimPending(ProviderLock, ProviderRefund, preimage: [UInt8])
+    /// The refund is `refundCancelDepth` deep and the invoice is cancelled (the client's
+    /// payment returned). Final.
     case refunded
     /// The invoice was cancelled (or expired) before anything was locked. Final.
     case cancelled
+    /// The lock was spent, in a block, by a transaction that is not our refund and reveals
+    /// no preimage: nothing can settle the invoice. Final, with an alarm for the operator.
+    case lockLost(ProviderLock, spendingTxid: TransactionID)
 
     /// The event kinds, as stored.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -53,10 +62,12 @@ public enum ProviderSwapState: Sendable, Hashable {
         case settled = "settled"
         case refundIntent = "refund_intent"
         case refundBroadcast = "refund_broadcast"
+        case claimPending = "claim_pending"
         case refunded = "refunded"
         case cancelled = "cancelled"
+        case lockLost = "lock_lost"
 
-        public var isFinal: Bool { self == .settled || self == .refunded || self == .cancelled }
+        public var isFinal: Bool { self == .settled || self == .refunded || self == .cancelled || self == .lockLost }
 
         /// The status a client is told on entering this state; nil where it does not change
         /// (an intent is internal; a claim seen or a refund in flight changes nothing the
@@ -65,7 +76,7 @@ public enum ProviderSwapState: Sendable, Hashable {
             switch self {
             case .invoiceCreated: return .invoicePending
             case .invoiceAccepted: return .invoiceAccepted
-            case .fundingIntent, .claimObserved, .refundIntent, .refundBroadcast: return nil
+            case .fundingIntent, .claimObserved, .refundIntent, .refundBroadcast, .claimPending, .lockLost: return nil
             case .lockBroadcast: return .lockBroadcast
             case .lockConfirmed: return .lockConfirmed
             case .settled: return .settled
@@ -86,8 +97,10 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .settled: return .settled
         case .refundIntent: return .refundIntent
         case .refundBroadcast: return .refundBroadcast
+        case .claimPending: return .claimPending
         case .refunded: return .refunded
         case .cancelled: return .cancelled
+        case .lockLost: return .lockLost
         }
     }
 
@@ -97,7 +110,7 @@ public enum ProviderSwapState: Sendable, Hashable {
     public var lock: ProviderLock? {
         switch self {
         case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock), .claimObserved(let lock, _),
-             .refundIntent(let lock, _), .refundBroadcast(let lock, _):
+             .refundIntent(let lock, _), .refundBroadcast(let lock, _), .claimPending(let lock, _, _), .lockLost(let lock, _):
             return lock
         case .invoiceCreated, .invoiceAccepted, .settled, .refunded, .cancelled:
             return nil
@@ -119,6 +132,11 @@ public enum ProviderSwapState: Sendable, Hashable {
             return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
         case .refundIntent(let lock, let refund), .refundBroadcast(let lock, let refund):
             return .object(["lock": lock.json, "refund": refund.json])
+        case .claimPending(let lock, let refund, let preimage):
+            // Stored for the same reason as claim_observed's; the claim is public already.
+            return .object(["lock": lock.json, "refund": refund.json, "preimage": .string(preimage.hex)])
+        case .lockLost(let lock, let txid):
+            return .object(["lock": lock.json, "spending_txid": .string(txid.hex)])
         }
     }
 
@@ -128,6 +146,12 @@ public enum ProviderSwapState: Sendable, Hashable {
         func lock() throws(ProviderError) -> ProviderLock {
             guard let value = data["lock"] else { throw .corruptRecord("\(name) without its lock") }
             return try ProviderLock(json: value)
+        }
+        func preimage() throws(ProviderError) -> [UInt8] {
+            guard let hex = data["preimage"]?.stringValue, let preimage = [UInt8](hex: hex), preimage.count == 32 else {
+                throw .corruptRecord("\(name) without its preimage")
+            }
+            return preimage
         }
         func refund() throws(ProviderError) -> ProviderRefund {
             guard let value = data["refund"] else { throw .corruptRecord("\(name) without its refund") }
@@ -144,10 +168,14 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .lockBroadcast: self = .lockBroadcast(try lock())
         case .lockConfirmed: self = .lockConfirmed(try lock())
         case .claimObserved:
-            guard let hex = data["preimage"]?.stringValue, let preimage = [UInt8](hex: hex), preimage.count == 32 else {
-                throw .corruptRecord("claim_observed without its preimage")
+            self = .claimObserved(try lock(), preimage: try preimage())
+        case .claimPending:
+            self = .claimPending(try lock(), try refund(), preimage: try preimage())
+        case .lockLost:
+            guard let hex = data["spending_txid"]?.stringValue, let txid = try? TransactionID(hex: hex) else {
+                throw .corruptRecord("lock_lost without the spending txid")
             }
-            self = .claimObserved(try lock(), preimage: preimage)
+            self = .lockLost(try lock(), spendingTxid: txid)
         case .settled: self = .settled
         case .refundIntent: self = .refundIntent(try lock(), try refund())
         case .refundBroadcast: self = .refundBroadcast(try lock(), try refund())

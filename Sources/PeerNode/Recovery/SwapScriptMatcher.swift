@@ -20,7 +20,14 @@ struct SwapScriptMatcher {
         enum Script: Sendable {
             case taprootClaim(hash160: [UInt8], clientXOnly: [UInt8], internalKey: [UInt8])
             case taprootRefund(providerXOnly: [UInt8], internalKey: [UInt8])
-            case p2wsh(paymentHash: [UInt8], claimKey: [UInt8], refundKey: [UInt8], isClaim: Bool)
+            case p2wsh(paymentHash: [UInt8], claimKey: [UInt8], refundKey: [UInt8], isClaim: Bool, sized: Bool)
+
+            var isTaproot: Bool {
+                switch self {
+                case .taprootClaim, .taprootRefund: return true
+                case .p2wsh: return false
+                }
+            }
         }
 
         let script: Script
@@ -33,9 +40,24 @@ struct SwapScriptMatcher {
     /// Reads the witness of `input`; nil for anything that is not one of our contract shapes.
     static func candidate(_ input: TransactionInput, in txid: TransactionID, height: Int) -> Candidate? {
         let stack = input.witness.stack
-        guard let script = parse(stack) else { return nil }
-        return Candidate(script: script, stack: stack, lock: input.previousOutput, spendingTxid: txid, height: height)
+        if let script = parse(stack) {
+            return Candidate(script: script, stack: stack, lock: input.previousOutput, spendingTxid: txid, height: height)
+        }
+        // A Taproot spend may carry an annex (BIP341: a last item starting 0x50): consensus
+        // allows it, so a claim with one still counts (audit C-2).
+        if stack.count >= 3, stack.last?.first == 0x50 {
+            let stripped = Array(stack.dropLast())
+            if let script = parse(stripped), script.isTaproot {
+                return Candidate(script: script, stack: stripped, lock: input.previousOutput, spendingTxid: txid, height: height)
+            }
+        }
+        return nil
     }
+
+    /// The claim branch's opening bytes of each P2WSH layout: `p2wsh_v2` checks the size
+    /// (`OP_IF OP_SIZE 32 OP_EQUALVERIFY OP_SHA256 <32>`), the retired `p2wsh` does not.
+    private static let sizedP2WSHPrefix: [UInt8] = [0x63, 0x82, 0x01, 0x20, 0x88, 0xa8, 0x20]
+    private static let unsizedP2WSHPrefix: [UInt8] = [0x63, 0xa8, 0x20]
 
     static func parse(_ stack: [[UInt8]]) -> Candidate.Script? {
         // Taproot script path: [..., leaf script, control block]; a control block is the leaf
@@ -53,19 +75,35 @@ struct SwapScriptMatcher {
             }
             return nil
         }
-        // P2WSH: the last item is the witness script
-        // OP_IF OP_SHA256 <32> OP_EQUALVERIFY <33> OP_CHECKSIG OP_ELSE <timeout> OP_CLTV OP_DROP <33> OP_CHECKSIG OP_ENDIF.
-        if stack.count == 3 || stack.count == 4, let script = stack.last, script.count >= 111, script.count <= 116,
-           script[0..<3] == [0x63, 0xa8, 0x20], script[35] == 0x88, script[36] == 0x21, script[70] == 0xac,
-           script[71] == 0x67, script[script.count - 1] == 0x68, script[script.count - 2] == 0xac,
-           script[script.count - 36] == 0x21, script[script.count - 37] == 0x75, script[script.count - 38] == 0xb1 {
-            let isClaim = stack.count == 4 && stack[2] == [0x01]
-            let isRefund = stack.count == 3 && stack[1].isEmpty
-            guard isClaim || isRefund else { return nil }
-            return .p2wsh(paymentHash: Array(script[3..<35]), claimKey: Array(script[37..<70]),
-                          refundKey: Array(script[(script.count - 35)..<(script.count - 2)]), isClaim: isClaim)
+        // P2WSH: the last item is the witness script, either layout:
+        // OP_IF [OP_SIZE 32 OP_EQUALVERIFY] OP_SHA256 <32> OP_EQUALVERIFY <33> OP_CHECKSIG
+        // OP_ELSE <timeout> OP_CLTV OP_DROP <33> OP_CHECKSIG OP_ENDIF.
+        guard stack.count == 3 || stack.count == 4, let script = stack.last else { return nil }
+        let hashAt: Int
+        if script.starts(with: sizedP2WSHPrefix) {
+            hashAt = sizedP2WSHPrefix.count
+        } else if script.starts(with: unsizedP2WSHPrefix) {
+            hashAt = unsizedP2WSHPrefix.count
+        } else {
+            return nil
         }
-        return nil
+        let keyAt = hashAt + 34
+        guard script.count >= keyAt + 74, script.count <= keyAt + 79, script[hashAt + 32] == 0x88,
+              script[hashAt + 33] == 0x21, script[keyAt + 33] == 0xac, script[keyAt + 34] == 0x67,
+              script[script.count - 1] == 0x68, script[script.count - 2] == 0xac,
+              script[script.count - 36] == 0x21, script[script.count - 37] == 0x75, script[script.count - 38] == 0xb1 else {
+            return nil
+        }
+        // Segwit v0 demands a clean stack, so a claim is [sig, preimage, selector, script]
+        // and a refund [sig, selector, script]; the selector is read as the interpreter
+        // reads it (any true value takes OP_IF: MINIMALIF is only relay policy).
+        let selector = stack[stack.count - 2]
+        let isClaim = stack.count == 4 && ScriptBool.isTrue(selector)
+        let isRefund = stack.count == 3 && !ScriptBool.isTrue(selector)
+        guard isClaim || isRefund else { return nil }
+        return .p2wsh(paymentHash: Array(script[hashAt..<(hashAt + 32)]), claimKey: Array(script[keyAt..<(keyAt + 33)]),
+                      refundKey: Array(script[(script.count - 35)..<(script.count - 2)]), isClaim: isClaim,
+                      sized: hashAt == sizedP2WSHPrefix.count)
     }
 
     /// Matches a candidate against our keys; nil when it is not ours.
@@ -106,13 +144,14 @@ struct SwapScriptMatcher {
                 return spend(entry.index, .client, .refund, .taprootBoltz, paymentHash: entry.paymentHash)
             }
             return nil
-        case .p2wsh(let paymentHash, let claimKey, let refundKey, let isClaim):
+        case .p2wsh(let paymentHash, let claimKey, let refundKey, let isClaim, let sized):
             let kind: RecoveredSpend.Kind = isClaim ? .claim : .refund
+            let type: ContractType = sized ? .p2wsh : .p2wshUnsized
             if let index = keys.claimIndex(compressed: claimKey), keys.entry(index).paymentHash == paymentHash {
-                return spend(index, .client, kind, .p2wsh, paymentHash: paymentHash)
+                return spend(index, .client, kind, type, paymentHash: paymentHash)
             }
             if let index = keys.refundIndex(compressed: refundKey) {
-                return spend(index, .provider, kind, .p2wsh, paymentHash: paymentHash)
+                return spend(index, .provider, kind, type, paymentHash: paymentHash)
             }
             return nil
         }

@@ -16,8 +16,10 @@ final class SwapContractTests: XCTestCase {
             claimPublicKey: try PrivateKey(bytes(try XCTUnwrap(inputs["claim_private_key"] as? String))).publicKey,
             refundPublicKey: try PrivateKey(bytes(try XCTUnwrap(inputs["refund_private_key"] as? String))).publicKey,
             timeoutHeight: UInt32(try XCTUnwrap(inputs["timeout_block_height"] as? Int)))
-        let contract = SwapContract.p2wsh(P2WSHSwapContract(terms: terms))
+        // The vector is the retired layout's: a stored swap of that type rebuilds this script.
+        let contract = try SwapContract(type: .p2wshUnsized, terms: terms)
         guard case .p2wsh(let p2wsh) = contract else { return XCTFail("not p2wsh") }
+        XCTAssertEqual(contract.type, .p2wshUnsized)
         XCTAssertEqual(terms.paymentHash.hex, outputs["payment_hash"])
         XCTAssertEqual(p2wsh.witnessScript.bytes.hex, outputs["witness_script"])
         XCTAssertEqual(contract.scriptPubKey.bytes.hex, outputs["scriptPubKey"])
@@ -31,6 +33,10 @@ final class SwapContractTests: XCTestCase {
         let claim = Fixture.claimKey.publicKey.compressed.hex
         let refund = Fixture.refundKey.publicKey.compressed.hex
         XCTAssertEqual(contract.witnessScript.description,
+                       "OP_IF OP_SIZE 20 OP_EQUALVERIFY OP_SHA256 \(Fixture.paymentHash.hex) OP_EQUALVERIFY \(claim) OP_CHECKSIG "
+                       + "OP_ELSE 50f80c OP_CHECKLOCKTIMEVERIFY OP_DROP \(refund) OP_CHECKSIG OP_ENDIF")
+        guard case .p2wsh(let retired) = Fixture.contract(.p2wshUnsized) else { return XCTFail("not p2wsh") }
+        XCTAssertEqual(retired.witnessScript.description,
                        "OP_IF OP_SHA256 \(Fixture.paymentHash.hex) OP_EQUALVERIFY \(claim) OP_CHECKSIG "
                        + "OP_ELSE 50f80c OP_CHECKLOCKTIMEVERIFY OP_DROP \(refund) OP_CHECKSIG OP_ENDIF")
     }
@@ -67,8 +73,20 @@ final class SwapContractTests: XCTestCase {
         XCTAssertTrue(taproot.description.contains("from block 850000"))
         XCTAssertTrue(taproot.description.contains("OP_SIZE 20 OP_EQUALVERIFY OP_HASH160"))
         let p2wsh = Fixture.contract(.p2wsh)
-        XCTAssertTrue(p2wsh.description.hasPrefix("p2wsh swap contract on regtest, address bcrt1q"))
+        XCTAssertTrue(p2wsh.description.hasPrefix("p2wsh_v2 swap contract on regtest, address bcrt1q"))
         XCTAssertTrue(p2wsh.description.contains("OP_CHECKLOCKTIMEVERIFY OP_DROP"))
+    }
+
+    /// The retired layout is read from stored swaps but refused for new ones, with a reason
+    /// that names what to ask for instead.
+    func testTheRetiredP2WSHLayoutIsNeverOffered() throws {
+        XCTAssertEqual(ContractType.allCases, [.taprootBoltz, .p2wsh])
+        XCTAssertEqual(try ContractType(name: "p2wsh"), .p2wshUnsized)
+        XCTAssertEqual(try ContractType(name: "p2wsh_v2"), .p2wsh)
+        XCTAssertThrows(.retiredContractType("p2wsh"), try ContractType.p2wshUnsized.checkOfferable())
+        XCTAssertTrue(HTLCError.retiredContractType("p2wsh").description.contains("use p2wsh_v2"))
+        XCTAssertNoThrow(try ContractType.p2wsh.checkOfferable())
+        XCTAssertNotEqual(Fixture.contract(.p2wsh).address, Fixture.contract(.p2wshUnsized).address)
     }
 
     func testTermsAreValidated() {

@@ -134,17 +134,17 @@ final class KernelSpendTests: XCTestCase {
         }
     }
 
-    /// The Taproot claim leaf's `OP_SIZE 32 OP_EQUALVERIFY` refuses a 33-byte preimage even
-    /// when its hash is the contract's; the P2WSH script has no such check (DESIGN's layout),
-    /// which is why the builder refuses every preimage that is not 32 bytes.
-    func testOnlyTheTaprootLeafEnforcesThePreimageSize() throws {
+    /// Audit C-1: a client that made its payment hash from a 33-byte value must not be able
+    /// to claim with it (the provider could never settle with a 33-byte "preimage"). Every
+    /// contract a provider offers checks the size in script, so consensus refuses the claim.
+    func testEveryOfferedContractRefusesAClaimWithA33BytePreimage() throws {
         let longPreimage = [UInt8](repeating: 0x09, count: 33)
         for type in ContractType.allCases {
             let contract = Fixture.contract(type, paymentHash: SHA256.hash(longPreimage))
             let unsigned = try claim(Fixture.contract(type))
             let tx = try SpendSigner.sign(unsigned, contract: contract, lockValue: Fixture.lockValue,
                                           path: .claim(preimage: longPreimage), key: Fixture.claimKey)
-            XCTAssertEqual(try kernel.accepts(tx, spending: spent(contract)), type == .p2wsh, "\(type)")
+            XCTAssertFalse(try kernel.accepts(tx, spending: spent(contract)), "\(type) takes a 33-byte preimage")
             let request = Fixture.claimRequest(contract, to: .p2wpkh)
             XCTAssertThrows(.invalidPreimageLength(33),
                             try ClaimBuilder().build(request, claimKey: Fixture.claimKey, preimage: longPreimage))

@@ -41,25 +41,27 @@ final class FeeModelTests: XCTestCase {
         // = 376 WU, + 2 marker/flag + witness 1 + 65 sig + 40 leaf (39 bytes) + 66 control
         // block = 550 WU -> 138 vB.
         XCTAssertEqual(ContractSizes.refundVirtualSize(.taprootBoltz, destination: .p2tr), 138)
-        // P2WSH refund: 376 + 2 + witness 1 + 74 sig + 1 empty + 115 script (114 bytes)
-        // = 569 WU -> 143 vB.
-        XCTAssertEqual(ContractSizes.refundVirtualSize(.p2wsh, destination: .p2tr), 143)
+        // P2WSH (p2wsh_v2) refund: 376 + 2 + witness 1 + 74 sig + 1 empty + 119 script
+        // (118 bytes, OP_SIZE 32 OP_EQUALVERIFY included) = 573 WU -> 144 vB; the retired
+        // layout's 114-byte script gives 569 WU -> 143 vB.
+        XCTAssertEqual(ContractSizes.refundVirtualSize(.p2wsh, destination: .p2tr), 144)
+        XCTAssertEqual(ContractSizes.refundVirtualSize(.p2wshUnsized, destination: .p2tr), 143)
         XCTAssertEqual(OnchainFeeEstimate.lockVirtualSize, 154)
     }
 
     func testOnchainFeeFormula() throws {
-        let estimate = OnchainFeeEstimate() // both contract types: refund reserve 143 vB, 125%
-        XCTAssertEqual(estimate.refundVirtualSize, 143)
-        // ceil(2000 × (154 + 143) × 125 / 100,000) = ceil(742.5) = 743
-        XCTAssertEqual(estimate.onchainFee(at: Fixtures.rate(2)), 743)
-        // ceil(1000 × 297 × 125 / 100,000) = ceil(371.25) = 372
-        XCTAssertEqual(estimate.onchainFee(at: Fixtures.rate(1)), 372)
-        // 12.5 sat/vB = 12,500 sat/kvB: ceil(12,500 × 297 × 1.25) = 4640.625 -> 4641
-        XCTAssertEqual(estimate.onchainFee(at: try FeeRate(satPerKvB: 12_500)), 4_641)
+        let estimate = OnchainFeeEstimate() // both contract types: refund reserve 144 vB, 125%
+        XCTAssertEqual(estimate.refundVirtualSize, 144)
+        // ceil(2000 × (154 + 144) × 125 / 100,000) = ceil(745) = 745
+        XCTAssertEqual(estimate.onchainFee(at: Fixtures.rate(2)), 745)
+        // ceil(1000 × 298 × 125 / 100,000) = ceil(372.5) = 373
+        XCTAssertEqual(estimate.onchainFee(at: Fixtures.rate(1)), 373)
+        // 12.5 sat/vB = 12,500 sat/kvB: ceil(12,500 × 298 × 1.25) = 4656.25 -> 4657
+        XCTAssertEqual(estimate.onchainFee(at: try FeeRate(satPerKvB: 12_500)), 4_657)
         // Taproot only: ceil(2000 × (154 + 138) × 1.25) = 730
         XCTAssertEqual(OnchainFeeEstimate(contractTypes: [.taprootBoltz]).onchainFee(at: Fixtures.rate(2)), 730)
-        // Safety 100%: cost only: ceil(2 × 297) = 594
-        XCTAssertEqual(OnchainFeeEstimate(safetyPercent: 100).onchainFee(at: Fixtures.rate(2)), 594)
+        // Safety 100%: cost only: ceil(2 × 298) = 596
+        XCTAssertEqual(OnchainFeeEstimate(safetyPercent: 100).onchainFee(at: Fixtures.rate(2)), 596)
         XCTAssertEqual(OnchainFeeEstimate.wholeSatPerVByte(try FeeRate(satPerKvB: 12_500)), 13)
         XCTAssertEqual(estimate.onchainFee(at: try FeeRate(satPerKvB: 0)), 0)
     }
@@ -71,20 +73,20 @@ final class FeeModelTests: XCTestCase {
         let rich = try builder.offer(requestID: "r", offerID: "o", liquiditySat: 5_000_000, rate: Fixtures.rate(2),
                                      nowUnix: Fixtures.now)
         XCTAssertEqual(rich.maxAmountSat, 1_000_000)
-        XCTAssertEqual(rich.onchainFeeSat, 743)
+        XCTAssertEqual(rich.onchainFeeSat, 745)
         XCTAssertEqual(rich.feeRateSatPerVByte, 2)
         XCTAssertEqual(rich.validUntilUnix, Fixtures.now + 600)
-        XCTAssertEqual(rich.features, ["taproot_boltz", "p2wsh", "preimage_push"])
+        XCTAssertEqual(rich.features, ["taproot_boltz", "p2wsh_v2", "preimage_push"])
         XCTAssertEqual(rich.providerPubky, Fixtures.provider.pubky)
-        // 300,000 in the wallet: 300,000 − 743.
+        // 300,000 in the wallet: 300,000 − 745.
         let tight = try builder.offer(requestID: "r", offerID: "o", liquiditySat: 300_000, rate: Fixtures.rate(2),
                                       nowUnix: Fixtures.now)
-        XCTAssertEqual(tight.maxAmountSat, 299_257)
+        XCTAssertEqual(tight.maxAmountSat, 299_255)
         // Below the minimum once the fee is taken: no offer.
         XCTAssertOffersError(.insufficientLiquidity(available: 9_999, needed: 10_000)) {
-            try builder.offer(requestID: "r", offerID: "o", liquiditySat: 10_742, rate: Fixtures.rate(2), nowUnix: Fixtures.now)
+            try builder.offer(requestID: "r", offerID: "o", liquiditySat: 10_744, rate: Fixtures.rate(2), nowUnix: Fixtures.now)
         }
-        XCTAssertEqual(try builder.offer(requestID: "r", offerID: "o", liquiditySat: 10_743, rate: Fixtures.rate(2),
+        XCTAssertEqual(try builder.offer(requestID: "r", offerID: "o", liquiditySat: 10_745, rate: Fixtures.rate(2),
                                          nowUnix: Fixtures.now).maxAmountSat, 10_000)
     }
 }

@@ -35,7 +35,7 @@ final class ProviderDeskTests: XCTestCase {
         wallet.liquidity.store(200_000, ordering: .relaxed)
         guard case .offer(let third) = try await ask(desk, OfferRequest(requestID: "c")) else { return XCTFail("an offer") }
         XCTAssertNotEqual(third.body.offerID, first.body.offerID, "a new state is a new offer")
-        XCTAssertEqual(third.body.maxAmountSat, 200_000 - 743)
+        XCTAssertEqual(third.body.maxAmountSat, 200_000 - 745)
         // A quote under the older, still valid, offer keeps its terms but checks liquidity now.
         guard case .reject(let short) = try await ask(desk, QuoteRequest(requestID: "q", offerID: first.body.offerID,
                                                                          amountSat: 500_000)) else {
@@ -81,7 +81,7 @@ final class ProviderDeskTests: XCTestCase {
         let request = QuoteRequest(requestID: "q", offerID: offer.body.offerID, amountSat: 100_000)
         guard case .quote(let quote) = try await ask(desk, request) else { return XCTFail("a quote") }
         XCTAssertEqual(try QuotePolicy().check(quote, answering: request, provider: Fixtures.provider.pubky,
-                                               offer: offer.body, nowUnix: clock.nowUnix).totalSat, 101_443)
+                                               offer: offer.body, nowUnix: clock.nowUnix).totalSat, 101_445)
         do {
             _ = try await desk.redeem(quoteID: quote.body.quoteID, client: Fixtures.stranger.pubky)
             XCTFail("foreign")

@@ -88,8 +88,8 @@ final class RouterPeerTests: XCTestCase {
         XCTAssertEqual(choice.claimFeeSat, claimFee)
         XCTAssertEqual(choice.lockAmountSat, 100_000 + claimFee)
         XCTAssertEqual(choice.serviceFeeSat, 200 + (100_000 + claimFee) / 1_000)
-        XCTAssertEqual(choice.providerOnchainFeeSat, 743)
-        XCTAssertEqual(choice.invoiceTotalSat, choice.lockAmountSat + choice.serviceFeeSat + 743)
+        XCTAssertEqual(choice.providerOnchainFeeSat, 745)
+        XCTAssertEqual(choice.invoiceTotalSat, choice.lockAmountSat + choice.serviceFeeSat + 745)
         XCTAssertEqual(choice.routingFeeSat, 1 + (choice.invoiceTotalSat + 999) / 1_000)
         XCTAssertLessThan(choice.totalCostSat, decision.ranked[1].totalCostSat)
 

@@ -110,8 +110,8 @@ final class RouterTests: XCTestCase {
     func testAContractTypeAskedForKeepsOnlyTheOffersListingIt() async {
         let offers: [String: ProbeResult] = [
             "taproot": Self.signedOffer(1, base: 100, features: ["taproot_boltz"]),
-            "both": Self.signedOffer(2, base: 300, features: ["taproot_boltz", "p2wsh"]),
-            "segwit": Self.signedOffer(3, base: 500, features: ["p2wsh"]),
+            "both": Self.signedOffer(2, base: 300, features: ["taproot_boltz", "p2wsh_v2"]),
+            "segwit": Self.signedOffer(3, base: 500, features: ["p2wsh_v2"]),
         ]
         let prober = ScriptedProber { .answer(offers[$0.name]!) }
         let contacts = ["taproot", "both", "segwit"].enumerated().map { Self.contact(UInt8($0.offset + 1), $0.element) }
@@ -131,7 +131,7 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(p2wsh.choice?.claimFeeSat, ContractSizes.claimFee(.p2wsh, destination: .p2tr, rate: Fixtures.rate(2)))
         XCTAssertEqual(p2wsh.skipped.map(\.contact.name), ["taproot"])
         XCTAssertEqual(p2wsh.skipped.first?.reason, .contractTypeNotOffered(wanted: .p2wsh, offered: [.taprootBoltz]))
-        XCTAssertEqual(p2wsh.skipped.first?.reason.description, "offers no p2wsh contract (it offers taproot_boltz)")
+        XCTAssertEqual(p2wsh.skipped.first?.reason.description, "offers no p2wsh_v2 contract (it offers taproot_boltz)")
 
         // taproot_boltz asked for: the P2WSH-only offer is skipped.
         let taproot = await router(prober).route(RouteSelector(amountSat: 100_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2),

@@ -168,9 +168,10 @@ final class ProviderEngineTests: XCTestCase {
         let held = try await harness.providerLND.lookupInvoice(paymentHash: secrets.paymentHash)
         XCTAssertEqual(held.state, .accepted)
 
-        try await harness.mine(1)
+        // The invoice is given up only once the refund is deep (a reorg could undo it).
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
         try await harness.waitForState(.refunded, of: id)
-        XCTAssertEqual(harness.hub.confirmations(of: refund.txid), 1)
+        XCTAssertEqual(harness.hub.confirmations(of: refund.txid), ProviderSwapMachine.refundCancelDepth)
         let invoice = try await harness.providerLND.lookupInvoice(paymentHash: secrets.paymentHash)
         XCTAssertEqual(invoice.state, .canceled)
         let status = try await payment.value
@@ -225,9 +226,10 @@ final class ProviderEngineTests: XCTestCase {
         let kinds = try await harness.kinds(id)
         XCTAssertEqual(Array(kinds.suffix(4)), ["refund_intent", "refund_broadcast", "refund_intent", "refund_broadcast"])
 
-        try await harness.mine(1)
+        // The invoice is given up only once the refund is deep (a reorg could undo it).
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
         try await harness.waitForState(.refunded, of: id)
-        XCTAssertEqual(harness.hub.confirmations(of: second.txid), 1)
+        XCTAssertEqual(harness.hub.confirmations(of: second.txid), ProviderSwapMachine.refundCancelDepth)
         guard case .failed? = try await payment.value else { return XCTFail("the payment did not return") }
     }
 
@@ -243,6 +245,7 @@ final class ProviderEngineTests: XCTestCase {
         try harness.hub.mine(1)
         XCTAssertEqual(harness.hub.confirmations(of: first.txid), 1)
         await harness.engine.deliver(.refundStatus(.unconfirmed, atBlock: true), to: id)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth - 1)
         try await harness.waitForState(.refunded, of: id)
 
         let events = try await harness.store.events(of: id)

@@ -27,10 +27,12 @@ final class ProviderSwapMachineTests: XCTestCase {
     private let bumped = ProviderRefund(transaction: transaction(3, lockTime: 200), feeRate: try! FeeRate(satPerKvB: 3_000),
                                         fee: 414, destination: Script(bytes: [0x51, 0x20] + [UInt8](repeating: 9, count: 32)))
 
+    private let spender = try! TransactionID(bytes: [UInt8](repeating: 7, count: 32))
+
     private var allStates: [ProviderSwapState] {
         [.invoiceCreated, .invoiceAccepted(htlcExpiry: 300), .fundingIntent(lock), .lockBroadcast(lock), .lockConfirmed(lock),
          .claimObserved(lock, preimage: preimage), .settled, .refundIntent(lock, refund), .refundBroadcast(lock, refund),
-         .refunded, .cancelled]
+         .claimPending(lock, refund, preimage: preimage), .refunded, .cancelled, .lockLost(lock, spendingTxid: spender)]
     }
 
     private func invoice(_ state: InvoiceStatus.State, expiry: UInt32? = nil, tip: UInt32 = 160) -> ProviderSwapInput {
@@ -48,8 +50,11 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.settled, ProviderSwapStep()),
             (.refundIntent(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .broadcastRefund(refund)])),
             (.refundBroadcast(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])),
+            (.claimPending(lock, refund, preimage: preimage),
+             ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])),
             (.refunded, ProviderSwapStep()),
             (.cancelled, ProviderSwapStep()),
+            (.lockLost(lock, spendingTxid: spender), ProviderSwapStep()),
         ]
         XCTAssertEqual(expected.map(\.0.kind), ProviderSwapState.Kind.allCases, "the table covers every state")
         for (state, step) in expected {
@@ -71,7 +76,7 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.lockBroadcast(lock), .lockSeen(confirmations: 1),
              ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)])),
             (.lockConfirmed(lock), .lockSeen(confirmations: 2), ProviderSwapStep()),
-            (.lockConfirmed(lock), .claimSeen(preimage: preimage),
+            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0),
              ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])),
             (.claimObserved(lock, preimage: preimage), .invoiceSettled,
              ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])),
@@ -136,10 +141,11 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.lockBroadcast(lock), .preimagePushed(preimage: Array(preimage.prefix(31))), ProviderSwapStep()),
             (.lockBroadcast(lock), .preimagePushed(preimage: preimage), claimed),
             (.lockConfirmed(lock), .preimagePushed(preimage: preimage), claimed),
-            (.refundIntent(lock, refund), .preimagePushed(preimage: preimage), claimed),
-            (.refundBroadcast(lock, refund), .preimagePushed(preimage: preimage), claimed),
+            // Audit H-2: once a refund may be out, a push never settles.
+            (.refundIntent(lock, refund), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .preimagePushed(preimage: preimage), ProviderSwapStep()),
             (.refundBroadcast(lock, refund), .preimagePushed(preimage: wrong), ProviderSwapStep()),
-            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage), claimed),
+            (.claimPending(lock, refund, preimage: preimage), .preimagePushed(preimage: preimage), ProviderSwapStep()),
             (.claimObserved(lock, preimage: preimage), .preimagePushed(preimage: preimage), ProviderSwapStep()),
         ]
         check(table)
@@ -156,7 +162,10 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.refundIntent(lock, refund), .refundPublished, ProviderSwapStep(next: .refundBroadcast(lock, refund))),
             (.refundIntent(lock, refund), .refundPublishFailed, ProviderSwapStep()),
             (.refundIntent(lock, refund), .block(height: 201), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
+            // Audit M-2: recorded at one confirmation, the invoice given up only at depth.
             (.refundIntent(lock, refund), .refundStatus(.confirmed(1), atBlock: false),
+             ProviderSwapStep(next: .refundBroadcast(lock, refund))),
+            (.refundIntent(lock, refund), .refundStatus(.confirmed(6), atBlock: false),
              ProviderSwapStep(next: .refundBroadcast(lock, refund), actions: [.cancelInvoice])),
             (.refundBroadcast(lock, refund), .block(height: 202), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: true)])),
             (.refundBroadcast(lock, refund), .refundStatus(.unconfirmed, atBlock: true),
@@ -165,7 +174,9 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.refundBroadcast(lock, refund), .refundStatus(.missing, atBlock: true), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
             (.refundBroadcast(lock, refund), .refundPrepared(bumped),
              ProviderSwapStep(next: .refundIntent(lock, bumped), actions: [.broadcastRefund(bumped)])),
-            (.refundBroadcast(lock, refund), .refundStatus(.confirmed(1), atBlock: true), ProviderSwapStep(actions: [.cancelInvoice])),
+            (.refundBroadcast(lock, refund), .refundStatus(.confirmed(1), atBlock: true), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .refundStatus(.confirmed(5), atBlock: true), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .refundStatus(.confirmed(6), atBlock: true), ProviderSwapStep(actions: [.cancelInvoice])),
             (.refundBroadcast(lock, refund), .invoiceCancelled, ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])),
             // The invoice is never given up while the lock may still be claimed.
             (.lockConfirmed(lock), .invoiceCancelled, ProviderSwapStep()),
@@ -174,17 +185,57 @@ final class ProviderSwapMachineTests: XCTestCase {
         check(table)
     }
 
+    /// Audit H-2: a claim seen while our refund is out is recorded, stops the bumps, and is
+    /// settled for only once it is in a block; a deep refund cancels instead.
+    func testAClaimCompetingWithTheRefundIsSettledOnlyOnceConfirmed() {
+        let pending = ProviderSwapState.claimPending(lock, refund, preimage: preimage)
+        let claimed = ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
+        let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
+            (.refundIntent(lock, refund), .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep(next: pending)),
+            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep(next: pending)),
+            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 1), claimed),
+            (pending, .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep()),
+            (pending, .claimSeen(preimage: preimage, confirmations: 1), claimed),
+            // Never bumped: a block only checks where the refund stands.
+            (pending, .block(height: 203), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])),
+            (pending, .refundStatus(.unconfirmed, atBlock: true), ProviderSwapStep()),
+            (pending, .refundStatus(.missing, atBlock: true), ProviderSwapStep()),
+            (pending, .refundStatus(.confirmed(2), atBlock: false), ProviderSwapStep()),
+            (pending, .refundStatus(.confirmed(6), atBlock: false), ProviderSwapStep(actions: [.cancelInvoice])),
+            (pending, .invoiceCancelled, ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])),
+            // Before any refund, a claim in the mempool settles at once: nothing competes.
+            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0), claimed),
+        ]
+        check(table)
+    }
+
+    /// Audit C-2: a spend that is neither our refund nor a readable claim raises the alarm,
+    /// and ends the swap `lock_lost` once it is in a block.
+    func testASpendRevealingNoPreimageRaisesTheAlarm() {
+        for state in [ProviderSwapState.fundingIntent(lock), .lockBroadcast(lock), .lockConfirmed(lock),
+                      .refundIntent(lock, refund), .refundBroadcast(lock, refund), .claimPending(lock, refund, preimage: preimage)] {
+            let unconfirmed = machine.step(state, .unreadableSpend(txid: spender, confirmations: 0))
+            XCTAssertNil(unconfirmed.next, "\(state.kind.rawValue)")
+            guard case .raiseAlarm(let what)? = unconfirmed.actions.first else { return XCTFail("no alarm in \(state.kind.rawValue)") }
+            XCTAssertTrue(what.contains(spender.hex), what)
+            let confirmed = machine.step(state, .unreadableSpend(txid: spender, confirmations: 1))
+            XCTAssertEqual(confirmed.next, .lockLost(lock, spendingTxid: spender), "\(state.kind.rawValue)")
+            XCTAssertEqual(confirmed.actions.count, 1)
+        }
+        XCTAssertTrue(ProviderSwapState.lockLost(lock, spendingTxid: spender).isFinal)
+    }
+
     func testFinalStatesIgnoreEveryInput() {
         let inputs: [ProviderSwapInput] = [
             .recover, invoice(.accepted, expiry: 300), invoice(.canceled), .block(height: 250), .fundingPrepared(lock),
-            .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage),
+            .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage, confirmations: 0),
             .preimagePushed(preimage: preimage), .refundPrepared(refund), .refundStatus(.missing, atBlock: true),
             .invoiceSettled, .invoiceCancelled,
         ]
         for state in allStates where state.isFinal {
             for input in inputs { XCTAssertEqual(machine.step(state, input), ProviderSwapStep(), "\(state) on \(input)") }
         }
-        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.settled, .refunded, .cancelled])
+        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.settled, .refunded, .cancelled, .lockLost])
     }
 
     func testEveryStateRoundTripsThroughItsEvent() throws {

@@ -50,7 +50,8 @@ final class RecoveryMatcherTests: XCTestCase {
     }
 
     func testEverySpendShapeIsFoundFromBothSeeds() throws {
-        for type in ContractType.allCases {
+        // Retired types too: their locks are still refunded and recovered.
+        for type in ContractType.known {
             let (contract, secrets) = try contract(type, client: 3, provider: 9)
             let claim = try candidate(claimStack(contract, preimage: secrets.preimage))
             let refund = try candidate(refundStack(contract), vout: 1)
@@ -92,6 +93,36 @@ final class RecoveryMatcherTests: XCTestCase {
         XCTAssertEqual(searched, 251)
         let (wider, _) = try matches(candidates, seed: clientSeed, gap: 300)
         XCTAssertEqual(wider.map(\.index), [60, 150, 400])
+    }
+
+    /// Audit C-2: consensus-valid claims of other shapes (an annex after a Taproot claim, a
+    /// P2WSH selector that is true but not `0x01`) are still recovered with their preimage,
+    /// and a non-minimal false selector is still a refund.
+    func testClaimsWithAnAnnexOrANonMinimalSelectorAreRecovered() throws {
+        let txid = try TransactionID(hex: String(repeating: "cd", count: 32))
+        func input(_ stack: [[UInt8]]) -> TransactionInput {
+            TransactionInput(previousOutput: OutPoint(txid: txid, index: 0), witness: Witness(stack))
+        }
+        for type in ContractType.known {
+            let (contract, secrets) = try contract(type, client: 4, provider: 5)
+            var claim = claimStack(contract, preimage: secrets.preimage)
+            var refund = refundStack(contract)
+            if case .taprootBoltz = contract {
+                claim.append([0x50, 0x07])
+                refund.append([0x50])
+            } else {
+                claim[2] = [0x02]
+                refund[1] = [0x00]
+            }
+            let claimFound = try XCTUnwrap(SwapScriptMatcher.candidate(input(claim), in: txid, height: 3), "\(type) claim")
+            let refundFound = try XCTUnwrap(SwapScriptMatcher.candidate(input(refund), in: txid, height: 3), "\(type) refund")
+            let (client, _) = try matches([claimFound, refundFound], seed: clientSeed)
+            XCTAssertEqual(client.map { "\($0.kind.rawValue) \($0.index)" }, ["claim 4", "refund 4"], "\(type)")
+            XCTAssertEqual(client.first?.preimage, secrets.preimage, "\(type)")
+            XCTAssertTrue(client.allSatisfy { $0.contractType == type }, "\(type)")
+            let (provider, _) = try matches([claimFound], seed: providerSeed)
+            XCTAssertEqual(provider.first?.preimage, secrets.preimage, "\(type)")
+        }
     }
 
     func testOtherWitnessesAreNotContractSpends() {

@@ -1,0 +1,144 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+@testable import PeerNode
+import Regtest
+import Transport
+import XCTest
+
+/// The fund-safety audit's findings against the provider engine, on the hub: each test is
+/// the attack (or the accident) and asserts the provider keeps what is its own and takes
+/// nothing that is not.
+final class ProviderFundSafetyTests: XCTestCase {
+    private var harness: ProviderHarness!
+
+    override func setUp() async throws {
+        harness = try await ProviderHarness.start(storePath: try StoreFixture.directory(for: self) + "/provider.sqlite")
+    }
+
+    override func tearDown() async throws {
+        await harness?.shutDown()
+        harness = nil
+    }
+
+    /// C-1: a client asking for the retired `p2wsh` layout (no preimage size check) is
+    /// refused with a reason that names what to ask for, and nothing is set up.
+    func testARequestForTheRetiredP2WSHLayoutIsRefusedWithAReason() async throws {
+        let quote = try await harness.quote(amount: 100_000)
+        let request = harness.swapRequest(for: quote, secrets: try harness.secrets(0), scriptType: .p2wshUnsized)
+        let reply = try await harness.send(request)
+        guard case .reject(let reject) = reply else { return XCTFail("expected a refusal, got \(reply)") }
+        XCTAssertEqual(reject.code, .invalidRequest)
+        XCTAssertTrue(reject.reason.contains("p2wsh_v2"), reject.reason)
+        let running = await harness.engine.activeSwapIDs
+        XCTAssertEqual(running, [])
+        let exposure = await harness.engine.risk.exposureSat
+        XCTAssertEqual(exposure, 0)
+    }
+
+    /// A swap mined to its timeout: the provider's refund is in the mempool.
+    private func swapWithRefundOut() async throws
+        -> (accept: SwapAccept, secrets: SwapSecrets, payment: Task<PaymentUpdate.Status?, any Error>,
+            lock: ProviderLock, refund: ProviderRefund) {
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        try await harness.mine(1)
+        try await harness.waitForState(.lockConfirmed, of: id)
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        let last = try await harness.store.lastEvent(of: id)
+        guard case .refundBroadcast(_, let refund) = try ProviderSwapState(event: XCTUnwrap(last)) else {
+            throw ProviderTestFailure("expected a refund in flight")
+        }
+        XCTAssertTrue(harness.hub.inMempool(refund.txid))
+        return (accept, secrets, payment, lock, refund)
+    }
+
+    /// H-2: once its refund is out, the provider never settles on a pushed preimage (the
+    /// refund may still confirm: it would keep both the coins and the payment). The refund
+    /// confirms, the invoice is cancelled, the client's payment returns.
+    func testAPushWhileTheRefundIsInFlightNeverSettles() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, secrets, payment, _, refund) = try await swapWithRefundOut()
+        let id = accept.swapID
+        await harness.engine.receive(push: PreimagePush(swapID: id, preimage: secrets.preimage).encoded,
+                                     from: harness.client.pubky)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refunded, of: id)
+        XCTAssertNotNil(harness.hub.confirmations(of: refund.txid))
+        let kinds = try await harness.kinds(id)
+        XCTAssertFalse(kinds.contains("settled"), "\(kinds)")
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+    }
+
+    /// H-2: a claim that replaces the refund in the mempool stops the refund (no bump) and
+    /// is settled for only once it confirms.
+    func testAClaimSeenWhileTheRefundIsInFlightIsSettledOnlyOnceItConfirms() async throws {
+        let providerBefore = try harness.hub.balanceMsat("provider")
+        let (accept, secrets, payment, lock, refund) = try await swapWithRefundOut()
+        let id = accept.swapID
+        // The client's claim pays more than the refund, so it replaces it (both signal RBF).
+        let claim = try ClaimBuilder().build(
+            ClaimRequest(contract: try harness.contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
+                         amount: lock.output.value - 20_000, purpose: .swapOut, feeRate: try FeeRate(satPerKvB: 100_000),
+                         blocksLeft: 100),
+            claimKey: secrets.claimKey, preimage: secrets.preimage)
+        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        XCTAssertFalse(harness.hub.inMempool(refund.txid), "the claim replaced the refund")
+        try await harness.waitForState(.claimPending, of: id)
+        let invoice = try await harness.providerLND.lookupInvoice(paymentHash: secrets.paymentHash)
+        XCTAssertEqual(invoice.state, .accepted, "not settled while the claim is unconfirmed")
+        try await harness.mine(1)
+        try await harness.waitForState(.settled, of: id)
+        let status = try await payment.value
+        guard case .succeeded? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("provider") - providerBefore, UInt64(accept.totalSat) * 1_000)
+    }
+
+    /// M-2: the invoice is cancelled only once the refund is deep. A one-block reorg of the
+    /// refund's block lets the client claim instead: the provider sees the claim and is
+    /// paid, rather than having given the payment back already.
+    func testARefundReorgedOutBeforeItIsDeepLeavesTheInvoiceToSettle() async throws {
+        let providerBefore = try harness.hub.balanceMsat("provider")
+        let (accept, secrets, payment, lock, refund) = try await swapWithRefundOut()
+        let id = accept.swapID
+        try await harness.mine(1)
+        XCTAssertEqual(harness.hub.confirmations(of: refund.txid), 1)
+        try await harness.waitFor("the refund's confirmation handled") {
+            try await harness.providerLND.lookupInvoice(paymentHash: secrets.paymentHash).state == .accepted
+        }
+        let lastKind = try await harness.lastKind(id)
+        XCTAssertNotEqual(lastKind, "refunded", "not cancelled at one confirmation")
+
+        try harness.hub.chain.invalidateBlock(harness.hub.chain.tipHash)
+        let claim = try ClaimBuilder().build(
+            ClaimRequest(contract: try harness.contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
+                         amount: lock.output.value - 20_000, purpose: .swapOut, feeRate: try FeeRate(satPerKvB: 100_000),
+                         blocksLeft: 100),
+            claimKey: secrets.claimKey, preimage: secrets.preimage)
+        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await harness.mine(1)
+        try await harness.waitForState(.settled, of: id)
+        let status = try await payment.value
+        guard case .succeeded? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("provider") - providerBefore, UInt64(accept.totalSat) * 1_000)
+    }
+
+    /// M-4: `recover()` again while swaps run (as `swap refund` and `recover --contract` do)
+    /// keeps their exposure in the risk ledger.
+    func testRecoverWhileSwapsRunKeepsTheirExposure() async throws {
+        let (first, _, p1) = try await harness.startSwap(amount: 100_000, index: 0)
+        let (second, _, p2) = try await harness.startSwap(amount: 200_000, index: 1)
+        defer { p1.cancel(); p2.cancel() }
+        try await harness.waitForState(.lockBroadcast, of: first.swapID)
+        try await harness.waitForState(.lockBroadcast, of: second.swapID)
+        let before = await harness.engine.risk.exposureSat
+        XCTAssertEqual(before, 300_000)
+        try await harness.engine.recover()
+        let after = await harness.engine.risk.exposureSat
+        XCTAssertEqual(after, 300_000)
+    }
+}
