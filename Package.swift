@@ -40,7 +40,7 @@ let package = Package(
         // drives them through their command lines, so it depends on no library: `make demo`.
         .executableTarget(name: "peernode-testnet", path: "testnet", exclude: ["README.md"]),
 
-        // Shared by the test targets only: locating ../shared/vectors, the kernel for tests.
+        // Shared by the test targets only: locating Tests/Data/vectors, the kernel for tests.
         .target(name: "TestSupport", dependencies: ["Bitcoin", "Transport", "Regtest"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),

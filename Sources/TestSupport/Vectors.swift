@@ -2,18 +2,19 @@ import Bitcoin
 import Foundation
 import XCTest
 
-/// Finds and reads the public test vectors in `../shared/vectors`, in place (never copied
-/// into the repository). `PEERNODE_VECTORS` overrides the location. Every test target
+/// Finds and reads the public test vectors in `Tests/Data/vectors` (copied from the
+/// project's shared set, with their SOURCES notes). `PEERNODE_VECTORS` overrides the location. Every test target
 /// uses this one helper, so the rule for finding vectors lives in one place.
 public enum Vectors {
     public static let root: URL = {
         if let override = ProcessInfo.processInfo.environment["PEERNODE_VECTORS"] {
             return URL(fileURLWithPath: override)
         }
-        // <repo>/Sources/TestSupport/Vectors.swift -> <repo>/../shared/vectors
+        // <repo>/Sources/TestSupport/Vectors.swift -> <repo>/Tests/Data/vectors: the vectors
+        // live in the repository, so a clone alone runs every test.
         let repo = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+        return repo.appendingPathComponent("Tests/Data/vectors")
     }()
 
     public static func url(_ relativePath: String) -> URL {

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// Transactions Bitcoin Core's mempool refuses are refused here with Core's reason, details
-/// and sendrawtransaction code (compare ../shared/fixtures/bitcoind/sendrawtransaction_*.json).
+/// and sendrawtransaction code (compare Tests/Data/fixtures/bitcoind/sendrawtransaction_*.json).
 final class MempoolRejectionTests: XCTestCase {
     private var chain: RegtestChain!
     private let wallet = TestWallet()

@@ -4,7 +4,7 @@ import XCTest
 @testable import Transport
 
 /// Every 25519/ChaChaPoly/BLAKE2b|SHA256 vector of cacophony and snow (see
-/// `../shared/vectors/noise/SOURCES.md`): both sides run with the vector's fixed keys,
+/// `Tests/Data/vectors/noise/SOURCES.md`): both sides run with the vector's fixed keys,
 /// every ciphertext must match byte for byte and decrypt to the payload on the other side.
 final class NoiseVectorTests: XCTestCase {
     func testCacophonyVectors() throws {

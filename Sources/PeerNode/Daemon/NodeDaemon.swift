@@ -262,6 +262,11 @@ public final class NodeDaemon: Sendable {
         } catch {
             throw .wallet("\(error)")
         }
+        do {
+            try await wallet.attachMarkStore(store)
+        } catch {
+            throw .store(path: config.storeFile, reason: error.description)
+        }
         let log = options.log
         do {
             try await wallet.sync()

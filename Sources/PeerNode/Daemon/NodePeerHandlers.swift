@@ -43,7 +43,8 @@ enum NodePeerHandlers {
         }
         switch message {
         case .endpointsRequest(let endpointsRequest):
-            let address = await wallet.newAddress()
+            // One address per asking peer until it is paid (audit M-6).
+            let address = await wallet.reusableAddress(for: peer.description)
             return Endpoints(requestID: endpointsRequest.requestID,
                              endpoints: [Endpoint(address: address.encoded, network: network.rawValue)]).encoded
         case .offerRequest, .quoteRequest:

@@ -243,7 +243,7 @@ extension ProviderEngine {
                 rate = max(rate, try FeeRate(satPerKvB: previous.feeRate.satPerKvB + configuration.refundBumpStep.satPerKvB))
                 destination = previous.destination
             } else {
-                destination = await dependencies.wallet.newAddress().scriptPubKey
+                destination = try await refundDestination(swap)
             }
             let refundKey = try dependencies.keyChain.secrets(index: swap.record.swapIndex).refundKey
             let signed = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: lock.output,
@@ -259,6 +259,18 @@ extension ProviderEngine {
             log("provider swap \(id): building the refund failed: \(error)")
             return .refundFailed
         }
+    }
+
+    /// The address every refund of `swap` pays: taken from the wallet once and recorded
+    /// with the swap before its first use (audit M-6: a fresh address per failed build, in a
+    /// fee spike one each block, pushed the refund past the wallet's gap limit, where a
+    /// restarted wallet no longer saw it).
+    func refundDestination(_ swap: ProviderSwapRecord) async throws -> Script {
+        let key = "provider.refund_destination.\(swap.swapID)"
+        if let recorded = try await dependencies.store.value(forKey: key) { return Script(bytes: recorded) }
+        let script = await dependencies.wallet.newAddress().scriptPubKey
+        try await dependencies.store.setValue(script.bytes, forKey: key)
+        return script
     }
 
     /// Where the refund stands. Another version of it (an earlier bump) or a claim may

@@ -8,7 +8,10 @@ import Transport
 /// Durability contract: when `create` or `append` returns, the write has reached stable
 /// storage (SQLite WAL with a synchronous commit), so an act performed after it is always
 /// preceded on disk by its intent, whatever crash follows.
-public protocol SwapStore: Sendable {
+///
+/// It keeps small named values too (`KeyValueStore`): a provider swap's refund address is
+/// recorded there before its first use, so every retry and bump pays the same address.
+public protocol SwapStore: KeyValueStore {
     /// A fresh swap index for seed derivation; never handed out twice, even across restarts.
     func reserveSwapIndex() async throws(StoreError) -> UInt32
     /// Writes the contract and its first event in one transaction. A second swap with the

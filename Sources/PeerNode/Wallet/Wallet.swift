@@ -22,6 +22,17 @@ public actor Wallet {
     var seenMempool: Set<TransactionID> = []
     /// The sync running now; a second caller waits for it instead of interleaving blocks.
     var runningSync: Task<ChainTip?, any Error>?
+    /// Where the handed-out high-water mark is kept (nil: memory only).
+    var markStore: (any KeyValueStore)?
+    var persistedReceiveMark = 0
+    var labelled: [String: WalletAddress] = [:]
+    var labelOrder: [String] = []
+
+    static let issuedMarkKey = "wallet.receive_issued_high_water"
+    /// How far ahead of the index handed out the mark is written: one write per this many
+    /// addresses.
+    static let issuedMarkStep = 20
+    static let labelledCapacity = 4_096
 
     public init(seed: [UInt8], configuration: WalletConfiguration, backend: any ChainBackend) throws(WalletError) {
         self.configuration = configuration
@@ -33,7 +44,42 @@ public actor Wallet {
     // MARK: addresses
 
     /// A fresh receive address (never handed out before by this wallet, never seen paid).
-    public func newAddress() -> WalletAddress { keys.nextAddress(.receive) }
+    /// With a mark store attached, the high-water mark of handed-out indexes is persisted
+    /// ahead of the index handed out, in steps, so a restarted wallet watches past it.
+    public func newAddress() async -> WalletAddress {
+        let index = keys.issuedCount(.receive)
+        if let markStore, index >= persistedReceiveMark {
+            // Advanced before the write so a concurrent caller does not write again.
+            persistedReceiveMark = index + Self.issuedMarkStep
+            try? await markStore.setValue(Array(String(persistedReceiveMark).utf8), forKey: Self.issuedMarkKey)
+        }
+        return keys.nextAddress(.receive)
+    }
+
+    /// A receive address for one asker (`label`: a peer's pubky), the same on every ask
+    /// until it is seen paid (audit M-6: a fresh address per request let any peer push the
+    /// wallet's coins past its gap limit). At most `labelledCapacity` labels are kept; the
+    /// oldest is forgotten first.
+    public func reusableAddress(for label: String) async -> WalletAddress {
+        if let known = labelled[label], !keys.isUsed(known.scriptPubKey) { return known }
+        let address = await newAddress()
+        if labelled.updateValue(address, forKey: label) == nil { labelOrder.append(label) }
+        if labelOrder.count > Self.labelledCapacity {
+            labelled[labelOrder.removeFirst()] = nil
+        }
+        return address
+    }
+
+    /// Reads the persisted high-water mark of handed-out receive indexes from `store` and
+    /// keeps it there from now on. Call before the first sync.
+    public func attachMarkStore(_ store: any KeyValueStore) async throws(StoreError) {
+        if let bytes = try await store.value(forKey: Self.issuedMarkKey),
+           let mark = Int(String(decoding: bytes, as: UTF8.self)), mark >= 0 {
+            keys.markIssued(.receive, below: mark)
+            persistedReceiveMark = mark
+        }
+        markStore = store
+    }
 
     /// Whether `script` pays one of the watched keys.
     public func owns(_ script: Script) -> Bool { keys.path(for: script) != nil }

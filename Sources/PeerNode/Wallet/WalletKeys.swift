@@ -112,6 +112,24 @@ public struct WalletKeys: Sendable {
 
     private func nextIndex(_ chain: KeyChain) -> Int { max(nextIssued[chain]!, highestUsed[chain]! + 1) }
 
+    /// Counts every index below `count` of `chain` as handed out (a high-water mark kept
+    /// across restarts), so the window watches `gapLimit` keys past it: coins paid to an
+    /// address handed out before a restart are found even if many before it stay unpaid.
+    public mutating func markIssued(_ chain: KeyChain, below count: Int) {
+        guard count > nextIssued[chain]! else { return }
+        nextIssued[chain] = count
+        extendWindow(chain)
+    }
+
+    /// How many indexes of `chain` were handed out (or marked so).
+    public func issuedCount(_ chain: KeyChain) -> Int { nextIssued[chain]! }
+
+    /// Whether `script` is ours and was seen paid (or lies below a key seen paid).
+    public func isUsed(_ script: Script) -> Bool {
+        guard let path = paths[script] else { return false }
+        return Int(path.index) <= highestUsed[path.chain]!
+    }
+
     /// Derives keys until `gapLimit` keys beyond the last used or handed-out one are watched.
     private mutating func extendWindow(_ chain: KeyChain) {
         let wanted = max(highestUsed[chain]!, nextIssued[chain]! - 1) + 1 + gapLimit

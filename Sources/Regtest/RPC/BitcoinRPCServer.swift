@@ -8,7 +8,7 @@ import Transport
 /// Bitcoin Core's JSON-RPC over HTTP, answered by the hub: POST only, Basic auth, single
 /// requests and batches, JSON-RPC 1.0 and 2.0 envelopes with Core's HTTP statuses, and a
 /// table of methods. What Core does at each step (and so what this does) is pinned by the
-/// v31 fixtures in `../shared/fixtures/bitcoind`.
+/// v31 fixtures in `Tests/Data/fixtures/bitcoind`.
 ///
 /// The server is the HTTP handler only; `HTTPServer` and a listener supply connections.
 public final class BitcoinRPCServer: Sendable {

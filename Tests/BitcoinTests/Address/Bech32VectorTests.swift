@@ -2,7 +2,7 @@ import TestSupport
 import XCTest
 @testable import Bitcoin
 
-/// BIP173 and BIP350 test vectors from `../shared/vectors/bech32`: the checksum
+/// BIP173 and BIP350 test vectors from `Tests/Data/vectors/bech32`: the checksum
 /// primitive (valid and invalid strings of both variants) and segwit addresses.
 final class Bech32VectorTests: XCTestCase {
     private func group(_ bip: String, _ name: String, count: Int,

@@ -3,7 +3,7 @@ import XCTest
 @testable import Bitcoin
 
 /// Bitcoin Core's `key_io_valid.json` and `key_io_invalid.json` (src/test/data), read
-/// from `../shared/vectors/bitcoin-core`, checked the way Core's `key_io_tests.cpp`
+/// from `Tests/Data/vectors/bitcoin-core`, checked the way Core's `key_io_tests.cpp`
 /// does: addresses to scriptPubKey and back, WIF keys to key bytes and back, each
 /// kind refused as the other, case flips, and invalid strings refused everywhere.
 final class KeyIOVectorTests: XCTestCase {

@@ -2,7 +2,7 @@ import TestSupport
 import XCTest
 @testable import Bitcoin
 
-/// RIPEMD-160 and HASH160 against `../shared/vectors/ripemd160`.
+/// RIPEMD-160 and HASH160 against `Tests/Data/vectors/ripemd160`.
 final class RIPEMD160VectorTests: XCTestCase {
     private func load() throws -> [String: Any] {
         try XCTUnwrap(try Vectors.json("ripemd160/ripemd160_vectors.json") as? [String: Any])

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The `taproot_boltz` contract against Boltz's own vectors (`../shared/vectors/boltz`,
+/// The `taproot_boltz` contract against Boltz's own vectors (`Tests/Data/vectors/boltz`,
 /// see SOURCES.md there): leaves, internal key, output key, control blocks and addresses.
 final class BoltzVectorTests: XCTestCase {
     private func swapVectors() throws -> [String: Any] {

@@ -61,11 +61,15 @@ final class RiskLimitsTests: XCTestCase {
             .init(swapID: "s1", peer: alice, amountSat: 200_000, startedUnix: clock.nowUnix - 4_000),
             .init(swapID: "s2", peer: alice, amountSat: 200_000, startedUnix: clock.nowUnix - 60),
         ])
-        XCTAssertEqual(limits.activeCount, 2, "the restored set replaces what was there")
-        XCTAssertEqual(limits.exposureSat, 400_000)
+        // Audit M-4: restoring adds to what is there (a second recover() while swaps run).
+        XCTAssertEqual(limits.activeCount, 3, "the restored swaps join the running one")
+        XCTAssertEqual(limits.exposureSat, 400_001)
         XCTAssertOffersError(.riskLimit("concurrent swaps per peer")) { try limits.check(peer: alice, amountSat: 1) }
-        XCTAssertOffersError(.riskLimit("total exposure")) { try limits.check(peer: bob, amountSat: 100_001) }
-        XCTAssertNoThrow(try limits.check(peer: bob, amountSat: 100_000))
+        XCTAssertOffersError(.riskLimit("total exposure")) { try limits.check(peer: bob, amountSat: 100_000) }
+        XCTAssertNoThrow(try limits.check(peer: bob, amountSat: 99_999))
+        limits.restore(from: [.init(swapID: "s1", peer: alice, amountSat: 200_000, startedUnix: clock.nowUnix - 4_000)])
+        XCTAssertEqual(limits.exposureSat, 400_001, "a swap already known is not counted twice")
+        limits.release(swapID: "old")
         limits.release(swapID: "s1")
         limits.release(swapID: "s2")
         // Only the start within the hour counts: two more are allowed for alice.

@@ -13,7 +13,7 @@ final class SwapOptionsTests: XCTestCase {
 
     func testContractTypeAndQuoteIDAreRead() throws {
         XCTAssertEqual(try options([:]), SwapOptions())
-        XCTAssertEqual(try options(["contract_type": .string("p2wsh")]), SwapOptions(contractType: .p2wsh))
+        XCTAssertEqual(try options(["contract_type": .string("p2wsh_v2")]), SwapOptions(contractType: .p2wsh))
         XCTAssertEqual(try options(["contract_type": .string("taproot_boltz"), "quote_id": .string("q1")]),
                        SwapOptions(contractType: .taprootBoltz, quoteID: "q1"))
     }
@@ -21,7 +21,11 @@ final class SwapOptionsTests: XCTestCase {
     func testBadValuesAreRefusedNamingWhatIsAllowed() {
         XCTAssertThrowsError(try options(["contract_type": .string("p2sh")])) { error in
             XCTAssertEqual((error as? ControlError)?.code, ControlError.Code.invalidRequest)
-            XCTAssertTrue("\(error)".contains("must be one of taproot_boltz, p2wsh, not \"p2sh\""), "\(error)")
+            XCTAssertTrue("\(error)".contains("must be one of taproot_boltz, p2wsh_v2, not \"p2sh\""), "\(error)")
+        }
+        // The retired layout is refused for a new swap (audit C-1).
+        XCTAssertThrowsError(try options(["contract_type": .string("p2wsh")])) { error in
+            XCTAssertTrue("\(error)".contains("must be one of taproot_boltz, p2wsh_v2, not \"p2wsh\""), "\(error)")
         }
         XCTAssertThrowsError(try options(["quote_id": .string("q1")], command: "quote", quote: false)) { error in
             XCTAssertEqual((error as? ControlError)?.code, ControlError.Code.invalidRequest)
@@ -40,9 +44,9 @@ final class SwapOptionsTests: XCTestCase {
                              candidates: 2, spendingBalanceSat: 500_000, contractType: .p2wsh)
         let error = plan.noRouteError
         XCTAssertEqual(error.code, "no_route")
-        XCTAssertEqual(error.message, "no provider can swap 25000 sat with a p2wsh contract (skipped provA: offers no p2wsh "
+        XCTAssertEqual(error.message, "no provider can swap 25000 sat with a p2wsh_v2 contract (skipped provA: offers no p2wsh_v2 "
                        + "contract (it offers taproot_boltz); provB: runs no provider (it answered not_found)); nothing was paid")
-        XCTAssertEqual(plan.json["contract_type_asked"], .string("p2wsh"))
+        XCTAssertEqual(plan.json["contract_type_asked"], .string("p2wsh_v2"))
     }
 
     func testAnExpiredQuoteKeepsItsOwnCode() {

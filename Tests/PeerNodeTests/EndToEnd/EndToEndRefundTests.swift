@@ -68,7 +68,8 @@ final class EndToEndRefundTests: XCTestCase {
         let refundPaysProvider = await provider.wallet.owns(try XCTUnwrap(refund.outputs.first).scriptPubKey)
         XCTAssertTrue(refundPaysProvider, "the refund pays the provider's wallet")
         XCTAssertTrue(hub.backend.verifiedTransactions.contains(refund.txid), "kernel-verified")
-        try hub.mine(1)
+        // The invoice is given up once the refund is deep (ProviderSwapMachine.refundCancelDepth).
+        try hub.mine(ProviderSwapMachine.refundCancelDepth)
         try await network.eventually("the provider's swap ends refunded") { try await provider.lastKind(id) == "refunded" }
         let providerKinds = try await provider.kinds(id)
         XCTAssertEqual(providerKinds, ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast",

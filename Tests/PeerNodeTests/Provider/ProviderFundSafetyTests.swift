@@ -141,4 +141,38 @@ final class ProviderFundSafetyTests: XCTestCase {
         let after = await harness.engine.risk.exposureSat
         XCTAssertEqual(after, 300_000)
     }
+
+    /// M-6: while the refund cannot be built (a fee spike makes it cost more than the lock),
+    /// every block's retry used to take a fresh address; the refund then paid one past the
+    /// gap limit and a restarted wallet did not see it. One address is recorded per swap.
+    func testEveryRefundAttemptPaysTheOneAddressRecordedForTheSwap() async throws {
+        let (accept, _, payment) = try await harness.startSwap(amount: 10_000)
+        defer { payment.cancel() }
+        let id = accept.swapID
+        try await harness.waitForState(.lockBroadcast, of: id)
+        try await harness.mine(1)
+        try await harness.waitForState(.lockConfirmed, of: id)
+        let before = await harness.wallet.keys.peekNextAddress(.receive).path.index
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height - 1)
+        harness.hub.chain.setFeeEstimate(.feeRate(500_000))
+        try await harness.mine(WalletKeys.defaultGapLimit + 5)
+        let lastKind = try await harness.lastKind(id)
+        XCTAssertEqual(lastKind, "lock_confirmed", "no refund could be built in the spike")
+        let during = await harness.wallet.keys.peekNextAddress(.receive).path.index
+        XCTAssertLessThanOrEqual(during, before + 1, "one address for all the failed attempts")
+
+        harness.hub.chain.setFeeEstimate(.feeRate(2_000))
+        try await harness.mine(1)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        let last = try await harness.store.lastEvent(of: id)
+        guard case .refundBroadcast(_, let refund) = try ProviderSwapState(event: XCTUnwrap(last)) else {
+            return XCTFail("expected a refund")
+        }
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refunded, of: id)
+        try await harness.restart()
+        try await harness.wallet.sync()
+        let seen = await harness.wallet.transaction(refund.txid)
+        XCTAssertNotNil(seen, "the restarted wallet sees the refund")
+    }
 }

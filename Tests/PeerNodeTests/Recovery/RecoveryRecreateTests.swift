@@ -229,7 +229,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let paysProvider = await provider.wallet.owns(try XCTUnwrap(refund.outputs.first).scriptPubKey)
         XCTAssertTrue(paysProvider, "the refund pays the provider's wallet")
         XCTAssertTrue(hub.backend.verifiedTransactions.contains(refund.txid), "kernel-verified")
-        try hub.mine(1)
+        try hub.mine(ProviderSwapMachine.refundCancelDepth)
         try await network.eventually("the recovered swap ends refunded") { try await provider.lastKind(id) == "refunded" }
         if case .block? = hub.chain.transaction(refund.txid)?.location {} else { XCTFail("the refund is confirmed") }
         let cancelled = try await provider.lnd.lookupInvoice(paymentHash: secrets.paymentHash)

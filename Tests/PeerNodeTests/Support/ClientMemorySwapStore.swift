@@ -9,6 +9,17 @@ actor ClientMemorySwapStore: SwapStore {
     private var order: [String] = []
     private var logs: [String: [SwapEvent]] = [:]
     private var nextIndex: UInt32 = 0
+    private var values: [String: [UInt8]] = [:]
+
+    func value(forKey key: String) async throws(StoreError) -> [UInt8]? { values[key] }
+    func setValue(_ value: [UInt8], forKey key: String) async throws(StoreError) { values[key] = value }
+    @discardableResult
+    func removeValue(forKey key: String) async throws(StoreError) -> Bool { values.removeValue(forKey: key) != nil }
+    func takeNext(forKey key: String, initial: Int64) async throws(StoreError) -> Int64 {
+        let current = values[key].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? initial
+        values[key] = Array(String(current + 1).utf8)
+        return current
+    }
 
     func reserveSwapIndex() async throws(StoreError) -> UInt32 {
         defer { nextIndex += 1 }

@@ -2,7 +2,7 @@ import Foundation
 import Regtest
 import TestSupport
 
-/// One Bitcoin Core v31 fixture from `../shared/fixtures/bitcoind`.
+/// One Bitcoin Core v31 fixture from `Tests/Data/fixtures/bitcoind`.
 struct CoreFixture {
     let name: String
     let method: String?

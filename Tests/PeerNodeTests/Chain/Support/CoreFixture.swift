@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// One Bitcoin Core v31.0 answer from `../shared/fixtures/bitcoind`: the request that was
+/// One Bitcoin Core v31.0 answer from `Tests/Data/fixtures/bitcoind`: the request that was
 /// made and the HTTP status and exact body Core sent back.
 struct CoreFixture {
     let name: String
