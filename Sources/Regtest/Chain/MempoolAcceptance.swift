@@ -94,6 +94,10 @@ struct MempoolAcceptance {
             throw MempoolRejection(reason: "bad-txns-in-belowout",
                                    details: "value in (\(Money.format(valueIn))) < value out (\(Money.format(valueOut)))")
         }
+        // Core's IsWitnessStandard, after CheckTxInputs and before the fee checks.
+        if !WitnessStandardness.isStandard(transaction, spentOutputs: spent) {
+            throw MempoolRejection(reason: WitnessStandardness.reason)
+        }
         let fee = valueIn - valueOut
         let vsize = transaction.virtualSize
 
@@ -115,9 +119,12 @@ struct MempoolAcceptance {
             } catch {
                 throw ChainError.kernel("script verification of \(txid) input \(index) could not run: \(error)")
             }
-            if !valid {
-                let error = ScriptFailureDiagnosis.describe(transaction: transaction, inputIndex: index,
-                                                            spentOutputs: spent, verifier: verifier)
+            // The kernel checks consensus flags only; MINIMALIF is one of Core's standard
+            // flags a v0 witness script can break while staying consensus-valid.
+            let policyError = valid ? Self.policyScriptError(transaction.inputs[index], spending: spent[index]) : nil
+            if !valid || policyError != nil {
+                let error = policyError ?? ScriptFailureDiagnosis.describe(transaction: transaction, inputIndex: index,
+                                                                           spentOutputs: spent, verifier: verifier)
                 throw MempoolRejection(reason: "mempool-script-verify-flag-failed (\(error))",
                                        details: "input \(index) of \(txid) (wtxid \(wtxid)), spending "
                                            + "\(transaction.inputs[index].previousOutput)")
@@ -130,6 +137,21 @@ struct MempoolAcceptance {
         let entry = MempoolEntry(transaction: transaction, txid: txid, wtxid: wtxid, fee: fee, vsize: vsize,
                                  weight: transaction.weight, time: now, height: tipHeight, spentOutputs: spent)
         return Accepted(entry: entry, replaced: replaced)
+    }
+
+    /// The script error Core's standard flags find in a consensus-valid input, if any the
+    /// hub can tell: MINIMALIF for P2WSH (native or P2SH-wrapped) witness scripts.
+    static func policyScriptError(_ input: TransactionInput, spending output: TransactionOutput) -> String? {
+        guard let witnessScript = input.witness.stack.last else { return nil }
+        var program = output.scriptPubKey
+        if program.bytes.count == 23, program.bytes.first == 0xa9,
+           let redeemScript = (try? input.scriptSig.opcodes())?.last?.pushedData {
+            program = Script(bytes: redeemScript)
+        }
+        guard case .p2wsh = try? Address(script: program) else { return nil }
+        let violates = MinimalIfCheck.violates(witnessScript: Script(bytes: witnessScript),
+                                               stack: Array(input.witness.stack.dropLast()))
+        return violates == true ? MinimalIfCheck.error : nil
     }
 
     /// Core's `IsStandardTx` rules that apply to what the hub relays.
