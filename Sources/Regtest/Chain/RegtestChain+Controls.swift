@@ -1,0 +1,37 @@
+import Bitcoin
+
+/// Hub controls that make the test world as harsh as a real miner and mempool can be:
+/// mining a transaction the mempool refuses, holding one back from blocks, a smaller block,
+/// a rising mempool minimum fee.
+extension RegtestChain {
+    /// `hub_mine_transaction`: mines one block holding `transaction`, bypassing mempool
+    /// policy but not consensus. Throws `ConsensusRejection` for a transaction no block may
+    /// hold; nothing changes then.
+    @discardableResult
+    public func mineTransaction(_ transaction: Transaction, to scriptPubKey: Script) throws -> BlockHash {
+        defer { notifyTipChange() }
+        return try state.withLock { try $0.mineTransaction(transaction, to: scriptPubKey) }
+    }
+
+    /// `hub_hold_transaction`: keeps a mempool transaction (and so its descendants) out of
+    /// every block the hub mines until `release(_:)`. False when it is not in the mempool.
+    @discardableResult
+    public func hold(_ txid: TransactionID) -> Bool {
+        state.withLock { state in
+            guard state.mempool.entry(txid) != nil else { return false }
+            state.held.insert(txid)
+            return true
+        }
+    }
+
+    /// `hub_release_transaction`: lets a held transaction into blocks again. False when it was not held.
+    @discardableResult
+    public func release(_ txid: TransactionID) -> Bool {
+        state.withLock { $0.held.remove(txid) != nil }
+    }
+
+    /// The held transactions, sorted.
+    public var heldTransactions: [TransactionID] {
+        state.withLock { $0.held.sorted { $0.hex < $1.hex } }
+    }
+}
