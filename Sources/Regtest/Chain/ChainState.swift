@@ -180,8 +180,9 @@ struct ChainState {
 
     /// Runs mempool acceptance; unless `testOnly`, evicts what the transaction replaces and adds it.
     mutating func accept(_ transaction: Transaction, maxFeeRate: Int64, testOnly: Bool) throws -> MempoolEntry {
-        let acceptance = MempoolAcceptance(utxos: utxos, mempool: mempool, tipHeight: height, medianTimes: medianTimes,
+        var acceptance = MempoolAcceptance(utxos: utxos, mempool: mempool, tipHeight: height, medianTimes: medianTimes,
                                            policy: policy, verifier: verifier, now: clock())
+        acceptance.mempoolMinFeeRate = mempoolMinFeeRate
         let accepted = try acceptance.check(transaction, maxFeeRate: maxFeeRate)
         if !testOnly {
             for txid in accepted.replaced { mempool.removeWithDescendants(txid) }

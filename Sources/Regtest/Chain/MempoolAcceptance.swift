@@ -10,6 +10,8 @@ struct MempoolAcceptance {
     /// Median time past of each active block, by height.
     let medianTimes: [Int64]
     let policy: MempoolPolicy
+    /// The raised mempool minimum (sat/kvB, `hub_setmempoolminfee`); 0: none.
+    var mempoolMinFeeRate: Int64 = 0
     let verifier: KernelVerifier
     let now: Int64
 
@@ -104,6 +106,11 @@ struct MempoolAcceptance {
         // Ephemeral dust (v29+): one dust output is allowed only in a zero-fee transaction.
         if fee != 0 && transaction.outputs.contains(where: { OutputPolicy.isDust($0, dustRelayFeeRate: policy.dustRelayFeeRate) }) {
             throw MempoolRejection(reason: "dust", details: "tx with dust output must be 0-fee")
+        }
+        // Core's CheckFeeRate: the mempool's minimum first, then the relay floor.
+        let mempoolMinimumFee = Money.fee(ratePerKvB: mempoolMinFeeRate, vsize: vsize)
+        if mempoolMinFeeRate > 0 && fee < mempoolMinimumFee {
+            throw MempoolRejection(reason: "mempool min fee not met", details: "\(fee) < \(mempoolMinimumFee)")
         }
         let minimumFee = Money.fee(ratePerKvB: policy.minRelayFeeRate, vsize: vsize)
         if fee < minimumFee {

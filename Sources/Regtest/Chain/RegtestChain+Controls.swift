@@ -34,4 +34,33 @@ extension RegtestChain {
     public var heldTransactions: [TransactionID] {
         state.withLock { $0.held.sorted { $0.hex < $1.hex } }
     }
+
+    /// Core's `-blockmaxweight` for the blocks the hub mines (`hub_setblockmaxweight`),
+    /// coinbase reserve included. What does not fit waits in the mempool.
+    public var blockMaxWeight: Int { state.withLock { $0.blockMaxWeight } }
+
+    /// Sets the block weight limit; `ChainError.invalidRequest` outside
+    /// `minimumBlockMaxWeight...RegtestParameters.maxBlockWeight`.
+    public func setBlockMaxWeight(_ weight: Int) throws {
+        guard (Self.minimumBlockMaxWeight...RegtestParameters.maxBlockWeight).contains(weight) else {
+            throw ChainError.invalidRequest("blockmaxweight must be between \(Self.minimumBlockMaxWeight) and "
+                + "\(RegtestParameters.maxBlockWeight)")
+        }
+        state.withLock { $0.blockMaxWeight = weight }
+    }
+
+    /// The smallest block weight limit: the coinbase's reserve plus room for one small transaction.
+    public static let minimumBlockMaxWeight = RegtestParameters.coinbaseWeightReserve + 400
+
+    /// Core's `mempoolminfee` (sat/kvB): the raised minimum, or the relay floor.
+    public var mempoolMinFeeRate: Int64 { state.withLock { $0.effectiveMempoolMinFeeRate } }
+
+    /// `hub_setmempoolminfee`: raises (or, at or below the relay floor, lifts) the mempool's
+    /// minimum fee rate in sat/kvB. New transactions below it are refused with
+    /// `mempool min fee not met`; those already in the mempool below it are evicted, lowest
+    /// descendant score first. Returns the evicted txids.
+    @discardableResult
+    public func setMempoolMinFee(_ satPerKvB: Int64) -> [TransactionID] {
+        state.withLock { $0.setMempoolMinFee(satPerKvB) }
+    }
 }

@@ -51,6 +51,33 @@ extension BitcoinRPCMethods {
                 guard chain.release(txid) else { throw RPCError.invalidAddressOrKey("Transaction not held") }
                 return heldJSON(txid, chain: chain)
             },
+            RPCMethod("hub_setblockmaxweight",
+                      summary: "Sets the weight limit of the blocks the hub mines (Core's -blockmaxweight, coinbase reserve "
+                          + "included); mempool transactions that do not fit wait, highest ancestor-package fee rate first.",
+                      arguments: [RPCArgument("weight", .number, "The limit in weight units, "
+                                      + "\(RegtestChain.minimumBlockMaxWeight)...\(RegtestParameters.maxBlockWeight)")],
+                      result: "{...}    (json object) the limit now in force",
+                      examples: [.cli("20000"), .rpc("20000")]) { params in
+                do {
+                    try chain.setBlockMaxWeight(try params.int(0, default: 0))
+                } catch {
+                    throw RPCError.invalidParameter("\(error)")
+                }
+                return .object(["blockmaxweight": .int(chain.blockMaxWeight)])
+            },
+            RPCMethod("hub_setmempoolminfee",
+                      summary: "Raises the mempool's minimum fee rate, as a full mempool does: transactions below it are "
+                          + "evicted (lowest descendant score first) and new ones refused with 'mempool min fee not met'. "
+                          + "0 (or anything at or below minrelaytxfee) lifts it.",
+                      arguments: [RPCArgument("sat_per_kvb", .number, "The minimum in sat/kvB")],
+                      result: "{...}    (json object) mempoolminfee (BTC/kvB, as getmempoolinfo reports it), evicted txids",
+                      examples: [.cli("5000"), .rpc("5000")]) { params in
+                let rate = try params.int(0, default: 0)
+                guard rate >= 0 else { throw RPCError.invalidParameter("sat_per_kvb must not be negative") }
+                let evicted = hub.changingMempool { chain.setMempoolMinFee(Int64(rate)) }
+                return .object(["mempoolminfee": .amount(chain.mempoolMinFeeRate),
+                                "evicted": .array(evicted.map { .string($0.hex) })])
+            },
         ]
     }
 
