@@ -179,10 +179,12 @@ struct ChainState {
     // MARK: transactions
 
     /// Runs mempool acceptance; unless `testOnly`, evicts what the transaction replaces and adds it.
-    mutating func accept(_ transaction: Transaction, maxFeeRate: Int64, testOnly: Bool) throws -> MempoolEntry {
+    mutating func accept(_ transaction: Transaction, maxFeeRate: Int64, testOnly: Bool,
+                         checksFeeFloors: Bool = true) throws -> MempoolEntry {
         var acceptance = MempoolAcceptance(utxos: utxos, mempool: mempool, tipHeight: height, medianTimes: medianTimes,
                                            policy: policy, verifier: verifier, now: clock())
         acceptance.mempoolMinFeeRate = mempoolMinFeeRate
+        acceptance.checksFeeFloors = checksFeeFloors
         let accepted = try acceptance.check(transaction, maxFeeRate: maxFeeRate)
         if !testOnly {
             for txid in accepted.replaced { mempool.removeWithDescendants(txid) }

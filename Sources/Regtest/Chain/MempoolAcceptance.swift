@@ -12,6 +12,9 @@ struct MempoolAcceptance {
     let policy: MempoolPolicy
     /// The raised mempool minimum (sat/kvB, `hub_setmempoolminfee`); 0: none.
     var mempoolMinFeeRate: Int64 = 0
+    /// False while judging a package member whose fee the package's rate carries
+    /// (`submitpackage`); the package's total is checked against the same floors instead.
+    var checksFeeFloors = true
     let verifier: KernelVerifier
     let now: Int64
 
@@ -109,11 +112,11 @@ struct MempoolAcceptance {
         }
         // Core's CheckFeeRate: the mempool's minimum first, then the relay floor.
         let mempoolMinimumFee = Money.fee(ratePerKvB: mempoolMinFeeRate, vsize: vsize)
-        if mempoolMinFeeRate > 0 && fee < mempoolMinimumFee {
+        if checksFeeFloors && mempoolMinFeeRate > 0 && fee < mempoolMinimumFee {
             throw MempoolRejection(reason: "mempool min fee not met", details: "\(fee) < \(mempoolMinimumFee)")
         }
         let minimumFee = Money.fee(ratePerKvB: policy.minRelayFeeRate, vsize: vsize)
-        if fee < minimumFee {
+        if checksFeeFloors && fee < minimumFee {
             throw MempoolRejection(reason: "min relay fee not met", details: "\(fee) < \(minimumFee)")
         }
 

@@ -63,4 +63,11 @@ extension RegtestChain {
     public func setMempoolMinFee(_ satPerKvB: Int64) -> [TransactionID] {
         state.withLock { $0.setMempoolMinFee(satPerKvB) }
     }
+
+    /// `submitpackage`: a child with its unconfirmed parents, child last (shape checked by
+    /// the caller); a parent below the fee floors gets in on the package's fee rate.
+    /// `maxFeeRate` is sat/kvB (0: no cap).
+    public func submitPackage(_ transactions: [Transaction], maxFeeRate: Int64) throws -> PackageSubmission {
+        try state.withLock { try $0.submitPackage(transactions, maxFeeRate: maxFeeRate) }
+    }
 }

@@ -99,4 +99,22 @@ final class HubHarmRPCTests: XCTestCase {
         let estimate = try await hub.call("estimatesmartfee", "[6]")
         XCTAssertEqual(estimate["feerate"], .number("0.00002000"), "never below the mempool's minimum")
     }
+
+    func testSubmitPackageAnswersInCoresShape() async throws {
+        let coin = try hub.coin(atHeight: 1)
+        let parent = try wallet.spend(coin.outpoint, value: coin.value, fee: 0)
+        let child = try wallet.spend(OutPoint(txid: parent.txid, index: 0), value: coin.value, fee: 100_000)
+        let wrongOrder = try await error("submitpackage", "[[\"\(child.serialized.hex)\", \"\(parent.serialized.hex)\"]]")
+        XCTAssertEqual(wrongOrder["code"]?.intValue, -8)
+
+        let result = try await hub.call("submitpackage", "[[\"\(parent.serialized.hex)\", \"\(child.serialized.hex)\"]]")
+        XCTAssertEqual(result["package_msg"]?.stringValue, "success")
+        let parentResult = try XCTUnwrap(result["tx-results"]?[parent.wtxid.hex])
+        XCTAssertEqual(parentResult["txid"]?.stringValue, parent.txid.hex)
+        XCTAssertEqual(parentResult["fees"]?["base"], .number("0.00000000"))
+        XCTAssertEqual(parentResult["fees"]?["effective-includes"],
+                       .array([.string(parent.wtxid.hex), .string(child.wtxid.hex)]))
+        XCTAssertEqual(result["replaced-transactions"], .array([]))
+        XCTAssertNotNil(chain.mempoolEntry(parent.txid))
+    }
 }
