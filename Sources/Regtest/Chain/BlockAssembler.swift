@@ -11,11 +11,17 @@ struct BlockAssembler {
     let medianTimePast: Int64
     let now: Int64
     let payout: Script
+    /// Core's `-blockmaxweight`: the block's weight limit, coinbase reserve included.
+    var maxWeight = RegtestParameters.maxBlockWeight
 
-    /// The block, given the mempool to fill it from. `avoiding` holds hashes the result must
-    /// not have (blocks already known, e.g. an invalidated twin with the same contents).
-    func assemble(from mempool: Mempool, avoiding known: (BlockHash) -> Bool) -> Block {
-        let selected = select(from: mempool)
+    /// The block, given the mempool to fill it from. `forced` go first whatever their fee
+    /// (`hub_mine_transaction`: parents before children, already checked for consensus);
+    /// `held` and their descendants stay out (`hub_hold_transaction`). `avoiding` holds
+    /// hashes the result must not have (blocks already known, e.g. an invalidated twin with
+    /// the same contents).
+    func assemble(from mempool: Mempool, forced: [MempoolEntry] = [], held: Set<TransactionID> = [],
+                  avoiding known: (BlockHash) -> Bool) -> Block {
+        let selected = forced + select(from: mempool, preselected: forced, held: held)
         let fees = selected.reduce(Int64(0)) { $0 + $1.fee }
         var transactions = [coinbase(fees: fees, commitment: nil)] + selected.map(\.transaction)
         if selected.contains(where: { $0.transaction.hasWitness }) {
@@ -54,13 +60,20 @@ struct BlockAssembler {
 
     /// Ancestor-package selection: repeatedly take the not-yet-selected transaction whose
     /// package (itself and its unselected mempool ancestors) pays the highest fee rate, and
-    /// add the package parents first, until the block's weight is used.
-    func select(from mempool: Mempool) -> [MempoolEntry] {
-        let budget = RegtestParameters.maxBlockWeight - RegtestParameters.coinbaseWeightReserve
+    /// add the package parents first, until the block's weight is used. A package that does
+    /// not fit is skipped (it stays in the mempool) and smaller ones may still fill the
+    /// room, as Core's miner does. `preselected` are already in the block; `held` and their
+    /// descendants are never chosen.
+    func select(from mempool: Mempool, preselected: [MempoolEntry] = [], held: Set<TransactionID> = []) -> [MempoolEntry] {
+        let budget = min(maxWeight, RegtestParameters.maxBlockWeight) - RegtestParameters.coinbaseWeightReserve
         var chosen: [MempoolEntry] = []
-        var chosenIDs = Set<TransactionID>()
+        var chosenIDs = Set(preselected.map(\.txid))
         var skipped = Set<TransactionID>()
-        var weight = 0
+        for txid in held where mempool.entry(txid) != nil {
+            skipped.insert(txid)
+            skipped.formUnion(mempool.descendants(of: txid))
+        }
+        var weight = preselected.reduce(0) { $0 + $1.weight }
         let candidates = mempool.orderedEntries
         while true {
             var best: (package: [MempoolEntry], fee: Int64, vsize: Int)?
@@ -77,7 +90,9 @@ struct BlockAssembler {
             guard let best else { break }
             let packageWeight = best.package.reduce(0) { $0 + $1.weight }
             if weight + packageWeight > budget {
-                best.package.forEach { skipped.insert($0.txid) }
+                // Only the candidate fails (Core's `failedTx`): its ancestors may still fit
+                // in a smaller package of their own.
+                skipped.insert(best.package[0].txid)
                 continue
             }
             // Parents before children: a package member's in-package ancestors come first.

@@ -31,6 +31,12 @@ struct ChainState {
     var utxos = UTXOSet()
     var mempool = Mempool()
     var feeEstimate = FeeEstimate.noData
+    /// Mempool transactions kept out of blocks until released (`hub_hold_transaction`).
+    var held = Set<TransactionID>()
+    /// Core's `-blockmaxweight` for the blocks the hub mines (`hub_setblockmaxweight`).
+    var blockMaxWeight = RegtestParameters.maxBlockWeight
+    /// The raised mempool minimum (sat/kvB, `hub_setmempoolminfee`); 0: only the relay floor.
+    var mempoolMinFeeRate: Int64 = 0
     var nextSequence = 0
 
     init(libraryPath: String?, policy: MempoolPolicy, clock: @escaping @Sendable () -> Int64) throws {
@@ -100,9 +106,10 @@ struct ChainState {
         guard count >= 0 else { throw ChainError.invalidRequest("cannot mine a negative number of blocks") }
         var mined: [BlockHash] = []
         for _ in 0..<count {
-            let assembler = BlockAssembler(previous: tipHash, height: height + 1, medianTimePast: medianTimes[height],
+            var assembler = BlockAssembler(previous: tipHash, height: height + 1, medianTimePast: medianTimes[height],
                                            now: clock(), payout: payout)
-            let block = assembler.assemble(from: mempool) { records[$0] != nil }
+            assembler.maxWeight = blockMaxWeight
+            let block = assembler.assemble(from: mempool, held: held) { records[$0] != nil }
             record(block, height: height + 1)
             try submitToKernel(block, height: height + 1, expectConnected: true)
             try followKernel()
@@ -112,7 +119,7 @@ struct ChainState {
     }
 
     /// Hands a block to the kernel. Any rejection is a hub bug and is thrown with Core's reason.
-    private func submitToKernel(_ block: Block, height: Int, expectConnected: Bool) throws {
+    func submitToKernel(_ block: Block, height: Int, expectConnected: Bool) throws {
         let verdict = try kernelCall { try kernel.process(block) }
         switch verdict {
         case .connected: return
@@ -172,9 +179,12 @@ struct ChainState {
     // MARK: transactions
 
     /// Runs mempool acceptance; unless `testOnly`, evicts what the transaction replaces and adds it.
-    mutating func accept(_ transaction: Transaction, maxFeeRate: Int64, testOnly: Bool) throws -> MempoolEntry {
-        let acceptance = MempoolAcceptance(utxos: utxos, mempool: mempool, tipHeight: height, medianTimes: medianTimes,
+    mutating func accept(_ transaction: Transaction, maxFeeRate: Int64, testOnly: Bool,
+                         checksFeeFloors: Bool = true) throws -> MempoolEntry {
+        var acceptance = MempoolAcceptance(utxos: utxos, mempool: mempool, tipHeight: height, medianTimes: medianTimes,
                                            policy: policy, verifier: verifier, now: clock())
+        acceptance.mempoolMinFeeRate = mempoolMinFeeRate
+        acceptance.checksFeeFloors = checksFeeFloors
         let accepted = try acceptance.check(transaction, maxFeeRate: maxFeeRate)
         if !testOnly {
             for txid in accepted.replaced { mempool.removeWithDescendants(txid) }

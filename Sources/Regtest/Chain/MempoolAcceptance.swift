@@ -10,6 +10,11 @@ struct MempoolAcceptance {
     /// Median time past of each active block, by height.
     let medianTimes: [Int64]
     let policy: MempoolPolicy
+    /// The raised mempool minimum (sat/kvB, `hub_setmempoolminfee`); 0: none.
+    var mempoolMinFeeRate: Int64 = 0
+    /// False while judging a package member whose fee the package's rate carries
+    /// (`submitpackage`); the package's total is checked against the same floors instead.
+    var checksFeeFloors = true
     let verifier: KernelVerifier
     let now: Int64
 
@@ -94,6 +99,10 @@ struct MempoolAcceptance {
             throw MempoolRejection(reason: "bad-txns-in-belowout",
                                    details: "value in (\(Money.format(valueIn))) < value out (\(Money.format(valueOut)))")
         }
+        // Core's IsWitnessStandard, after CheckTxInputs and before the fee checks.
+        if !WitnessStandardness.isStandard(transaction, spentOutputs: spent) {
+            throw MempoolRejection(reason: WitnessStandardness.reason)
+        }
         let fee = valueIn - valueOut
         let vsize = transaction.virtualSize
 
@@ -101,8 +110,13 @@ struct MempoolAcceptance {
         if fee != 0 && transaction.outputs.contains(where: { OutputPolicy.isDust($0, dustRelayFeeRate: policy.dustRelayFeeRate) }) {
             throw MempoolRejection(reason: "dust", details: "tx with dust output must be 0-fee")
         }
+        // Core's CheckFeeRate: the mempool's minimum first, then the relay floor.
+        let mempoolMinimumFee = Money.fee(ratePerKvB: mempoolMinFeeRate, vsize: vsize)
+        if checksFeeFloors && mempoolMinFeeRate > 0 && fee < mempoolMinimumFee {
+            throw MempoolRejection(reason: "mempool min fee not met", details: "\(fee) < \(mempoolMinimumFee)")
+        }
         let minimumFee = Money.fee(ratePerKvB: policy.minRelayFeeRate, vsize: vsize)
-        if fee < minimumFee {
+        if checksFeeFloors && fee < minimumFee {
             throw MempoolRejection(reason: "min relay fee not met", details: "\(fee) < \(minimumFee)")
         }
 
@@ -115,9 +129,12 @@ struct MempoolAcceptance {
             } catch {
                 throw ChainError.kernel("script verification of \(txid) input \(index) could not run: \(error)")
             }
-            if !valid {
-                let error = ScriptFailureDiagnosis.describe(transaction: transaction, inputIndex: index,
-                                                            spentOutputs: spent, verifier: verifier)
+            // The kernel checks consensus flags only; MINIMALIF is one of Core's standard
+            // flags a v0 witness script can break while staying consensus-valid.
+            let policyError = valid ? Self.policyScriptError(transaction.inputs[index], spending: spent[index]) : nil
+            if !valid || policyError != nil {
+                let error = policyError ?? ScriptFailureDiagnosis.describe(transaction: transaction, inputIndex: index,
+                                                                           spentOutputs: spent, verifier: verifier)
                 throw MempoolRejection(reason: "mempool-script-verify-flag-failed (\(error))",
                                        details: "input \(index) of \(txid) (wtxid \(wtxid)), spending "
                                            + "\(transaction.inputs[index].previousOutput)")
@@ -130,6 +147,21 @@ struct MempoolAcceptance {
         let entry = MempoolEntry(transaction: transaction, txid: txid, wtxid: wtxid, fee: fee, vsize: vsize,
                                  weight: transaction.weight, time: now, height: tipHeight, spentOutputs: spent)
         return Accepted(entry: entry, replaced: replaced)
+    }
+
+    /// The script error Core's standard flags find in a consensus-valid input, if any the
+    /// hub can tell: MINIMALIF for P2WSH (native or P2SH-wrapped) witness scripts.
+    static func policyScriptError(_ input: TransactionInput, spending output: TransactionOutput) -> String? {
+        guard let witnessScript = input.witness.stack.last else { return nil }
+        var program = output.scriptPubKey
+        if program.bytes.count == 23, program.bytes.first == 0xa9,
+           let redeemScript = (try? input.scriptSig.opcodes())?.last?.pushedData {
+            program = Script(bytes: redeemScript)
+        }
+        guard case .p2wsh = try? Address(script: program) else { return nil }
+        let violates = MinimalIfCheck.violates(witnessScript: Script(bytes: witnessScript),
+                                               stack: Array(input.witness.stack.dropLast()))
+        return violates == true ? MinimalIfCheck.error : nil
     }
 
     /// Core's `IsStandardTx` rules that apply to what the hub relays.

@@ -19,7 +19,8 @@ public final class RegtestChain: Sendable {
     /// A tip-change handler: the new active tip's height and hash.
     public typealias TipChangeHandler = @Sendable (_ height: Int, _ hash: BlockHash) -> Void
 
-    private let state: Mutex<ChainState>
+    /// Internal, not private: the control extensions in other files use it too.
+    let state: Mutex<ChainState>
     /// Tip-change handlers, in registration order.
     private let tipHandlers = Mutex<[TipChangeHandler]>([])
     /// The tip handlers last heard of. Held while they are called, so notifications are
@@ -52,7 +53,7 @@ public final class RegtestChain: Sendable {
     }
 
     /// Tells the handlers of the current tip when it moved since they last heard.
-    private func notifyTipChange() {
+    func notifyTipChange() {
         notifiedTip.withLock { notified in
             let (height, hash) = state.withLock { ($0.height, $0.tipHash) }
             guard hash != notified else { return }

@@ -44,7 +44,7 @@ extension BitcoinRPCMethods {
                     // serialized sizes plus a fixed per-entry overhead.
                     "usage": .int(entries.reduce(0) { $0 + $1.transaction.serialized.count + 1_000 }),
                     "total_fee": .amount(entries.reduce(Int64(0)) { $0 + $1.fee }),
-                    "maxmempool": 300_000_000, "mempoolminfee": .amount(policy.minRelayFeeRate),
+                    "maxmempool": 300_000_000, "mempoolminfee": .amount(chain.mempoolMinFeeRate),
                     "minrelaytxfee": .amount(policy.minRelayFeeRate),
                     "incrementalrelayfee": .amount(policy.incrementalRelayFeeRate),
                     // The hub has no peers: nothing it accepted was ever announced.

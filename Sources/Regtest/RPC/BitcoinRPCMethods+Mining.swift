@@ -51,7 +51,7 @@ extension BitcoinRPCMethods {
                     return .object(["errors": ["Insufficient data or no feerate found"], "blocks": .int(estimate.blocks)])
                 }
                 // Core never advises less than what its mempool relays.
-                return .object(["feerate": .amount(max(rate, hub.policy.minRelayFeeRate)), "blocks": .int(estimate.blocks)])
+                return .object(["feerate": .amount(max(rate, hub.chain.mempoolMinFeeRate)), "blocks": .int(estimate.blocks)])
             },
         ]
     }

@@ -33,7 +33,7 @@ struct PackageAcceptance {
     }
 
     func results(_ transactions: [Transaction]) throws -> OrderedJSON {
-        if transactions.count > 1, let error = packageError(transactions) {
+        if transactions.count > 1, let error = Self.packageError(transactions) {
             return .array(transactions.map { transaction in
                 .object(["txid": .string(transaction.txid.hex), "wtxid": .string(transaction.wtxid.hex),
                          "package-error": .string(error)])
@@ -97,7 +97,7 @@ struct PackageAcceptance {
     }
 
     /// Core's `IsWellFormedPackage` / `IsConsistentPackage` reasons.
-    private func packageError(_ transactions: [Transaction]) -> String? {
+    static func packageError(_ transactions: [Transaction]) -> String? {
         let txids = transactions.map(\.txid)
         if Set(txids).count != txids.count { return "package-contains-duplicates" }
         if transactions.reduce(0, { $0 + $1.weight }) > 404_000 { return "package-too-large" }

@@ -70,9 +70,10 @@ public final class HubWallet: Sendable {
     }
 
     /// A transaction paying `amount` from `coins` with change back to the hub, or nil when
-    /// the coins are not enough. Fee: twice the relay floor (at least 2 sat/vB).
+    /// the coins are not enough. Fee: twice the relay floor (at least 2 sat/vB), or twice a
+    /// raised mempool minimum, so funding keeps working under `hub_setmempoolminfee`.
     private func build(_ amount: Int64, to scriptPubKey: Script, from coins: [SpendableCoin]) throws -> Transaction? {
-        let feeRate = max(policy.minRelayFeeRate, 1_000) * 2
+        let feeRate = max(policy.minRelayFeeRate, 1_000, chain.mempoolMinFeeRate) * 2
         var selected: [SpendableCoin] = []
         var total: Int64 = 0
         for coin in coins.sorted(by: { $0.value > $1.value }) {
