@@ -12,8 +12,9 @@ public struct ProviderConfiguration: Sendable {
     public var lockConfirmationTarget: Int
     /// Confirmation target for the first refund's fee estimate; bumps go above it.
     public var refundConfirmationTarget: Int
-    /// A refund bump never pays more than this share of the lock in fees; above it the
-    /// refund is rebroadcast as it is.
+    /// The share of the lock a refund may pay in fees at the timeout; the share rises to
+    /// all of the lock but dust by the HTLC deadline (`RefundEscalation`). Above the share
+    /// of the moment the refund is rebroadcast as it is.
     public var maxRefundFeePercent: Int64
     /// What each refund bump adds at least (BIP125 needs more than the incremental relay
     /// fee per vbyte of the replacement; 1 sat/vB covers Core's default).

@@ -237,21 +237,35 @@ extension ProviderEngine {
     func prepareRefund(lock: ProviderLock, replacing previous: ProviderRefund?, swap: ProviderSwapRecord) async -> ProviderSwapInput? {
         let id = swap.swapID
         do {
-            var rate = try await dependencies.feeEstimator.feeRate(targetBlocks: configuration.refundConfirmationTarget)
+            let tip = UInt32(clamping: try await dependencies.chain.tip().height)
+            let escalation = RefundEscalation(timeoutHeight: swap.context.timeoutHeight, htlcExpiry: lock.htlcExpiry,
+                                              basePercent: configuration.maxRefundFeePercent)
+            let target = escalation.confirmationTarget(configuration.refundConfirmationTarget, tip: tip)
+            let estimate = try await dependencies.feeEstimator.feeRate(targetBlocks: target)
+            var rate = try escalation.rate(estimate: estimate, previous: previous?.feeRate,
+                                           step: configuration.refundBumpStep, tip: tip)
             let destination: Script
-            if let previous {
-                rate = max(rate, try FeeRate(satPerKvB: previous.feeRate.satPerKvB + configuration.refundBumpStep.satPerKvB))
-                destination = previous.destination
-            } else {
-                destination = try await refundDestination(swap)
+            if let previous { destination = previous.destination } else { destination = try await refundDestination(swap) }
+            let address = try Address(script: destination)
+            let dust = DustLimit.threshold(for: try DestinationType(address: address))
+            let vsize = SpendSize.refund(contract: swap.contract, destination: try DestinationType(address: address))
+            // Every version, the first included (audit L-4), stays within the cap of the
+            // moment; at the deadline the cap is the whole lock but dust.
+            let cap = escalation.maxFee(lockValue: lock.output.value, dust: dust, tip: tip)
+            if rate.fee(forVirtualSize: vsize) > cap {
+                let capped = try FeeRate(satPerKvB: cap * 1_000 / Int64(max(1, vsize)))
+                if let previous, capped.satPerKvB < previous.feeRate.satPerKvB + configuration.refundBumpStep.satPerKvB {
+                    // No room to outbid the version out there: rebroadcast it as it is.
+                    return .refundStatus(.missing, atBlock: false)
+                }
+                rate = capped
             }
             let refundKey = try dependencies.keyChain.secrets(index: swap.record.swapIndex).refundKey
             let signed = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: lock.output,
-                                                               destination: try Address(script: destination), feeRate: rate),
+                                                               destination: address, feeRate: rate),
                                                  refundKey: refundKey)
-            if previous != nil, signed.fee * 100 > lock.output.value * configuration.maxRefundFeePercent {
-                // Past the cap: the refund at the current rate stays; rebroadcast it instead.
-                return .refundStatus(.missing, atBlock: false)
+            if let left = escalation.blocksLeft(tip: tip), left <= 2 {
+                log("provider swap \(id): refund at \(rate) with \(left) block(s) left before the HTLC deadline")
             }
             return .refundPrepared(ProviderRefund(transaction: signed.transaction, feeRate: rate, fee: signed.fee,
                                                   destination: destination))

@@ -15,12 +15,22 @@ public struct ProviderLock: Sendable, Hashable {
     /// The tip when it was built: a restarted node rescans the chain from here to find
     /// spends of the lock it missed while down.
     public let height: UInt32
+    /// The held HTLC's expiry height E, carried into every locked state (audit H-4): the
+    /// refund must be deep before LND gives the payment back at E − 12. Nil in records
+    /// written before it was kept.
+    public let htlcExpiry: UInt32?
 
-    public init(transaction: Transaction, outputIndex: UInt32, fee: Int64, height: UInt32) {
+    public init(transaction: Transaction, outputIndex: UInt32, fee: Int64, height: UInt32, htlcExpiry: UInt32? = nil) {
         self.transaction = transaction
         self.outputIndex = outputIndex
         self.fee = fee
         self.height = height
+        self.htlcExpiry = htlcExpiry
+    }
+
+    /// The same lock, knowing the HTLC's expiry.
+    public func with(htlcExpiry: UInt32) -> ProviderLock {
+        ProviderLock(transaction: transaction, outputIndex: outputIndex, fee: fee, height: height, htlcExpiry: htlcExpiry)
     }
 
     public var txid: TransactionID { transaction.txid }
@@ -31,12 +41,14 @@ public struct ProviderLock: Sendable, Hashable {
     public var reference: LockReference { LockReference(txid: txid.hex, vout: outputIndex) }
 
     var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "tx": .string(transaction.serialized.hex),
             "vout": .integer(outputIndex),
             "fee_sat": .integer(fee),
             "height": .integer(height),
-        ])
+        ]
+        if let htlcExpiry { members["htlc_expiry"] = .integer(htlcExpiry) }
+        return .object(members)
     }
 
     init(json: JSONValue) throws(ProviderError) {
@@ -47,7 +59,12 @@ public struct ProviderLock: Sendable, Hashable {
               let height = json["height"]?.uint64Value, height <= UInt64(UInt32.max) else {
             throw .corruptRecord("lock transaction")
         }
-        self.init(transaction: transaction, outputIndex: UInt32(vout), fee: fee, height: UInt32(height))
+        var expiry: UInt32?
+        if let value = json["htlc_expiry"] {
+            guard let number = value.uint64Value, number <= UInt64(UInt32.max) else { throw .corruptRecord("lock's HTLC expiry") }
+            expiry = UInt32(number)
+        }
+        self.init(transaction: transaction, outputIndex: UInt32(vout), fee: fee, height: UInt32(height), htlcExpiry: expiry)
     }
 }
 

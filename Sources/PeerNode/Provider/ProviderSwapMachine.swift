@@ -66,7 +66,7 @@ public struct ProviderSwapMachine: Sendable {
     public func step(_ state: ProviderSwapState, _ input: ProviderSwapInput) -> ProviderSwapStep {
         switch state {
         case .invoiceCreated: return invoiceCreated(input)
-        case .invoiceAccepted: return invoiceAccepted(input)
+        case .invoiceAccepted(let expiry): return invoiceAccepted(htlcExpiry: expiry, input)
         case .fundingIntent(let lock): return fundingIntent(lock, input)
         case .lockBroadcast(let lock): return locked(lock, confirmed: false, input)
         case .lockConfirmed(let lock): return locked(lock, confirmed: true, input)
@@ -110,7 +110,7 @@ public struct ProviderSwapMachine: Sendable {
         }
     }
 
-    private func invoiceAccepted(_ input: ProviderSwapInput) -> ProviderSwapStep {
+    private func invoiceAccepted(htlcExpiry: UInt32, _ input: ProviderSwapInput) -> ProviderSwapStep {
         switch input {
         case .recover:
             return ProviderSwapStep(actions: [.watchInvoice, .lookupInvoice])
@@ -127,7 +127,9 @@ public struct ProviderSwapMachine: Sendable {
             // A transient failure (unreachable wallet backend) left the swap here: look
             // again, and the checks run with the new tip.
             return ProviderSwapStep(actions: [.lookupInvoice])
-        case .fundingPrepared(let lock):
+        case .fundingPrepared(let built):
+            // The lock is recorded with the HTLC's expiry: the refund's deadline (audit H-4).
+            let lock = built.with(htlcExpiry: htlcExpiry)
             return ProviderSwapStep(next: .fundingIntent(lock), actions: [.publishLock(lock)])
         case .fundingFailed(let retryable):
             return retryable ? .none : ProviderSwapStep(actions: [.cancelInvoice])
@@ -249,7 +251,8 @@ public struct ProviderSwapMachine: Sendable {
         case .refundPublished:
             return broadcast ? .none : ProviderSwapStep(next: .refundBroadcast(lock, refund))
         case .block:
-            return ProviderSwapStep(actions: [broadcast ? .checkRefund(refund, atBlock: true) : .broadcastRefund(refund)])
+            // Where does the refund stand? A version not in a block by now is replaced.
+            return ProviderSwapStep(actions: [.checkRefund(refund, atBlock: true)])
         case .refundStatus(let status, let atBlock, let seen):
             switch status {
             case .confirmed(let count) where count >= 1:
@@ -263,7 +266,10 @@ public struct ProviderSwapMachine: Sendable {
                 if !broadcast { return ProviderSwapStep(next: .refundBroadcast(lock, refund)) }
                 return atBlock ? ProviderSwapStep(actions: [.prepareRefund(replacing: refund)]) : .none
             case .missing:
-                return ProviderSwapStep(actions: [.broadcastRefund(refund)])
+                // At a block, a refund the chain does not hold (refused under a risen
+                // mempool minimum, or evicted) is replaced at a higher rate (audit H-4);
+                // otherwise (a restart) it is simply sent again.
+                return ProviderSwapStep(actions: [atBlock ? .prepareRefund(replacing: refund) : .broadcastRefund(refund)])
             }
         case .refundPrepared(let replacement):
             // Recorded before it is broadcast, like the first one.

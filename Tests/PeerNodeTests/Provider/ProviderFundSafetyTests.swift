@@ -156,11 +156,15 @@ final class ProviderFundSafetyTests: XCTestCase {
         try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height - 1)
         harness.hub.chain.setFeeEstimate(.feeRate(500_000))
         try await harness.mine(WalletKeys.defaultGapLimit + 5)
-        let lastKind = try await harness.lastKind(id)
-        XCTAssertEqual(lastKind, "lock_confirmed", "no refund could be built in the spike")
         let during = await harness.wallet.keys.peekNextAddress(.receive).path.index
         XCTAssertLessThanOrEqual(during, before + 1, "one address for all the failed attempts")
 
+        // Every version of the refund, built in the spike or after, pays that one address.
+        let versions = try await harness.store.events(of: id).compactMap { event -> ProviderRefund? in
+            guard case .refundIntent(_, let refund)? = try? ProviderSwapState(event: event) else { return nil }
+            return refund
+        }
+        XCTAssertEqual(Set(versions.map(\.destination)).count, 1, "\(versions.count) versions")
         harness.hub.chain.setFeeEstimate(.feeRate(2_000))
         try await harness.mine(1)
         try await harness.waitForState(.refundBroadcast, of: id)
@@ -174,5 +178,39 @@ final class ProviderFundSafetyTests: XCTestCase {
         try await harness.wallet.sync()
         let seen = await harness.wallet.transaction(refund.txid)
         XCTAssertNotNil(seen, "the restarted wallet sees the refund")
+    }
+
+    /// H-4: after the timeout, miners take only transactions paying 300 sat/vB or more
+    /// (every cheaper spend of the lock is held out of blocks), while the fee estimate lags
+    /// at 2 sat/vB. The refund must outgrow the spike and be deep before LND gives the
+    /// payment back at E − 12; a bump of 1 sat/vB a block would still be far below it.
+    func testARefundOutgrowsASpikeItsEstimateLagsAndIsDeepBeforeTheHTLCIsCancelled() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, _, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        try await harness.mine(1)
+        try await harness.waitForState(.lockConfirmed, of: id)
+        let recorded = try await harness.recordedLock(id)
+        let expiry = try XCTUnwrap(recorded?.htlcExpiry, "the lock records the HTLC's expiry")
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height - 1)
+        let spike: Int64 = 300_000
+        var refundedAt: Int?
+        for _ in 0..<Int(expiry - accept.timeoutHeight) {
+            for info in harness.hub.chain.mempoolEntries()
+            where info.entry.transaction.inputs.contains(where: { $0.previousOutput == lock.outPoint })
+                && info.entry.fee * 1_000 / Int64(info.entry.vsize) < spike {
+                _ = harness.hub.chain.hold(info.entry.txid)
+            }
+            try await harness.mine(1)
+            try await harness.waitFor("the block handled", pollingChain: false) { true }
+            if try await harness.lastKind(id) == "refunded" { refundedAt = harness.hub.height; break }
+        }
+        let events = try await harness.kinds(id)
+        let height = try XCTUnwrap(refundedAt, "the swap never ended refunded; events \(events)")
+        XCTAssertLessThan(height, Int(expiry) - Int(RefundEscalation.holdExpiryDelta), "refunded before LND's cancel")
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+        XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock is spent (by the refund)")
     }
 }

@@ -68,8 +68,9 @@ final class ProviderSwapMachineTests: XCTestCase {
             // Expiry 300 >= 200 + 42, and 200 - 160 = 40 >= 1 + 36 blocks left.
             (.invoiceCreated, invoice(.accepted, expiry: 300),
              ProviderSwapStep(next: .invoiceAccepted(htlcExpiry: 300), actions: [.pushStatus(.invoiceAccepted), .prepareFunding])),
+            // The lock is recorded with the HTLC's expiry (audit H-4: the refund's deadline).
             (.invoiceAccepted(htlcExpiry: 300), .fundingPrepared(lock),
-             ProviderSwapStep(next: .fundingIntent(lock), actions: [.publishLock(lock)])),
+             ProviderSwapStep(next: .fundingIntent(lock.with(htlcExpiry: 300)), actions: [.publishLock(lock.with(htlcExpiry: 300))])),
             (.fundingIntent(lock), .lockPublished,
              ProviderSwapStep(next: .lockBroadcast(lock), actions: [.pushStatus(.lockBroadcast), .watchLock(lock)])),
             (.lockBroadcast(lock), .lockSeen(confirmations: 0), ProviderSwapStep()),
@@ -161,7 +162,11 @@ final class ProviderSwapMachineTests: XCTestCase {
              ProviderSwapStep(next: .refundIntent(lock, refund), actions: [.broadcastRefund(refund)])),
             (.refundIntent(lock, refund), .refundPublished, ProviderSwapStep(next: .refundBroadcast(lock, refund))),
             (.refundIntent(lock, refund), .refundPublishFailed, ProviderSwapStep()),
-            (.refundIntent(lock, refund), .block(height: 201), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
+            (.refundIntent(lock, refund), .block(height: 201), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: true)])),
+            // Audit H-4: a refund missing at a block (refused or evicted) is replaced, not resent.
+            (.refundIntent(lock, refund), .refundStatus(.missing, atBlock: true),
+             ProviderSwapStep(actions: [.prepareRefund(replacing: refund)])),
+            (.refundIntent(lock, refund), .refundStatus(.missing, atBlock: false), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
             // Audit M-2: recorded at one confirmation, the invoice given up only at depth.
             (.refundIntent(lock, refund), .refundStatus(.confirmed(1), atBlock: false),
              ProviderSwapStep(next: .refundBroadcast(lock, refund))),
@@ -171,7 +176,8 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.refundBroadcast(lock, refund), .refundStatus(.unconfirmed, atBlock: true),
              ProviderSwapStep(actions: [.prepareRefund(replacing: refund)])),
             (.refundBroadcast(lock, refund), .refundStatus(.unconfirmed, atBlock: false), ProviderSwapStep()),
-            (.refundBroadcast(lock, refund), .refundStatus(.missing, atBlock: true), ProviderSwapStep(actions: [.broadcastRefund(refund)])),
+            (.refundBroadcast(lock, refund), .refundStatus(.missing, atBlock: true),
+             ProviderSwapStep(actions: [.prepareRefund(replacing: refund)])),
             (.refundBroadcast(lock, refund), .refundPrepared(bumped),
              ProviderSwapStep(next: .refundIntent(lock, bumped), actions: [.broadcastRefund(bumped)])),
             (.refundBroadcast(lock, refund), .refundStatus(.confirmed(1), atBlock: true), ProviderSwapStep()),
