@@ -55,6 +55,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "10000", allowed: "1000 to max_amount_sat"),
         ConfigKey("max_amount_sat", "provider: largest swap",
                   default: "1000000", allowed: "min_amount_sat to 2100000000000000"),
+        ConfigKey("provider_contacts_only", "provider: answer offers, quotes and swaps of saved contacts only",
+                  default: "0", allowed: "0 or 1"),
         ConfigKey("quote_lifetime_seconds", "provider: how long a quote may be committed (single use)",
                   default: "300", allowed: "5 to 3600"),
         ConfigKey("htlc_timeout_blocks", "blocks until a provider may refund its lock",

@@ -166,7 +166,8 @@ private struct ConfigResolver {
             feePPM: try value("fee_ppm")?.integer(in: 0...1_000_000) ?? 2_000,
             minAmountSat: minimum, maxAmountSat: maximum,
             quoteLifetimeSeconds: UInt64(try value("quote_lifetime_seconds")?.integer(in: Self.quoteLifetimeRange)
-                ?? Int64(ProviderTerms.defaultQuoteLifetimeSeconds)))
+                ?? Int64(ProviderTerms.defaultQuoteLifetimeSeconds)),
+            contactsOnly: try value("provider_contacts_only")?.bool() ?? false)
     }
 
     /// Long enough to read a quote and commit it by hand; at most an hour, so the price

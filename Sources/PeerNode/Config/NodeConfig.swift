@@ -44,9 +44,12 @@ public struct NodeConfig: Sendable, Equatable {
         public var maxAmountSat: Int64
         /// How long a quote may be committed after it is issued (single use either way).
         public var quoteLifetimeSeconds: UInt64
+        /// Serve saved contacts only: strangers cannot even ask for unpaid accepts (audit M-5).
+        public var contactsOnly: Bool
 
         public init(enabled: Bool, baseFeeSat: Int64, feePPM: Int64, minAmountSat: Int64, maxAmountSat: Int64,
-                    quoteLifetimeSeconds: UInt64 = ProviderTerms.defaultQuoteLifetimeSeconds) {
+                    quoteLifetimeSeconds: UInt64 = ProviderTerms.defaultQuoteLifetimeSeconds, contactsOnly: Bool = false) {
+            self.contactsOnly = contactsOnly
             self.enabled = enabled
             self.baseFeeSat = baseFeeSat
             self.feePPM = feePPM

@@ -164,9 +164,16 @@ public final class NodeDaemon: Sendable {
             ? makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock) : nil
 
         let engines = SwapEnginesBox()
+        var servesPeer: NodePeerHandlers.ServesPeer?
+        if config.provider.contactsOnly {
+            servesPeer = { peer in
+                let contact = try? await store.contact(pubky: peer)
+                return contact != nil
+            }
+        }
         let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
-                                                                    engines: engines))
+                                                                    engines: engines, servesPeer: servesPeer))
         let dialer = PeerDialer(identity: identity, loop: loop)
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in
             try await TCPConnection.connect(host: contact.host, port: Int(contact.port), loop: loop)

@@ -23,17 +23,26 @@ final class SwapEnginesBox: Sendable {
 ///   Reject `not_found` (the asking router then lists this node as "runs no provider");
 /// - swap requests and pushes: the provider engine, once wired; until then a Reject
 ///   `internal` that says so, never a pretend answer.
+///
+/// With `provider_contacts_only`, a peer that is not a saved contact is answered
+/// `not_found` for everything a provider serves, and its pushes are dropped.
 enum NodePeerHandlers {
-    static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox) -> PeerHandlers {
+    /// Whether the provider serves `peer`; nil: everyone.
+    typealias ServesPeer = @Sendable (Pubky) async -> Bool
+
+    static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox,
+                     servesPeer: ServesPeer? = nil) -> PeerHandlers {
         PeerHandlers(onRequest: { request, peer in
-            await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines)
+            await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
+                         servesPeer: servesPeer)
         }, onPush: { message, peer in
+            if let servesPeer, await !servesPeer(peer) { return }
             await engines.current.provider?.receive(push: message, from: peer)
         })
     }
 
     static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
-                       engines: SwapEnginesBox) async -> [UInt8] {
+                       engines: SwapEnginesBox, servesPeer: ServesPeer? = nil) async -> [UInt8] {
         let requestID = (try? MessageEnvelope.parse(request))?.requestID ?? "unknown"
         let message: SwapMessage
         do {
@@ -48,12 +57,14 @@ enum NodePeerHandlers {
             return Endpoints(requestID: endpointsRequest.requestID,
                              endpoints: [Endpoint(address: address.encoded, network: network.rawValue)]).encoded
         case .offerRequest, .quoteRequest:
+            if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
             guard let desk else {
                 return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
             }
             return await desk.answer(request, from: peer)
                 ?? Reject(requestID: requestID, error: .unknownMessageType).encoded
         default:
+            if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
             if let reply = await engines.current.provider?.answer(request, from: peer) { return reply }
             guard desk != nil else {
                 return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
@@ -61,5 +72,9 @@ enum NodePeerHandlers {
             return Reject(requestID: requestID, code: .internal,
                           reason: "this node's provider engine is not wired yet; it serves offers and quotes only").encoded
         }
+    }
+
+    private static func contactsOnly(_ requestID: String) -> [UInt8] {
+        Reject(requestID: requestID, code: .notFound, reason: "this provider serves its saved contacts only").encoded
     }
 }

@@ -5,8 +5,10 @@ import Transport
 /// How the provider engine runs its swaps (the daemon's config fills it in).
 public struct ProviderConfiguration: Sendable {
     public var network: Network
-    /// How long the client has to pay the hold invoice. The invoice is also cancelled
-    /// earlier if the timeout comes too close to lock safely.
+    /// How long the client has to pay the hold invoice (a client pays right after the
+    /// accept: minutes are plenty, and an unpaid accept holds a share of the peer's limits
+    /// until then, audit M-5). The invoice is also cancelled earlier if the timeout comes
+    /// too close to lock safely.
     public var invoiceExpirySeconds: UInt64
     /// Confirmation target for the lock's fee estimate: the client waits for it.
     public var lockConfirmationTarget: Int
@@ -23,7 +25,7 @@ public struct ProviderConfiguration: Sendable {
     /// that keeps its word.
     public var lockFault: LockFault?
 
-    public init(network: Network, invoiceExpirySeconds: UInt64 = 3_600, lockConfirmationTarget: Int = 2,
+    public init(network: Network, invoiceExpirySeconds: UInt64 = 600, lockConfirmationTarget: Int = 2,
                 refundConfirmationTarget: Int = 6, maxRefundFeePercent: Int64 = 25,
                 refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte, lockFault: LockFault? = nil) {
         self.network = network

@@ -150,6 +150,11 @@ extension ProviderEngine {
     // MARK: lock
 
     func prepareFunding(_ swap: ProviderSwapRecord) async -> ProviderSwapInput {
+        // The payment is held: only now does the amount count as exposure (audit M-5).
+        do { try risk.markPaid(swapID: swap.swapID) } catch {
+            log("provider swap \(swap.swapID): not locking, \(error); the payment goes back")
+            return .fundingFailed(retryable: false)
+        }
         let wallet = dependencies.wallet
         let tipHeight: Int
         let rate: FeeRate

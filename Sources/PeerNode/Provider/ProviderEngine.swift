@@ -119,9 +119,9 @@ public actor ProviderEngine {
                 log("provider swap \(record.id) cannot be resumed: \(error)")
             }
         }
-        risk.restore(from: loaded.map { swap, _ in
+        risk.restore(from: loaded.map { swap, state in
             RiskLimits.ActiveSwap(swapID: swap.swapID, peer: swap.client, amountSat: swap.accept.body.amountSat,
-                                  startedUnix: UInt64(max(swap.record.createdAt, 0)))
+                                  startedUnix: UInt64(max(swap.record.createdAt, 0)), paid: state.kind != .invoiceCreated)
         })
         // Spends of our locks while we were down: the follower reports them again.
         if let lowest = loaded.compactMap({ $0.1.lock?.height }).min() {
@@ -218,9 +218,12 @@ public actor ProviderEngine {
         if let final = states[swapID], final.isFinal { finish(swapID) }
     }
 
-    /// The swap reached a final state: its funds are free, its watches end.
+    /// The swap reached a final state: its funds are free, its watches end. A client whose
+    /// swap ended in a refund (it paid, we locked, it never claimed: our coins were tied up
+    /// until the timeout) is refused new swaps for a while (audit M-5).
     private func finish(_ swapID: String) {
         risk.release(swapID: swapID)
+        if states[swapID]?.kind == .refunded, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
         invoiceObservations[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
         mailboxes.removeValue(forKey: swapID)?.finish()
