@@ -203,13 +203,12 @@ enum HostileClientScenarios {
         let refundFee = JSON.int(JSON.object(lastRefund?["refund"])?["fee_sat"])
         let recordedRefund = JSON.string(JSON.object(lastRefund?["refund"])?["tx"])
 
-        // The refund the kit saw, as the chain has it now.
+        // What spent the lock, from the blocks: the refund the kit saw may have been
+        // replaced by a fee bump of provA's since (it bumps once per block it catches up on).
         let refundTxid = outcome.string("refund_txid") ?? ""
-        let refund = refundTxid.isEmpty ? [:] : JSON.object(try net.hub.rpc.call("getrawtransaction", [refundTxid, true])) ?? [:]
-        let refundConfirmations = JSON.int(refund["confirmations"]) ?? 0
-        let refundInput = JSON.object(JSON.array(refund["vin"]).first) ?? [:]
-        let refundSpendsLock = JSON.string(refundInput["txid"]) == outcome.string("lock_txid")
-            && JSON.int(refundInput["vout"]) == outcome.int("lock_vout")
+        let spend = try lockSpend(net, txid: outcome.string("lock_txid") ?? "", vout: outcome.int("lock_vout") ?? -1,
+                                  from: outcome.int("pushed_at_height") ?? after.height)
+        let spendTxid = JSON.string(spend?.transaction["txid"]) ?? "none"
 
         var checks = [
             ranCheck(outcome),
@@ -229,10 +228,11 @@ enum HostileClientScenarios {
             Check("provA's swap ended refunded and was never settled",
                   swaps.count == 1 && swaps.first?.state == "refunded" && !kinds.contains("settled") && !kinds.contains("claim_observed"),
                   (swaps.first.map { "\($0.id) \($0.state)" } ?? "no swap") + "; events: " + kinds.joined(separator: " > ")),
-            Check("the refund the kit saw is provA's, spends the lock, and is confirmed (6 or more)",
-                  refundConfirmations >= 6 && refundSpendsLock && recordedRefund != nil && recordedRefund == JSON.string(refund["hex"]),
-                  "refund \(refundTxid): \(refundConfirmations) confirmation(s); spends the lock: \(refundSpendsLock); "
-                  + "provA's recorded refund is this transaction: \(recordedRefund != nil && recordedRefund == JSON.string(refund["hex"]))"),
+            Check("what spent the lock is provA's recorded refund, confirmed 6 deep or more",
+                  (spend?.confirmations ?? 0) >= 6 && recordedRefund != nil && recordedRefund == JSON.string(spend?.transaction["hex"]),
+                  "lock spent by \(spendTxid) (\(spendTxid == refundTxid ? "the refund the kit saw" : "a bump of the refund \(refundTxid) the kit saw")), "
+                  + "\(spend?.confirmations ?? 0) confirmation(s); provA's recorded refund is this transaction: "
+                  + "\(recordedRefund != nil && recordedRefund == JSON.string(spend?.transaction["hex"]))"),
             Check("the kit's payment came back; provA was paid nothing",
                   after.lightningMsat(kit.name) == before.lightningMsat(kit.name)
                       && after.lightningMsat(provider.name) == before.lightningMsat(provider.name),
@@ -268,6 +268,24 @@ enum HostileClientScenarios {
     static func ranCheck(_ outcome: KitOutcome) -> Check {
         Check("the kit played its script", outcome.status == 0 && !outcome.report.isEmpty,
               outcome.report.isEmpty ? outcome.line : "exit \(outcome.status), a report of \(outcome.report.count) fields (above)")
+    }
+
+    /// The transaction that spent `txid:vout` in a block from height `from` to the tip
+    /// (`getblock` with its transactions), and its confirmations.
+    static func lockSpend(_ net: Testnet, txid: String, vout: Int64,
+                          from: Int64) throws(Failure) -> (transaction: [String: Any], confirmations: Int64)? {
+        let tip = try net.hub.rpc.balances().height
+        for height in max(from, 1)...max(tip, 1) {
+            guard let hash = JSON.string(try net.hub.rpc.call("getblockhash", [height])),
+                  let block = JSON.object(try net.hub.rpc.call("getblock", [hash, 2])) else { continue }
+            for case let transaction as [String: Any] in JSON.array(block["tx"]) {
+                let spends = JSON.array(transaction["vin"]).contains { input in
+                    JSON.string(JSON.object(input)?["txid"]) == txid && JSON.int(JSON.object(input)?["vout"]) == vout
+                }
+                if spends { return (transaction, tip - height + 1) }
+            }
+        }
+        return nil
     }
 
     /// A swap's events, each with its kind (`swap show`).

@@ -39,11 +39,15 @@ struct LockWatcher {
     /// in the mempool, nil when it was already in a block by the time the kit looked.
     func spend(of lock: LockOutput, timeoutHeight: UInt32) async throws(KitError) -> Transaction? {
         log("waiting for the provider's refund of \(lock.outPoint) (timeout height \(timeoutHeight))")
+        var missed = 0
         for _ in 0..<polls {
             if try await chain.unspentValue(lock.outPoint) == nil {
                 if let spender = try await chain.mempoolSpender(of: lock.outPoint) { return spender }
-                // Spent, but by nothing in the mempool: confirmed already (or just evicted).
-                return nil
+                // Spent, yet no spender found: a fee bump may have replaced the refund
+                // between listing the mempool and reading it. Only when that keeps
+                // happening for a second is the spend taken to be in a block already.
+                missed += 1
+                if missed >= 5 { return nil }
             }
             try? await Task.sleep(nanoseconds: Self.pollNanoseconds)
         }
