@@ -14,8 +14,8 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario with real processes (35, about 5 minutes: the kill -9 set, the adversaries, the
-# chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
+# scenario with real processes (39, about 5.5 minutes: the kill -9 set, the adversaries,
+# the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
 test: setup
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
@@ -53,7 +53,8 @@ hub: setup
 # The demo (issue 9): the hub and six peernode daemons on loopback; a client with Lightning
 # funds only pays an on-chain-only contact 20,000 sat through the cheaper provider among its
 # contacts, and the run checks the amounts. It stops everything it started when it ends.
-TESTNET_PRODUCTS := peernode peernode-regtest peernode-testnet
+# peernode-adversary is the hostile-peer kit the hostile-* scenarios run (testnet/README.md).
+TESTNET_PRODUCTS := peernode peernode-regtest peernode-adversary peernode-testnet
 demo: setup
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo

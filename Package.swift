@@ -34,6 +34,13 @@ let package = Package(
         .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
         // The node: `peernode init|run` and the commands that talk to the daemon's socket.
         .executableTarget(name: "peernode", dependencies: ["PeerNode", "Transport", "Bitcoin", "Lightning", "Offers", "HTLC"], path: "Sources/PeerNodeCLI"),
+        // The hostile-peer kit: a scripted client that cheats a provider daemon on purpose
+        // (a retired contract, non-standard claims mined out of band, a preimage pushed
+        // after the refund). It links the libraries so it speaks the real protocol; the
+        // scenario runner drives it as a process.
+        .executableTarget(name: "peernode-adversary",
+                          dependencies: ["PeerNode", "Offers", "HTLC", "Transport", "Bitcoin", "Lightning"],
+                          path: "Sources/PeerNodeAdversary"),
         // Transport benchmarks (release build): `make bench`.
         .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers"], path: "Sources/PeerNodeBench"),
         // The demo and scenario runner: starts the hub and peernode daemons as processes and

@@ -38,10 +38,14 @@ struct Hub {
 struct Binaries {
     let node: String
     let regtest: String
+    /// The hostile-peer kit; checked only by the scenarios that run it, so the demo and the
+    /// other scenarios still run where it was not built.
+    let adversary: String
 
     init(directory: String) throws(Failure) {
         node = directory + "/peernode"
         regtest = directory + "/peernode-regtest"
+        adversary = directory + "/peernode-adversary"
         for path in [node, regtest] where !FileManager.default.isExecutableFile(atPath: path) {
             throw Failure("\(path) is missing: build it with `swift build --product \(URL(fileURLWithPath: path).lastPathComponent)` "
                 + "(or `make demo`), or point --bin at the directory holding it")

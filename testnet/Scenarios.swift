@@ -39,7 +39,8 @@ struct Scenario: Sendable {
         self.init(name: name, summary: summary, group: quick ? .quick : .other, body: body)
     }
 
-    static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + LoadScenarios.all
+    static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
+        + LoadScenarios.all
         + SoakScenarios.all
 
     static let base: [Scenario] = [
