@@ -243,6 +243,7 @@ extension ProviderEngine {
         let id = swap.swapID
         do {
             let tip = UInt32(clamping: try await dependencies.chain.tip().height)
+            if previous != nil, refundBumpTips[id] == tip { return nil }
             let escalation = RefundEscalation(timeoutHeight: swap.context.timeoutHeight, htlcExpiry: lock.htlcExpiry,
                                               basePercent: configuration.maxRefundFeePercent)
             let target = escalation.confirmationTarget(configuration.refundConfirmationTarget, tip: tip)
@@ -269,6 +270,7 @@ extension ProviderEngine {
             let signed = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: lock.output,
                                                                destination: address, feeRate: rate),
                                                  refundKey: refundKey)
+            if previous != nil { refundBumpTips[id] = tip }
             if let left = escalation.blocksLeft(tip: tip), left <= 2 {
                 log("provider swap \(id): refund at \(rate) with \(left) block(s) left before the HTLC deadline")
             }

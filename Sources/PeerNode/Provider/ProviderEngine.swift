@@ -69,6 +69,9 @@ public actor ProviderEngine {
     /// The last invoice state each swap saw (for status displays and diagnostics).
     var invoiceObservations: [String: ProviderInvoiceObservation] = [:]
     var lockTxids: [TransactionID: String] = [:]
+    /// The tip at which each swap's refund was last replaced: one bump per tip, even when
+    /// the follower delivers several blocks at once while catching up.
+    var refundBumpTips: [String: UInt32] = [:]
     var lockOutpoints: [OutPoint: String] = [:]
 
     public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,
@@ -152,6 +155,7 @@ public actor ProviderEngine {
         swaps = [:]
         states = [:]
         lockTxids = [:]
+        refundBumpTips = [:]
         lockOutpoints = [:]
         invoiceObservations = [:]
     }
@@ -225,6 +229,7 @@ public actor ProviderEngine {
         risk.release(swapID: swapID)
         if states[swapID]?.kind == .refunded, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
         invoiceObservations[swapID] = nil
+        refundBumpTips[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
         mailboxes.removeValue(forKey: swapID)?.finish()
         drivers.removeValue(forKey: swapID)
