@@ -165,6 +165,22 @@ extension ClientEngine {
             let policy = try TimelockPolicy(requiredConfirmations: run.terms.requiredConfirmations,
                                             htlcTimeoutBlocks: run.terms.quote.body.htlcTimeoutBlocks)
             try policy.checkFirstClaim(timeoutHeight: contract.terms.timeoutHeight, tipHeight: UInt32(clamping: tip.height))
+            // Claim only a lock this node holds itself: a pushed lock the provider never
+            // broadcast would make the claim (and the preimage in it) worthless.
+            switch await Self.lockHolding(lock, transaction: run.state.lock?.transaction,
+                                          requiredConfirmations: run.terms.requiredConfirmations, chain: chain) {
+            case .held:
+                break
+            case .shallow(let confirmations):
+                // The node knows it less deep than the machine thought: correct it and wait.
+                if let sighting = run.state.lock, sighting.txid == lock.outPoint.txid {
+                    feed(run.id, .lockSeen(sighting.with(confirmations: confirmations)))
+                }
+                return
+            case .notHeld(let why):
+                note(run.id, "not claiming yet: \(why); retrying at the next block")
+                return
+            }
             // The quoted rate: the lock holds X plus exactly this fee, so X stays exact.
             guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
             let claim = try ClaimBuilder(policy: configuration.claimPolicy)
@@ -178,14 +194,18 @@ extension ClientEngine {
     private func broadcastClaim(_ claim: Transaction, of run: ClientSwapRun) async {
         do {
             _ = try await chain.broadcast(claim)
-            run.claimAccepted = true
             note(run.id, "claim \(claim.txid.hex) broadcast")
         } catch .rejected(let code, let reason) where code == -27 || reason.contains("already") {
             // Known to the node already (a rebroadcast, or a restart after the act).
-            run.claimAccepted = true
         } catch {
+            // Not accepted: the preimage stays with us (no push), and the machine tries the
+            // broadcast again at the next block.
             note(run.id, "claim broadcast failed (\(error)); retrying at the next block")
+            return
         }
+        run.claimAccepted = true
+        let tip = try? await chain.tip().height
+        feed(run.id, .claimAccepted(tipHeight: tip))
     }
 
     /// Every block while the claim is unconfirmed: rebroadcast, and near the timeout (or
@@ -219,6 +239,40 @@ extension ClientEngine {
         } catch {
             note(run.id, "no fee bump: \(error)")
         }
+    }
+
+    /// Whether the chain backend (the client's own node) holds `lock` deep enough to claim:
+    /// in a block with the required confirmations, or, for a zero-conf claim, in its
+    /// mempool with every input confirmed (a lock chained on unconfirmed parents can vanish
+    /// with them, and the claim with it).
+    static func lockHolding(_ lock: LockOutput, transaction: Transaction?, requiredConfirmations: Int,
+                            chain: any ChainBackend) async -> ClientLockHolding {
+        let txid = lock.outPoint.txid
+        let confirmations: Int
+        var lockTransaction = transaction?.txid == txid ? transaction : nil
+        if let found = try? await chain.transaction(txid) {
+            confirmations = found.confirmations
+            lockTransaction = found.transaction
+        } else if let output = try? await chain.unspentOutput(lock.outPoint, includeMempool: true) {
+            confirmations = output.confirmations
+        } else {
+            return .notHeld("the node does not know lock \(txid.hex) (neither in its mempool nor on chain)")
+        }
+        guard confirmations >= requiredConfirmations else { return .shallow(confirmations: confirmations) }
+        guard confirmations == 0 else { return .held }
+        guard let lockTransaction else { return .notHeld("lock \(txid.hex) is unconfirmed and its inputs are unknown") }
+        for input in lockTransaction.inputs {
+            let parent = input.previousOutput
+            // gettxout without the mempool reads the chain's UTXO set: a confirmed parent
+            // output, even though the lock in the mempool spends it.
+            if let found = try? await chain.transaction(parent.txid), found.confirmations > 0 { continue }
+            if let output = try? await chain.unspentOutput(parent, includeMempool: false), output.confirmations > 0 {
+                continue
+            }
+            return .notHeld("unconfirmed lock \(txid.hex) spends unconfirmed output \(parent.txid.hex):\(parent.index); "
+                            + "waiting for the lock's first confirmation")
+        }
+        return .held
     }
 
     private func pushPreimage(_ run: ClientSwapRun) async {

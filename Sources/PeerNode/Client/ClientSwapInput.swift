@@ -24,6 +24,9 @@ public enum ClientSwapInput: Sendable, Hashable {
     case block(height: Int)
     /// A signed claim (first, or a fee bump) ready to be recorded and broadcast.
     case claimSigned(Transaction)
+    /// The client's own node accepted the claim broadcast (or already had it), at tip
+    /// `tipHeight` (nil when the tip could not be read).
+    case claimAccepted(tipHeight: Int?)
     /// No claim can be built any more (too close to the timeout, fees above the cap).
     case claimImpossible(String)
     /// The claim's confirmation count (0 when a reorg took it out of its block).

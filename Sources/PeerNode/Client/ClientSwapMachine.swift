@@ -12,6 +12,8 @@ import Lightning
 /// - a claim is only ever built from a lock that `LockVerifier` accepted, and only once
 ///   it has the confirmations the policy asks for;
 /// - a rejected lock ends the swap without a claim and without revealing the preimage;
+/// - the preimage is pushed to the provider only after the client's own node accepted
+///   the claim (`claimAccepted`); the engine claims only a lock that node holds;
 /// - the give-up timer ends a swap only while no claim is out: after the claim, the
 ///   preimage is public and the only way forward is to get the claim confirmed.
 public struct ClientSwapMachine: Sendable {
@@ -132,11 +134,16 @@ public struct ClientSwapMachine: Sendable {
             state.verifiedLock = nil
             return move(to: .lockSeen) + [.verifyLock(sighting)]
         case .block:
-            return [.checkChain]
+            // A claim the engine deferred (the node did not hold the lock yet) is tried again.
+            return [.checkChain] + claimIfDeep()
         case .claimSigned(let claim):
             state.claim = claim
             state.claimConfirmations = 0
-            return move(to: .claimBroadcast) + [.broadcastClaim(claim), .pushPreimage]
+            state.claimAccepted = false
+            // No push yet: the preimage goes to the provider only once the client's own node
+            // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
+            // does not hold) must not hand the provider the preimage for nothing.
+            return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
         case .claimImpossible(let reason):
             return end(.failed, "no claim could be made (\(reason)); the preimage was never revealed", .heldUntilCancelled)
         case .payment(.failed(let reason)):
@@ -153,17 +160,30 @@ public struct ClientSwapMachine: Sendable {
     private mutating func claimOut(_ input: ClientSwapInput) -> [ClientSwapAction] {
         switch input {
         case .block(let height):
-            return state.phase == .claimBroadcast ? [.maintainClaim(tipHeight: height)] : [.checkChain]
+            guard state.phase == .claimBroadcast else { return [.checkChain] }
+            guard let claim = state.claim else { return [] }
+            // Until the node accepts the first broadcast, each block tries it again.
+            return state.claimAccepted ? [.maintainClaim(tipHeight: height)] : [.broadcastClaim(claim)]
         case .claimSigned(let claim) where state.phase == .claimBroadcast:
-            // A fee bump: recorded before it replaces the last claim.
+            // A fee bump: recorded before it replaces the last claim. Only a claim paying
+            // more fee than the last one is a bump; a second signing of the same claim (two
+            // builds raced) is not recorded.
+            guard isFeeBump(claim) else { return [] }
             state.claim = claim
             return persistHere() + [.broadcastClaim(claim)]
+        case .claimAccepted where state.phase == .claimBroadcast:
+            // The client's node holds the claim: the lock exists and the preimage is
+            // public in its mempool. Only now may the provider have it to settle.
+            guard !state.claimAccepted else { return [.pushPreimage] }
+            state.claimAccepted = true
+            return persistHere() + [.pushPreimage]
         case .claimConfirmations(let count):
             return claimDepth(count)
         case .recover:
             guard let claim = state.claim else { return [.checkChain] }
+            // In `claim_broadcast` the push follows the node's acceptance of the rebroadcast.
             return state.phase == .claimBroadcast
-                ? [.broadcastClaim(claim), .pushPreimage, .checkChain]
+                ? [.broadcastClaim(claim), .checkChain]
                 : [.pushPreimage, .checkChain]
         default:
             // The give-up timer, payment updates and lock news cannot change anything now:
@@ -195,6 +215,14 @@ public struct ClientSwapMachine: Sendable {
     }
 
     // MARK: helpers
+
+    /// Whether `claim` pays more fee than the claim on record (its outputs hold less).
+    private func isFeeBump(_ claim: Transaction) -> Bool {
+        guard let current = state.claim else { return true }
+        guard claim.txid != current.txid else { return false }
+        let total = { (tx: Transaction) in tx.outputs.reduce(Int64(0)) { $0 + $1.value } }
+        return total(claim) < total(current)
+    }
 
     private func claimIfDeep() -> [ClientSwapAction] {
         guard let lock = state.verifiedLock, (state.lock?.confirmations ?? 0) >= settings.requiredConfirmations else {

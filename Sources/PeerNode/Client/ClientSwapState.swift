@@ -15,18 +15,23 @@ public struct ClientSwapState: Sendable, Hashable {
     /// The claim last signed (the first one, or the latest fee bump).
     public var claim: Transaction?
     public var claimConfirmations: Int
+    /// Whether the client's own node accepted the claim (first broadcast or rebroadcast):
+    /// from then on the preimage is public and may be pushed. Absent in older records,
+    /// read as false: a resumed claim is then broadcast again before any push.
+    public var claimAccepted: Bool
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
     public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, lock: ClientLockSighting? = nil,
                 verifiedLock: LockOutput? = nil, claim: Transaction? = nil, claimConfirmations: Int = 0,
-                outcome: ClientSwapOutcome? = nil) {
+                claimAccepted: Bool = false, outcome: ClientSwapOutcome? = nil) {
         self.phase = phase
         self.paidAtUnix = paidAtUnix
         self.lock = lock
         self.verifiedLock = verifiedLock
         self.claim = claim
         self.claimConfirmations = claimConfirmations
+        self.claimAccepted = claimAccepted
         self.outcome = outcome
     }
 
@@ -50,6 +55,7 @@ public struct ClientSwapState: Sendable, Hashable {
             ])
         }
         if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
+        if claimAccepted { members["claim_accepted"] = .bool(true) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -62,6 +68,7 @@ public struct ClientSwapState: Sendable, Hashable {
         self.init(phase: phase)
         paidAtUnix = data["paid_at"]?.uint64Value
         claimConfirmations = Int(data["claim_confirmations"]?.int64Value ?? 0)
+        claimAccepted = data["claim_accepted"]?.boolValue ?? false
         do {
             if let hex = data["lock_tx"]?.stringValue {
                 let source = data["lock_source"]?.stringValue.flatMap(ClientLockSighting.Source.init(rawValue:)) ?? .chain

@@ -9,17 +9,18 @@ import XCTest
 final class ClientSwapMachineTests: XCTestCase {
     private let settings = ClientSwapMachine.Settings(requiredConfirmations: 1, completionConfirmations: 2, giveUpSeconds: 600)
 
-    private static func transaction(_ tag: UInt8, outputs: Int = 1) -> Transaction {
+    private static func transaction(_ tag: UInt8, outputs: Int = 1, value: Int64 = 50_000) -> Transaction {
         let input = TransactionInput(previousOutput: OutPoint(txid: try! TransactionID(bytes: [UInt8](repeating: tag, count: 32)),
                                                               index: 0), sequence: TransactionInput.replaceableSequence)
-        let out = TransactionOutput(value: 50_000, scriptPubKey: Address.p2wpkh(pubkeyHash: [UInt8](repeating: tag, count: 20)).script)
+        let out = TransactionOutput(value: value, scriptPubKey: Address.p2wpkh(pubkeyHash: [UInt8](repeating: tag, count: 20)).script)
         return Transaction(version: 2, inputs: [input], outputs: Array(repeating: out, count: outputs), lockTime: 0)
     }
 
     private let lockTx = transaction(1)
     private let otherLockTx = transaction(2)
     private let claimTx = transaction(3)
-    private let bumpTx = transaction(4)
+    /// A fee bump of `claimTx`: 1,000 sat less to the destination.
+    private let bumpTx = transaction(4, value: 49_000)
 
     private func sighting(_ tx: Transaction? = nil, confirmations: Int = 0) -> ClientLockSighting {
         ClientLockSighting(transaction: tx ?? lockTx, outputIndex: 0, confirmations: confirmations, source: .push)
@@ -88,7 +89,7 @@ final class ClientSwapMachineTests: XCTestCase {
             Row(phase: .lockVerified, next: .lockVerified,
                 actions: { _ in [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain] }),
             Row(phase: .claimBroadcast, next: .claimBroadcast,
-                actions: { [.broadcastClaim($0.claimTx), .pushPreimage, .checkChain] }),
+                actions: { [.broadcastClaim($0.claimTx), .checkChain] }),
             Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),
             Row(phase: .completed, next: .completed, actions: { _ in [] }),
             Row(phase: .failed, next: .failed, actions: { _ in [] }),
@@ -140,7 +141,11 @@ final class ClientSwapMachineTests: XCTestCase {
         let claim = machine.handle(.claimSigned(claimTx))
         XCTAssertEqual(phases(claim), [.claimBroadcast])
         XCTAssertEqual(machine.state.claim, claimTx, "the claim is in the persisted state")
-        XCTAssertEqual(Array(claim.dropFirst()), [.broadcastClaim(claimTx), .pushPreimage])
+        XCTAssertEqual(Array(claim.dropFirst()), [.broadcastClaim(claimTx)], "no push before the node accepts the claim")
+        let accepted = machine.handle(.claimAccepted(tipHeight: 10))
+        XCTAssertEqual(phases(accepted), [.claimBroadcast])
+        XCTAssertEqual(accepted.last, .pushPreimage)
+        XCTAssertTrue(machine.state.claimAccepted)
         XCTAssertEqual(machine.handle(.block(height: 11)), [.maintainClaim(tipHeight: 11)])
         XCTAssertEqual(machine.handle(.giveUp), [], "a claim is out: giving up is no longer possible")
         XCTAssertEqual(phases(machine.handle(.claimConfirmations(1))), [.claimConfirmed])
@@ -164,6 +169,38 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(phases(actions), [.claimBroadcast])
         XCTAssertEqual(actions.last, .broadcastClaim(bumpTx))
         XCTAssertEqual(machine.state.claim, bumpTx)
+        // A second signing that pays no more fee (two builds raced) replaces nothing.
+        XCTAssertEqual(machine.handle(.claimSigned(Self.transaction(5, value: 49_000))), [])
+        XCTAssertEqual(machine.state.claim, bumpTx)
+    }
+
+    // MARK: revealing the preimage (audit H-3)
+
+    /// The preimage goes to the provider only after the client's own node accepted the
+    /// claim: a claim it refuses (a lock it does not hold) is retried, never pushed.
+    func testThePreimageIsPushedOnlyAfterTheNodeAcceptsTheClaim() {
+        var machine = machine(at: .lockVerified, settings: ClientSwapMachine.Settings(requiredConfirmations: 0))
+        var actions = machine.handle(.claimSigned(claimTx))
+        XCTAssertEqual(actions.last, .broadcastClaim(claimTx))
+        // The broadcast failed (no acceptance): blocks retry the broadcast, nothing else.
+        for height in 10...12 {
+            let retry = machine.handle(.block(height: height))
+            XCTAssertEqual(retry, [.broadcastClaim(claimTx)], "at \(height)")
+            actions += retry
+        }
+        actions += machine.handle(.giveUp) + machine.handle(.payment(.inFlight))
+        XCTAssertFalse(actions.contains(.pushPreimage), "\(actions)")
+        XCTAssertFalse(machine.state.claimAccepted)
+        var resumed = ClientSwapMachine(settings: machine.settings, state: machine.state)
+        XCTAssertFalse(resumed.handle(.recover).contains(.pushPreimage), "a resumed, unaccepted claim is not pushed")
+        XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 13)).last, .pushPreimage)
+    }
+
+    /// A verified lock is claimed again at the next block when the engine deferred the
+    /// claim (its node did not hold the lock yet).
+    func testADeferredClaimIsTriedAgainAtTheNextBlock() {
+        var machine = machine(at: .lockVerified, settings: ClientSwapMachine.Settings(requiredConfirmations: 0))
+        XCTAssertEqual(machine.handle(.block(height: 10)), [.checkChain, .buildClaim(verified)])
     }
 
     func testAReorgedClaimIsBroadcastAgain() {
@@ -259,5 +296,19 @@ final class ClientSwapMachineTests: XCTestCase {
             let state = machine(at: phase).state
             XCTAssertEqual(try ClientSwapState(kind: phase.rawValue, data: state.json), state, "\(phase)")
         }
+        var accepted = machine(at: .claimBroadcast)
+        _ = accepted.handle(.claimAccepted(tipHeight: 10))
+        XCTAssertEqual(try ClientSwapState(kind: "claim_broadcast", data: accepted.state.json), accepted.state)
+        XCTAssertTrue(try ClientSwapState(kind: "claim_broadcast", data: accepted.state.json).claimAccepted)
+    }
+
+    /// A record written before `claim_accepted` existed reads as not accepted: the claim
+    /// is broadcast again before any push.
+    func testAnOldClaimRecordReadsAsNotAccepted() throws {
+        var members = machine(at: .claimBroadcast).state.json.objectValue ?? [:]
+        members["claim_accepted"] = nil
+        let old = try ClientSwapState(kind: "claim_broadcast", data: .object(members))
+        XCTAssertFalse(old.claimAccepted)
+        XCTAssertEqual(old.claim, claimTx)
     }
 }
