@@ -16,6 +16,7 @@ extension ClientEngine {
         case .verifyLock(let sighting): await verifyLock(sighting, of: run)
         case .buildClaim(let lock): await buildClaim(run, lock: lock)
         case .broadcastClaim(let claim): await broadcastClaim(claim, of: run)
+        case .resumeClaim(let claim, let revealBefore): await resumeClaim(claim, revealBefore: revealBefore, of: run)
         case .maintainClaim(let height): await maintainClaim(run, tipHeight: height)
         case .pushPreimage: await pushPreimage(run)
         case .checkChain: await checkChain(run)
@@ -206,6 +207,28 @@ extension ClientEngine {
         run.claimAccepted = true
         let tip = try? await chain.tip().height
         feed(run.id, .claimAccepted(tipHeight: tip))
+    }
+
+    /// A claim the node has not (knowingly) accepted. Held by the node already (a crash
+    /// right after the broadcast): it is public, so it is rebroadcast and counts as
+    /// accepted. Else it goes out only below `revealBefore`; past it the preimage stays
+    /// secret and the machine hears `claimTooLate`.
+    private func resumeClaim(_ claim: Transaction, revealBefore: Int, of run: ClientSwapRun) async {
+        if await confirmations(of: claim) != nil {
+            await broadcastClaim(claim, of: run)
+            return
+        }
+        let tip: Int
+        do { tip = try await chain.tip().height } catch {
+            // Without the tip the rule cannot be checked: nothing is revealed; next block.
+            note(run.id, "cannot read the tip to resume the claim (\(error)); retrying at the next block")
+            return
+        }
+        guard tip < revealBefore else {
+            feed(run.id, .claimTooLate(tipHeight: tip))
+            return
+        }
+        await broadcastClaim(claim, of: run)
     }
 
     /// Every block while the claim is unconfirmed: rebroadcast, and near the timeout (or

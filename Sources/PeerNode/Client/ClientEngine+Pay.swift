@@ -124,7 +124,7 @@ extension ClientEngine {
             _ = await lastState(updates)
             throw error
         }
-        feed(id, .acceptVerified)
+        feed(id, .acceptVerified(timeoutHeight: Int(run.accept?.body.timeoutHeight ?? 0)))
         feed(id, .paymentStarting(atUnix: clock.nowUnix))
         return try await waitForClaim(run, updates: updates, quote: quote)
     }

@@ -58,7 +58,8 @@ public struct ClientSwapMachine: Sendable {
 
     private mutating func beforePayment(_ input: ClientSwapInput) -> [ClientSwapAction] {
         switch input {
-        case .acceptVerified where state.phase == .quoted:
+        case .acceptVerified(let timeoutHeight) where state.phase == .quoted:
+            state.timeoutHeight = timeoutHeight
             return move(to: .accepted)
         case .paymentStarting(let now) where state.phase == .accepted:
             state.paidAtUnix = now
@@ -162,8 +163,9 @@ public struct ClientSwapMachine: Sendable {
         case .block(let height):
             guard state.phase == .claimBroadcast else { return [.checkChain] }
             guard let claim = state.claim else { return [] }
-            // Until the node accepts the first broadcast, each block tries it again.
-            return state.claimAccepted ? [.maintainClaim(tipHeight: height)] : [.broadcastClaim(claim)]
+            // Until the node accepts the first broadcast, each block tries it again, within
+            // the claim rule only.
+            return state.claimAccepted ? [.maintainClaim(tipHeight: height)] : [resumeClaim(claim)]
         case .claimSigned(let claim) where state.phase == .claimBroadcast:
             // A fee bump: recorded before it replaces the last claim. Only a claim paying
             // more fee than the last one is a bump; a second signing of the same claim (two
@@ -171,20 +173,29 @@ public struct ClientSwapMachine: Sendable {
             guard isFeeBump(claim) else { return [] }
             state.claim = claim
             return persistHere() + [.broadcastClaim(claim)]
-        case .claimAccepted where state.phase == .claimBroadcast:
+        case .claimAccepted(let tipHeight) where state.phase == .claimBroadcast:
             // The client's node holds the claim: the lock exists and the preimage is
-            // public in its mempool. Only now may the provider have it to settle.
-            guard !state.claimAccepted else { return [.pushPreimage] }
+            // public in its mempool. Only now may the provider have it to settle, and only
+            // while the claim rule holds: past it the provider may be refunding, and a push
+            // would let it settle and refund both. The claim's confirmation pushes then.
+            let push: [ClientSwapAction] = claimRuleHolds(atTip: tipHeight) ? [.pushPreimage] : []
+            guard !state.claimAccepted else { return push }
             state.claimAccepted = true
-            return persistHere() + [.pushPreimage]
+            return persistHere() + push
+        case .claimTooLate(let tipHeight) where state.phase == .claimBroadcast && !state.claimAccepted:
+            return end(.failed, "the signed claim was never accepted by this node and at height \(tipHeight) no more than "
+                       + "\(TimelockPolicy.firstClaimCutoff) blocks are left before the timeout at "
+                       + "\(state.timeoutHeight.map(String.init) ?? "?"); it was not broadcast and the preimage was never "
+                       + "revealed, so the provider refunds its lock", .heldUntilCancelled)
         case .claimConfirmations(let count):
             return claimDepth(count)
         case .recover:
             guard let claim = state.claim else { return [.checkChain] }
-            // In `claim_broadcast` the push follows the node's acceptance of the rebroadcast.
-            return state.phase == .claimBroadcast
-                ? [.broadcastClaim(claim), .checkChain]
-                : [.pushPreimage, .checkChain]
+            // In `claim_broadcast` the push follows the node's acceptance of the rebroadcast
+            // (within the claim rule). A claim it accepted before is public: rebroadcast it
+            // at any height. One it never accepted goes out only within the claim rule.
+            guard state.phase == .claimBroadcast else { return [.pushPreimage, .checkChain] }
+            return [state.claimAccepted ? .broadcastClaim(claim) : resumeClaim(claim), .checkChain]
         default:
             // The give-up timer, payment updates and lock news cannot change anything now:
             // the preimage is out and the claim is the way to the money.
@@ -215,6 +226,19 @@ public struct ClientSwapMachine: Sendable {
     }
 
     // MARK: helpers
+
+    /// Whether a first claim may still be revealed at `tip`: timeout − tip > 6 (the rule
+    /// `TimelockPolicy.checkFirstClaim` applies). Unknown tip or timeout: no.
+    private func claimRuleHolds(atTip tip: Int?) -> Bool {
+        guard let tip, let timeout = state.timeoutHeight else { return false }
+        return timeout - tip > TimelockPolicy.firstClaimCutoff
+    }
+
+    /// Broadcast a claim the node has not accepted, only below timeout − 6. Without a
+    /// known timeout (never after an accept), never.
+    private func resumeClaim(_ claim: Transaction) -> ClientSwapAction {
+        .resumeClaim(claim, revealBefore: state.timeoutHeight.map { $0 - TimelockPolicy.firstClaimCutoff } ?? 0)
+    }
 
     /// Whether `claim` pays more fee than the claim on record (its outputs hold less).
     private func isFeeBump(_ claim: Transaction) -> Bool {

@@ -10,7 +10,7 @@
 /// | `payment_in_flight` | the payment's HTLC is out, held by the provider | as `pay_started` |
 /// | `lock_seen` | a lock transaction was seen (push or chain), not yet checked | checks it again, re-arms the give-up timer |
 /// | `lock_verified` | the lock pays the contract the agreed amount | reads its confirmations from the chain; claims once the policy allows |
-/// | `claim_broadcast` | intent: the signed claim (stored) is being broadcast; `claim_accepted` once the client's node took it | broadcasts the same stored claim (idempotent), pushes the preimage only once the node accepts it, follows its confirmations |
+/// | `claim_broadcast` | intent: the signed claim (stored) is being broadcast; `claim_accepted` once the client's node took it | an accepted claim: rebroadcast at any height; one never accepted: broadcast only while timeout − tip > 6, else ends `failed` unrevealed; the preimage is pushed only on acceptance within that rule (or once the claim confirms); follows its confirmations |
 /// | `claim_confirmed` | the claim is in a block | pushes the preimage again, waits for the completion depth |
 /// | `completed` | final: the destination holds X | nothing |
 /// | `failed` | final: what went wrong and what happened to the funds | nothing |

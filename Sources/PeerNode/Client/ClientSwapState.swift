@@ -10,6 +10,9 @@ public struct ClientSwapState: Sendable, Hashable {
     public var phase: ClientSwapPhase
     /// When the payment was started (Unix seconds): the give-up timer counts from here.
     public var paidAtUnix: UInt64?
+    /// The contract's timeout height (from the accept); the claim rule counts from it.
+    /// Older records lack it; the engine fills it from the stored accept on resume.
+    public var timeoutHeight: Int?
     public var lock: ClientLockSighting?
     public var verifiedLock: LockOutput?
     /// The claim last signed (the first one, or the latest fee bump).
@@ -22,11 +25,12 @@ public struct ClientSwapState: Sendable, Hashable {
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
-    public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, lock: ClientLockSighting? = nil,
+    public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, timeoutHeight: Int? = nil, lock: ClientLockSighting? = nil,
                 verifiedLock: LockOutput? = nil, claim: Transaction? = nil, claimConfirmations: Int = 0,
                 claimAccepted: Bool = false, outcome: ClientSwapOutcome? = nil) {
         self.phase = phase
         self.paidAtUnix = paidAtUnix
+        self.timeoutHeight = timeoutHeight
         self.lock = lock
         self.verifiedLock = verifiedLock
         self.claim = claim
@@ -41,6 +45,7 @@ public struct ClientSwapState: Sendable, Hashable {
     public var json: JSONValue {
         var members: [String: JSONValue] = ["claim_confirmations": .integer(claimConfirmations)]
         if let paidAtUnix { members["paid_at"] = .integer(paidAtUnix) }
+        if let timeoutHeight { members["timeout_height"] = .integer(timeoutHeight) }
         if let lock {
             members["lock_tx"] = .string(lock.transaction.serialized.hex)
             members["lock_confirmations"] = .integer(lock.confirmations)
@@ -67,6 +72,7 @@ public struct ClientSwapState: Sendable, Hashable {
         guard let phase = ClientSwapPhase(rawValue: kind) else { throw .corruptRecord("unknown event kind \(kind)") }
         self.init(phase: phase)
         paidAtUnix = data["paid_at"]?.uint64Value
+        timeoutHeight = data["timeout_height"]?.int64Value.map { Int($0) }
         claimConfirmations = Int(data["claim_confirmations"]?.int64Value ?? 0)
         claimAccepted = data["claim_accepted"]?.boolValue ?? false
         do {

@@ -86,8 +86,8 @@ final class ClientEngineFixture: Sendable {
                                   contacts: [provider.contact])
     }
 
-    func preimage(ofSwap id: String) async throws -> [UInt8] {
-        let record = try await XCTUnwrapAsync(try await store.swap(id))
+    func preimage(ofSwap id: String, in store: (any SwapStore)? = nil) async throws -> [UInt8] {
+        let record = try await XCTUnwrapAsync(try await (store ?? self.store).swap(id))
         return try SwapKeyChain(seed: Self.clientSeed).secrets(index: record.swapIndex).preimage
     }
 

@@ -156,6 +156,48 @@ final class ClientEngineHubTests: XCTestCase {
         await reopened.close()
     }
 
+    /// Audit H-2: a node that stopped after signing its claim and before any broadcast
+    /// resumes when only 6 blocks are left before the timeout. The provider may refund
+    /// from there on: the claim is not broadcast, the preimage is not pushed, and the swap
+    /// ends with the payment held until the provider cancels (it never learned the preimage).
+    func testAResumedClaimNeverAcceptedIsNotRevealedPastTheCutoff() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        let swapID = try XCTUnwrap(records.first).id
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        let lock = try XCTUnwrap(swap.lock)
+        let timeout = Int(swap.contract.terms.timeoutHeight)
+        // The node is down until exactly 6 blocks are left (the claim rule needs more).
+        try fixture.hub.mine(timeout - TimelockPolicy.firstClaimCutoff - fixture.hub.chain.tip.height)
+        XCTAssertEqual(timeout - fixture.hub.chain.tip.height, TimelockPolicy.firstClaimCutoff)
+
+        let second = try fixture.engine(store: store)
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [swapID])
+        try await clientEventually("the swap ends") { try await store.lastEvent(of: swapID)?.isFinal == true }
+        let lastEvent = try await store.lastEvent(of: swapID)
+        let last = try XCTUnwrap(lastEvent)
+        XCTAssertEqual(last.kind, "failed")
+        XCTAssertEqual(try ClientSwapState(kind: last.kind, data: last.data).outcome?.funds, .heldUntilCancelled)
+        try fixture.hub.mine(1)
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertEqual(fixture.spends(of: lock.lock.outPoint), [], "the claim was never broadcast")
+        let preimage = try await fixture.preimage(ofSwap: swapID, in: store)
+        XCTAssertFalse(fixture.chainReveals(preimage), "the preimage is nowhere on chain")
+        let pushes = await fixture.provider.preimagePushes
+        XCTAssertEqual(pushes, [], "the preimage was never pushed")
+        await fixture.shutDown(second)
+    }
+
     /// A rescan (the engine looks back for a lock it may have missed while the provider was
     /// unreachable) reports blocks already seen. They are not new blocks: an unconfirmed
     /// claim is not broadcast again for each of them (a `kill -9` scenario saw 57 broadcasts

@@ -16,6 +16,8 @@ final class ClientSwapMachineTests: XCTestCase {
         return Transaction(version: 2, inputs: [input], outputs: Array(repeating: out, count: outputs), lockTime: 0)
     }
 
+    /// The contract's timeout height: a first claim may go out up to height 193.
+    private static let timeout = 200
     private let lockTx = transaction(1)
     private let otherLockTx = transaction(2)
     private let claimTx = transaction(3)
@@ -34,22 +36,22 @@ final class ClientSwapMachineTests: XCTestCase {
         let path: [ClientSwapInput]
         switch phase {
         case .quoted: path = []
-        case .accepted: path = [.acceptVerified]
-        case .payStarted: path = [.acceptVerified, .paymentStarting(atUnix: 1_000)]
-        case .paymentInFlight: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
-        case .lockSeen: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
-        case .lockVerified: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
+        case .accepted: path = [.acceptVerified(timeoutHeight: Self.timeout)]
+        case .payStarted: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000)]
+        case .paymentInFlight: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
+        case .lockSeen: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
+        case .lockVerified: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
         case .claimBroadcast:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx)]
         case .claimConfirmed:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(1)]
         case .completed:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(2)]
         case .failed: path = [.refused("no")]
-        case .abandoned: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .giveUp]
+        case .abandoned: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .giveUp]
         }
         for input in path { _ = machine.handle(input) }
         XCTAssertEqual(machine.phase, phase, "the path does not reach \(phase)")
@@ -89,7 +91,7 @@ final class ClientSwapMachineTests: XCTestCase {
             Row(phase: .lockVerified, next: .lockVerified,
                 actions: { _ in [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain] }),
             Row(phase: .claimBroadcast, next: .claimBroadcast,
-                actions: { [.broadcastClaim($0.claimTx), .checkChain] }),
+                actions: { [.resumeClaim($0.claimTx, revealBefore: 194), .checkChain] }),
             Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),
             Row(phase: .completed, next: .completed, actions: { _ in [] }),
             Row(phase: .failed, next: .failed, actions: { _ in [] }),
@@ -126,7 +128,7 @@ final class ClientSwapMachineTests: XCTestCase {
 
     func testHappyPathPersistsEachStepBeforeItsAct() {
         var machine = ClientSwapMachine(settings: settings)
-        XCTAssertEqual(phases(machine.handle(.acceptVerified)), [.accepted])
+        XCTAssertEqual(phases(machine.handle(.acceptVerified(timeoutHeight: Self.timeout))), [.accepted])
         let pay = machine.handle(.paymentStarting(atUnix: 1_000))
         XCTAssertEqual(phases(pay), [.payStarted])
         XCTAssertEqual(Array(pay.dropFirst()), [.pay(resuming: false), .armGiveUpTimer(deadlineUnix: 1_600)])
@@ -185,7 +187,7 @@ final class ClientSwapMachineTests: XCTestCase {
         // The broadcast failed (no acceptance): blocks retry the broadcast, nothing else.
         for height in 10...12 {
             let retry = machine.handle(.block(height: height))
-            XCTAssertEqual(retry, [.broadcastClaim(claimTx)], "at \(height)")
+            XCTAssertEqual(retry, [.resumeClaim(claimTx, revealBefore: 194)], "at \(height)")
             actions += retry
         }
         actions += machine.handle(.giveUp) + machine.handle(.payment(.inFlight))
@@ -194,6 +196,38 @@ final class ClientSwapMachineTests: XCTestCase {
         var resumed = ClientSwapMachine(settings: machine.settings, state: machine.state)
         XCTAssertFalse(resumed.handle(.recover).contains(.pushPreimage), "a resumed, unaccepted claim is not pushed")
         XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 13)).last, .pushPreimage)
+    }
+
+    // MARK: the claim rule on resume (audit H-2)
+
+    /// A claim the node never accepted is resumed only within the claim rule (the engine
+    /// broadcasts it below timeout − 6); past it the swap ends without revealing. A claim
+    /// accepted past the rule is public but not pushed; its confirmation pushes.
+    func testAResumedClaimIsRevealedOnlyWithinTheClaimRule() {
+        var machine = ClientSwapMachine(settings: settings, state: machine(at: .claimBroadcast).state)
+        let resumed = machine.handle(.recover)
+        XCTAssertEqual(resumed, [.resumeClaim(claimTx, revealBefore: Self.timeout - TimelockPolicy.firstClaimCutoff), .checkChain])
+        XCTAssertFalse(resumed.contains(.pushPreimage))
+        let late = machine.handle(.claimTooLate(tipHeight: 194))
+        XCTAssertEqual(phases(late), [.failed])
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+        XCTAssertFalse(buildsOrBroadcastsClaim(late))
+
+        // The node held the claim all along (public): accepted, rebroadcast, no push past the rule.
+        var held = ClientSwapMachine(settings: settings, state: self.machine(at: .claimBroadcast).state)
+        let accepted = held.handle(.claimAccepted(tipHeight: 194))
+        XCTAssertEqual(phases(accepted), [.claimBroadcast])
+        XCTAssertFalse(accepted.contains(.pushPreimage), "6 blocks left: the provider may be refunding")
+        XCTAssertEqual(held.handle(.claimTooLate(tipHeight: 195)), [], "an accepted claim is never given up")
+        XCTAssertEqual(held.handle(.block(height: 195)), [.maintainClaim(tipHeight: 195)])
+        var restarted = ClientSwapMachine(settings: settings, state: held.state)
+        XCTAssertEqual(restarted.handle(.recover), [.broadcastClaim(claimTx), .checkChain],
+                       "an accepted claim is rebroadcast at any height")
+        XCTAssertEqual(restarted.handle(.claimAccepted(tipHeight: 201)), [])
+        XCTAssertEqual(restarted.handle(.claimConfirmations(1)).last, .pushPreimage, "confirmed: the lock is ours")
+        // Within the rule the acceptance pushes.
+        var early = ClientSwapMachine(settings: settings, state: self.machine(at: .claimBroadcast).state)
+        XCTAssertEqual(early.handle(.claimAccepted(tipHeight: 193)).last, .pushPreimage)
     }
 
     /// A verified lock is claimed again at the next block when the engine deferred the
