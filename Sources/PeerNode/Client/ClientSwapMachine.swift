@@ -14,7 +14,9 @@ import Lightning
 /// - a rejected lock ends the swap without a claim and without revealing the preimage;
 /// - the preimage is pushed to the provider only after the client's own node accepted
 ///   the claim (`claimAccepted`); the engine claims only a lock that node holds;
-/// - the give-up timer ends a swap only while no claim is out: after the claim, the
+/// - the give-up timer (wall clock) ends a swap only while it waits for a lock: a
+///   verified lock is waited for in blocks, until it has its confirmations or the claim
+///   rule (timeout − tip > 6) closes, which ends the swap unrevealed; after the claim, the
 ///   preimage is public and the only way forward is to get the claim confirmed.
 public struct ClientSwapMachine: Sendable {
     public struct Settings: Sendable, Hashable {
@@ -22,7 +24,7 @@ public struct ClientSwapMachine: Sendable {
         public var requiredConfirmations: Int
         /// Claim confirmations after which the swap is `completed`.
         public var completionConfirmations: Int
-        /// Seconds after starting the payment at which a swap without a claim is abandoned.
+        /// Seconds after starting the payment at which a swap still waiting for a lock is abandoned.
         public var giveUpSeconds: UInt64
 
         public init(requiredConfirmations: Int, completionConfirmations: Int = 1, giveUpSeconds: UInt64 = 600) {
@@ -86,6 +88,10 @@ public struct ClientSwapMachine: Sendable {
             return move(to: .lockSeen) + [.verifyLock(sighting)]
         case .giveUp:
             return giveUp()
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            // No lock yet and none could be claimed any more.
+            return end(.abandoned, "no lock was seen while more than \(TimelockPolicy.firstClaimCutoff) blocks were left "
+                       + "before the timeout at \(state.timeoutHeight ?? 0); no claim is possible now", .heldUntilCancelled)
         case .recover:
             return [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .lookForLock]
         default:
@@ -111,6 +117,9 @@ public struct ClientSwapMachine: Sendable {
             return end(.failed, "the Lightning payment failed: \(reason)", .returned)
         case .giveUp:
             return giveUp()
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            return end(.abandoned, "the lock was not verified while more than \(TimelockPolicy.firstClaimCutoff) blocks were "
+                       + "left before the timeout at \(state.timeoutHeight ?? 0); no claim is possible now", .heldUntilCancelled)
         case .recover:
             var actions: [ClientSwapAction] = [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix))]
             if let lock = state.lock { actions.append(.verifyLock(lock)) } else { actions.append(.lookForLock) }
@@ -134,6 +143,14 @@ public struct ClientSwapMachine: Sendable {
             state.lock = sighting
             state.verifiedLock = nil
             return move(to: .lockSeen) + [.verifyLock(sighting)]
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            // The claim rule closed before the lock had its confirmations (or before the
+            // node held it): never claim now; the provider refunds and cancels.
+            let have = state.lock?.confirmations ?? 0
+            return end(.failed, "the lock had \(have) of \(settings.requiredConfirmations) confirmation"
+                       + "\(settings.requiredConfirmations == 1 ? "" : "s") when only \(TimelockPolicy.firstClaimCutoff) blocks "
+                       + "were left before the timeout at \(state.timeoutHeight ?? 0) (height \(height)); no claim was made and "
+                       + "the preimage was never revealed", .heldUntilCancelled)
         case .block:
             // A claim the engine deferred (the node did not hold the lock yet) is tried again.
             return [.checkChain] + claimIfDeep()
@@ -149,10 +166,10 @@ public struct ClientSwapMachine: Sendable {
             return end(.failed, "no claim could be made (\(reason)); the preimage was never revealed", .heldUntilCancelled)
         case .payment(.failed(let reason)):
             return end(.failed, "the Lightning payment failed before the claim: \(reason)", .returned)
-        case .giveUp:
-            return giveUp()
         case .recover:
-            return [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .checkChain] + claimIfDeep()
+            // No wall-clock deadline for a verified lock: it is waited for in blocks, while
+            // the claim rule holds (see `.block`).
+            return [.checkChain] + claimIfDeep()
         default:
             return []
         }

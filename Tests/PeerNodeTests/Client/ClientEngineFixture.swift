@@ -46,9 +46,9 @@ final class ClientEngineFixture: Sendable {
         (follower, followerTask) = hub.follower()
     }
 
-    func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300,
+    func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300, allowsZeroConf: Bool? = nil,
                 store: (any SwapStore)? = nil) throws -> ClientEngine {
-        let configuration = ClientEngineConfiguration(network: .regtest, giveUpSeconds: giveUpSeconds,
+        let configuration = ClientEngineConfiguration(network: .regtest, allowsZeroConf: allowsZeroConf, giveUpSeconds: giveUpSeconds,
                                                       confirmationWaitMilliseconds: confirmationWaitMilliseconds)
         let engine = try ClientEngine(configuration: configuration, seed: Self.clientSeed, store: store ?? self.store,
                                       lightning: clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),

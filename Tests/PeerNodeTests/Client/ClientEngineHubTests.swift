@@ -107,6 +107,35 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// Audit H-1: without zero-conf the client waits for the lock's confirmation; the
+    /// wall-clock give-up timer (1 s here, 10 minutes by default) passes meanwhile and must
+    /// not abandon the verified lock. The confirmation then brings the claim.
+    func testAVerifiedLockAwaitingItsConfirmationIsNotAbandonedByTheGiveUpTimer() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let engine = try fixture.engine(giveUpSeconds: 1, allowsZeroConf: false)
+        let decision = try await fixture.route(amountSat: amount)
+        let amount = self.amount
+        let pay = Task { try await fixture.pay(engine, amountSat: amount, route: decision, within: 60) }
+        try await clientEventually("the lock is verified") {
+            guard let id = try await fixture.store.allSwaps(limit: 1).first?.id else { return false }
+            return try await fixture.lastKind(of: id) == "lock_verified"
+        }
+        try await Task.sleep(for: .seconds(2))
+        let swapRecords = try await fixture.store.allSwaps(limit: 1)
+        let id = try XCTUnwrap(swapRecords.first).id
+        let waiting = try await fixture.lastKind(of: id)
+        XCTAssertEqual(waiting, "lock_verified", "the give-up timer passed; the verified lock is still waited for")
+        try fixture.hub.mine(1)
+        let report = try await pay.value
+        XCTAssertEqual(report.swapID, id)
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: id) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        await fixture.shutDown(engine)
+    }
+
     func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"

@@ -88,8 +88,7 @@ final class ClientSwapMachineTests: XCTestCase {
                 actions: { _ in [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: 1_600), .lookForLock] }),
             Row(phase: .lockSeen, next: .lockSeen,
                 actions: { $0.lockSeenRecoverActions }),
-            Row(phase: .lockVerified, next: .lockVerified,
-                actions: { _ in [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain] }),
+            Row(phase: .lockVerified, next: .lockVerified, actions: { _ in [.checkChain] }),
             Row(phase: .claimBroadcast, next: .claimBroadcast,
                 actions: { [.resumeClaim($0.claimTx, revealBefore: 194), .checkChain] }),
             Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),
@@ -121,7 +120,7 @@ final class ClientSwapMachineTests: XCTestCase {
         _ = machine.handle(.lockSeen(sighting(confirmations: 1)))
         var restarted = ClientSwapMachine(settings: settings, state: machine.state)
         XCTAssertEqual(restarted.handle(.recover),
-                       [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain, .buildClaim(verified)])
+                       [.checkChain, .buildClaim(verified)])
     }
 
     // MARK: the happy path
@@ -196,6 +195,45 @@ final class ClientSwapMachineTests: XCTestCase {
         var resumed = ClientSwapMachine(settings: machine.settings, state: machine.state)
         XCTAssertFalse(resumed.handle(.recover).contains(.pushPreimage), "a resumed, unaccepted claim is not pushed")
         XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 13)).last, .pushPreimage)
+    }
+
+    // MARK: deadlines in blocks (audit H-1)
+
+    /// A verified lock waiting for its confirmations is not given up by the wall-clock
+    /// timer (mainnet asks 2 confirmations, more than 10 minutes): it is claimed when the
+    /// confirmations come, while the claim rule holds.
+    func testAVerifiedLockAwaitingConfirmationsOutlivesTheGiveUpTimer() {
+        let twoConfirmations = ClientSwapMachine.Settings(requiredConfirmations: 2, completionConfirmations: 1, giveUpSeconds: 600)
+        var machine = machine(at: .lockSeen, settings: twoConfirmations)
+        _ = machine.handle(.lockSeen(sighting(confirmations: 1)))
+        _ = machine.handle(.lockVerified(verified))
+        XCTAssertEqual(machine.phase, .lockVerified)
+        XCTAssertEqual(machine.handle(.giveUp), [], "a verified lock is waited for in blocks")
+        XCTAssertEqual(machine.phase, .lockVerified)
+        var restarted = ClientSwapMachine(settings: twoConfirmations, state: machine.state)
+        XCTAssertEqual(restarted.handle(.recover), [.checkChain], "no wall-clock deadline re-armed on resume")
+        XCTAssertEqual(machine.handle(.block(height: 150)), [.checkChain])
+        XCTAssertEqual(machine.handle(.lockSeen(sighting(confirmations: 2))).last, .buildClaim(verified))
+    }
+
+    /// When the claim rule closes (timeout − tip ≤ 6) before the lock has its
+    /// confirmations, the swap ends without a claim: the preimage stays secret, the
+    /// provider refunds and cancels, and the payment returns.
+    func testAVerifiedLockStillShallowWhenTheClaimRuleClosesEndsUnrevealed() {
+        let twoConfirmations = ClientSwapMachine.Settings(requiredConfirmations: 2)
+        var machine = machine(at: .lockSeen, settings: twoConfirmations)
+        _ = machine.handle(.lockVerified(verified))
+        XCTAssertEqual(machine.handle(.block(height: Self.timeout - 7)), [.checkChain], "7 blocks left: still waiting")
+        let closed = machine.handle(.block(height: Self.timeout - TimelockPolicy.firstClaimCutoff))
+        XCTAssertEqual(phases(closed), [.failed])
+        XCTAssertEqual(closed.last, .finish)
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+        XCTAssertTrue(machine.state.outcome?.reason.contains("never revealed") == true, "\(String(describing: machine.state.outcome))")
+        XCTAssertFalse(buildsOrBroadcastsClaim(closed + machine.handle(.lockSeen(sighting(confirmations: 2)))))
+        // Still waiting for a lock when the rule closes: no lock can be claimed any more.
+        var waiting = self.machine(at: .paymentInFlight)
+        XCTAssertEqual(phases(waiting.handle(.block(height: Self.timeout - 6))), [.abandoned])
+        XCTAssertEqual(waiting.state.outcome?.funds, .heldUntilCancelled)
     }
 
     // MARK: the claim rule on resume (audit H-2)
@@ -284,15 +322,16 @@ final class ClientSwapMachineTests: XCTestCase {
 
     // MARK: endings
 
-    func testGiveUpAbandonsEveryPhaseWithoutAClaim() {
-        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen, .lockVerified] {
+    func testGiveUpAbandonsEveryPhaseWaitingForALock() {
+        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen] {
             var machine = machine(at: phase)
             let actions = machine.handle(.giveUp)
             XCTAssertEqual(phases(actions), [.abandoned], "in \(phase)")
             XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
             XCTAssertEqual(actions.last, .finish)
         }
-        for phase in [ClientSwapPhase.claimBroadcast, .claimConfirmed] {
+        // A verified lock is waited for in blocks; a claim out is followed to the end.
+        for phase in [ClientSwapPhase.lockVerified, .claimBroadcast, .claimConfirmed] {
             var machine = machine(at: phase)
             XCTAssertEqual(machine.handle(.giveUp), [], "in \(phase)")
         }
