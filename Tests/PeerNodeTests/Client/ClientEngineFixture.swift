@@ -47,8 +47,9 @@ final class ClientEngineFixture: Sendable {
     }
 
     func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300, allowsZeroConf: Bool? = nil,
-                store: (any SwapStore)? = nil) throws -> ClientEngine {
-        let configuration = ClientEngineConfiguration(network: .regtest, allowsZeroConf: allowsZeroConf, giveUpSeconds: giveUpSeconds,
+                quotePolicy: QuotePolicy = QuotePolicy(), store: (any SwapStore)? = nil) throws -> ClientEngine {
+        let configuration = ClientEngineConfiguration(network: .regtest, quotePolicy: quotePolicy, allowsZeroConf: allowsZeroConf,
+                                                      giveUpSeconds: giveUpSeconds,
                                                       confirmationWaitMilliseconds: confirmationWaitMilliseconds)
         let engine = try ClientEngine(configuration: configuration, seed: Self.clientSeed, store: store ?? self.store,
                                       lightning: clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),
