@@ -214,8 +214,23 @@ extension ClientEngine {
     /// accepted. Else it goes out only below `revealBefore`; past it the preimage stays
     /// secret and the machine hears `claimTooLate`.
     private func resumeClaim(_ claim: Transaction, revealBefore: Int, of run: ClientSwapRun) async {
-        if await confirmations(of: claim) != nil {
-            await broadcastClaim(claim, of: run)
+        // Any version the node knows (an earlier one may be mined) makes the claim public.
+        var known = false
+        for txid in run.state.claimVersions.reversed() {
+            guard let confirmations = await confirmations(ofClaim: txid) else { continue }
+            if confirmations > 0 {
+                feed(run.id, .claimVersionConfirmations(txid, confirmations))
+                return
+            }
+            known = true
+        }
+        if known {
+            // Public already: rebroadcast the latest as a best effort, and count it accepted
+            // even when the node keeps the earlier version instead.
+            _ = try? await chain.broadcast(claim)
+            run.claimAccepted = true
+            let tip = try? await chain.tip().height
+            feed(run.id, .claimAccepted(tipHeight: tip))
             return
         }
         let tip: Int
@@ -235,9 +250,10 @@ extension ClientEngine {
     /// for a swap-out) replace it at the current estimate when that is higher.
     private func maintainClaim(_ run: ClientSwapRun, tipHeight: Int) async {
         guard let claim = run.state.claim, let lock = run.state.verifiedLock else { return }
-        if let confirmations = await confirmations(of: claim), confirmations > 0 {
-            // Mined: nothing to rebroadcast; the machine moves on with the count.
-            feed(run.id, .claimConfirmations(confirmations))
+        if let (txid, confirmations) = await minedClaimVersion(of: run.state) {
+            // Mined (this version or an earlier one): nothing to rebroadcast; the machine
+            // moves on with the count.
+            feed(run.id, .claimVersionConfirmations(txid, confirmations))
             return
         }
         await broadcastClaim(claim, of: run)
@@ -314,7 +330,11 @@ extension ClientEngine {
     func checkChain(_ run: ClientSwapRun) async {
         let state = run.state
         if state.phase.claimIsOut, let claim = state.claim {
-            if let confirmations = await confirmations(of: claim) { feed(run.id, .claimConfirmations(confirmations)) }
+            if let (txid, confirmations) = await minedClaimVersion(of: state) {
+                feed(run.id, .claimVersionConfirmations(txid, confirmations))
+            } else if let confirmations = await confirmations(of: claim) {
+                feed(run.id, .claimConfirmations(confirmations))
+            }
         } else if let lock = state.lock, let found = try? await chain.transaction(lock.txid) {
             feed(run.id, .lockSeen(lock.with(confirmations: found.confirmations)))
         }
@@ -323,8 +343,21 @@ extension ClientEngine {
     /// The claim's confirmations: from the transaction (mempool, or the chain with an
     /// index), else from its output (gettxout needs no index); nil when neither is known.
     private func confirmations(of claim: Transaction) async -> Int? {
-        if let found = try? await chain.transaction(claim.txid) { return found.confirmations }
-        return try? await chain.unspentOutput(OutPoint(txid: claim.txid, index: 0), includeMempool: true)?.confirmations
+        await confirmations(ofClaim: claim.txid)
+    }
+
+    private func confirmations(ofClaim txid: TransactionID) async -> Int? {
+        if let found = try? await chain.transaction(txid) { return found.confirmations }
+        return try? await chain.unspentOutput(OutPoint(txid: txid, index: 0), includeMempool: true)?.confirmations
+    }
+
+    /// The claim version in a block, newest first, with its confirmations; nil when none
+    /// is mined. Each version is looked up by its txid: they all spend the same lock.
+    private func minedClaimVersion(of state: ClientSwapState) async -> (TransactionID, Int)? {
+        for txid in state.claimVersions.reversed() {
+            if let confirmations = await confirmations(ofClaim: txid), confirmations > 0 { return (txid, confirmations) }
+        }
+        return nil
     }
 
     private func finish(_ run: ClientSwapRun) async {

@@ -35,6 +35,9 @@ public enum ClientSwapInput: Sendable, Hashable {
     case claimImpossible(String)
     /// The claim's confirmation count (0 when a reorg took it out of its block).
     case claimConfirmations(Int)
+    /// Claim version `txid` (any one signed for this swap, not only the latest) has this
+    /// many confirmations: an earlier version may be the one that got mined.
+    case claimVersionConfirmations(TransactionID, Int)
     /// The give-up timer fired (10 minutes after paying by default).
     case giveUp
     /// The node restarted: resume from the stored state.

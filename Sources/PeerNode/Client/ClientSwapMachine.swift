@@ -158,6 +158,7 @@ public struct ClientSwapMachine: Sendable {
             state.claim = claim
             state.claimConfirmations = 0
             state.claimAccepted = false
+            if !state.claimTxids.contains(claim.txid) { state.claimTxids.append(claim.txid) }
             // No push yet: the preimage goes to the provider only once the client's own node
             // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
             // does not hold) must not hand the provider the preimage for nothing.
@@ -189,6 +190,8 @@ public struct ClientSwapMachine: Sendable {
             // builds raced) is not recorded.
             guard isFeeBump(claim) else { return [] }
             state.claim = claim
+            // Kept with the earlier versions: whichever is mined is ours.
+            state.claimTxids.append(claim.txid)
             return persistHere() + [.broadcastClaim(claim)]
         case .claimAccepted(let tipHeight) where state.phase == .claimBroadcast:
             // The client's node holds the claim: the lock exists and the preimage is
@@ -205,6 +208,8 @@ public struct ClientSwapMachine: Sendable {
                        + "\(state.timeoutHeight.map(String.init) ?? "?"); it was not broadcast and the preimage was never "
                        + "revealed, so the provider refunds its lock", .heldUntilCancelled)
         case .claimConfirmations(let count):
+            return claimDepth(count)
+        case .claimVersionConfirmations(let txid, let count) where state.claimVersions.contains(txid):
             return claimDepth(count)
         case .recover:
             guard let claim = state.claim else { return [.checkChain] }

@@ -18,6 +18,10 @@ public struct ClientSwapState: Sendable, Hashable {
     /// The claim last signed (the first one, or the latest fee bump).
     public var claim: Transaction?
     public var claimConfirmations: Int
+    /// The txid of every claim version signed (the first, then each fee bump), oldest
+    /// first: any of them may be the one that confirms. Older records lack it: their
+    /// `claim` is then the only version known.
+    public var claimTxids: [TransactionID]
     /// Whether the client's own node accepted the claim (first broadcast or rebroadcast):
     /// from then on the preimage is public and may be pushed. Absent in older records,
     /// read as false: a resumed claim is then broadcast again before any push.
@@ -27,7 +31,7 @@ public struct ClientSwapState: Sendable, Hashable {
 
     public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, timeoutHeight: Int? = nil, lock: ClientLockSighting? = nil,
                 verifiedLock: LockOutput? = nil, claim: Transaction? = nil, claimConfirmations: Int = 0,
-                claimAccepted: Bool = false, outcome: ClientSwapOutcome? = nil) {
+                claimAccepted: Bool = false, claimTxids: [TransactionID] = [], outcome: ClientSwapOutcome? = nil) {
         self.phase = phase
         self.paidAtUnix = paidAtUnix
         self.timeoutHeight = timeoutHeight
@@ -36,7 +40,14 @@ public struct ClientSwapState: Sendable, Hashable {
         self.claim = claim
         self.claimConfirmations = claimConfirmations
         self.claimAccepted = claimAccepted
+        self.claimTxids = claimTxids
         self.outcome = outcome
+    }
+
+    /// Every claim version's txid, oldest first (the stored `claim` alone for older records).
+    public var claimVersions: [TransactionID] {
+        guard let claim else { return claimTxids }
+        return claimTxids.contains(claim.txid) ? claimTxids : claimTxids + [claim.txid]
     }
 
     // MARK: stored form
@@ -61,6 +72,7 @@ public struct ClientSwapState: Sendable, Hashable {
         }
         if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
         if claimAccepted { members["claim_accepted"] = .bool(true) }
+        if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -89,6 +101,7 @@ public struct ClientSwapState: Sendable, Hashable {
                                           value: value)
             }
             if let hex = data["claim_tx"]?.stringValue { claim = try Transaction(hex: hex) }
+            claimTxids = try (data["claim_txids"]?.arrayValue ?? []).compactMap(\.stringValue).map { try TransactionID(hex: $0) }
         } catch {
             throw .corruptRecord("a stored transaction does not decode: \(error)")
         }

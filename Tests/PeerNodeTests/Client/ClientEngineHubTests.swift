@@ -227,6 +227,46 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(second)
     }
 
+    /// Audit L-1: the claim on record is a later version (a fee bump) but an earlier
+    /// version is the one that confirmed. The swap recognises its own earlier claim by
+    /// its txid (every version signed is kept) and completes instead of waiting forever.
+    func testAnEarlierClaimVersionThatConfirmsCompletesTheSwap() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        let swapID = try XCTUnwrap(records.first).id
+        let lastEvent = try await store.lastEvent(of: swapID)
+        var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(lastEvent).data)
+        let original = try XCTUnwrap(state.claim)
+        // The first version confirms ...
+        _ = try await fixture.hub.backend.broadcast(original)
+        try fixture.hub.mine(1)
+        // ... while the record holds a later version (its signature does not matter: it
+        // conflicts with the confirmed one and is never accepted).
+        var bumped = original
+        bumped.outputs[0].value -= 500
+        state.claim = bumped
+        state.claimTxids = [original.txid, bumped.txid]
+        _ = try await store.append("claim_broadcast", data: state.json, isFinal: false, to: swapID, at: 0)
+
+        let second = try fixture.engine(store: store)
+        _ = try await second.recover()
+        try await clientEventually("the swap completes from its first claim version") {
+            try await store.lastEvent(of: swapID)?.kind == "completed"
+        }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount)
+        await fixture.shutDown(second)
+    }
+
     /// A rescan (the engine looks back for a lock it may have missed while the provider was
     /// unreachable) reports blocks already seen. They are not new blocks: an unconfirmed
     /// claim is not broadcast again for each of them (a `kill -9` scenario saw 57 broadcasts

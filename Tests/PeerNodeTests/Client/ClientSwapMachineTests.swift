@@ -197,6 +197,26 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 13)).last, .pushPreimage)
     }
 
+    // MARK: claim versions (audit L-1)
+
+    /// Every claim version signed is kept (persisted); a confirmation of any of them, not
+    /// only the latest, moves the swap on. A transaction that is not one of ours does not.
+    func testAnyClaimVersionThatConfirmsCounts() throws {
+        var machine = machine(at: .claimBroadcast)
+        _ = machine.handle(.claimAccepted(tipHeight: 10))
+        _ = machine.handle(.claimSigned(bumpTx))
+        XCTAssertEqual(machine.state.claimTxids, [claimTx.txid, bumpTx.txid])
+        XCTAssertEqual(try ClientSwapState(kind: "claim_broadcast", data: machine.state.json).claimTxids,
+                       [claimTx.txid, bumpTx.txid], "the versions survive the stored form")
+        XCTAssertEqual(machine.handle(.claimVersionConfirmations(otherLockTx.txid, 1)), [], "not a claim of ours")
+        XCTAssertEqual(machine.phase, .claimBroadcast)
+        let first = machine.handle(.claimVersionConfirmations(claimTx.txid, 1))
+        XCTAssertEqual(phases(first), [.claimConfirmed])
+        XCTAssertEqual(first.last, .pushPreimage)
+        XCTAssertEqual(phases(machine.handle(.claimVersionConfirmations(claimTx.txid, 2))), [.completed])
+        XCTAssertEqual(machine.state.outcome?.funds, .delivered)
+    }
+
     // MARK: deadlines in blocks (audit H-1)
 
     /// A verified lock waiting for its confirmations is not given up by the wall-clock
