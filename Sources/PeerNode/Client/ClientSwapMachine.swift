@@ -148,7 +148,7 @@ public struct ClientSwapMachine: Sendable {
             // node held it): never claim now; the provider refunds and cancels.
             let have = state.lock?.confirmations ?? 0
             return end(.failed, "the lock had \(have) of \(settings.requiredConfirmations) confirmation"
-                       + "\(settings.requiredConfirmations == 1 ? "" : "s") when only \(TimelockPolicy.firstClaimCutoff) blocks "
+                       + "\(settings.requiredConfirmations == 1 ? "" : "s") when no more than \(TimelockPolicy.firstClaimCutoff) blocks "
                        + "were left before the timeout at \(state.timeoutHeight ?? 0) (height \(height)); no claim was made and "
                        + "the preimage was never revealed", .heldUntilCancelled)
         case .block:
