@@ -11,14 +11,18 @@ public struct RouteSelector: Sendable {
     /// The contract type the payer asked for (`--contract-type`); nil takes each offer's
     /// preferred one.
     public let contractType: ContractType?
+    /// The payer's claim policy: a route whose claim it would refuse is skipped.
+    public let claimPolicy: ClaimPolicy
 
     public init(amountSat: Int64, destination: DestinationType, claimFeeRate: FeeRate,
-                routingFee: RoutingFeeEstimate = RoutingFeeEstimate(), contractType: ContractType? = nil) {
+                routingFee: RoutingFeeEstimate = RoutingFeeEstimate(), contractType: ContractType? = nil,
+                claimPolicy: ClaimPolicy = .default) {
         self.amountSat = amountSat
         self.destination = destination
         self.claimFeeRate = claimFeeRate
         self.routingFee = routingFee
         self.contractType = contractType
+        self.claimPolicy = claimPolicy
     }
 
     /// The candidate for one offer, or why it does not fit.
@@ -42,6 +46,9 @@ public struct RouteSelector: Sendable {
               offer.minAmountSat <= offer.maxAmountSat else {
             return .failure(.amountOutOfRange(amountSat: lockAmount, minimum: offer.minAmountSat, maximum: offer.maxAmountSat))
         }
+        // The lock holds X plus exactly the claim fee: the claim must fit the payer's cap.
+        let cap = claimPolicy.feeCap(lockValue: lockAmount)
+        guard claimFee <= cap else { return .failure(.claimFeeAboveCap(feeSat: claimFee, capSat: cap)) }
         let serviceFee = offer.feeModel.serviceFee(amountSat: lockAmount)
         let invoiceTotal = lockAmount + serviceFee + offer.onchainFeeSat
         return .success(RouteCandidate(provider: provider, contractType: contractType, amountSat: amountSat,

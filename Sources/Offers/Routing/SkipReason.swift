@@ -20,6 +20,9 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case offerExpired
     /// The amount to lock is outside the offer's range.
     case amountOutOfRange(amountSat: Int64, minimum: Int64, maximum: Int64)
+    /// The payer's own claim would pay more fee than its claim policy allows (by default
+    /// 20 % of the lock): the lock could never be claimed, so the swap is not started.
+    case claimFeeAboveCap(feeSat: Int64, capSat: Int64)
     /// The payer asked for a contract type the offer does not list.
     case contractTypeNotOffered(wanted: ContractType, offered: [ContractType])
     /// The offer lists only retired contract types (an old provider's `p2wsh`).
@@ -38,6 +41,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .offerExpired: return "its offer has expired"
         case .amountOutOfRange(let amount, let minimum, let maximum):
             return "\(amount) sat is outside its \(minimum)...\(maximum) sat range"
+        case .claimFeeAboveCap(let fee, let cap):
+            return "the claim fee of \(fee) sat is above the cap of \(cap) sat for this amount at the current fee rate"
         case .contractTypeNotOffered(let wanted, let offered):
             let list = offered.isEmpty ? "only retired types" : offered.map(\.rawValue).joined(separator: ", ")
             return "offers no \(wanted.rawValue) contract (it offers \(list))"

@@ -16,6 +16,7 @@ extension ClientEngine {
         case .verifyLock(let sighting): await verifyLock(sighting, of: run)
         case .buildClaim(let lock): await buildClaim(run, lock: lock)
         case .broadcastClaim(let claim): await broadcastClaim(claim, of: run)
+        case .resumeClaim(let claim, let revealBefore): await resumeClaim(claim, revealBefore: revealBefore, of: run)
         case .maintainClaim(let height): await maintainClaim(run, tipHeight: height)
         case .pushPreimage: await pushPreimage(run)
         case .checkChain: await checkChain(run)
@@ -165,6 +166,22 @@ extension ClientEngine {
             let policy = try TimelockPolicy(requiredConfirmations: run.terms.requiredConfirmations,
                                             htlcTimeoutBlocks: run.terms.quote.body.htlcTimeoutBlocks)
             try policy.checkFirstClaim(timeoutHeight: contract.terms.timeoutHeight, tipHeight: UInt32(clamping: tip.height))
+            // Claim only a lock this node holds itself: a pushed lock the provider never
+            // broadcast would make the claim (and the preimage in it) worthless.
+            switch await Self.lockHolding(lock, transaction: run.state.lock?.transaction,
+                                          requiredConfirmations: run.terms.requiredConfirmations, chain: chain) {
+            case .held:
+                break
+            case .shallow(let confirmations):
+                // The node knows it less deep than the machine thought: correct it and wait.
+                if let sighting = run.state.lock, sighting.txid == lock.outPoint.txid {
+                    feed(run.id, .lockSeen(sighting.with(confirmations: confirmations)))
+                }
+                return
+            case .notHeld(let why):
+                note(run.id, "not claiming yet: \(why); retrying at the next block")
+                return
+            }
             // The quoted rate: the lock holds X plus exactly this fee, so X stays exact.
             guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
             let claim = try ClaimBuilder(policy: configuration.claimPolicy)
@@ -178,23 +195,65 @@ extension ClientEngine {
     private func broadcastClaim(_ claim: Transaction, of run: ClientSwapRun) async {
         do {
             _ = try await chain.broadcast(claim)
-            run.claimAccepted = true
             note(run.id, "claim \(claim.txid.hex) broadcast")
         } catch .rejected(let code, let reason) where code == -27 || reason.contains("already") {
             // Known to the node already (a rebroadcast, or a restart after the act).
-            run.claimAccepted = true
         } catch {
+            // Not accepted: the preimage stays with us (no push), and the machine tries the
+            // broadcast again at the next block.
             note(run.id, "claim broadcast failed (\(error)); retrying at the next block")
+            return
         }
+        run.claimAccepted = true
+        let tip = try? await chain.tip().height
+        feed(run.id, .claimAccepted(tipHeight: tip))
+    }
+
+    /// A claim the node has not (knowingly) accepted. Held by the node already (a crash
+    /// right after the broadcast): it is public, so it is rebroadcast and counts as
+    /// accepted. Else it goes out only below `revealBefore`; past it the preimage stays
+    /// secret and the machine hears `claimTooLate`.
+    private func resumeClaim(_ claim: Transaction, revealBefore: Int, of run: ClientSwapRun) async {
+        // Any version the node knows (an earlier one may be mined) makes the claim public.
+        var known = false
+        for txid in run.state.claimVersions.reversed() {
+            guard let confirmations = await confirmations(ofClaim: txid) else { continue }
+            if confirmations > 0 {
+                feed(run.id, .claimVersionConfirmations(txid, confirmations))
+                return
+            }
+            known = true
+        }
+        if known {
+            // Public already: rebroadcast the latest as a best effort, and count it accepted
+            // even when the node keeps the earlier version instead.
+            _ = try? await chain.broadcast(claim)
+            run.claimAccepted = true
+            let tip = try? await chain.tip().height
+            feed(run.id, .claimAccepted(tipHeight: tip))
+            return
+        }
+        let tip: Int
+        do { tip = try await chain.tip().height } catch {
+            // Without the tip the rule cannot be checked: nothing is revealed; next block.
+            note(run.id, "cannot read the tip to resume the claim (\(error)); retrying at the next block")
+            return
+        }
+        guard tip < revealBefore else {
+            feed(run.id, .claimTooLate(tipHeight: tip))
+            return
+        }
+        await broadcastClaim(claim, of: run)
     }
 
     /// Every block while the claim is unconfirmed: rebroadcast, and near the timeout (or
     /// for a swap-out) replace it at the current estimate when that is higher.
     private func maintainClaim(_ run: ClientSwapRun, tipHeight: Int) async {
         guard let claim = run.state.claim, let lock = run.state.verifiedLock else { return }
-        if let confirmations = await confirmations(of: claim), confirmations > 0 {
-            // Mined: nothing to rebroadcast; the machine moves on with the count.
-            feed(run.id, .claimConfirmations(confirmations))
+        if let (txid, confirmations) = await minedClaimVersion(of: run.state) {
+            // Mined (this version or an earlier one): nothing to rebroadcast; the machine
+            // moves on with the count.
+            feed(run.id, .claimVersionConfirmations(txid, confirmations))
             return
         }
         await broadcastClaim(claim, of: run)
@@ -221,6 +280,40 @@ extension ClientEngine {
         }
     }
 
+    /// Whether the chain backend (the client's own node) holds `lock` deep enough to claim:
+    /// in a block with the required confirmations, or, for a zero-conf claim, in its
+    /// mempool with every input confirmed (a lock chained on unconfirmed parents can vanish
+    /// with them, and the claim with it).
+    static func lockHolding(_ lock: LockOutput, transaction: Transaction?, requiredConfirmations: Int,
+                            chain: any ChainBackend) async -> ClientLockHolding {
+        let txid = lock.outPoint.txid
+        let confirmations: Int
+        var lockTransaction = transaction?.txid == txid ? transaction : nil
+        if let found = try? await chain.transaction(txid) {
+            confirmations = found.confirmations
+            lockTransaction = found.transaction
+        } else if let output = try? await chain.unspentOutput(lock.outPoint, includeMempool: true) {
+            confirmations = output.confirmations
+        } else {
+            return .notHeld("the node does not know lock \(txid.hex) (neither in its mempool nor on chain)")
+        }
+        guard confirmations >= requiredConfirmations else { return .shallow(confirmations: confirmations) }
+        guard confirmations == 0 else { return .held }
+        guard let lockTransaction else { return .notHeld("lock \(txid.hex) is unconfirmed and its inputs are unknown") }
+        for input in lockTransaction.inputs {
+            let parent = input.previousOutput
+            // gettxout without the mempool reads the chain's UTXO set: a confirmed parent
+            // output, even though the lock in the mempool spends it.
+            if let found = try? await chain.transaction(parent.txid), found.confirmations > 0 { continue }
+            if let output = try? await chain.unspentOutput(parent, includeMempool: false), output.confirmations > 0 {
+                continue
+            }
+            return .notHeld("unconfirmed lock \(txid.hex) spends unconfirmed output \(parent.txid.hex):\(parent.index); "
+                            + "waiting for the lock's first confirmation")
+        }
+        return .held
+    }
+
     private func pushPreimage(_ run: ClientSwapRun) async {
         guard let providerSwapID = run.providerSwapID, !run.preimageDelivered else { return }
         let push = PreimagePush(swapID: providerSwapID, preimage: run.secrets.preimage)
@@ -237,7 +330,11 @@ extension ClientEngine {
     func checkChain(_ run: ClientSwapRun) async {
         let state = run.state
         if state.phase.claimIsOut, let claim = state.claim {
-            if let confirmations = await confirmations(of: claim) { feed(run.id, .claimConfirmations(confirmations)) }
+            if let (txid, confirmations) = await minedClaimVersion(of: state) {
+                feed(run.id, .claimVersionConfirmations(txid, confirmations))
+            } else if let confirmations = await confirmations(of: claim) {
+                feed(run.id, .claimConfirmations(confirmations))
+            }
         } else if let lock = state.lock, let found = try? await chain.transaction(lock.txid) {
             feed(run.id, .lockSeen(lock.with(confirmations: found.confirmations)))
         }
@@ -246,8 +343,21 @@ extension ClientEngine {
     /// The claim's confirmations: from the transaction (mempool, or the chain with an
     /// index), else from its output (gettxout needs no index); nil when neither is known.
     private func confirmations(of claim: Transaction) async -> Int? {
-        if let found = try? await chain.transaction(claim.txid) { return found.confirmations }
-        return try? await chain.unspentOutput(OutPoint(txid: claim.txid, index: 0), includeMempool: true)?.confirmations
+        await confirmations(ofClaim: claim.txid)
+    }
+
+    private func confirmations(ofClaim txid: TransactionID) async -> Int? {
+        if let found = try? await chain.transaction(txid) { return found.confirmations }
+        return try? await chain.unspentOutput(OutPoint(txid: txid, index: 0), includeMempool: true)?.confirmations
+    }
+
+    /// The claim version in a block, newest first, with its confirmations; nil when none
+    /// is mined. Each version is looked up by its txid: they all spend the same lock.
+    private func minedClaimVersion(of state: ClientSwapState) async -> (TransactionID, Int)? {
+        for txid in state.claimVersions.reversed() {
+            if let confirmations = await confirmations(ofClaim: txid), confirmations > 0 { return (txid, confirmations) }
+        }
+        return nil
     }
 
     private func finish(_ run: ClientSwapRun) async {

@@ -47,6 +47,10 @@ extension ClientEngine {
         }
         let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
         let lockAmount = amountSat + claimFee
+        // Our own claim must be buildable before we ask, commit or pay (a lock we could
+        // never claim would hold the payment until the provider refunds).
+        try checkClaimFits(type, destination: destinationType, amountSat: amountSat, lockAmountSat: lockAmount, rate: rate,
+                           purpose: .payContact, blocksLeft: offer.htlcTimeoutBlocks)
         report(nil, .quoting, "asking \(contact) for \(lockAmount) sat (\(amountSat) + claim fee \(claimFee))")
 
         let link = link(for: contact)
@@ -90,6 +94,8 @@ extension ClientEngine {
             throw .unsupportedDestination("quote \(quote.quoteID) was priced for a \(firm.destinationType.rawValue) claim, "
                                           + "not \(destinationType.rawValue)")
         }
+        try checkClaimFits(type, destination: destinationType, amountSat: amountSat, lockAmountSat: lockAmount, rate: rate,
+                           purpose: purpose, blocksLeft: quote.htlcTimeoutBlocks)
         let link = link(for: contact)
 
         // The contract and the index the secrets derive from are on disk before the
@@ -124,9 +130,24 @@ extension ClientEngine {
             _ = await lastState(updates)
             throw error
         }
-        feed(id, .acceptVerified)
+        feed(id, .acceptVerified(timeoutHeight: Int(run.accept?.body.timeoutHeight ?? 0)))
         feed(id, .paymentStarting(atUnix: clock.nowUnix))
         return try await waitForClaim(run, updates: updates, quote: quote)
+    }
+
+    /// Throws `claimNotViable` unless `ClaimPolicy` accepts the first claim of a lock of
+    /// `lockAmountSat` paying X at the quoted `rate`, `blocksLeft` before the timeout.
+    private func checkClaimFits(_ type: ContractType, destination: DestinationType, amountSat: Int64, lockAmountSat: Int64,
+                                rate: FeeRate, purpose: ClaimPurpose, blocksLeft: Int) throws(ClientEngineError) {
+        do {
+            _ = try configuration.claimPolicy.plan(lockValue: lockAmountSat, amount: amountSat, purpose: purpose,
+                                                   destination: destination,
+                                                   virtualSize: ContractSizes.claimVirtualSize(type, destination: destination),
+                                                   feeRate: rate, blocksLeft: blocksLeft)
+        } catch {
+            throw .claimNotViable("a claim of \(lockAmountSat) sat paying \(amountSat) sat at "
+                                  + "\(rate.satPerKvB / 1_000) sat/vB: \(error)")
+        }
     }
 
     /// Re-reads the budget, sends the SwapRequest and checks the accept. Throws before

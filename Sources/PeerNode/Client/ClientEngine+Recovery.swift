@@ -30,7 +30,7 @@ extension ClientEngine {
         let events = try await storeCall { () async throws(StoreError) in try await store.events(of: record.id) }
         guard let last = events.last else { throw .corruptRecord("swap \(record.id) has no events") }
         let terms = try ClientSwapTerms(json: record.contract)
-        let state = try ClientSwapState(kind: last.kind, data: last.data)
+        var state = try ClientSwapState(kind: last.kind, data: last.data)
         let secrets: SwapSecrets
         do { secrets = try keyChain.secrets(index: record.swapIndex) } catch {
             throw .corruptRecord("swap index \(record.swapIndex): \(error)")
@@ -58,6 +58,10 @@ extension ClientEngine {
             }
         } else if state.phase.mayHavePaid {
             throw .corruptRecord("swap \(record.id) is past paying but has no stored accept")
+        }
+        if state.timeoutHeight == nil, let accept {
+            // A record from before the timeout was kept in the state: the accept has it.
+            state.timeoutHeight = Int(accept.body.timeoutHeight)
         }
         let run = makeRun(id: record.id, index: record.swapIndex, terms: terms, secrets: secrets, state: state)
         run.accept = accept

@@ -52,9 +52,10 @@ extension ClientEngine {
                                                               outputIndex: Int(received.outpoint.index),
                                                               confirmations: watched.confirmations, source: .chain)))
                 }
+                // The lock's spender: any claim version of ours (an earlier one may win).
                 if let lock = run.state.verifiedLock, watched.spent.contains(where: { $0.outpoint == lock.outPoint }),
-                   watched.txid == run.state.claim?.txid {
-                    feed(run.id, .claimConfirmations(watched.confirmations))
+                   run.state.claimVersions.contains(watched.txid) {
+                    feed(run.id, .claimVersionConfirmations(watched.txid, watched.confirmations))
                 }
             }
         case .blockDisconnected(let tip):

@@ -16,7 +16,8 @@ public struct ClientEngineConfiguration: Sendable {
     public var maxZeroConfSat: Int64
     /// Confirmation target for the claim fee estimate.
     public var claimFeeTargetBlocks: Int
-    /// Seconds after paying at which a swap without a broadcast claim is abandoned (DESIGN 6).
+    /// Seconds after paying at which a swap still waiting for a lock is abandoned (DESIGN 6).
+    /// A verified lock is waited for in blocks instead, while the claim rule holds.
     public var giveUpSeconds: UInt64
     /// How long `pay` waits for the claim's first confirmation before saying "settling".
     public var confirmationWaitMilliseconds: UInt64

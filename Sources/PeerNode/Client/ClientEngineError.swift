@@ -14,6 +14,10 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     case insufficientBalance(balanceSat: Int64, neededSat: Int64)
     /// The destination cannot be paid by a claim (unsupported type, wrong network).
     case unsupportedDestination(String)
+    /// The client's own claim of the lock would break its claim policy (the fee above the
+    /// cap, an output below dust) at the fee rate now: the swap is refused before
+    /// anything is committed or paid.
+    case claimNotViable(String)
     /// Fee estimates were unavailable for the claim fee.
     case feeEstimate(String)
     case store(String)
@@ -31,6 +35,9 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
             return "the spending balance of \(balance) sat does not cover \(needed) sat; nothing was paid"
         case .unsupportedDestination(let what): return "cannot pay this destination: \(what)"
         case .feeEstimate(let what): return "no fee estimate for the claim: \(what); nothing was paid"
+        case .claimNotViable(let what):
+            return "the claim of this swap would not fit the claim policy (\(what)); pay a larger amount or wait for "
+                + "lower fees; nothing was paid"
         case .store(let what): return "the swap store failed: \(what)"
         case .corruptRecord(let what): return "a stored swap cannot be read: \(what)"
         case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome)"

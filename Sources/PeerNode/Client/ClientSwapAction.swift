@@ -10,7 +10,7 @@ public enum ClientSwapAction: Sendable, Hashable {
     /// Pay the invoice with the routing-fee limit. `resuming`: the node may already have
     /// this payment; its refusal of a duplicate is not a failure.
     case pay(resuming: Bool)
-    /// Fire `giveUp` at this Unix second unless a claim is out by then.
+    /// Fire `giveUp` at this Unix second (it ends the swap only while no lock is verified).
     case armGiveUpTimer(deadlineUnix: UInt64)
     /// Ask the provider where the lock is and watch the chain for it.
     case lookForLock
@@ -20,6 +20,11 @@ public enum ClientSwapAction: Sendable, Hashable {
     case buildClaim(LockOutput)
     /// Send the stored signed claim to the chain (idempotent: a known transaction is fine).
     case broadcastClaim(Transaction)
+    /// A claim the node has not accepted yet (it may hold it anyway: a crash right after
+    /// the broadcast): rebroadcast it when the node holds it (it is public then); else
+    /// broadcast it only while the tip is below `revealBefore` (timeout − 6, the claim
+    /// rule), and otherwise answer `claimTooLate`.
+    case resumeClaim(Transaction, revealBefore: Int)
     /// A new block while the claim is unconfirmed: rebroadcast it, and bump its fee near
     /// the timeout (or for a swap-out) as `ClaimPolicy` allows.
     case maintainClaim(tipHeight: Int)

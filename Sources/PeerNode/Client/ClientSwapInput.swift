@@ -5,8 +5,9 @@ import Lightning
 /// Everything that can happen to a client swap. The engine turns I/O results (replies,
 /// payment updates, chain events, timers) into these; the machine decides.
 public enum ClientSwapInput: Sendable, Hashable {
-    /// The SwapAccept passed every check of `AcceptPolicy` and is stored with this event.
-    case acceptVerified
+    /// The SwapAccept passed every check of `AcceptPolicy` and is stored with this event;
+    /// its contract times out at `timeoutHeight` (from then on the provider may refund).
+    case acceptVerified(timeoutHeight: Int)
     /// The provider refused, the accept failed a check, or the budget does not cover the
     /// invoice: the swap ends before anything was paid.
     case refused(String)
@@ -24,10 +25,19 @@ public enum ClientSwapInput: Sendable, Hashable {
     case block(height: Int)
     /// A signed claim (first, or a fee bump) ready to be recorded and broadcast.
     case claimSigned(Transaction)
+    /// The client's own node accepted the claim broadcast (or already had it), at tip
+    /// `tipHeight` (nil when the tip could not be read).
+    case claimAccepted(tipHeight: Int?)
+    /// A resumed claim the node never accepted cannot be revealed any more: at tip
+    /// `tipHeight` the claim rule (more than 6 blocks before the timeout) no longer holds.
+    case claimTooLate(tipHeight: Int)
     /// No claim can be built any more (too close to the timeout, fees above the cap).
     case claimImpossible(String)
     /// The claim's confirmation count (0 when a reorg took it out of its block).
     case claimConfirmations(Int)
+    /// Claim version `txid` (any one signed for this swap, not only the latest) has this
+    /// many confirmations: an earlier version may be the one that got mined.
+    case claimVersionConfirmations(TransactionID, Int)
     /// The give-up timer fired (10 minutes after paying by default).
     case giveUp
     /// The node restarted: resume from the stored state.

@@ -12,7 +12,11 @@ import Lightning
 /// - a claim is only ever built from a lock that `LockVerifier` accepted, and only once
 ///   it has the confirmations the policy asks for;
 /// - a rejected lock ends the swap without a claim and without revealing the preimage;
-/// - the give-up timer ends a swap only while no claim is out: after the claim, the
+/// - the preimage is pushed to the provider only after the client's own node accepted
+///   the claim (`claimAccepted`); the engine claims only a lock that node holds;
+/// - the give-up timer (wall clock) ends a swap only while it waits for a lock: a
+///   verified lock is waited for in blocks, until it has its confirmations or the claim
+///   rule (timeout − tip > 6) closes, which ends the swap unrevealed; after the claim, the
 ///   preimage is public and the only way forward is to get the claim confirmed.
 public struct ClientSwapMachine: Sendable {
     public struct Settings: Sendable, Hashable {
@@ -20,7 +24,7 @@ public struct ClientSwapMachine: Sendable {
         public var requiredConfirmations: Int
         /// Claim confirmations after which the swap is `completed`.
         public var completionConfirmations: Int
-        /// Seconds after starting the payment at which a swap without a claim is abandoned.
+        /// Seconds after starting the payment at which a swap still waiting for a lock is abandoned.
         public var giveUpSeconds: UInt64
 
         public init(requiredConfirmations: Int, completionConfirmations: Int = 1, giveUpSeconds: UInt64 = 600) {
@@ -56,7 +60,8 @@ public struct ClientSwapMachine: Sendable {
 
     private mutating func beforePayment(_ input: ClientSwapInput) -> [ClientSwapAction] {
         switch input {
-        case .acceptVerified where state.phase == .quoted:
+        case .acceptVerified(let timeoutHeight) where state.phase == .quoted:
+            state.timeoutHeight = timeoutHeight
             return move(to: .accepted)
         case .paymentStarting(let now) where state.phase == .accepted:
             state.paidAtUnix = now
@@ -83,6 +88,10 @@ public struct ClientSwapMachine: Sendable {
             return move(to: .lockSeen) + [.verifyLock(sighting)]
         case .giveUp:
             return giveUp()
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            // No lock yet and none could be claimed any more.
+            return end(.abandoned, "no lock was seen while more than \(TimelockPolicy.firstClaimCutoff) blocks were left "
+                       + "before the timeout at \(state.timeoutHeight ?? 0); no claim is possible now", .heldUntilCancelled)
         case .recover:
             return [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .lookForLock]
         default:
@@ -108,6 +117,9 @@ public struct ClientSwapMachine: Sendable {
             return end(.failed, "the Lightning payment failed: \(reason)", .returned)
         case .giveUp:
             return giveUp()
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            return end(.abandoned, "the lock was not verified while more than \(TimelockPolicy.firstClaimCutoff) blocks were "
+                       + "left before the timeout at \(state.timeoutHeight ?? 0); no claim is possible now", .heldUntilCancelled)
         case .recover:
             var actions: [ClientSwapAction] = [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix))]
             if let lock = state.lock { actions.append(.verifyLock(lock)) } else { actions.append(.lookForLock) }
@@ -131,20 +143,34 @@ public struct ClientSwapMachine: Sendable {
             state.lock = sighting
             state.verifiedLock = nil
             return move(to: .lockSeen) + [.verifyLock(sighting)]
+        case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
+            // The claim rule closed before the lock had its confirmations (or before the
+            // node held it): never claim now; the provider refunds and cancels.
+            let have = state.lock?.confirmations ?? 0
+            return end(.failed, "the lock had \(have) of \(settings.requiredConfirmations) confirmation"
+                       + "\(settings.requiredConfirmations == 1 ? "" : "s") when no more than \(TimelockPolicy.firstClaimCutoff) blocks "
+                       + "were left before the timeout at \(state.timeoutHeight ?? 0) (height \(height)); no claim was made and "
+                       + "the preimage was never revealed", .heldUntilCancelled)
         case .block:
-            return [.checkChain]
+            // A claim the engine deferred (the node did not hold the lock yet) is tried again.
+            return [.checkChain] + claimIfDeep()
         case .claimSigned(let claim):
             state.claim = claim
             state.claimConfirmations = 0
-            return move(to: .claimBroadcast) + [.broadcastClaim(claim), .pushPreimage]
+            state.claimAccepted = false
+            if !state.claimTxids.contains(claim.txid) { state.claimTxids.append(claim.txid) }
+            // No push yet: the preimage goes to the provider only once the client's own node
+            // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
+            // does not hold) must not hand the provider the preimage for nothing.
+            return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
         case .claimImpossible(let reason):
             return end(.failed, "no claim could be made (\(reason)); the preimage was never revealed", .heldUntilCancelled)
         case .payment(.failed(let reason)):
             return end(.failed, "the Lightning payment failed before the claim: \(reason)", .returned)
-        case .giveUp:
-            return giveUp()
         case .recover:
-            return [.armGiveUpTimer(deadlineUnix: giveUpDeadline(state.paidAtUnix)), .checkChain] + claimIfDeep()
+            // No wall-clock deadline for a verified lock: it is waited for in blocks, while
+            // the claim rule holds (see `.block`).
+            return [.checkChain] + claimIfDeep()
         default:
             return []
         }
@@ -153,18 +179,45 @@ public struct ClientSwapMachine: Sendable {
     private mutating func claimOut(_ input: ClientSwapInput) -> [ClientSwapAction] {
         switch input {
         case .block(let height):
-            return state.phase == .claimBroadcast ? [.maintainClaim(tipHeight: height)] : [.checkChain]
+            guard state.phase == .claimBroadcast else { return [.checkChain] }
+            guard let claim = state.claim else { return [] }
+            // Until the node accepts the first broadcast, each block tries it again, within
+            // the claim rule only.
+            return state.claimAccepted ? [.maintainClaim(tipHeight: height)] : [resumeClaim(claim)]
         case .claimSigned(let claim) where state.phase == .claimBroadcast:
-            // A fee bump: recorded before it replaces the last claim.
+            // A fee bump: recorded before it replaces the last claim. Only a claim paying
+            // more fee than the last one is a bump; a second signing of the same claim (two
+            // builds raced) is not recorded.
+            guard isFeeBump(claim) else { return [] }
             state.claim = claim
+            // Kept with the earlier versions: whichever is mined is ours.
+            state.claimTxids.append(claim.txid)
             return persistHere() + [.broadcastClaim(claim)]
+        case .claimAccepted(let tipHeight) where state.phase == .claimBroadcast:
+            // The client's node holds the claim: the lock exists and the preimage is
+            // public in its mempool. Only now may the provider have it to settle, and only
+            // while the claim rule holds: past it the provider may be refunding, and a push
+            // would let it settle and refund both. The claim's confirmation pushes then.
+            let push: [ClientSwapAction] = claimRuleHolds(atTip: tipHeight) ? [.pushPreimage] : []
+            guard !state.claimAccepted else { return push }
+            state.claimAccepted = true
+            return persistHere() + push
+        case .claimTooLate(let tipHeight) where state.phase == .claimBroadcast && !state.claimAccepted:
+            return end(.failed, "the signed claim was never accepted by this node and at height \(tipHeight) no more than "
+                       + "\(TimelockPolicy.firstClaimCutoff) blocks are left before the timeout at "
+                       + "\(state.timeoutHeight.map(String.init) ?? "?"); it was not broadcast and the preimage was never "
+                       + "revealed, so the provider refunds its lock", .heldUntilCancelled)
         case .claimConfirmations(let count):
+            return claimDepth(count)
+        case .claimVersionConfirmations(let txid, let count) where state.claimVersions.contains(txid):
             return claimDepth(count)
         case .recover:
             guard let claim = state.claim else { return [.checkChain] }
-            return state.phase == .claimBroadcast
-                ? [.broadcastClaim(claim), .pushPreimage, .checkChain]
-                : [.pushPreimage, .checkChain]
+            // In `claim_broadcast` the push follows the node's acceptance of the rebroadcast
+            // (within the claim rule). A claim it accepted before is public: rebroadcast it
+            // at any height. One it never accepted goes out only within the claim rule.
+            guard state.phase == .claimBroadcast else { return [.pushPreimage, .checkChain] }
+            return [state.claimAccepted ? .broadcastClaim(claim) : resumeClaim(claim), .checkChain]
         default:
             // The give-up timer, payment updates and lock news cannot change anything now:
             // the preimage is out and the claim is the way to the money.
@@ -195,6 +248,27 @@ public struct ClientSwapMachine: Sendable {
     }
 
     // MARK: helpers
+
+    /// Whether a first claim may still be revealed at `tip`: timeout − tip > 6 (the rule
+    /// `TimelockPolicy.checkFirstClaim` applies). Unknown tip or timeout: no.
+    private func claimRuleHolds(atTip tip: Int?) -> Bool {
+        guard let tip, let timeout = state.timeoutHeight else { return false }
+        return timeout - tip > TimelockPolicy.firstClaimCutoff
+    }
+
+    /// Broadcast a claim the node has not accepted, only below timeout − 6. Without a
+    /// known timeout (never after an accept), never.
+    private func resumeClaim(_ claim: Transaction) -> ClientSwapAction {
+        .resumeClaim(claim, revealBefore: state.timeoutHeight.map { $0 - TimelockPolicy.firstClaimCutoff } ?? 0)
+    }
+
+    /// Whether `claim` pays more fee than the claim on record (its outputs hold less).
+    private func isFeeBump(_ claim: Transaction) -> Bool {
+        guard let current = state.claim else { return true }
+        guard claim.txid != current.txid else { return false }
+        let total = { (tx: Transaction) in tx.outputs.reduce(Int64(0)) { $0 + $1.value } }
+        return total(claim) < total(current)
+    }
 
     private func claimIfDeep() -> [ClientSwapAction] {
         guard let lock = state.verifiedLock, (state.lock?.confirmations ?? 0) >= settings.requiredConfirmations else {

@@ -9,12 +9,12 @@
 /// | `pay_started` | intent: the invoice is about to be paid | pays again (the node refuses a duplicate, so at most one payment), re-arms the give-up timer from the stored pay time, looks for the lock (provider status, chain) |
 /// | `payment_in_flight` | the payment's HTLC is out, held by the provider | as `pay_started` |
 /// | `lock_seen` | a lock transaction was seen (push or chain), not yet checked | checks it again, re-arms the give-up timer |
-/// | `lock_verified` | the lock pays the contract the agreed amount | reads its confirmations from the chain; claims once the policy allows |
-/// | `claim_broadcast` | intent: the signed claim (stored) is being broadcast | broadcasts the same stored claim (idempotent), pushes the preimage, follows its confirmations |
+/// | `lock_verified` | the lock pays the contract the agreed amount | reads its confirmations from the chain; claims once the policy allows and the node holds the lock; no wall-clock deadline: ends `failed` unrevealed when timeout − tip ≤ 6 first |
+/// | `claim_broadcast` | intent: the signed claim (stored) is being broadcast; `claim_accepted` once the client's node took it | an accepted claim: rebroadcast at any height; one never accepted: broadcast only while timeout − tip > 6, else ends `failed` unrevealed; the preimage is pushed only on acceptance within that rule (or once the claim confirms); follows its confirmations |
 /// | `claim_confirmed` | the claim is in a block | pushes the preimage again, waits for the completion depth |
 /// | `completed` | final: the destination holds X | nothing |
 /// | `failed` | final: what went wrong and what happened to the funds | nothing |
-/// | `abandoned` | final: no claim possible; the payment returns when the invoice is cancelled | nothing |
+/// | `abandoned` | final: no lock came in time (give-up timer, or the claim rule closed); the payment returns when the invoice is cancelled | nothing |
 public enum ClientSwapPhase: String, Sendable, Hashable, CaseIterable {
     case quoted
     case accepted

@@ -10,24 +10,44 @@ public struct ClientSwapState: Sendable, Hashable {
     public var phase: ClientSwapPhase
     /// When the payment was started (Unix seconds): the give-up timer counts from here.
     public var paidAtUnix: UInt64?
+    /// The contract's timeout height (from the accept); the claim rule counts from it.
+    /// Older records lack it; the engine fills it from the stored accept on resume.
+    public var timeoutHeight: Int?
     public var lock: ClientLockSighting?
     public var verifiedLock: LockOutput?
     /// The claim last signed (the first one, or the latest fee bump).
     public var claim: Transaction?
     public var claimConfirmations: Int
+    /// The txid of every claim version signed (the first, then each fee bump), oldest
+    /// first: any of them may be the one that confirms. Older records lack it: their
+    /// `claim` is then the only version known.
+    public var claimTxids: [TransactionID]
+    /// Whether the client's own node accepted the claim (first broadcast or rebroadcast):
+    /// from then on the preimage is public and may be pushed. Absent in older records,
+    /// read as false: a resumed claim is then broadcast again before any push.
+    public var claimAccepted: Bool
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
-    public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, lock: ClientLockSighting? = nil,
+    public init(phase: ClientSwapPhase, paidAtUnix: UInt64? = nil, timeoutHeight: Int? = nil, lock: ClientLockSighting? = nil,
                 verifiedLock: LockOutput? = nil, claim: Transaction? = nil, claimConfirmations: Int = 0,
-                outcome: ClientSwapOutcome? = nil) {
+                claimAccepted: Bool = false, claimTxids: [TransactionID] = [], outcome: ClientSwapOutcome? = nil) {
         self.phase = phase
         self.paidAtUnix = paidAtUnix
+        self.timeoutHeight = timeoutHeight
         self.lock = lock
         self.verifiedLock = verifiedLock
         self.claim = claim
         self.claimConfirmations = claimConfirmations
+        self.claimAccepted = claimAccepted
+        self.claimTxids = claimTxids
         self.outcome = outcome
+    }
+
+    /// Every claim version's txid, oldest first (the stored `claim` alone for older records).
+    public var claimVersions: [TransactionID] {
+        guard let claim else { return claimTxids }
+        return claimTxids.contains(claim.txid) ? claimTxids : claimTxids + [claim.txid]
     }
 
     // MARK: stored form
@@ -36,6 +56,7 @@ public struct ClientSwapState: Sendable, Hashable {
     public var json: JSONValue {
         var members: [String: JSONValue] = ["claim_confirmations": .integer(claimConfirmations)]
         if let paidAtUnix { members["paid_at"] = .integer(paidAtUnix) }
+        if let timeoutHeight { members["timeout_height"] = .integer(timeoutHeight) }
         if let lock {
             members["lock_tx"] = .string(lock.transaction.serialized.hex)
             members["lock_confirmations"] = .integer(lock.confirmations)
@@ -50,6 +71,8 @@ public struct ClientSwapState: Sendable, Hashable {
             ])
         }
         if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
+        if claimAccepted { members["claim_accepted"] = .bool(true) }
+        if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -61,7 +84,9 @@ public struct ClientSwapState: Sendable, Hashable {
         guard let phase = ClientSwapPhase(rawValue: kind) else { throw .corruptRecord("unknown event kind \(kind)") }
         self.init(phase: phase)
         paidAtUnix = data["paid_at"]?.uint64Value
+        timeoutHeight = data["timeout_height"]?.int64Value.map { Int($0) }
         claimConfirmations = Int(data["claim_confirmations"]?.int64Value ?? 0)
+        claimAccepted = data["claim_accepted"]?.boolValue ?? false
         do {
             if let hex = data["lock_tx"]?.stringValue {
                 let source = data["lock_source"]?.stringValue.flatMap(ClientLockSighting.Source.init(rawValue:)) ?? .chain
@@ -76,6 +101,7 @@ public struct ClientSwapState: Sendable, Hashable {
                                           value: value)
             }
             if let hex = data["claim_tx"]?.stringValue { claim = try Transaction(hex: hex) }
+            claimTxids = try (data["claim_txids"]?.arrayValue ?? []).compactMap(\.stringValue).map { try TransactionID(hex: $0) }
         } catch {
             throw .corruptRecord("a stored transaction does not decode: \(error)")
         }

@@ -1,4 +1,5 @@
 import Bitcoin
+import HTLC
 import Offers
 import Transport
 
@@ -52,7 +53,9 @@ extension ClientCommands {
         case .lockSeen:
             return "the lock \(state.lock?.txid.hex ?? "") is still being verified"
         case .lockVerified:
-            return "the lock has \(state.lock?.confirmations ?? 0) confirmation(s), fewer than the policy needs before claiming"
+            return "the lock has \(state.lock?.confirmations ?? 0) confirmation(s), fewer than the policy needs before claiming, "
+                + "or this node does not hold it yet (a lock only pushed by the provider is never claimed); it is checked "
+                + "again at every block while more than \(TimelockPolicy.firstClaimCutoff) blocks are left before the timeout"
         default:
             return "it is \(state.phase.rawValue)"
         }

@@ -278,7 +278,8 @@ extension ClientCommands {
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers"
                        + (contractType.map { " with a \($0.rawValue) contract" } ?? ""))
         let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
-                                     routingFee: engine.configuration.routingFee, contractType: contractType)
+                                     routingFee: engine.configuration.routingFee, contractType: contractType,
+                                     claimPolicy: engine.configuration.claimPolicy)
         let decision = await services.router.route(selector, contacts: candidates, refresh: refresh)
         var balanceSat: Int64?
         do {
@@ -423,7 +424,7 @@ extension ClientCommands {
             return ControlError(code: "swap_stopped", message: error.description)
         case .rejected(.quoteExpired, _):
             return ControlError(code: quoteExpiredCode, message: error.description)
-        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate:
+        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable:
             return ControlError(code: "not_paid", message: error.description)
         }
     }

@@ -210,6 +210,24 @@ final class RouterTests: XCTestCase {
         try await Task.sleep(nanoseconds: 80_000_000)
         XCTAssertEqual(prober.calls, callsAfterStop, "no probes after stopping")
     }
+
+    /// Audit M-1: a route whose claim fee is above the payer's cap (20 % of the lock) is
+    /// skipped with why; the same offer fits a larger amount at the same rate.
+    func testARouteWhoseClaimFeeIsAboveTheCapIsSkipped() throws {
+        let provider = ProviderOffer(contact: Contact(pubky: Fixtures.identity(1).pubky, host: "h", port: 1, name: "small"),
+                                     offer: Signed(signing: Fixtures.offer(provider: Fixtures.identity(1)), with: Fixtures.identity(1)))
+        let rate = try FeeRate(satPerKvB: 20_000)
+        let small = RouteSelector(amountSat: 8_000, destination: .p2tr, claimFeeRate: rate).rank([provider])
+        XCTAssertEqual(small.ranked.count, 0)
+        guard case .claimFeeAboveCap(let fee, let cap)? = small.unfit.first?.reason else {
+            return XCTFail("\(small.unfit)")
+        }
+        XCTAssertGreaterThan(fee, cap)
+        XCTAssertEqual(cap, (8_000 + fee) / 5)
+        XCTAssertTrue(small.unfit[0].reason.description.contains("cap"), small.unfit[0].reason.description)
+        let large = RouteSelector(amountSat: 50_000, destination: .p2tr, claimFeeRate: rate).rank([provider])
+        XCTAssertEqual(large.ranked.count, 1)
+    }
 }
 
 private final class RangeRecorder: Sendable {

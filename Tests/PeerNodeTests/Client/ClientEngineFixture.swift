@@ -46,9 +46,10 @@ final class ClientEngineFixture: Sendable {
         (follower, followerTask) = hub.follower()
     }
 
-    func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300,
-                store: (any SwapStore)? = nil) throws -> ClientEngine {
-        let configuration = ClientEngineConfiguration(network: .regtest, giveUpSeconds: giveUpSeconds,
+    func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300, allowsZeroConf: Bool? = nil,
+                quotePolicy: QuotePolicy = QuotePolicy(), store: (any SwapStore)? = nil) throws -> ClientEngine {
+        let configuration = ClientEngineConfiguration(network: .regtest, quotePolicy: quotePolicy, allowsZeroConf: allowsZeroConf,
+                                                      giveUpSeconds: giveUpSeconds,
                                                       confirmationWaitMilliseconds: confirmationWaitMilliseconds)
         let engine = try ClientEngine(configuration: configuration, seed: Self.clientSeed, store: store ?? self.store,
                                       lightning: clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),
@@ -86,8 +87,8 @@ final class ClientEngineFixture: Sendable {
                                   contacts: [provider.contact])
     }
 
-    func preimage(ofSwap id: String) async throws -> [UInt8] {
-        let record = try await XCTUnwrapAsync(try await store.swap(id))
+    func preimage(ofSwap id: String, in store: (any SwapStore)? = nil) async throws -> [UInt8] {
+        let record = try await XCTUnwrapAsync(try await (store ?? self.store).swap(id))
         return try SwapKeyChain(seed: Self.clientSeed).secrets(index: record.swapIndex).preimage
     }
 

@@ -107,6 +107,35 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// Audit H-1: without zero-conf the client waits for the lock's confirmation; the
+    /// wall-clock give-up timer (1 s here, 10 minutes by default) passes meanwhile and must
+    /// not abandon the verified lock. The confirmation then brings the claim.
+    func testAVerifiedLockAwaitingItsConfirmationIsNotAbandonedByTheGiveUpTimer() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let engine = try fixture.engine(giveUpSeconds: 1, allowsZeroConf: false)
+        let decision = try await fixture.route(amountSat: amount)
+        let amount = self.amount
+        let pay = Task { try await fixture.pay(engine, amountSat: amount, route: decision, within: 60) }
+        try await clientEventually("the lock is verified") {
+            guard let id = try await fixture.store.allSwaps(limit: 1).first?.id else { return false }
+            return try await fixture.lastKind(of: id) == "lock_verified"
+        }
+        try await Task.sleep(for: .seconds(2))
+        let swapRecords = try await fixture.store.allSwaps(limit: 1)
+        let id = try XCTUnwrap(swapRecords.first).id
+        let waiting = try await fixture.lastKind(of: id)
+        XCTAssertEqual(waiting, "lock_verified", "the give-up timer passed; the verified lock is still waited for")
+        try fixture.hub.mine(1)
+        let report = try await pay.value
+        XCTAssertEqual(report.swapID, id)
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: id) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        await fixture.shutDown(engine)
+    }
+
     func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"
@@ -154,6 +183,88 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(second)
         await disk.close()
         await reopened.close()
+    }
+
+    /// Audit H-2: a node that stopped after signing its claim and before any broadcast
+    /// resumes when only 6 blocks are left before the timeout. The provider may refund
+    /// from there on: the claim is not broadcast, the preimage is not pushed, and the swap
+    /// ends with the payment held until the provider cancels (it never learned the preimage).
+    func testAResumedClaimNeverAcceptedIsNotRevealedPastTheCutoff() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        let swapID = try XCTUnwrap(records.first).id
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        let lock = try XCTUnwrap(swap.lock)
+        let timeout = Int(swap.contract.terms.timeoutHeight)
+        // The node is down until exactly 6 blocks are left (the claim rule needs more).
+        try fixture.hub.mine(timeout - TimelockPolicy.firstClaimCutoff - fixture.hub.chain.tip.height)
+        XCTAssertEqual(timeout - fixture.hub.chain.tip.height, TimelockPolicy.firstClaimCutoff)
+
+        let second = try fixture.engine(store: store)
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [swapID])
+        try await clientEventually("the swap ends") { try await store.lastEvent(of: swapID)?.isFinal == true }
+        let lastEvent = try await store.lastEvent(of: swapID)
+        let last = try XCTUnwrap(lastEvent)
+        XCTAssertEqual(last.kind, "failed")
+        XCTAssertEqual(try ClientSwapState(kind: last.kind, data: last.data).outcome?.funds, .heldUntilCancelled)
+        try fixture.hub.mine(1)
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertEqual(fixture.spends(of: lock.lock.outPoint), [], "the claim was never broadcast")
+        let preimage = try await fixture.preimage(ofSwap: swapID, in: store)
+        XCTAssertFalse(fixture.chainReveals(preimage), "the preimage is nowhere on chain")
+        let pushes = await fixture.provider.preimagePushes
+        XCTAssertEqual(pushes, [], "the preimage was never pushed")
+        await fixture.shutDown(second)
+    }
+
+    /// Audit L-1: the claim on record is a later version (a fee bump) but an earlier
+    /// version is the one that confirmed. The swap recognises its own earlier claim by
+    /// its txid (every version signed is kept) and completes instead of waiting forever.
+    func testAnEarlierClaimVersionThatConfirmsCompletesTheSwap() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        let swapID = try XCTUnwrap(records.first).id
+        let lastEvent = try await store.lastEvent(of: swapID)
+        var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(lastEvent).data)
+        let original = try XCTUnwrap(state.claim)
+        // The first version confirms ...
+        _ = try await fixture.hub.backend.broadcast(original)
+        try fixture.hub.mine(1)
+        // ... while the record holds a later version (its signature does not matter: it
+        // conflicts with the confirmed one and is never accepted).
+        var bumped = original
+        bumped.outputs[0].value -= 500
+        state.claim = bumped
+        state.claimTxids = [original.txid, bumped.txid]
+        _ = try await store.append("claim_broadcast", data: state.json, isFinal: false, to: swapID, at: 0)
+
+        let second = try fixture.engine(store: store)
+        _ = try await second.recover()
+        try await clientEventually("the swap completes from its first claim version") {
+            try await store.lastEvent(of: swapID)?.kind == "completed"
+        }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount)
+        await fixture.shutDown(second)
     }
 
     /// A rescan (the engine looks back for a lock it may have missed while the provider was

@@ -9,17 +9,20 @@ import XCTest
 final class ClientSwapMachineTests: XCTestCase {
     private let settings = ClientSwapMachine.Settings(requiredConfirmations: 1, completionConfirmations: 2, giveUpSeconds: 600)
 
-    private static func transaction(_ tag: UInt8, outputs: Int = 1) -> Transaction {
+    private static func transaction(_ tag: UInt8, outputs: Int = 1, value: Int64 = 50_000) -> Transaction {
         let input = TransactionInput(previousOutput: OutPoint(txid: try! TransactionID(bytes: [UInt8](repeating: tag, count: 32)),
                                                               index: 0), sequence: TransactionInput.replaceableSequence)
-        let out = TransactionOutput(value: 50_000, scriptPubKey: Address.p2wpkh(pubkeyHash: [UInt8](repeating: tag, count: 20)).script)
+        let out = TransactionOutput(value: value, scriptPubKey: Address.p2wpkh(pubkeyHash: [UInt8](repeating: tag, count: 20)).script)
         return Transaction(version: 2, inputs: [input], outputs: Array(repeating: out, count: outputs), lockTime: 0)
     }
 
+    /// The contract's timeout height: a first claim may go out up to height 193.
+    private static let timeout = 200
     private let lockTx = transaction(1)
     private let otherLockTx = transaction(2)
     private let claimTx = transaction(3)
-    private let bumpTx = transaction(4)
+    /// A fee bump of `claimTx`: 1,000 sat less to the destination.
+    private let bumpTx = transaction(4, value: 49_000)
 
     private func sighting(_ tx: Transaction? = nil, confirmations: Int = 0) -> ClientLockSighting {
         ClientLockSighting(transaction: tx ?? lockTx, outputIndex: 0, confirmations: confirmations, source: .push)
@@ -33,22 +36,22 @@ final class ClientSwapMachineTests: XCTestCase {
         let path: [ClientSwapInput]
         switch phase {
         case .quoted: path = []
-        case .accepted: path = [.acceptVerified]
-        case .payStarted: path = [.acceptVerified, .paymentStarting(atUnix: 1_000)]
-        case .paymentInFlight: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
-        case .lockSeen: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
-        case .lockVerified: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
+        case .accepted: path = [.acceptVerified(timeoutHeight: Self.timeout)]
+        case .payStarted: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000)]
+        case .paymentInFlight: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
+        case .lockSeen: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
+        case .lockVerified: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
         case .claimBroadcast:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx)]
         case .claimConfirmed:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(1)]
         case .completed:
-            path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx), .claimConfirmations(2)]
         case .failed: path = [.refused("no")]
-        case .abandoned: path = [.acceptVerified, .paymentStarting(atUnix: 1_000), .giveUp]
+        case .abandoned: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .giveUp]
         }
         for input in path { _ = machine.handle(input) }
         XCTAssertEqual(machine.phase, phase, "the path does not reach \(phase)")
@@ -85,10 +88,9 @@ final class ClientSwapMachineTests: XCTestCase {
                 actions: { _ in [.pay(resuming: true), .armGiveUpTimer(deadlineUnix: 1_600), .lookForLock] }),
             Row(phase: .lockSeen, next: .lockSeen,
                 actions: { $0.lockSeenRecoverActions }),
-            Row(phase: .lockVerified, next: .lockVerified,
-                actions: { _ in [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain] }),
+            Row(phase: .lockVerified, next: .lockVerified, actions: { _ in [.checkChain] }),
             Row(phase: .claimBroadcast, next: .claimBroadcast,
-                actions: { [.broadcastClaim($0.claimTx), .pushPreimage, .checkChain] }),
+                actions: { [.resumeClaim($0.claimTx, revealBefore: 194), .checkChain] }),
             Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),
             Row(phase: .completed, next: .completed, actions: { _ in [] }),
             Row(phase: .failed, next: .failed, actions: { _ in [] }),
@@ -118,14 +120,14 @@ final class ClientSwapMachineTests: XCTestCase {
         _ = machine.handle(.lockSeen(sighting(confirmations: 1)))
         var restarted = ClientSwapMachine(settings: settings, state: machine.state)
         XCTAssertEqual(restarted.handle(.recover),
-                       [.armGiveUpTimer(deadlineUnix: 1_600), .checkChain, .buildClaim(verified)])
+                       [.checkChain, .buildClaim(verified)])
     }
 
     // MARK: the happy path
 
     func testHappyPathPersistsEachStepBeforeItsAct() {
         var machine = ClientSwapMachine(settings: settings)
-        XCTAssertEqual(phases(machine.handle(.acceptVerified)), [.accepted])
+        XCTAssertEqual(phases(machine.handle(.acceptVerified(timeoutHeight: Self.timeout))), [.accepted])
         let pay = machine.handle(.paymentStarting(atUnix: 1_000))
         XCTAssertEqual(phases(pay), [.payStarted])
         XCTAssertEqual(Array(pay.dropFirst()), [.pay(resuming: false), .armGiveUpTimer(deadlineUnix: 1_600)])
@@ -140,7 +142,11 @@ final class ClientSwapMachineTests: XCTestCase {
         let claim = machine.handle(.claimSigned(claimTx))
         XCTAssertEqual(phases(claim), [.claimBroadcast])
         XCTAssertEqual(machine.state.claim, claimTx, "the claim is in the persisted state")
-        XCTAssertEqual(Array(claim.dropFirst()), [.broadcastClaim(claimTx), .pushPreimage])
+        XCTAssertEqual(Array(claim.dropFirst()), [.broadcastClaim(claimTx)], "no push before the node accepts the claim")
+        let accepted = machine.handle(.claimAccepted(tipHeight: 10))
+        XCTAssertEqual(phases(accepted), [.claimBroadcast])
+        XCTAssertEqual(accepted.last, .pushPreimage)
+        XCTAssertTrue(machine.state.claimAccepted)
         XCTAssertEqual(machine.handle(.block(height: 11)), [.maintainClaim(tipHeight: 11)])
         XCTAssertEqual(machine.handle(.giveUp), [], "a claim is out: giving up is no longer possible")
         XCTAssertEqual(phases(machine.handle(.claimConfirmations(1))), [.claimConfirmed])
@@ -164,6 +170,129 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(phases(actions), [.claimBroadcast])
         XCTAssertEqual(actions.last, .broadcastClaim(bumpTx))
         XCTAssertEqual(machine.state.claim, bumpTx)
+        // A second signing that pays no more fee (two builds raced) replaces nothing.
+        XCTAssertEqual(machine.handle(.claimSigned(Self.transaction(5, value: 49_000))), [])
+        XCTAssertEqual(machine.state.claim, bumpTx)
+    }
+
+    // MARK: revealing the preimage (audit H-3)
+
+    /// The preimage goes to the provider only after the client's own node accepted the
+    /// claim: a claim it refuses (a lock it does not hold) is retried, never pushed.
+    func testThePreimageIsPushedOnlyAfterTheNodeAcceptsTheClaim() {
+        var machine = machine(at: .lockVerified, settings: ClientSwapMachine.Settings(requiredConfirmations: 0))
+        var actions = machine.handle(.claimSigned(claimTx))
+        XCTAssertEqual(actions.last, .broadcastClaim(claimTx))
+        // The broadcast failed (no acceptance): blocks retry the broadcast, nothing else.
+        for height in 10...12 {
+            let retry = machine.handle(.block(height: height))
+            XCTAssertEqual(retry, [.resumeClaim(claimTx, revealBefore: 194)], "at \(height)")
+            actions += retry
+        }
+        actions += machine.handle(.giveUp) + machine.handle(.payment(.inFlight))
+        XCTAssertFalse(actions.contains(.pushPreimage), "\(actions)")
+        XCTAssertFalse(machine.state.claimAccepted)
+        var resumed = ClientSwapMachine(settings: machine.settings, state: machine.state)
+        XCTAssertFalse(resumed.handle(.recover).contains(.pushPreimage), "a resumed, unaccepted claim is not pushed")
+        XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 13)).last, .pushPreimage)
+    }
+
+    // MARK: claim versions (audit L-1)
+
+    /// Every claim version signed is kept (persisted); a confirmation of any of them, not
+    /// only the latest, moves the swap on. A transaction that is not one of ours does not.
+    func testAnyClaimVersionThatConfirmsCounts() throws {
+        var machine = machine(at: .claimBroadcast)
+        _ = machine.handle(.claimAccepted(tipHeight: 10))
+        _ = machine.handle(.claimSigned(bumpTx))
+        XCTAssertEqual(machine.state.claimTxids, [claimTx.txid, bumpTx.txid])
+        XCTAssertEqual(try ClientSwapState(kind: "claim_broadcast", data: machine.state.json).claimTxids,
+                       [claimTx.txid, bumpTx.txid], "the versions survive the stored form")
+        XCTAssertEqual(machine.handle(.claimVersionConfirmations(otherLockTx.txid, 1)), [], "not a claim of ours")
+        XCTAssertEqual(machine.phase, .claimBroadcast)
+        let first = machine.handle(.claimVersionConfirmations(claimTx.txid, 1))
+        XCTAssertEqual(phases(first), [.claimConfirmed])
+        XCTAssertEqual(first.last, .pushPreimage)
+        XCTAssertEqual(phases(machine.handle(.claimVersionConfirmations(claimTx.txid, 2))), [.completed])
+        XCTAssertEqual(machine.state.outcome?.funds, .delivered)
+    }
+
+    // MARK: deadlines in blocks (audit H-1)
+
+    /// A verified lock waiting for its confirmations is not given up by the wall-clock
+    /// timer (mainnet asks 2 confirmations, more than 10 minutes): it is claimed when the
+    /// confirmations come, while the claim rule holds.
+    func testAVerifiedLockAwaitingConfirmationsOutlivesTheGiveUpTimer() {
+        let twoConfirmations = ClientSwapMachine.Settings(requiredConfirmations: 2, completionConfirmations: 1, giveUpSeconds: 600)
+        var machine = machine(at: .lockSeen, settings: twoConfirmations)
+        _ = machine.handle(.lockSeen(sighting(confirmations: 1)))
+        _ = machine.handle(.lockVerified(verified))
+        XCTAssertEqual(machine.phase, .lockVerified)
+        XCTAssertEqual(machine.handle(.giveUp), [], "a verified lock is waited for in blocks")
+        XCTAssertEqual(machine.phase, .lockVerified)
+        var restarted = ClientSwapMachine(settings: twoConfirmations, state: machine.state)
+        XCTAssertEqual(restarted.handle(.recover), [.checkChain], "no wall-clock deadline re-armed on resume")
+        XCTAssertEqual(machine.handle(.block(height: 150)), [.checkChain])
+        XCTAssertEqual(machine.handle(.lockSeen(sighting(confirmations: 2))).last, .buildClaim(verified))
+    }
+
+    /// When the claim rule closes (timeout − tip ≤ 6) before the lock has its
+    /// confirmations, the swap ends without a claim: the preimage stays secret, the
+    /// provider refunds and cancels, and the payment returns.
+    func testAVerifiedLockStillShallowWhenTheClaimRuleClosesEndsUnrevealed() {
+        let twoConfirmations = ClientSwapMachine.Settings(requiredConfirmations: 2)
+        var machine = machine(at: .lockSeen, settings: twoConfirmations)
+        _ = machine.handle(.lockVerified(verified))
+        XCTAssertEqual(machine.handle(.block(height: Self.timeout - 7)), [.checkChain], "7 blocks left: still waiting")
+        let closed = machine.handle(.block(height: Self.timeout - TimelockPolicy.firstClaimCutoff))
+        XCTAssertEqual(phases(closed), [.failed])
+        XCTAssertEqual(closed.last, .finish)
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+        XCTAssertTrue(machine.state.outcome?.reason.contains("never revealed") == true, "\(String(describing: machine.state.outcome))")
+        XCTAssertFalse(buildsOrBroadcastsClaim(closed + machine.handle(.lockSeen(sighting(confirmations: 2)))))
+        // Still waiting for a lock when the rule closes: no lock can be claimed any more.
+        var waiting = self.machine(at: .paymentInFlight)
+        XCTAssertEqual(phases(waiting.handle(.block(height: Self.timeout - 6))), [.abandoned])
+        XCTAssertEqual(waiting.state.outcome?.funds, .heldUntilCancelled)
+    }
+
+    // MARK: the claim rule on resume (audit H-2)
+
+    /// A claim the node never accepted is resumed only within the claim rule (the engine
+    /// broadcasts it below timeout − 6); past it the swap ends without revealing. A claim
+    /// accepted past the rule is public but not pushed; its confirmation pushes.
+    func testAResumedClaimIsRevealedOnlyWithinTheClaimRule() {
+        var machine = ClientSwapMachine(settings: settings, state: machine(at: .claimBroadcast).state)
+        let resumed = machine.handle(.recover)
+        XCTAssertEqual(resumed, [.resumeClaim(claimTx, revealBefore: Self.timeout - TimelockPolicy.firstClaimCutoff), .checkChain])
+        XCTAssertFalse(resumed.contains(.pushPreimage))
+        let late = machine.handle(.claimTooLate(tipHeight: 194))
+        XCTAssertEqual(phases(late), [.failed])
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+        XCTAssertFalse(buildsOrBroadcastsClaim(late))
+
+        // The node held the claim all along (public): accepted, rebroadcast, no push past the rule.
+        var held = ClientSwapMachine(settings: settings, state: self.machine(at: .claimBroadcast).state)
+        let accepted = held.handle(.claimAccepted(tipHeight: 194))
+        XCTAssertEqual(phases(accepted), [.claimBroadcast])
+        XCTAssertFalse(accepted.contains(.pushPreimage), "6 blocks left: the provider may be refunding")
+        XCTAssertEqual(held.handle(.claimTooLate(tipHeight: 195)), [], "an accepted claim is never given up")
+        XCTAssertEqual(held.handle(.block(height: 195)), [.maintainClaim(tipHeight: 195)])
+        var restarted = ClientSwapMachine(settings: settings, state: held.state)
+        XCTAssertEqual(restarted.handle(.recover), [.broadcastClaim(claimTx), .checkChain],
+                       "an accepted claim is rebroadcast at any height")
+        XCTAssertEqual(restarted.handle(.claimAccepted(tipHeight: 201)), [])
+        XCTAssertEqual(restarted.handle(.claimConfirmations(1)).last, .pushPreimage, "confirmed: the lock is ours")
+        // Within the rule the acceptance pushes.
+        var early = ClientSwapMachine(settings: settings, state: self.machine(at: .claimBroadcast).state)
+        XCTAssertEqual(early.handle(.claimAccepted(tipHeight: 193)).last, .pushPreimage)
+    }
+
+    /// A verified lock is claimed again at the next block when the engine deferred the
+    /// claim (its node did not hold the lock yet).
+    func testADeferredClaimIsTriedAgainAtTheNextBlock() {
+        var machine = machine(at: .lockVerified, settings: ClientSwapMachine.Settings(requiredConfirmations: 0))
+        XCTAssertEqual(machine.handle(.block(height: 10)), [.checkChain, .buildClaim(verified)])
     }
 
     func testAReorgedClaimIsBroadcastAgain() {
@@ -213,15 +342,16 @@ final class ClientSwapMachineTests: XCTestCase {
 
     // MARK: endings
 
-    func testGiveUpAbandonsEveryPhaseWithoutAClaim() {
-        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen, .lockVerified] {
+    func testGiveUpAbandonsEveryPhaseWaitingForALock() {
+        for phase in [ClientSwapPhase.payStarted, .paymentInFlight, .lockSeen] {
             var machine = machine(at: phase)
             let actions = machine.handle(.giveUp)
             XCTAssertEqual(phases(actions), [.abandoned], "in \(phase)")
             XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
             XCTAssertEqual(actions.last, .finish)
         }
-        for phase in [ClientSwapPhase.claimBroadcast, .claimConfirmed] {
+        // A verified lock is waited for in blocks; a claim out is followed to the end.
+        for phase in [ClientSwapPhase.lockVerified, .claimBroadcast, .claimConfirmed] {
             var machine = machine(at: phase)
             XCTAssertEqual(machine.handle(.giveUp), [], "in \(phase)")
         }
@@ -259,5 +389,19 @@ final class ClientSwapMachineTests: XCTestCase {
             let state = machine(at: phase).state
             XCTAssertEqual(try ClientSwapState(kind: phase.rawValue, data: state.json), state, "\(phase)")
         }
+        var accepted = machine(at: .claimBroadcast)
+        _ = accepted.handle(.claimAccepted(tipHeight: 10))
+        XCTAssertEqual(try ClientSwapState(kind: "claim_broadcast", data: accepted.state.json), accepted.state)
+        XCTAssertTrue(try ClientSwapState(kind: "claim_broadcast", data: accepted.state.json).claimAccepted)
+    }
+
+    /// A record written before `claim_accepted` existed reads as not accepted: the claim
+    /// is broadcast again before any push.
+    func testAnOldClaimRecordReadsAsNotAccepted() throws {
+        var members = machine(at: .claimBroadcast).state.json.objectValue ?? [:]
+        members["claim_accepted"] = nil
+        let old = try ClientSwapState(kind: "claim_broadcast", data: .object(members))
+        XCTAssertFalse(old.claimAccepted)
+        XCTAssertEqual(old.claim, claimTx)
     }
 }

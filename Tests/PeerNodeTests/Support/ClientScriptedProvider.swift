@@ -18,6 +18,8 @@ actor ClientScriptedProvider {
         /// Locks this many sat less than agreed.
         case short(by: Int64)
         case never
+        /// AUDIT: signs the lock and pushes it, never broadcasts it.
+        case pushOnly
     }
 
     struct Swap: Sendable {
@@ -158,10 +160,16 @@ actor ClientScriptedProvider {
         case .never: return
         case .honest: amount = swap.accept.body.amountSat
         case .short(let by): amount = swap.accept.body.amountSat - by
+        case .pushOnly: amount = swap.accept.body.amountSat
         }
         do {
             _ = try await wallet.sync()
-            let funding = try await wallet.fund(contract: swap.contract, amount: amount, feeRate: try FeeRate(satPerVByte: 2))
+            let funding: ContractFunding
+            if case .pushOnly = lockBehaviour {
+                funding = try await wallet.prepareFunding(contract: swap.contract, amount: amount, feeRate: try FeeRate(satPerVByte: 2))
+            } else {
+                funding = try await wallet.fund(contract: swap.contract, amount: amount, feeRate: try FeeRate(satPerVByte: 2))
+            }
             swap.lock = funding
             swaps[swapID] = swap
             sequence += 1
