@@ -19,16 +19,19 @@ public struct RiskLimits: Sendable {
         public var maxExposureSat: Int64
         public var maxExposurePerPeerSat: Int64
         public var maxNewSwapsPerPeerPerHour: Int
-        /// Accepted but unpaid swaps one peer may hold at once.
+        /// Accepted but unpaid swaps one peer may hold at once (an honest client pays within
+        /// milliseconds of the accept; five lets it start as many swaps at once as
+        /// `maxConcurrentSwapsPerPeer`).
         public var maxUnpaidPerPeer: Int
-        /// Accepted but unpaid swaps all peers together may hold at once.
+        /// Accepted but unpaid swaps all peers together may hold at once: each costs an
+        /// invoice and a row until it expires, never exposure.
         public var maxUnpaidSwaps: Int
         /// How long a peer whose swap ended in a refund is refused new swaps.
         public var refundCoolDownSeconds: UInt64
 
         public init(maxConcurrentSwaps: Int = 100, maxConcurrentSwapsPerPeer: Int = 5,
                     maxExposureSat: Int64 = 10_000_000, maxExposurePerPeerSat: Int64 = 2_000_000,
-                    maxNewSwapsPerPeerPerHour: Int = 20, maxUnpaidPerPeer: Int = 2, maxUnpaidSwaps: Int = 100,
+                    maxNewSwapsPerPeerPerHour: Int = 20, maxUnpaidPerPeer: Int = 5, maxUnpaidSwaps: Int = 1_000,
                     refundCoolDownSeconds: UInt64 = 3_600) {
             self.maxConcurrentSwaps = maxConcurrentSwaps
             self.maxConcurrentSwapsPerPeer = maxConcurrentSwapsPerPeer

@@ -234,4 +234,33 @@ final class ProviderFundSafetyTests: XCTestCase {
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
         XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock is spent (by the refund)")
     }
+
+    /// M-5: with `provider_contacts_only`, a stranger gets `not_found` for offers, quotes
+    /// and swap requests (it cannot even hold an unpaid accept); a contact is served.
+    func testAContactsOnlyProviderServesItsContactsOnly() async throws {
+        let contact = harness.client.pubky
+        let stranger = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x99, count: 32))).pubky
+        let serves: NodePeerHandlers.ServesPeer = { $0 == contact }
+        let engines = SwapEnginesBox()
+        func ask(_ request: some SwapMessageBody, from peer: Pubky) async throws -> SwapMessage {
+            let reply = await NodePeerHandlers.answer(request.encoded, from: peer, wallet: harness.wallet, network: .regtest,
+                                                      desk: harness.desk, engines: engines, servesPeer: serves)
+            return try SwapMessage(bytes: reply)
+        }
+        let offerRequest = OfferRequest(requestID: "o", network: "regtest")
+        guard case .reject(let refused) = try await ask(offerRequest, from: stranger) else {
+            return XCTFail("a stranger got an offer")
+        }
+        XCTAssertEqual(refused.code, .notFound)
+        XCTAssertTrue(refused.reason.contains("contacts only"), refused.reason)
+        guard case .offer = try await ask(offerRequest, from: contact) else { return XCTFail("the contact got no offer") }
+        let quote = try await harness.quote(amount: 50_000)
+        let request = harness.swapRequest(for: quote, secrets: try harness.secrets(3))
+        guard case .reject(let swapRefused) = try await ask(request, from: stranger) else {
+            return XCTFail("a stranger's swap request was served")
+        }
+        XCTAssertEqual(swapRefused.code, .notFound)
+        let exposure = await harness.engine.risk.unpaidCount
+        XCTAssertEqual(exposure, 0)
+    }
 }
