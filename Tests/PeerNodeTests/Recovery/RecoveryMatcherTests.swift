@@ -13,8 +13,8 @@ final class RecoveryMatcherTests: XCTestCase {
 
     private func contract(_ type: ContractType, client: UInt32, provider: UInt32,
                           clientSeed: [UInt8]? = nil) throws -> (SwapContract, SwapSecrets) {
-        let clientSecrets = try SwapKeyChain(seed: clientSeed ?? self.clientSeed).secrets(index: client)
-        let providerSecrets = try SwapKeyChain(seed: providerSeed).secrets(index: provider)
+        let clientSecrets = try SwapKeyChain(seed: clientSeed ?? self.clientSeed, network: .regtest).secrets(index: client, scheme: .current)
+        let providerSecrets = try SwapKeyChain(seed: providerSeed, network: .regtest).secrets(index: provider, scheme: .current)
         let terms = try SwapTerms(network: .regtest, paymentHash: clientSecrets.paymentHash,
                                   claimPublicKey: clientSecrets.claimKey.publicKey,
                                   refundPublicKey: providerSecrets.refundKey.publicKey, timeoutHeight: 1_234)
@@ -46,7 +46,7 @@ final class RecoveryMatcherTests: XCTestCase {
 
     private func matches(_ candidates: [SwapScriptMatcher.Candidate], seed: [UInt8],
                          gap: Int = 100) throws -> ([RecoveredSpend], Int) {
-        try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed), gapLimit: gap)
+        try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed, network: .regtest), gapLimit: gap)
     }
 
     func testEverySpendShapeIsFoundFromBothSeeds() throws {
