@@ -102,7 +102,10 @@ extension ClientEngine {
         // provider learns our payment hash.
         let index = try await storeCall { () async throws(StoreError) in try await store.reserveSwapIndex() }
         let secrets: SwapSecrets
-        do { secrets = try keyChain.secrets(index: index) } catch { throw .corruptRecord("swap index \(index): \(error)") }
+        do { secrets = try keyChain.secrets(index: index, scheme: .current) } catch {
+            throw .corruptRecord("swap index \(index): \(error)")
+        }
+        try await refuseRecordedPaymentHash(secrets.paymentHash)
         let terms = ClientSwapTerms(
             provider: contact, quote: signedQuote, destination: destination, amountSat: amountSat, claimFeeSat: claimFee,
             claimFeeRate: rate, purpose: purpose, contractType: type,
@@ -111,7 +114,7 @@ extension ClientEngine {
             network: configuration.network)
         let id = quote.quoteID
         let initial = ClientSwapState(phase: .quoted)
-        let record = SwapRecord(id: id, role: .client, swapIndex: index, peer: contact.pubky.z32,
+        let record = SwapRecord(id: id, role: .client, swapIndex: index, keyScheme: .current, peer: contact.pubky.z32,
                                 createdAt: Int64(clock.nowUnix), contract: terms.json)
         _ = try await storeCall { () async throws(StoreError) in
             try await store.create(record, firstEvent: ClientSwapPhase.quoted.rawValue, data: initial.json,
@@ -147,6 +150,22 @@ extension ClientEngine {
         } catch {
             throw .claimNotViable("a claim of \(lockAmountSat) sat paying \(amountSat) sat at "
                                   + "\(rate.satPerKvB / 1_000) sat/vB: \(error)")
+        }
+    }
+
+    /// Refuses a payment hash a stored client swap already has (audit H-5). The index
+    /// counter and its mark should make this impossible; if they ever fail (a database and
+    /// mark both restored from an old backup), the preimage of that swap may be public, and
+    /// a provider knowing it could settle the new invoice without locking. One preimage
+    /// derivation per stored client swap: small next to a swap's round trips.
+    private func refuseRecordedPaymentHash(_ paymentHash: [UInt8]) async throws(ClientEngineError) {
+        let stored = try await storeCall { () async throws(StoreError) in try await store.allSwaps(limit: Int.max) }
+        for record in stored where record.role == .client {
+            let recorded: [UInt8]
+            do { recorded = try keyChain.paymentHash(index: record.swapIndex, scheme: record.keyScheme) } catch {
+                throw .corruptRecord("swap index \(record.swapIndex): \(error)")
+            }
+            if recorded == paymentHash { throw .paymentHashReused(swapID: record.id) }
         }
     }
 

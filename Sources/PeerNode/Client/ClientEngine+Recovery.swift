@@ -32,7 +32,7 @@ extension ClientEngine {
         let terms = try ClientSwapTerms(json: record.contract)
         var state = try ClientSwapState(kind: last.kind, data: last.data)
         let secrets: SwapSecrets
-        do { secrets = try keyChain.secrets(index: record.swapIndex) } catch {
+        do { secrets = try keyChain.secrets(index: record.swapIndex, scheme: record.keyScheme) } catch {
             throw .corruptRecord("swap index \(record.swapIndex): \(error)")
         }
         var accept: Signed<SwapAccept>?

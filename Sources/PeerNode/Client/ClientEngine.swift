@@ -47,7 +47,7 @@ public actor ClientEngine {
                 follower: ChainFollower, connector: @escaping ClientProviderConnector, clock: any UnixClock,
                 sleeper: any Sleeper, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.configuration = configuration
-        keyChain = try SwapKeyChain(seed: seed)
+        keyChain = try SwapKeyChain(seed: seed, network: configuration.network)
         self.store = store
         self.lightning = lightning
         self.chain = chain

@@ -23,6 +23,9 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     case store(String)
     /// A stored swap does not decode.
     case corruptRecord(String)
+    /// The payment hash of the next swap index is one a stored client swap already used
+    /// (the index counter is behind the chain: audit H-5). Nothing was sent or paid.
+    case paymentHashReused(swapID: String)
     /// The swap ended without delivering: the outcome says where the funds are.
     case swapEnded(swapID: String, outcome: ClientSwapOutcome)
 
@@ -40,6 +43,10 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
                 + "lower fees; nothing was paid"
         case .store(let what): return "the swap store failed: \(what)"
         case .corruptRecord(let what): return "a stored swap cannot be read: \(what)"
+        case .paymentHashReused(let id):
+            return "refusing to reuse the payment hash of swap \(id): its preimage may be public, so a provider could "
+                + "take the payment without locking. The swap index is behind: run `peernode recover` (see "
+                + "docs/RECOVERY.md) before paying again; nothing was paid"
         case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome)"
         }
     }

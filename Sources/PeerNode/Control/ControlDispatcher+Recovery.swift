@@ -24,7 +24,7 @@ extension ControlDispatcher {
         var seedBytes = services.seed.withUnsafeSecretBytes { Array($0) }
         defer { for index in seedBytes.indices { seedBytes[index] = 0 } }
         let scanner = try await Self.mapped { () throws(RecoveryError) in
-            try RecoveryScanner(seed: seedBytes, chain: services.chain, gapLimit: gap)
+            try RecoveryScanner(seed: seedBytes, network: network, chain: services.chain, gapLimit: gap)
         }
         let report = try await Self.mapped { () async throws(RecoveryError) in try await scanner.scan(fromHeight: fromHeight) }
         var result: [String: JSONValue] = [
@@ -44,10 +44,17 @@ extension ControlDispatcher {
             let store = services.store
             try await Self.mapped { () async throws(RecoveryError) in try await SwapIndexAdvance.advance(store, past: highest) }
         }
+        // The scan is what a new or stale database waited for (RecoveryFlag): client swaps
+        // may start again, with indexes past every swap the chain shows.
+        do {
+            result["recovery_required_cleared"] = .bool(try await RecoveryFlag.clear(in: services.store))
+        } catch {
+            throw .failed("the store failed: \(error)")
+        }
         if let contractJSON = args.value["contract"], contractJSON != .null {
             let (chain, store, now) = (services.chain, services.store, services.clock.nowUnix)
             let recreator = try await Self.mapped { () throws(RecoveryError) in
-                try SwapRecreator(seed: seedBytes, chain: chain, store: store)
+                try SwapRecreator(seed: seedBytes, network: network, chain: chain, store: store)
             }
             let outcome = try await Self.mapped { () async throws(RecoveryError) in
                 try await recreator.recreate(try RecoveryContract(json: contractJSON, network: network),
@@ -55,7 +62,8 @@ extension ControlDispatcher {
             }
             result["recreated"] = .object([
                 "id": .string(outcome.swapID), "role": .string(outcome.role.rawValue),
-                "swap_index": .integer(outcome.index), "lock_txid": .string(outcome.lock.txid.hex),
+                "swap_index": .integer(outcome.index), "key_scheme": .integer(outcome.scheme.rawValue),
+                "lock_txid": .string(outcome.lock.txid.hex),
                 "lock_vout": .integer(outcome.lock.index), "lock_value_sat": .integer(outcome.lockValue),
                 "resumes_at": .string(outcome.resumesAt),
             ])
@@ -110,7 +118,7 @@ extension ControlDispatcher {
     /// the payment hash identifies the swap, and secrets stay out of outputs and logs.
     static func json(_ spend: RecoveredSpend, network: Network) -> [String: JSONValue] {
         var entry: [String: JSONValue] = [
-            "swap_index": .integer(spend.index), "role": .string(spend.role.rawValue), "kind": .string(spend.kind.rawValue),
+            "swap_index": .integer(spend.index), "key_scheme": .integer(spend.scheme.rawValue), "role": .string(spend.role.rawValue), "kind": .string(spend.kind.rawValue),
             "script_type": .string(spend.contractType.rawValue), "lock_txid": .string(spend.lock.txid.hex),
             "lock_vout": .integer(spend.lock.index), "spending_txid": .string(spend.spendingTxid.hex),
             "height": .integer(spend.height), "summary": .string(spend.summary),

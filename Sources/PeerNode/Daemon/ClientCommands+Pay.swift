@@ -424,6 +424,8 @@ extension ClientCommands {
             return ControlError(code: "swap_stopped", message: error.description)
         case .rejected(.quoteExpired, _):
             return ControlError(code: quoteExpiredCode, message: error.description)
+        case .paymentHashReused:
+            return ControlError(code: RecoveryRequiredError.code, message: error.description)
         case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable:
             return ControlError(code: "not_paid", message: error.description)
         }

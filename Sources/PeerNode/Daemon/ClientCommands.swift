@@ -42,6 +42,7 @@ final class ClientCommands: SwapCommandService {
         defer { listeners.remove(token) }
         let result: Result<JSONValue, ControlError>
         do {
+            try await refuseUntilRecovered(command)
             switch command {
             case .pay(let contact, let amountSat, let options):
                 result = .success(try await pay(contact: contact, amountSat: amountSat, options: options, progress: lines))
@@ -62,6 +63,23 @@ final class ClientCommands: SwapCommandService {
         // Every progress line goes out before the result does.
         await lines.finish()
         return try result.get()
+    }
+
+    /// Commands that start client swaps wait for a recovery scan after the database was
+    /// found new or stale at start-up (`RecoveryFlag`, audit H-5).
+    private func refuseUntilRecovered(_ command: SwapCommand) async throws(ControlError) {
+        let name: String
+        switch command {
+        case .pay: name = "pay"
+        case .swapOut: name = "swap-out"
+        case .quote: name = "quote"
+        case .max, .claim, .refund: return
+        }
+        let reason: String?
+        do { reason = try await RecoveryFlag.reason(in: services.store) } catch { throw .failed("the store failed: \(error)") }
+        if let reason {
+            throw RecoveryRequiredError.scanRequired(reason: reason, command: name, network: services.config.network).controlError
+        }
     }
 
     func shutdown() async {

@@ -7,7 +7,9 @@ import Bitcoin
 import Transport
 
 /// The node's data directory: `seed` (32 bytes, 0600), `peernode.conf`, the SQLite store
-/// `peernode.db`, and by default the control socket. The directory itself is 0700.
+/// `peernode.db`, the swap index mark `swap_index_mark` (`SwapIndexMark`: kept outside the
+/// database so a lost or stale database never hands out a used swap index), and by
+/// default the control socket. The directory itself is 0700.
 ///
 /// `initialize` is `peernode init`; `loadConfig` and `loadSeed` are the daemon's first
 /// steps, done before anything is created so a bad setup changes nothing.
@@ -54,6 +56,10 @@ public enum DataDirectory {
         let storePath = NodeConfig.path(datadir, NodeConfig.storeFileName)
         do {
             let store = try SQLiteSwapStore.open(path: storePath)
+            // The swap index mark starts beside the seed: from now on a database that is new
+            // or older than it is recognised at start-up (audit H-5).
+            let mark = SwapIndexMark(path: NodeConfig.path(datadir, SwapIndexMark.fileName))
+            _ = try await store.attachIndexMark(mark, databaseIsNew: false)
             await store.close()
         } catch {
             throw .store(path: storePath, reason: error.description)

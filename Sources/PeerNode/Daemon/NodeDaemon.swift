@@ -133,6 +133,9 @@ public final class NodeDaemon: Sendable {
             throw .alreadyRunning(socket: config.controlSocket)
         }
 
+        // `init` made the database beside the seed, so a missing one was lost (or moved
+        // away): SQLite would silently make an empty one, which must not pass for a new node.
+        let databaseIsNew = PosixFile.kind(of: config.storeFile) == nil
         let store: SQLiteSwapStore
         do {
             store = try SQLiteSwapStore.open(path: config.storeFile)
@@ -140,6 +143,7 @@ public final class NodeDaemon: Sendable {
             throw .store(path: config.storeFile, reason: error.description)
         }
         teardown.add("store") { await store.close() }
+        try await guardSwapIndexes(store, config: config, databaseIsNew: databaseIsNew)
 
         let rpc = BitcoinCoreRPC(endpoint: config.bitcoind, credentials: config.bitcoindCredentials, loop: loop,
                                  timeoutMilliseconds: 30_000)
@@ -221,6 +225,28 @@ public final class NodeDaemon: Sendable {
         log("control socket \(config.controlSocket)")
         options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
                                      controlSocket: config.controlSocket))
+    }
+
+    /// The swap index high-water mark beside the seed (`SwapIndexMark`): the store's counter
+    /// is raised to it, and a new or stale database flags a recovery scan as required before
+    /// new client swaps (audit H-5).
+    private func guardSwapIndexes(_ store: SQLiteSwapStore, config: NodeConfig,
+                                  databaseIsNew: Bool) async throws(DaemonError) {
+        let mark = SwapIndexMark(path: NodeConfig.path(config.datadir, SwapIndexMark.fileName))
+        let check: SwapIndexMarkCheck
+        do {
+            check = try await store.attachIndexMark(mark, databaseIsNew: databaseIsNew)
+        } catch {
+            throw .store(path: config.storeFile, reason: error.description)
+        }
+        if check.counter != check.counterBefore {
+            options.log("swap index raised from \(check.counterBefore) to \(check.counter) (the mark in \(mark.path))")
+        }
+        if let reason = check.recoveryReason {
+            options.log("recovery required: \(reason); pay, swap-out and quote are refused until `peernode recover` has run")
+        } else if let pending = try? await RecoveryFlag.reason(in: store) {
+            options.log("recovery still required: \(pending); run `peernode recover`")
+        }
     }
 
     private func connectLND(_ config: NodeConfig, loop: EventLoop) async throws(DaemonError) -> LNDRESTClient {

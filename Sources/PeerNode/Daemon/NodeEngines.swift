@@ -65,7 +65,7 @@ public enum NodeEngines {
                     let dependencies = ProviderDependencies(
                         store: store, desk: desk, lightning: services.lightning, chain: services.chain,
                         feeEstimator: services.feeEstimator, wallet: services.wallet, follower: follower,
-                        keyChain: try SwapKeyChain(seed: seedBytes), clock: services.clock)
+                        keyChain: try SwapKeyChain(seed: seedBytes, network: config.network), clock: services.clock)
                     let engine = ProviderEngine(dependencies: dependencies,
                                                 configuration: ProviderConfiguration(
                                                     network: config.network,

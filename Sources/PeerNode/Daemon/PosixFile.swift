@@ -94,6 +94,28 @@ enum PosixFile {
         }.get()
     }
 
+    /// Replaces `path` with `bytes` so a crash leaves either the old or the new content,
+    /// never a mix: the bytes go to `path.tmp` (mode `mode`), are synced, renamed over
+    /// `path`, and the directory is synced so the rename itself is durable.
+    static func replace(_ path: String, bytes: [UInt8], mode: UInt32) throws(Failure) {
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(Failure) in try create(temporary, bytes: buffer, mode: mode) }
+        }.get()
+        guard rename(temporary, path) == 0 else {
+            let failure = Failure(operation: "rename \(temporary) to", path: path, code: errno)
+            unlink(temporary)
+            throw failure
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(operation: "open the directory", path: directory, code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(operation: "sync the directory", path: directory, code: errno) }
+    }
+
     /// Creates `path` and any missing parents with `mode`; an existing directory is set to
     /// `mode`. Returns whether the last component was created.
     @discardableResult

@@ -266,7 +266,8 @@ extension ProviderEngine {
                 }
                 rate = capped
             }
-            let refundKey = try dependencies.keyChain.secrets(index: swap.record.swapIndex).refundKey
+            let refundKey = try dependencies.keyChain.secrets(index: swap.record.swapIndex,
+                                                                           scheme: swap.record.keyScheme).refundKey
             let signed = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: lock.output,
                                                                destination: address, feeRate: rate),
                                                  refundKey: refundKey)

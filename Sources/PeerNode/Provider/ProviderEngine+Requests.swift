@@ -140,7 +140,7 @@ extension ProviderEngine {
         do {
             policy = try TimelockPolicy(requiredConfirmations: quote.requiredConfirmations,
                                         htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
-            let refundKey = try deps.keyChain.secrets(index: index).refundKey.publicKey
+            let refundKey = try deps.keyChain.secrets(index: index, scheme: .current).refundKey.publicKey
             let terms = try SwapTerms(network: configuration.network, paymentHash: request.paymentHash,
                                       claimPublicKey: request.claimPublicKey, refundPublicKey: refundKey,
                                       timeoutHeight: policy.timeoutHeight(tipHeight: UInt32(clamping: tip.height)))
@@ -162,7 +162,8 @@ extension ProviderEngine {
                                                 contract: contract),
                             with: identity)
         let now = Int64(deps.clock.nowUnix)
-        let record = SwapRecord(id: quote.quoteID, role: .provider, swapIndex: index, peer: client.description, createdAt: now,
+        let record = SwapRecord(id: quote.quoteID, role: .provider, swapIndex: index, keyScheme: .current,
+                                peer: client.description, createdAt: now,
                                 contract: ProviderSwapRecord.contractJSON(accept: accept, quote: quote, request: request))
         do {
             _ = try await deps.store.create(record, firstEvent: ProviderSwapState.Kind.invoiceCreated.rawValue,

@@ -16,7 +16,8 @@ public struct ProviderDependencies: Sendable {
     /// The engine registers one watch for its locks and reads blocks from it; whoever owns
     /// the follower runs it (`run()`, or `poll()` in tests).
     public var follower: ChainFollower
-    /// The node seed's swap keys: a swap's refund key is `secrets(index:).refundKey`.
+    /// The node seed's swap keys for the engine's network: a swap's refund key is
+    /// `secrets(index:scheme:).refundKey` with its record's index and scheme.
     public var keyChain: SwapKeyChain
     public var clock: any UnixClock
 

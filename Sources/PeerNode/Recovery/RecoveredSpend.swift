@@ -12,6 +12,8 @@ public struct RecoveredSpend: Sendable, Hashable {
     }
 
     public let index: UInt32
+    /// The derivation the swap's keys came from (the key table that matched).
+    public let scheme: SwapKeyScheme
     public let role: SwapRole
     public let kind: Kind
     public let contractType: ContractType

@@ -72,20 +72,24 @@ public struct RecoveryContract: Sendable {
     }
 
     /// Refuses parameters that are not a swap of this seed at this index: recovery only ever
-    /// acts on contracts our own derived keys can spend.
-    func checkOwnership(_ keyChain: SwapKeyChain) throws(RecoveryError) {
-        let secrets: SwapSecrets
-        do { secrets = try keyChain.secrets(index: index) } catch { throw .keys("\(error)") }
+    /// acts on contracts our own derived keys can spend. Returns the key scheme whose keys
+    /// they use (the parameters do not say: every scheme is tried), which the re-created
+    /// record keeps so the engine derives the same keys.
+    func checkOwnership(_ keyChain: SwapKeyChain) throws(RecoveryError) -> SwapKeyScheme {
         let body = accept.body
+        for scheme in SwapKeyScheme.allCases {
+            let secrets: SwapSecrets
+            do { secrets = try keyChain.secrets(index: index, scheme: scheme) } catch { throw .keys("\(error)") }
+            switch role {
+            case .client:
+                if body.claimPublicKey == secrets.claimKey.publicKey, body.paymentHash == secrets.paymentHash { return scheme }
+            case .provider:
+                if body.refundPublicKey == secrets.refundKey.publicKey { return scheme }
+            }
+        }
         switch role {
-        case .client:
-            guard body.claimPublicKey == secrets.claimKey.publicKey, body.paymentHash == secrets.paymentHash else {
-                throw .invalidContract("the accept's claim key and payment hash are not ours for index \(index)")
-            }
-        case .provider:
-            guard body.refundPublicKey == secrets.refundKey.publicKey else {
-                throw .invalidContract("the accept's refund key is not ours for index \(index)")
-            }
+        case .client: throw .invalidContract("the accept's claim key and payment hash are not ours for index \(index)")
+        case .provider: throw .invalidContract("the accept's refund key is not ours for index \(index)")
         }
     }
 }

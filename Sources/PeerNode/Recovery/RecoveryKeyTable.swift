@@ -1,7 +1,7 @@
 import Bitcoin
 import HTLC
 
-/// The public side of our swap secrets for indexes 0..<count, looked up by the values a
+/// The public side of our swap secrets under one key scheme for indexes 0..<count, looked up by the values a
 /// revealed script carries (x-only keys, compressed keys, payment hashes). Private keys
 /// and preimages are not kept here: matching needs only public data, and what is not held
 /// cannot leak.
@@ -16,14 +16,17 @@ struct RecoveryKeyTable: Sendable {
     }
 
     private let keyChain: SwapKeyChain
+    /// The derivation these entries come from; a match found here is a swap of this scheme.
+    let scheme: SwapKeyScheme
     private(set) var entries: [Entry] = []
     private var byClaimXOnly: [[UInt8]: UInt32] = [:]
     private var byRefundXOnly: [[UInt8]: UInt32] = [:]
     private var byClaimKey: [[UInt8]: UInt32] = [:]
     private var byRefundKey: [[UInt8]: UInt32] = [:]
 
-    init(keyChain: SwapKeyChain) {
+    init(keyChain: SwapKeyChain, scheme: SwapKeyScheme) {
         self.keyChain = keyChain
+        self.scheme = scheme
     }
 
     var count: Int { entries.count }
@@ -31,7 +34,7 @@ struct RecoveryKeyTable: Sendable {
     /// Derives indexes up to (not including) `count`.
     mutating func extend(to count: Int) throws {
         while entries.count < count {
-            let secrets = try keyChain.secrets(index: UInt32(entries.count))
+            let secrets = try keyChain.secrets(index: UInt32(entries.count), scheme: scheme)
             let entry = Entry(index: secrets.index, claimKey: secrets.claimKey.publicKey,
                               refundKey: secrets.refundKey.publicKey, paymentHash: secrets.paymentHash,
                               hash160: RIPEMD160.hash(secrets.paymentHash))

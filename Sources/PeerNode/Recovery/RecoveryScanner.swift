@@ -22,8 +22,8 @@ public struct RecoveryScanner: Sendable {
     private let chain: any ChainBackend
     public let gapLimit: Int
 
-    public init(seed: [UInt8], chain: any ChainBackend, gapLimit: Int = defaultGapLimit) throws(RecoveryError) {
-        do { keyChain = try SwapKeyChain(seed: seed) } catch { throw .keys("\(error)") }
+    public init(seed: [UInt8], network: Network, chain: any ChainBackend, gapLimit: Int = defaultGapLimit) throws(RecoveryError) {
+        do { keyChain = try SwapKeyChain(seed: seed, network: network) } catch { throw .keys("\(error)") }
         self.chain = chain
         self.gapLimit = max(1, gapLimit)
     }
@@ -51,22 +51,28 @@ public struct RecoveryScanner: Sendable {
         return Report(fromHeight: start, toHeight: tip.height, indexesSearched: searched, spends: found)
     }
 
-    /// Matches parsed spends against indexes 0, 1, ... until `gapLimit` indexes past the
-    /// highest match are searched. Parse once, match as often as the gap grows: a match near
-    /// the end of the derived range pushes the range out and everything is matched again.
-    /// Returns the matches and how many indexes were derived.
+    /// Matches parsed spends against indexes 0, 1, ... of every key scheme until `gapLimit`
+    /// indexes past the highest match are searched. Parse once, match as often as the gap
+    /// grows: a match near the end of the derived range pushes the range out and everything
+    /// is matched again. The schemes share one index counter (the first networked swap
+    /// takes the index after the last legacy one), so the highest match of either scheme
+    /// moves the range of both. Returns the matches and how many indexes were derived per scheme.
     static func match(_ candidates: [SwapScriptMatcher.Candidate], keyChain: SwapKeyChain,
                       gapLimit: Int) throws(RecoveryError) -> ([RecoveredSpend], Int) {
-        var keys = RecoveryKeyTable(keyChain: keyChain)
+        var tables = SwapKeyScheme.allCases.map { RecoveryKeyTable(keyChain: keyChain, scheme: $0) }
         var found: [RecoveredSpend] = []
         var wanted = max(1, gapLimit)
         repeat {
-            do { try keys.extend(to: wanted) } catch { throw .keys("\(error)") }
-            found = candidates.compactMap { SwapScriptMatcher.match($0, keys: keys) }
+            for table in tables.indices {
+                do { try tables[table].extend(to: wanted) } catch { throw .keys("\(error)") }
+            }
+            found = candidates.compactMap { candidate in
+                tables.lazy.compactMap { SwapScriptMatcher.match(candidate, keys: $0) }.first
+            }
             let highest = found.map { Int($0.index) }.max() ?? -1
             wanted = highest + 1 + max(1, gapLimit)
-        } while wanted > keys.count
-        return (found, keys.count)
+        } while wanted > tables[0].count
+        return (found, tables[0].count)
     }
 
     private func block(at height: Int) async throws(RecoveryError) -> Block {

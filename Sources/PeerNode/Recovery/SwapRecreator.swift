@@ -15,6 +15,8 @@ public struct SwapRecreator: Sendable {
         public let swapID: String
         public let role: SwapRole
         public let index: UInt32
+        /// The key scheme the contract's keys were found under (kept in the record).
+        public let scheme: SwapKeyScheme
         public let lock: OutPoint
         public let lockValue: Int64
         /// The event kind the engine resumes from.
@@ -25,19 +27,19 @@ public struct SwapRecreator: Sendable {
     private let chain: any ChainBackend
     private let store: any SwapStore
 
-    public init(seed: [UInt8], chain: any ChainBackend, store: any SwapStore) throws(RecoveryError) {
-        do { keyChain = try SwapKeyChain(seed: seed) } catch { throw .keys("\(error)") }
+    public init(seed: [UInt8], network: Network, chain: any ChainBackend, store: any SwapStore) throws(RecoveryError) {
+        do { keyChain = try SwapKeyChain(seed: seed, network: network) } catch { throw .keys("\(error)") }
         self.chain = chain
         self.store = store
     }
 
     public func recreate(_ parameters: RecoveryContract, fromHeight: Int, nowUnix: UInt64) async throws(RecoveryError) -> Outcome {
-        try parameters.checkOwnership(keyChain)
+        let scheme = try parameters.checkOwnership(keyChain)
         let sighting = try await findLock(parameters.contract, fromHeight: fromHeight)
         let lock = sighting.output
         let tip = try await call { () async throws(ChainBackendError) in try await chain.tip() }
         let spend = try await findSpend(of: lock.outPoint, fromHeight: sighting.height ?? tip.height)
-        let record = SwapRecord(id: parameters.swapID, role: parameters.role, swapIndex: parameters.index,
+        let record = SwapRecord(id: parameters.swapID, role: parameters.role, swapIndex: parameters.index, keyScheme: scheme,
                                 peer: parameters.peer, createdAt: Int64(nowUnix), contract: parameters.recordContract)
         var found: [String: JSONValue] = [
             "lock_txid": .string(lock.outPoint.txid.hex), "lock_vout": .integer(lock.outPoint.index),
@@ -66,7 +68,7 @@ public struct SwapRecreator: Sendable {
             throw .store(error)
         }
         try await SwapIndexAdvance.advance(store, past: parameters.index)
-        return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, lock: lock.outPoint,
+        return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, scheme: scheme, lock: lock.outPoint,
                        lockValue: lock.value, resumesAt: events.last?.0 ?? "recovered")
     }
 

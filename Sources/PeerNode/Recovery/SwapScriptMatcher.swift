@@ -117,7 +117,7 @@ struct SwapScriptMatcher {
                       SHA256.hash(candidate.stack[1]) == paymentHash else { return nil }
                 preimage = candidate.stack[1]
             }
-            return RecoveredSpend(index: index, role: role, kind: kind, contractType: type, lock: candidate.lock,
+            return RecoveredSpend(index: index, scheme: keys.scheme, role: role, kind: kind, contractType: type, lock: candidate.lock,
                                   spendingTxid: candidate.spendingTxid, height: candidate.height,
                                   paymentHash: paymentHash, preimage: preimage)
         }

@@ -1,7 +1,7 @@
 /// The schema's history, applied in order and recorded in `PRAGMA user_version`. A shipped
 /// migration is never edited: a change is a new migration with the next version.
 enum Migrations {
-    static let all: [Migration] = [version1]
+    static let all: [Migration] = [version1, version2]
 
     /// The newest schema this binary knows.
     static var latestVersion: Int32 { all.last?.version ?? 0 }
@@ -97,5 +97,12 @@ enum Migrations {
             value BLOB NOT NULL
         )
         """,
+    ])
+
+    /// v2 (audit H-5): each swap records the derivation its secrets come from
+    /// (`SwapKeyScheme`). Swaps made before v2 derive under the legacy scheme (0); new swaps
+    /// record theirs. Adding a column fires no UPDATE trigger, so the contract stays written once.
+    static let version2 = Migration(version: 2, statements: [
+        "ALTER TABLE swaps ADD COLUMN key_scheme INTEGER NOT NULL DEFAULT 0 CHECK (key_scheme BETWEEN 0 AND 255)",
     ])
 }

@@ -2,7 +2,7 @@ import Transport
 
 extension SQLiteSwapStore: SwapStore {
     public func reserveSwapIndex() throws(StoreError) -> UInt32 {
-        try connection.transaction { () throws(StoreError) -> UInt32 in
+        let (index, newMark) = try connection.transaction { () throws(StoreError) -> (UInt32, UInt64?) in
             let next = try nextSwapIndex()
             guard next <= Int64(UInt32.max) else {
                 throw StoreError.database(operation: "reserve swap index", message: "every swap index has been used")
@@ -11,20 +11,23 @@ extension SQLiteSwapStore: SwapStore {
                 try statement.bind(next + 1, at: 1)
                 try statement.run()
             }
-            return UInt32(next)
+            return (UInt32(next), try recordMarkIfReached(UInt64(next)))
         }
+        // The mark file is on disk before the index leaves the store (audit H-5).
+        if let newMark { try writeIndexMark(newMark) }
+        return index
     }
 
     public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) throws(StoreError) -> SwapEvent {
         let contract = try StoredJSON.encode(record.contract, "swap contract")
         let eventData = try StoredJSON.encode(data, "event data")
-        return try connection.transaction { () throws(StoreError) -> SwapEvent in
+        let (event, newMark) = try connection.transaction { () throws(StoreError) -> (SwapEvent, UInt64?) in
             if try swapExists(record.id) {
                 throw StoreError.duplicateSwap(record.id)
             }
             try connection.withStatement("""
-                INSERT INTO swaps (id, role, swap_index, peer, created_at, contract)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                INSERT INTO swaps (id, role, swap_index, peer, created_at, contract, key_scheme)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                 """) { statement throws(StoreError) in
                 try statement.bind(record.id, at: 1)
                 try statement.bind(record.role.rawValue, at: 2)
@@ -32,6 +35,7 @@ extension SQLiteSwapStore: SwapStore {
                 try statement.bind(record.peer, at: 4)
                 try statement.bind(record.createdAt, at: 5)
                 try statement.bind(contract, at: 6)
+                try statement.bind(Int64(record.keyScheme.rawValue), at: 7)
                 try statement.run()
             }
             // An index not handed out by reserveSwapIndex (a swap rebuilt by recovery) must
@@ -44,8 +48,11 @@ extension SQLiteSwapStore: SwapStore {
             }
             let event = SwapEvent(sequence: 1, kind: kind, data: data, isFinal: false, at: at)
             try insert(event, encodedData: eventData, swapID: record.id)
-            return event
+            // The mark covers it too, so a later database loss cannot hand it out either.
+            return (event, try recordMarkIfReached(UInt64(record.swapIndex)))
         }
+        if let newMark { try writeIndexMark(newMark) }
+        return event
     }
 
     public func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) throws(StoreError) -> SwapEvent {
@@ -64,7 +71,7 @@ extension SQLiteSwapStore: SwapStore {
 
     public func swap(_ id: String) throws(StoreError) -> SwapRecord? {
         try connection.withStatement("""
-            SELECT id, role, swap_index, peer, created_at, contract FROM swaps WHERE id = ?1
+            SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps WHERE id = ?1
             """) { statement throws(StoreError) -> SwapRecord? in
             try statement.bind(id, at: 1)
             guard try statement.step() else { return nil }
@@ -101,7 +108,7 @@ extension SQLiteSwapStore: SwapStore {
         // Nothing can follow a final event, so "the last event is not final" is the same as
         // "no event is final". Oldest first, insertion order breaking ties.
         try connection.withStatement("""
-            SELECT id, role, swap_index, peer, created_at, contract FROM swaps AS s
+            SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps AS s
             WHERE (?1 IS NULL OR s.role = ?1)
               AND NOT EXISTS (SELECT 1 FROM swap_events AS e WHERE e.swap_id = s.id AND e.is_final = 1)
             ORDER BY s.created_at, s.rowid
@@ -122,7 +129,7 @@ extension SQLiteSwapStore: SwapStore {
     public func allSwaps(limit: Int) throws(StoreError) -> [SwapRecord] {
         guard limit > 0 else { return [] }
         return try connection.withStatement("""
-            SELECT id, role, swap_index, peer, created_at, contract FROM swaps
+            SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps
             ORDER BY created_at DESC, rowid DESC LIMIT ?1
             """) { statement throws(StoreError) -> [SwapRecord] in
             try statement.bind(Int64(clamping: limit), at: 1)
@@ -136,7 +143,7 @@ extension SQLiteSwapStore: SwapStore {
 
     // MARK: Private (each runs inside the caller's transaction)
 
-    private func nextSwapIndex() throws(StoreError) -> Int64 {
+    func nextSwapIndex() throws(StoreError) -> Int64 {
         try connection.withStatement("SELECT next_index FROM swap_index_counter WHERE id = 1") { statement throws(StoreError) -> Int64 in
             guard try statement.step() else { throw StoreError.corrupt("the swap index counter is missing") }
             return statement.int64(0)

@@ -13,6 +13,11 @@ import Transport
 /// on stable storage. Engines record an intent and only then perform the act.
 public actor SQLiteSwapStore {
     let connection: SQLiteConnection
+    /// The file-backed index high-water mark, once `attachIndexMark` ran (the daemon's
+    /// store); nil for stores that only tests and tools open.
+    var indexMark: SwapIndexMark?
+    /// The mark's value as last written: reaching it means writing a higher one first.
+    var indexMarkValue: UInt64 = 0
 
     private init(path: String) throws(StoreError) {
         let connection = try SQLiteConnection(path: path)

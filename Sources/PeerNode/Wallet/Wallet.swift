@@ -25,7 +25,7 @@ public actor Wallet {
     /// Where the handed-out high-water mark is kept (nil: memory only).
     var markStore: (any KeyValueStore)?
     var persistedReceiveMark = 0
-    var labelled: [String: WalletAddress] = [:]
+    var labelled: [String: [WalletAddress]] = [:]
     var labelOrder: [String] = []
 
     static let issuedMarkKey = "wallet.receive_issued_high_water"
@@ -33,6 +33,9 @@ public actor Wallet {
     /// addresses.
     static let issuedMarkStep = 20
     static let labelledCapacity = 4_096
+    /// Unpaid addresses one asker may hold at once: enough for a payer's concurrent
+    /// payments to get distinct addresses, few enough that no asker moves the window far.
+    public static let unpaidPerLabel = 5
 
     public init(seed: [UInt8], configuration: WalletConfiguration, backend: any ChainBackend) throws(WalletError) {
         self.configuration = configuration
@@ -56,14 +59,20 @@ public actor Wallet {
         return keys.nextAddress(.receive)
     }
 
-    /// A receive address for one asker (`label`: a peer's pubky), the same on every ask
-    /// until it is seen paid (audit M-6: a fresh address per request let any peer push the
-    /// wallet's coins past its gap limit). At most `labelledCapacity` labels are kept; the
-    /// oldest is forgotten first.
+    /// A receive address for one asker (`label`: a peer's pubky). Each asker holds at most
+    /// `unpaidPerLabel` unpaid addresses: a fresh one while it holds fewer, then its oldest
+    /// unpaid one again (audit M-6: a fresh address per request let any peer push the
+    /// wallet's coins past its gap limit, and grow its memory). A paid address is never
+    /// handed out again. At most `labelledCapacity` askers are kept; the oldest is
+    /// forgotten first.
     public func reusableAddress(for label: String) async -> WalletAddress {
-        if let known = labelled[label], !keys.isUsed(known.scriptPubKey) { return known }
+        let unpaid = (labelled[label] ?? []).filter { !keys.isUsed($0.scriptPubKey) }
+        if unpaid.count >= Self.unpaidPerLabel, let oldest = unpaid.first {
+            labelled[label] = unpaid
+            return oldest
+        }
         let address = await newAddress()
-        if labelled.updateValue(address, forKey: label) == nil { labelOrder.append(label) }
+        if labelled.updateValue(unpaid + [address], forKey: label) == nil { labelOrder.append(label) }
         if labelOrder.count > Self.labelledCapacity {
             labelled[labelOrder.removeFirst()] = nil
         }

@@ -89,7 +89,8 @@ final class ClientEngineFixture: Sendable {
 
     func preimage(ofSwap id: String, in store: (any SwapStore)? = nil) async throws -> [UInt8] {
         let record = try await XCTUnwrapAsync(try await (store ?? self.store).swap(id))
-        return try SwapKeyChain(seed: Self.clientSeed).secrets(index: record.swapIndex).preimage
+        return try SwapKeyChain(seed: Self.clientSeed, network: .regtest)
+            .secrets(index: record.swapIndex, scheme: record.keyScheme).preimage
     }
 
     func kinds(of id: String) async throws -> [String] {

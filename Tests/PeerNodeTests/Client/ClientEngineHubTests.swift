@@ -57,6 +57,31 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// Audit H-5: an index counter behind the records (a restored database) hands out an
+    /// index whose payment hash a stored client swap already used. The engine refuses it
+    /// before the provider hears of it: that preimage may be public.
+    func testAPaymentHashOnRecordIsNeverOfferedAgain() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        // The memory store's counter does not move past created swaps: its next index is 0.
+        let earlier = SwapRecord(id: "earlier", role: .client, swapIndex: 0, keyScheme: .current, peer: "provider",
+                                 createdAt: 1, contract: .object([:]))
+        _ = try await fixture.store.create(earlier, firstEvent: "quoted", data: .object([:]), at: 1)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+            XCTFail("swap \(report.swapID) reused the payment hash of swap earlier")
+        } catch let error as ClientEngineError {
+            XCTAssertEqual(error, .paymentHashReused(swapID: "earlier"))
+            XCTAssertTrue(error.description.contains("peernode recover"), error.description)
+        }
+        let stored = try await fixture.store.allSwaps(limit: 10).map(\.id)
+        XCTAssertEqual(stored, ["earlier"], "nothing was recorded")
+        let providerSwaps = await fixture.provider.swaps
+        XCTAssertTrue(providerSwaps.isEmpty, "the provider never saw the payment hash")
+        await fixture.shutDown(engine)
+    }
+
     func testAShortLockIsNeverClaimedAndThePreimageNeverLeaves() async throws {
         let fixture = try await ClientEngineFixture(lock: .short(by: 1_000))
         let engine = try fixture.engine()

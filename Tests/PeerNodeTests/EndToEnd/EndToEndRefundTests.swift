@@ -47,7 +47,9 @@ final class EndToEndRefundTests: XCTestCase {
         let lastOnDisk = try await client.lastKind(id)
         XCTAssertEqual(lastOnDisk, "pay_started", "nothing after the payment intent was recorded")
         await client.kill()
-        let secrets = try SwapKeyChain(seed: SwapClientNode.seed).secrets(index: try XCTUnwrap(swaps.first).swapIndex)
+        let first = try XCTUnwrap(swaps.first)
+        let secrets = try SwapKeyChain(seed: SwapClientNode.seed, network: .regtest).secrets(index: first.swapIndex,
+                                                                                             scheme: first.keyScheme)
 
         // The provider still locks: the payment is held at its hold invoice.
         try await network.eventually("the provider locks") { try await provider.lastKind(id) == "lock_broadcast" }

@@ -43,7 +43,7 @@ final class ProviderEngineTests: XCTestCase {
         let record = try XCTUnwrap(recordFound)
         XCTAssertEqual(record.role, .provider)
         XCTAssertEqual(record.peer, harness.client.pubky.description)
-        let refundKey = try SwapKeyChain(seed: ProviderHarness.providerSeed).secrets(index: record.swapIndex).refundKey
+        let refundKey = try SwapKeyChain(seed: ProviderHarness.providerSeed, network: .regtest).secrets(index: record.swapIndex, scheme: record.keyScheme).refundKey
         XCTAssertEqual(accept.refundPublicKey, refundKey.publicKey)
 
         // The hold invoice: the quote's total, DESIGN 6's CLTV delta, our hash.

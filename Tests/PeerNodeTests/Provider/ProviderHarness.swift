@@ -47,7 +47,7 @@ final class ProviderHarness {
         self.payerLND = payerLND
         self.identity = identity
         self.client = client
-        clientKeys = try SwapKeyChain(seed: Self.clientSeed)
+        clientKeys = try SwapKeyChain(seed: Self.clientSeed, network: .regtest)
         self.follower = follower
         self.wallet = wallet
         self.desk = desk
@@ -117,7 +117,7 @@ final class ProviderHarness {
                                    pushes: ProviderPushRecorder) -> ProviderEngine {
         let dependencies = ProviderDependencies(store: store, desk: desk, lightning: lightning, chain: hub.backend,
                                                 feeEstimator: FeeEstimator(backend: hub.backend), wallet: wallet,
-                                                follower: follower, keyChain: try! SwapKeyChain(seed: providerSeed),
+                                                follower: follower, keyChain: try! SwapKeyChain(seed: providerSeed, network: .regtest),
                                                 clock: clock)
         return ProviderEngine(dependencies: dependencies, configuration: ProviderConfiguration(network: .regtest),
                               push: pushes.push)
@@ -140,7 +140,7 @@ final class ProviderHarness {
         return quote.body
     }
 
-    func secrets(_ index: UInt32) throws -> SwapSecrets { try clientKeys.secrets(index: index) }
+    func secrets(_ index: UInt32) throws -> SwapSecrets { try clientKeys.secrets(index: index, scheme: .current) }
 
     func swapRequest(for quote: Quote, secrets: SwapSecrets, requestID: String = "swap-1",
                      scriptType: ContractType = .taprootBoltz) -> SwapRequest {

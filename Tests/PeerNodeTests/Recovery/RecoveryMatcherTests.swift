@@ -11,10 +11,11 @@ final class RecoveryMatcherTests: XCTestCase {
     private let strangerSeed = [UInt8](repeating: 0x23, count: 32)
     private let signature = [UInt8](repeating: 0x01, count: 64)
 
-    private func contract(_ type: ContractType, client: UInt32, provider: UInt32,
-                          clientSeed: [UInt8]? = nil) throws -> (SwapContract, SwapSecrets) {
-        let clientSecrets = try SwapKeyChain(seed: clientSeed ?? self.clientSeed).secrets(index: client)
-        let providerSecrets = try SwapKeyChain(seed: providerSeed).secrets(index: provider)
+    private func contract(_ type: ContractType, client: UInt32, provider: UInt32, clientSeed: [UInt8]? = nil,
+                          scheme: SwapKeyScheme = .current) throws -> (SwapContract, SwapSecrets) {
+        let clientSecrets = try SwapKeyChain(seed: clientSeed ?? self.clientSeed, network: .regtest)
+            .secrets(index: client, scheme: scheme)
+        let providerSecrets = try SwapKeyChain(seed: providerSeed, network: .regtest).secrets(index: provider, scheme: scheme)
         let terms = try SwapTerms(network: .regtest, paymentHash: clientSecrets.paymentHash,
                                   claimPublicKey: clientSecrets.claimKey.publicKey,
                                   refundPublicKey: providerSecrets.refundKey.publicKey, timeoutHeight: 1_234)
@@ -46,7 +47,7 @@ final class RecoveryMatcherTests: XCTestCase {
 
     private func matches(_ candidates: [SwapScriptMatcher.Candidate], seed: [UInt8],
                          gap: Int = 100) throws -> ([RecoveredSpend], Int) {
-        try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed), gapLimit: gap)
+        try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed, network: .regtest), gapLimit: gap)
     }
 
     func testEverySpendShapeIsFoundFromBothSeeds() throws {
@@ -72,6 +73,43 @@ final class RecoveryMatcherTests: XCTestCase {
             XCTAssertEqual(stranger, [], "\(type)")
             XCTAssertEqual(searched, 100)
         }
+    }
+
+    /// Audit H-5: swaps made before the network entered the path (legacy) and after it
+    /// (networked) are both found, each reported with the scheme its keys came from. The
+    /// schemes share one index counter, so a legacy find near the end of the range moves the
+    /// networked range too.
+    func testSwapsOfBothKeySchemesAreFoundWithTheirScheme() throws {
+        for type in ContractType.known {
+            let (legacy, legacySecrets) = try contract(type, client: 90, provider: 91, scheme: .legacy)
+            let (networked, networkedSecrets) = try contract(type, client: 150, provider: 151, scheme: .networked)
+            let candidates = [try candidate(claimStack(legacy, preimage: legacySecrets.preimage)),
+                              try candidate(refundStack(networked), vout: 1)]
+
+            let (client, clientSearched) = try matches(candidates, seed: clientSeed)
+            XCTAssertEqual(client.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index) \($0.scheme)" },
+                           ["client claim 90 \(SwapKeyScheme.legacy)", "client refund 150 \(SwapKeyScheme.networked)"],
+                           "\(type)")
+            XCTAssertEqual(clientSearched, 251)
+            XCTAssertEqual(client.last?.paymentHash, networkedSecrets.paymentHash)
+
+            let (provider, _) = try matches(candidates, seed: providerSeed)
+            XCTAssertEqual(provider.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index) \($0.scheme)" },
+                           ["provider claim 91 \(SwapKeyScheme.legacy)", "provider refund 151 \(SwapKeyScheme.networked)"],
+                           "\(type)")
+        }
+    }
+
+    /// The same seed's networked swap on another network is not ours here.
+    func testANetworkedSwapOfAnotherNetworkIsNotFound() throws {
+        let secrets = try SwapKeyChain(seed: clientSeed, network: .testnet).secrets(index: 2, scheme: .networked)
+        let providerSecrets = try SwapKeyChain(seed: providerSeed, network: .testnet).secrets(index: 2, scheme: .networked)
+        let terms = try SwapTerms(network: .regtest, paymentHash: secrets.paymentHash, claimPublicKey: secrets.claimKey.publicKey,
+                                  refundPublicKey: providerSecrets.refundKey.publicKey, timeoutHeight: 1_234)
+        let contract = try SwapContract(type: .taprootBoltz, terms: terms)
+        let claim = try candidate(claimStack(contract, preimage: secrets.preimage))
+        XCTAssertEqual(try matches([claim], seed: clientSeed).0, [])
+        XCTAssertEqual(try matches([claim], seed: providerSeed).0, [])
     }
 
     func testAClaimWhoseWitnessItemIsNotThePreimageIsNotReported() throws {

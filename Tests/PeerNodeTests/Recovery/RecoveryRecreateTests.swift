@@ -68,7 +68,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let provider = network.provider
         let (id, clientIndex, lock, destination) = try await paidAndLocked(network)
         try hub.mine(1)
-        let secrets = try SwapKeyChain(seed: SwapClientNode.seed).secrets(index: clientIndex)
+        let secrets = try SwapKeyChain(seed: SwapClientNode.seed, network: .regtest).secrets(index: clientIndex, scheme: .current)
         let clientParameters = try await clientRecoveryParameters(client.disk, swapID: id)
         let providerParameters = try await providerRecoveryParameters(provider.disk, swapID: id)
         await provider.kill()
@@ -78,7 +78,7 @@ final class RecoveryRecreateTests: XCTestCase {
         try deleteDatabase(at: client.storePath)
         try await client.restart()
 
-        let clientRecreator = try SwapRecreator(seed: SwapClientNode.seed, chain: hub.backend, store: client.disk)
+        let clientRecreator = try SwapRecreator(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend, store: client.disk)
         _ = try await clientRecreator.recreate(try RecoveryContract(json: clientParameters, network: .regtest), fromHeight: 0,
                                                nowUnix: client.clock.nowUnix)
         try await client.engine.recover()
@@ -89,11 +89,11 @@ final class RecoveryRecreateTests: XCTestCase {
         XCTAssertEqual(held.state, .accepted, "the provider without its record has not settled")
 
         // The seed alone already tells the provider its lock was claimed, and the preimage.
-        let scan = try await RecoveryScanner(seed: SwapProviderNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        let scan = try await RecoveryScanner(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(scan.spends.map(\.role), [.provider])
         XCTAssertEqual(scan.spends.first?.preimage, secrets.preimage)
 
-        let providerRecreator = try SwapRecreator(seed: SwapProviderNode.seed, chain: hub.backend, store: provider.disk)
+        let providerRecreator = try SwapRecreator(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend, store: provider.disk)
         let outcome = try await providerRecreator.recreate(try RecoveryContract(json: providerParameters, network: .regtest),
                                                            fromHeight: 0, nowUnix: provider.clock.nowUnix)
         XCTAssertEqual(outcome.resumesAt, ProviderSwapState.Kind.claimObserved.rawValue)
@@ -147,7 +147,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let nothing = try await client.restart()
         XCTAssertEqual(nothing, [])
 
-        let recreator = try SwapRecreator(seed: SwapClientNode.seed, chain: hub.backend, store: client.disk)
+        let recreator = try SwapRecreator(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend, store: client.disk)
         var wrongIndex = parameters
         if case .object(var members) = wrongIndex {
             members["swap_index"] = .integer(index + 1)
@@ -197,7 +197,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let provider = network.provider
         let (id, clientIndex, lock, destination) = try await paidAndLocked(network)
         await client.kill()
-        let secrets = try SwapKeyChain(seed: SwapClientNode.seed).secrets(index: clientIndex)
+        let secrets = try SwapKeyChain(seed: SwapClientNode.seed, network: .regtest).secrets(index: clientIndex, scheme: .current)
         let parameters = try await providerRecoveryParameters(provider.disk, swapID: id)
         let stored = try await provider.disk.swap(id)
         let record = try XCTUnwrap(stored)
@@ -211,7 +211,7 @@ final class RecoveryRecreateTests: XCTestCase {
         XCTAssertTrue(empty.isEmpty)
         try hub.mine(max(0, timeout - hub.height))
 
-        let recreator = try SwapRecreator(seed: SwapProviderNode.seed, chain: hub.backend, store: provider.disk)
+        let recreator = try SwapRecreator(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend, store: provider.disk)
         let outcome = try await recreator.recreate(try RecoveryContract(json: parameters, network: .regtest), fromHeight: 0,
                                                    nowUnix: provider.clock.nowUnix)
         XCTAssertEqual(outcome.role, .provider)
@@ -240,12 +240,12 @@ final class RecoveryRecreateTests: XCTestCase {
         // The scan reads the refund from both sides: the provider's own refund, and, for the
         // client's seed, a refund of the lock that was meant for it (the refund leaf holds
         // only the provider's key; the internal key gives the client's index away).
-        let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(providerScan.spends.map { [$0.role.rawValue, $0.kind.rawValue] }, [["provider", "refund"]])
         XCTAssertEqual(providerScan.spends.first?.index, record.swapIndex)
         XCTAssertEqual(providerScan.spends.first?.spendingTxid, refund.txid)
         XCTAssertNil(providerScan.spends.first?.preimage)
-        let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(clientScan.spends.map { [$0.role.rawValue, $0.kind.rawValue] }, [["client", "refund"]])
         XCTAssertEqual(clientScan.spends.first?.index, clientIndex)
         XCTAssertEqual(clientScan.spends.first?.paymentHash, secrets.paymentHash)

@@ -50,7 +50,7 @@ final class RecoveryScanTests: XCTestCase {
         let providerRecord = try await provider.disk.swap(id)
         let clientIndex = try XCTUnwrap(clientRecord).swapIndex
         let providerIndex = try XCTUnwrap(providerRecord).swapIndex
-        let secrets = try SwapKeyChain(seed: SwapClientNode.seed).secrets(index: clientIndex)
+        let secrets = try SwapKeyChain(seed: SwapClientNode.seed, network: .regtest).secrets(index: clientIndex, scheme: .current)
         let lockFound = try await provider.recordedLock(id)
         let lock = try XCTUnwrap(lockFound)
 
@@ -67,7 +67,7 @@ final class RecoveryScanTests: XCTestCase {
         XCTAssertTrue(clientSwaps.isEmpty && providerSwaps.isEmpty, "the records are gone")
 
         // The client's seed finds its claim.
-        let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(clientScan.toHeight, hub.height)
         XCTAssertEqual(clientScan.spends.count, 1, "\(clientScan.spends)")
         let clientFound = try XCTUnwrap(clientScan.spends.first)
@@ -81,7 +81,7 @@ final class RecoveryScanTests: XCTestCase {
         XCTAssertEqual(clientFound.paymentHash, secrets.paymentHash)
 
         // The provider's seed finds the client's claim of its lock, and the preimage in it.
-        let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, chain: hub.backend).scan(fromHeight: 0)
+        let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(providerScan.spends.count, 1, "\(providerScan.spends)")
         let providerFound = try XCTUnwrap(providerScan.spends.first)
         XCTAssertEqual(providerFound.index, providerIndex)
@@ -92,7 +92,7 @@ final class RecoveryScanTests: XCTestCase {
         XCTAssertEqual(providerFound.paymentHash, secrets.paymentHash)
 
         // A seed that never swapped finds nothing on the same chain.
-        let stranger = try await RecoveryScanner(seed: [UInt8](repeating: 0x33, count: 32), chain: hub.backend)
+        let stranger = try await RecoveryScanner(seed: [UInt8](repeating: 0x33, count: 32), network: .regtest, chain: hub.backend)
             .scan(fromHeight: 0)
         XCTAssertEqual(stranger.spends, [])
         XCTAssertEqual(stranger.indexesSearched, RecoveryScanner.defaultGapLimit)

@@ -61,7 +61,7 @@ final class StoreDurabilityTests: XCTestCase {
         let store = try SQLiteSwapStore.open(path: path)
         XCTAssertEqual(try StoreFixture.fileMode(path), 0o600)
         let settings = try await store.settings()
-        XCTAssertEqual(settings.userVersion, 1)
+        XCTAssertEqual(settings.userVersion, Int64(Migrations.latestVersion))
     }
 
     func testOpeningInAMissingDirectoryFailsWithTheReason() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTLC
 import Transport
 import XCTest
 @testable import PeerNode
@@ -16,7 +17,7 @@ enum StoreFixture {
     }
 
     static func record(_ id: String, role: SwapRole = .client, index: UInt32, createdAt: Int64 = 1_700_000_000) -> SwapRecord {
-        SwapRecord(id: id, role: role, swapIndex: index, peer: pubky(1).z32, createdAt: createdAt,
+        SwapRecord(id: id, role: role, swapIndex: index, keyScheme: .current, peer: pubky(1).z32, createdAt: createdAt,
                    contract: .object([
                        "amount_sat": .integer(50_000),
                        "invoice": .string("lnbcrt500u1example"),

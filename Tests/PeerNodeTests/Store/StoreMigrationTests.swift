@@ -7,8 +7,8 @@ final class StoreMigrationTests: XCTestCase {
     func testFreshDatabaseGetsTheLatestSchema() async throws {
         let store = try SQLiteSwapStore.openInMemory()
         let settings = try await store.settings()
-        XCTAssertEqual(settings.userVersion, 1)
-        XCTAssertEqual(Migrations.latestVersion, 1)
+        XCTAssertEqual(settings.userVersion, 2)
+        XCTAssertEqual(Migrations.latestVersion, 2)
         XCTAssertEqual(Migrations.all.map(\.version), Array(1...Migrations.latestVersion), "versions are consecutive")
     }
 
@@ -23,7 +23,7 @@ final class StoreMigrationTests: XCTestCase {
         }
         let reopened = try SQLiteSwapStore.open(path: path)
         let settings = try await reopened.settings()
-        XCTAssertEqual(settings.userVersion, 1)
+        XCTAssertEqual(settings.userVersion, 2)
         let record = try await reopened.swap("s")
         XCTAssertEqual(record, StoreFixture.record("s", index: 3))
         let index = try await reopened.reserveSwapIndex()
@@ -39,10 +39,10 @@ final class StoreMigrationTests: XCTestCase {
         }
         XCTAssertThrowsError(try SQLiteSwapStore.open(path: path)) { error in
             XCTAssertEqual(error as? StoreError, .corrupt(
-                "the database has schema version 2, but this peernode knows versions up to 1; run a newer peernode"))
+                "the database has schema version 3, but this peernode knows versions up to 2; run a newer peernode"))
         }
         let raw = try SQLiteConnection(path: path)
-        XCTAssertEqual(try raw.userVersion(), 2)
+        XCTAssertEqual(try raw.userVersion(), 3)
         let tables = try raw.withStatement("SELECT count(*) FROM sqlite_master") { statement throws(StoreError) -> Int64 in
             _ = try statement.step()
             return statement.int64(0)
@@ -64,5 +64,32 @@ final class StoreMigrationTests: XCTestCase {
             return statement.int64(0)
         }
         XCTAssertEqual(swapsTables, 0, "the tables created before the failure were rolled back")
+    }
+
+    /// v2 (audit H-5): swaps stored by a v1 database were derived under the legacy scheme
+    /// and read back as such; new swaps keep the scheme they were written with.
+    func testVersion2ReadsOldSwapsAsLegacyAndKeepsTheSchemeOfNewOnes() async throws {
+        let path = try StoreFixture.directory(for: self) + "/node.sqlite"
+        do {
+            let raw = try SQLiteConnection(path: path)
+            for statement in Migrations.version1.statements { try raw.execute(statement) }
+            try raw.setUserVersion(1)
+            try raw.execute("""
+                INSERT INTO swaps (id, role, swap_index, peer, created_at, contract)
+                VALUES ('old', 'client', 4, 'peer', 1, '{}')
+                """)
+            raw.close()
+        }
+        let store = try SQLiteSwapStore.open(path: path)
+        let old = try await store.swap("old")
+        XCTAssertEqual(old?.keyScheme, .legacy)
+        XCTAssertEqual(old?.swapIndex, 4)
+        let new = SwapRecord(id: "new", role: .client, swapIndex: 5, keyScheme: .networked, peer: "peer", createdAt: 2,
+                             contract: .object([:]))
+        _ = try await store.create(new, firstEvent: "quoted", data: .object([:]), at: 2)
+        let readBack = try await store.swap("new")
+        XCTAssertEqual(readBack, new)
+        let all = try await store.allSwaps(limit: 10).map(\.keyScheme)
+        XCTAssertEqual(all, [.networked, .legacy])
     }
 }

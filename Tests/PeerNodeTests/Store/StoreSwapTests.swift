@@ -1,3 +1,4 @@
+import HTLC
 import Transport
 import XCTest
 @testable import PeerNode
@@ -51,7 +52,7 @@ final class StoreSwapTests: XCTestCase {
         let store = try SQLiteSwapStore.openInMemory()
         let original = StoreFixture.record("dup", index: 0)
         _ = try await store.create(original, firstEvent: "quote_accepted", data: .object([:]), at: 1)
-        let impostor = SwapRecord(id: "dup", role: .provider, swapIndex: 7, peer: "other", createdAt: 5, contract: .object([:]))
+        let impostor = SwapRecord(id: "dup", role: .provider, swapIndex: 7, keyScheme: .current, peer: "other", createdAt: 5, contract: .object([:]))
         await XCTAssertThrowsStoreError(.duplicateSwap("dup")) {
             () async throws(StoreError) in try await store.create(impostor, firstEvent: "x", data: .object([:]), at: 2)
         }
@@ -145,7 +146,7 @@ final class StoreSwapTests: XCTestCase {
     func testIdsAndTextsAreBoundNeverSpliced() async throws {
         let store = try SQLiteSwapStore.openInMemory()
         let id = "x'); DROP TABLE swaps; --"
-        let record = SwapRecord(id: id, role: .provider, swapIndex: UInt32.max, peer: "\"quoted\" peer",
+        let record = SwapRecord(id: id, role: .provider, swapIndex: UInt32.max, keyScheme: .current, peer: "\"quoted\" peer",
                                 createdAt: -1, contract: .object(["note": .string("it's \u{1F600} \n fine")]))
         _ = try await store.create(record, firstEvent: "swap_requested'", data: .string("'"), at: 0)
         let stored = try await store.swap(id)

@@ -57,7 +57,7 @@ actor ClientScriptedProvider {
         })
         self.lnd = lnd
         self.wallet = wallet
-        keyChain = try SwapKeyChain(seed: [UInt8](repeating: seed, count: 32))
+        keyChain = try SwapKeyChain(seed: [UInt8](repeating: seed, count: 32), network: .regtest)
         self.hub = hub
         lockBehaviour = lock
     }
@@ -125,7 +125,7 @@ actor ClientScriptedProvider {
         clock.advance(by: swapRequestDelaySeconds)
         let quote = try await desk.redeem(quoteID: request.quoteID, client: client)
         let index = UInt32(swaps.count)
-        let refundKey = try keyChain.secrets(index: index).refundKey
+        let refundKey = try keyChain.secrets(index: index, scheme: .current).refundKey
         let policy = try TimelockPolicy(requiredConfirmations: quote.requiredConfirmations,
                                         htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
         let timeout = policy.timeoutHeight(tipHeight: UInt32(hub.chain.height))

@@ -151,7 +151,7 @@ final class SwapClientNode: Sendable {
     /// The secrets of a stored swap, derived again from the seed and its index.
     func secrets(of swapID: String) async throws -> SwapSecrets {
         guard let record = try await disk.swap(swapID) else { throw NodeTestFailure("no swap \(swapID)") }
-        return try SwapKeyChain(seed: Self.seed).secrets(index: record.swapIndex)
+        return try SwapKeyChain(seed: Self.seed, network: .regtest).secrets(index: record.swapIndex, scheme: record.keyScheme)
     }
 
     func shutDown() async {

@@ -116,7 +116,7 @@ final class SwapProviderNode: Sendable {
         }
         let dependencies = ProviderDependencies(store: store, desk: desk, lightning: lnd, chain: hub.backend,
                                                 feeEstimator: estimator, wallet: wallet, follower: follower,
-                                                keyChain: try SwapKeyChain(seed: Self.seed), clock: clock)
+                                                keyChain: try SwapKeyChain(seed: Self.seed, network: .regtest), clock: clock)
         let log = self.log
         let engine = ProviderEngine(dependencies: dependencies, configuration: ProviderConfiguration(network: .regtest),
                                     push: server.providerPush, log: ProviderLog { log.append("provider: \($0)") })
