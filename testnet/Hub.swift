@@ -6,8 +6,10 @@ struct Hub {
     let process: Process
 
     /// Starts the hub and waits for its one-line JSON description of its endpoints.
-    static func start(_ binaries: Binaries, supervisor: Supervisor, timeout: TimeInterval = 60) throws(Failure) -> Hub {
-        let process = try supervisor.start("hub", executable: binaries.regtest, arguments: [], logName: "hub.log", isHub: true)
+    static func start(_ binaries: Binaries, supervisor: Supervisor, arguments: [String] = [],
+                      timeout: TimeInterval = 60) throws(Failure) -> Hub {
+        let process = try supervisor.start("hub", executable: binaries.regtest, arguments: arguments, logName: "hub.log",
+                                           isHub: true)
         let log = supervisor.runDirectory + "/hub.log"
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -9,6 +9,8 @@ struct NodeSpec {
     var feePPM: Int64 = 2_000
     /// Extra `key=value` config lines.
     var extraConfig: [String] = []
+    /// Added to the daemon's environment at every start (`PEERNODE_TEST_CLOCK=hub`).
+    var environment: [String: String] = [:]
 }
 
 /// One `peernode` node of the run: its data directory (seed, config, store, socket), its
@@ -78,7 +80,8 @@ final class Node {
         // A daemon that died by itself (a crash point) is forgotten before its successor starts.
         if let dead = process { net.supervisor.release(dead) }
         process = try net.supervisor.start(name, executable: net.binaries.node, arguments: ["run", "--datadir", datadir],
-                                           logName: "\(name).log", environment: environment)
+                                           logName: "\(name).log",
+                                           environment: spec.environment.merging(environment) { $1 })
     }
 
     /// Pins the peer port to the one the daemon bound, so a restarted daemon is found at

@@ -24,14 +24,18 @@ struct Scenario: Sendable {
     /// Which named set it belongs to; every set runs with --all.
     let group: ScenarioSet
     let body: @Sendable (Testnet, StageClock) throws(Failure) -> [Check]
+    /// Extra `peernode-regtest` options for this scenario's hub (a simulated clock).
+    let hubArguments: [String]
 
     /// In the quick set (`make testnet`, CI).
     var quick: Bool { group == .quick }
 
-    init(name: String, summary: String, group: ScenarioSet, body: @escaping @Sendable (Testnet, StageClock) throws(Failure) -> [Check]) {
+    init(name: String, summary: String, group: ScenarioSet, hubArguments: [String] = [],
+         body: @escaping @Sendable (Testnet, StageClock) throws(Failure) -> [Check]) {
         self.name = name
         self.summary = summary
         self.group = group
+        self.hubArguments = hubArguments
         self.body = body
     }
 
@@ -40,7 +44,7 @@ struct Scenario: Sendable {
     }
 
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
-        + LoadScenarios.all
+        + LoadScenarios.all + PaceScenarios.all
         + SoakScenarios.all
 
     static let base: [Scenario] = [
@@ -311,7 +315,7 @@ func runScenarios(_ selection: [Scenario], _ run: RunContext) -> Int32 {
         let clock = StageClock()
         do {
             let net = try clock.stage("start the regtest hub") { () throws(Failure) -> Testnet in
-                try Testnet(supervisor: supervisor, binaries: run.binaries)
+                try Testnet(supervisor: supervisor, binaries: run.binaries, hubArguments: scenario.hubArguments)
             }
             let checks = try scenario.body(net, clock)
             for check in checks { Console.out("  " + check.line) }

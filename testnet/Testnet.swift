@@ -14,11 +14,12 @@ final class Testnet {
     let tools: ToolRunner
     private(set) var nodes: [Node] = []
 
-    init(supervisor: Supervisor, binaries: Binaries) throws(Failure) {
+    /// `hubArguments`: extra `peernode-regtest` options (a simulated clock).
+    init(supervisor: Supervisor, binaries: Binaries, hubArguments: [String] = []) throws(Failure) {
         self.supervisor = supervisor
         self.binaries = binaries
         tools = ToolRunner(supervisor: supervisor, scratch: supervisor.runDirectory)
-        hub = try Hub.start(binaries, supervisor: supervisor)
+        hub = try Hub.start(binaries, supervisor: supervisor, arguments: hubArguments)
         // Without fee data the nodes fall back to 10 sat/vB, which prices a 20,000 sat
         // swap above the client's 5 % fee limit. A quiet chain's 1 sat/vB, served through
         // estimatesmartfee as Core would, is what a regtest user sees.

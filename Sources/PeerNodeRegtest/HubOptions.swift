@@ -14,6 +14,10 @@ struct HubOptions {
     var kernelPath: String?
     /// Core v31's relay policy (0.1 sat/vB) instead of the hub's default (1 sat/vB).
     var corePolicy = false
+    /// Simulated seconds per real second of the hub's clock (1: real time).
+    var clockRate = 1
+    /// Simulated seconds between blocks the hub mines by itself; nil: none.
+    var blockIntervalSeconds: Int?
     /// Lightning nodes created at start, each with its own LND REST server.
     var lightningNodes: [RegtestHub.NodeSpec] = []
 
@@ -32,6 +36,13 @@ struct HubOptions {
           --automine <seconds>    mine a block every <seconds>
           --kernel <path>         libbitcoinkernel.so (default: $PEERNODE_KERNEL_LIB)
           --core-policy           Core v31's 0.1 sat/vB relay floor instead of 1 sat/vB
+          --clock-rate <n>        the hub's clock runs <n> simulated seconds per real second
+                                  (default 1: real time); served by hub_clock, followed by
+                                  Lightning invoice expiry and by daemons started with
+                                  PEERNODE_TEST_CLOCK=hub
+          --block-interval-seconds <s>
+                                  mine a block every <s> simulated seconds (600: mainnet
+                                  pace); replaces --automine
           --ln-node <name[:sat]>  a Lightning node with its own LND REST server, funded with
                                   <sat> satoshis (default 0); repeat for more nodes
           --help                  this text
@@ -64,6 +75,8 @@ struct HubOptions {
             case "--automine": options.autoMineSeconds = try number(flag, 1...86_400)
             case "--kernel": options.kernelPath = try value(flag)
             case "--core-policy": options.corePolicy = true
+            case "--clock-rate": options.clockRate = try number(flag, 1...100_000)
+            case "--block-interval-seconds": options.blockIntervalSeconds = try number(flag, 1...86_400)
             case "--ln-node": options.lightningNodes.append(try nodeSpec(value(flag)))
             case "--help", "-h": return nil
             default: throw UsageError(description: "unknown option \(flag)")

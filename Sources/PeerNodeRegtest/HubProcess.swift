@@ -19,7 +19,8 @@ struct HubProcess {
         let credentials = HTTPBasicCredentials(user: options.rpcUser, password: options.rpcPassword ?? Self.randomPassword())
         let configuration = RegtestHub.Configuration(
             kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
-            credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes)
+            credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
+            clockRate: options.clockRate, blockIntervalSeconds: options.blockIntervalSeconds)
         let hub: RegtestHub
         do {
             hub = try await RegtestHub.start(configuration, loop: loop)

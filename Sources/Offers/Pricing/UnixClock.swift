@@ -8,6 +8,17 @@ import Darwin
 /// (quote lifetimes, hourly rate limits), so tests set the time instead of waiting.
 public protocol UnixClock: Sendable {
     var nowUnix: UInt64 { get }
+
+    /// How many real milliseconds `seconds` of this clock take. A timer that stands for a
+    /// deadline on this clock sleeps this long: the wall clock's seconds are real ones, a
+    /// regtest clock that follows the hub's simulated time runs faster (`--clock-rate`).
+    func realMilliseconds(forSeconds seconds: UInt64) -> UInt64
+}
+
+extension UnixClock {
+    public func realMilliseconds(forSeconds seconds: UInt64) -> UInt64 {
+        seconds.multipliedReportingOverflow(by: 1_000).overflow ? .max : seconds * 1_000
+    }
 }
 
 /// The real wall clock, for the daemon and the benchmarks.

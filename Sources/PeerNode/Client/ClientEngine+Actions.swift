@@ -94,7 +94,10 @@ extension ClientEngine {
 
     private func armGiveUpTimer(_ run: ClientSwapRun, deadlineUnix: UInt64) {
         let now = clock.nowUnix
-        let wait = deadlineUnix > now ? (deadlineUnix - now) * 1_000 : 0
+        // The deadline is on the engine's clock, which may run faster than real time (a
+        // regtest daemon following the hub's simulated clock): the clock says how long
+        // the remaining seconds take for real.
+        let wait = deadlineUnix > now ? clock.realMilliseconds(forSeconds: deadlineUnix - now) : 0
         let id = run.id
         let sleeper = self.sleeper
         run.giveUpTimer?.cancel()

@@ -163,7 +163,7 @@ public final class NodeDaemon: Sendable {
         let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
                                            teardown: &teardown)
         let feeEstimator = FeeEstimator(backend: chain, policy: config.fees)
-        let clock = SystemClock()
+        let clock = try await startClock(config: config, rpc: rpc, loop: loop, teardown: &teardown)
         let desk = config.provider.enabled
             ? makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock) : nil
 
@@ -249,6 +249,22 @@ public final class NodeDaemon: Sendable {
         }
     }
 
+    /// The wall clock, or on regtest under `PEERNODE_TEST_CLOCK=hub` the hub's simulated
+    /// one (`TestClock`). Every time-based rule takes its time from what this returns.
+    private func startClock(config: NodeConfig, rpc: BitcoinCoreRPC, loop: EventLoop,
+                            teardown: inout Teardown) async throws(DaemonError) -> any UnixClock {
+        guard TestClock.fromEnvironment(network: config.network, log: options.log) != nil else { return SystemClock() }
+        let clock: HubFollowingClock
+        do {
+            clock = try await HubFollowingClock.start(rpc: rpc, sleeper: loop.sleeper, log: options.log)
+        } catch {
+            throw .bitcoind(url: config.bitcoind.url, reason: "\(TestClock.environmentKey): \(error)")
+        }
+        teardown.add("test clock") { await clock.stop() }
+        options.log("test clock: hub time \(clock.nowUnix), wall time \(SystemClock().nowUnix)")
+        return clock
+    }
+
     private func connectLND(_ config: NodeConfig, loop: EventLoop) async throws(DaemonError) -> LNDRESTClient {
         var macaroon: [UInt8]
         do {
@@ -330,7 +346,7 @@ public final class NodeDaemon: Sendable {
     }
 
     private func makeDesk(config: NodeConfig, identity: NodeIdentity, wallet: Wallet, fees: FeeEstimator,
-                          clock: SystemClock) -> ProviderDesk {
+                          clock: any UnixClock) -> ProviderDesk {
         let terms = ProviderTerms(network: config.network,
                                   feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,

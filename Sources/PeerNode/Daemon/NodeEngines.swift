@@ -38,12 +38,20 @@ public enum NodeEngines {
     /// 2. the provider engine starts: it re-publishes (or finds on chain) every recorded
     ///    but unpublished lock before any peer can ask for a new swap that would spend a coin;
     /// 3. the client engine resumes every unfinished client swap from its record.
+    /// The shortest chain poll a fast test clock brings the follower to.
+    static let fastestPollMilliseconds: UInt64 = 100
+
     public static func factory(settings: Settings = Settings(), log: DaemonLog = .silent) -> SwapEngineFactory {
         { services in
             let config = services.config
+            // The poll stands for "soon after each block". Under the regtest test clock
+            // (PEERNODE_TEST_CLOCK=hub) blocks come `rate` times sooner in real time, and a
+            // 2 s poll would see them blocks late, so it shrinks with the clock, to no less
+            // than a tenth of a second. On the wall clock it is the configured poll.
+            let poll = min(settings.followerPollMilliseconds,
+                           max(Self.fastestPollMilliseconds, services.clock.realMilliseconds(forSeconds: 2)))
             let follower = ChainFollower(backend: services.chain, sleeper: services.loop.sleeper,
-                                         configuration: ChainFollower.Configuration(
-                                            pollIntervalMilliseconds: settings.followerPollMilliseconds))
+                                         configuration: ChainFollower.Configuration(pollIntervalMilliseconds: poll))
             do {
                 try await follower.poll()
             } catch {

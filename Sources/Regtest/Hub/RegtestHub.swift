@@ -31,12 +31,16 @@ public final class RegtestHub: Sendable {
         /// Unix seconds, shared by the chain (block and mempool times) and the Lightning
         /// network (invoice times and expiry).
         public var clock: @Sendable () -> Int64
+        /// Simulated seconds per real second of the hub's `SimulatedClock` (1: `clock` itself).
+        public var clockRate: Int
+        /// Simulated seconds between the blocks the hub mines by itself; nil: none.
+        public var blockIntervalSeconds: Int?
 
         public init(kernelPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(), rpcHost: String = "127.0.0.1",
                     rpcPort: Int = 0, credentials: HTTPBasicCredentials, autoMineSeconds: Int? = nil,
                     lightningHost: String = "127.0.0.1", lightningNodes: [NodeSpec] = [],
                     housekeepingMilliseconds: UInt64 = 250, authFailureDelayMilliseconds: UInt64 = 250,
-                    clock: (@Sendable () -> Int64)? = nil) {
+                    clock: (@Sendable () -> Int64)? = nil, clockRate: Int = 1, blockIntervalSeconds: Int? = nil) {
             self.kernelPath = kernelPath
             self.policy = policy
             self.rpcHost = rpcHost
@@ -49,6 +53,8 @@ public final class RegtestHub: Sendable {
             self.authFailureDelayMilliseconds = authFailureDelayMilliseconds
             // Nil: the wall clock.
             self.clock = clock ?? { Int64(HubClock.now()) }
+            self.clockRate = clockRate
+            self.blockIntervalSeconds = blockIntervalSeconds
         }
     }
 
@@ -68,9 +74,18 @@ public final class RegtestHub: Sendable {
     public let lightning: HubLightning
     public let rpc: BitcoinRPCService
     public let credentials: HTTPBasicCredentials
+    public let simulatedClock: SimulatedClock
+
+    /// How far block times may run ahead of the wall clock. Core's kernel refuses a header
+    /// more than 2 hours past its own (wall) clock (`time-too-new`), and a clock at rate 600
+    /// gets there in 12 real seconds: past this lead, block times stop following the
+    /// simulated clock and advance by the median-time-past rule (each above the median of
+    /// the 11 before it), so they still always increase.
+    public static let maxBlockTimeLeadSeconds: Int64 = 3_600
 
     private init(chain: RegtestChain, hubChain: HubChain, lightning: HubLightning, rpc: BitcoinRPCService,
-                 credentials: HTTPBasicCredentials) {
+                 credentials: HTTPBasicCredentials, simulatedClock: SimulatedClock) {
+        self.simulatedClock = simulatedClock
         self.chain = chain
         self.hubChain = hubChain
         self.lightning = lightning
@@ -81,10 +96,18 @@ public final class RegtestHub: Sendable {
     /// Starts everything on `loop` (which the caller owns and shuts down after `stop()`).
     /// When a step fails, what already started is stopped again before the error is thrown.
     public static func start(_ configuration: Configuration, loop: EventLoop) async throws -> RegtestHub {
+        let wall = configuration.clock
+        let simulated = SimulatedClock(rate: configuration.clockRate, wall: wall)
+        let lead = maxBlockTimeLeadSeconds
+        // At rate 1 this is `wall` exactly: simulated() == wall() and the cap never binds.
+        let blockClock: @Sendable () -> Int64 = { min(simulated.now(), wall() + lead) }
         let chain = try RegtestChain(libraryPath: configuration.kernelPath, policy: configuration.policy,
-                                     clock: configuration.clock)
+                                     clock: blockClock)
         let hubChain = HubChain(chain: chain, policy: configuration.policy, sleeper: loop.sleeper)
-        let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost, clock: configuration.clock)
+        // Invoice times and expiry follow the simulated clock: an invoice's 10 minutes are
+        // a block's worth of simulated time, as on mainnet. (HTLC expiry is in blocks.)
+        let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost,
+                                     clock: { simulated.now() })
         lightning.startHousekeeping(everyMilliseconds: max(1, configuration.housekeepingMilliseconds))
         let rpc: BitcoinRPCService
         do {
@@ -93,7 +116,9 @@ public final class RegtestHub: Sendable {
             }
             let clock = configuration.clock
             let server = BitcoinRPCServer(credentials: configuration.credentials,
-                                          methods: BitcoinRPCMethods.all(hubChain, lightning: lightning),
+                                          methods: BitcoinRPCMethods.all(hubChain, lightning: lightning)
+                                              + [BitcoinRPCMethods.hubClock(simulated, blockIntervalSeconds:
+                                                                                configuration.blockIntervalSeconds)],
                                           sleeper: loop.sleeper,
                                           authFailureDelayMilliseconds: configuration.authFailureDelayMilliseconds,
                                           clock: clock)
@@ -105,11 +130,14 @@ public final class RegtestHub: Sendable {
             chain.close()
             throw error
         }
-        if let seconds = configuration.autoMineSeconds {
+        if let seconds = configuration.blockIntervalSeconds {
+            hubChain.autoMiner.start(everyMilliseconds: simulated.realMilliseconds(forSimulatedSeconds: seconds),
+                                     to: hubChain.wallet.script)
+        } else if let seconds = configuration.autoMineSeconds {
             hubChain.autoMiner.start(everySeconds: seconds, to: hubChain.wallet.script)
         }
         return RegtestHub(chain: chain, hubChain: hubChain, lightning: lightning, rpc: rpc,
-                          credentials: configuration.credentials)
+                          credentials: configuration.credentials, simulatedClock: simulated)
     }
 
     /// Stops serving (RPC first, so no call arrives mid-way), the auto-miner, the

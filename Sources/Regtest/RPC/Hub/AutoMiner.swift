@@ -2,13 +2,18 @@ import Bitcoin
 import Synchronization
 import Transport
 
-/// Mines one block every N seconds while it is on (hub control `hub_automine`), paying
-/// the coinbase to a given script. One background task at most; turning it on again
+/// Mines one block every N seconds while it is on (hub control `hub_automine`), or every
+/// N simulated seconds of the hub's `SimulatedClock` (`--block-interval-seconds`, a real
+/// interval of N / rate), paying the coinbase to a given script. One background task at most; turning it on again
 /// replaces the previous schedule.
 public final class AutoMiner: Sendable {
     public struct Schedule: Sendable, Equatable {
-        public let intervalSeconds: Int
+        /// Real milliseconds between blocks.
+        public let intervalMilliseconds: UInt64
         public let payout: Script
+
+        /// Whole real seconds between blocks (what `hub_automine` was given).
+        public var intervalSeconds: Int { Int(intervalMilliseconds / 1_000) }
     }
 
     private let chain: RegtestChain
@@ -28,11 +33,18 @@ public final class AutoMiner: Sendable {
 
     /// Starts mining every `intervalSeconds` (at least 1), replacing any running schedule.
     public func start(everySeconds intervalSeconds: Int, to payout: Script) {
-        let schedule = Schedule(intervalSeconds: max(1, intervalSeconds), payout: payout)
+        start(everyMilliseconds: UInt64(max(1, intervalSeconds)) * 1_000, to: payout)
+    }
+
+    /// Starts mining every `intervalMilliseconds` (at least 1), replacing any running
+    /// schedule. The simulated clock's block interval is rarely a whole number of real
+    /// seconds (600 simulated seconds at rate 400 are 1.5 s).
+    public func start(everyMilliseconds intervalMilliseconds: UInt64, to payout: Script) {
+        let schedule = Schedule(intervalMilliseconds: max(1, intervalMilliseconds), payout: payout)
         let task = Task { [self] in
             while !Task.isCancelled {
                 do {
-                    try await self.sleeper.sleep(milliseconds: UInt64(schedule.intervalSeconds) * 1000)
+                    try await self.sleeper.sleep(milliseconds: schedule.intervalMilliseconds)
                 } catch {
                     return
                 }
