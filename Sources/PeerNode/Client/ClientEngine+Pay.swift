@@ -96,6 +96,14 @@ extension ClientEngine {
         }
         try checkClaimFits(type, destination: destinationType, amountSat: amountSat, lockAmountSat: lockAmount, rate: rate,
                            purpose: purpose, blocksLeft: quote.htlcTimeoutBlocks)
+        // Our own minimum may ask for more confirmations than the quote: the timeout must
+        // leave room for them too (audit L-2).
+        let required = configuration.requiredConfirmations(quoted: quote.requiredConfirmations, lockAmountSat: lockAmount)
+        do {
+            try configuration.quotePolicy.checkTerms(requiredConfirmations: required, htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
+        } catch {
+            throw .offers(error)
+        }
         let link = link(for: contact)
 
         // The contract and the index the secrets derive from are on disk before the
@@ -106,8 +114,7 @@ extension ClientEngine {
         let terms = ClientSwapTerms(
             provider: contact, quote: signedQuote, destination: destination, amountSat: amountSat, claimFeeSat: claimFee,
             claimFeeRate: rate, purpose: purpose, contractType: type,
-            requiredConfirmations: configuration.requiredConfirmations(quoted: quote.requiredConfirmations,
-                                                                       lockAmountSat: lockAmount),
+            requiredConfirmations: required,
             network: configuration.network)
         let id = quote.quoteID
         let initial = ClientSwapState(phase: .quoted)
