@@ -11,6 +11,9 @@
 /// that confirms paying all of it but dust beats losing the lock to the provider's refund
 /// (audit M-3). The output always stays at or above the destination's dust limit.
 ///
+/// A lock holding so much more than X that the rest would be a fee above the cap (an
+/// over-lock) pays the fee at the rate and the surplus to the destination (audit L-9).
+///
 /// When to bump (audit M-3): a claim version still unconfirmed `bumpAfterUnconfirmedBlocks`
 /// blocks after the node accepted it is replaced at the current estimate (when higher), and
 /// within `lowerAmountWithinBlocks` of the timeout at every block (`bumpDue`).
@@ -62,9 +65,17 @@ public struct ClaimPolicy: Sendable, Hashable {
         let available = lockValue - amount
 
         if available >= required {
-            // X exact; whatever the lock holds above X is the fee.
-            guard available <= cap else { throw HTLCError.feeAboveCap(fee: available, cap: cap) }
-            return ClaimPlan(outputValue: amount, fee: available, amountDrop: 0, virtualSize: virtualSize)
+            // X exact; whatever the lock holds above X is the fee ...
+            if available <= cap { return ClaimPlan(outputValue: amount, fee: available, amountDrop: 0, virtualSize: virtualSize) }
+            // ... unless that is above the cap: the provider locked more than agreed (an
+            // over-lock, audit L-9). Refusing the claim would leave the client's payment
+            // held until the refund; burning the surplus as fee helps no one. The claim pays
+            // the fee at the rate and everything else to the destination (X plus the
+            // surplus). The client engine has no wallet of its own to send change to.
+            guard required <= cap else { throw HTLCError.feeAboveCap(fee: required, cap: cap) }
+            let output = lockValue - required
+            return ClaimPlan(outputValue: output, fee: required, amountDrop: 0, virtualSize: virtualSize,
+                             surplus: output - amount)
         }
         if purpose == .payContact && blocksLeft > lowerAmountWithinBlocks {
             throw HTLCError.feeBumpNeedsLowerAmount(requiredFee: required, availableFee: available,

@@ -186,6 +186,10 @@ extension ClientEngine {
             guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
             let claim = try ClaimBuilder(policy: configuration.claimPolicy)
                 .build(request, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
+            if claim.plan.surplus > 0 {
+                note(run.id, "the provider locked \(lock.value) sat, more than agreed: the claim pays \(claim.plan.surplus) sat "
+                     + "above the amount to the destination rather than as a fee above the cap")
+            }
             feed(run.id, .claimSigned(claim.transaction))
         } catch {
             feed(run.id, .claimImpossible("\(error)"))
