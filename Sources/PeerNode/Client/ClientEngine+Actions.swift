@@ -60,6 +60,13 @@ extension ClientEngine {
     // MARK: paying
 
     private func startPayment(_ run: ClientSwapRun, resuming: Bool) {
+        if resuming, let paidAt = run.state.paidAtUnix, clock.nowUnix >= paidAt + configuration.giveUpSeconds {
+            // Audit L-8: the node was down past the give-up deadline. A payment sent now
+            // would be given up at once (its timer has expired): never send it again. One
+            // that left before the stop is found by its lock, else given up.
+            note(run.id, "the give-up deadline passed while the node was down; the payment is not sent again")
+            return
+        }
         guard let accept = run.accept?.body, let invoice = try? InvoiceDecoder.decode(accept.invoice) else {
             feed(run.id, .payment(.failed(.other("the stored invoice does not decode"))))
             return
@@ -94,7 +101,9 @@ extension ClientEngine {
 
     private func armGiveUpTimer(_ run: ClientSwapRun, deadlineUnix: UInt64) {
         let now = clock.nowUnix
-        let wait = deadlineUnix > now ? (deadlineUnix - now) * 1_000 : 0
+        // A deadline already past (a resume after a long stop) leaves the provider's status
+        // and the chain one request's time to show a lock before the swap is given up.
+        let wait = deadlineUnix > now ? (deadlineUnix - now) * 1_000 : configuration.requestTimeoutMilliseconds
         let id = run.id
         let sleeper = self.sleeper
         run.giveUpTimer?.cancel()
