@@ -41,9 +41,15 @@ extension ClientEngine {
         guard amountSat > 0 else { throw .unsupportedDestination("the amount must be positive") }
 
         // The claim fee comes from the estimate now, never a constant (DESIGN 7).
-        let rate: FeeRate
-        do { rate = try await feeEstimator.feeRate(targetBlocks: configuration.claimFeeTargetBlocks) } catch {
+        let estimate: ChainFeeEstimate
+        do { estimate = try await feeEstimator.estimate(targetBlocks: configuration.claimFeeTargetBlocks) } catch {
             throw .feeEstimate("\(error)")
+        }
+        let rate = estimate.rate
+        if estimate.source == .fallback {
+            // Never silent (audit M-3): the lock is priced at a rate the node did not estimate.
+            report(nil, .quoting, "the node has no fee estimate: the claim fee is priced at the configured fallback "
+                   + "\(rate.satPerKvB / 1_000) sat/vB; later bumps wait for a real estimate")
         }
         let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
         let lockAmount = amountSat + claimFee

@@ -52,6 +52,8 @@ final class ClientEngineHubTests: XCTestCase {
             XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
         }
         XCTAssertTrue(events.contains { $0.stage == .quoting })
+        XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
+                      "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
         let pushes = await fixture.provider.preimagePushes
         XCTAssertEqual(pushes.map(\.swapID), [swap.accept.body.swapID])
         await fixture.shutDown(engine)
