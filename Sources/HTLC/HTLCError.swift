@@ -26,8 +26,6 @@ public enum HTLCError: Error, Equatable, Sendable, CustomStringConvertible {
     // Lock verification
     /// No output of the lock transaction pays the contract.
     case lockOutputMissing
-    /// Several outputs pay the contract; the lock must be one output.
-    case lockOutputAmbiguous(count: Int)
     /// The output named as the lock pays some other script.
     case lockScriptMismatch(outputIndex: Int)
     /// The lock holds less than was agreed.
@@ -97,8 +95,6 @@ public enum HTLCError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the provider's \(what) does not match the contract computed from the agreed terms"
         case .lockOutputMissing:
             return "the lock transaction has no output paying the swap contract"
-        case .lockOutputAmbiguous(let count):
-            return "the lock transaction has \(count) outputs paying the swap contract; expected one"
         case .lockScriptMismatch(let index):
             return "lock output \(index) does not pay the swap contract"
         case .lockAmountShort(let expected, let actual):

@@ -9,4 +9,7 @@ public struct ClaimPlan: Sendable, Hashable {
     public let amountDrop: Int64
     /// The claim's vsize the fee was computed for.
     public let virtualSize: Int
+    /// What the destination receives above X: an over-lock's surplus that would have put
+    /// the fee above the cap (audit L-9; 0 otherwise).
+    public internal(set) var surplus: Int64 = 0
 }

@@ -5,29 +5,36 @@ import Bitcoin
 public enum LockVerifier {
     /// Finds the lock output and checks its script and amount.
     ///
+    /// Anyone can pay the contract's script, and a provider can add outputs of its own: a
+    /// dust or decoy output paying the contract must not fail a good lock (audit L-3).
+    /// Every output paying the contract is a candidate, and the one claimed is one that
+    /// verifies (pays at least `expectedAmount`): the output the provider named when it
+    /// verifies, else the smallest that does (the closest to what was agreed). Only when
+    /// none verifies is the lock refused.
+    ///
     /// - Parameters:
-    ///   - outputIndex: the output the provider named, if it did; it must pay the contract.
-    ///     Without one, exactly one output must pay the contract.
+    ///   - outputIndex: the output the provider named, if it did; preferred when it verifies.
     ///   - expectedAmount: the agreed lock value (X plus the claim fee); more is accepted.
     public static func findLock(in transaction: Transaction, contract: SwapContract, expectedAmount: Int64,
                                 outputIndex: Int? = nil) throws -> LockOutput {
         let script = contract.scriptPubKey
-        let index: Int
-        if let outputIndex {
-            guard transaction.outputs.indices.contains(outputIndex) else { throw HTLCError.lockOutputMissing }
-            guard transaction.outputs[outputIndex].scriptPubKey == script else {
-                throw HTLCError.lockScriptMismatch(outputIndex: outputIndex)
-            }
-            index = outputIndex
-        } else {
-            let matches = transaction.outputs.indices.filter { transaction.outputs[$0].scriptPubKey == script }
-            guard let first = matches.first else { throw HTLCError.lockOutputMissing }
-            guard matches.count == 1 else { throw HTLCError.lockOutputAmbiguous(count: matches.count) }
-            index = first
+        let outputs = transaction.outputs
+        let lock = { (index: Int) in
+            LockOutput(outPoint: OutPoint(txid: transaction.txid, index: UInt32(index)), value: outputs[index].value)
         }
-        let value = transaction.outputs[index].value
-        guard value >= expectedAmount else { throw HTLCError.lockAmountShort(expected: expectedAmount, actual: value) }
-        return LockOutput(outPoint: OutPoint(txid: transaction.txid, index: UInt32(index)), value: value)
+        let candidates = outputs.indices.filter { outputs[$0].scriptPubKey == script }
+        if let outputIndex, candidates.contains(outputIndex), outputs[outputIndex].value >= expectedAmount {
+            return lock(outputIndex)
+        }
+        let verifying = candidates.filter { outputs[$0].value >= expectedAmount }
+        if let best = verifying.min(by: { outputs[$0].value < outputs[$1].value }) { return lock(best) }
+        // None verifies: say what is wrong with the named output, else with the best candidate.
+        if let outputIndex {
+            guard outputs.indices.contains(outputIndex) else { throw HTLCError.lockOutputMissing }
+            guard outputs[outputIndex].scriptPubKey == script else { throw HTLCError.lockScriptMismatch(outputIndex: outputIndex) }
+        }
+        guard let largest = candidates.map({ outputs[$0].value }).max() else { throw HTLCError.lockOutputMissing }
+        throw HTLCError.lockAmountShort(expected: expectedAmount, actual: largest)
     }
 
     /// `findLock`, then the timing: the client only claims a lock it still has time to claim

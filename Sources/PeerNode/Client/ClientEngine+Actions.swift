@@ -60,6 +60,13 @@ extension ClientEngine {
     // MARK: paying
 
     private func startPayment(_ run: ClientSwapRun, resuming: Bool) {
+        if resuming, let paidAt = run.state.paidAtUnix, clock.nowUnix >= paidAt + configuration.giveUpSeconds {
+            // Audit L-8: the node was down past the give-up deadline. A payment sent now
+            // would be given up at once (its timer has expired): never send it again. One
+            // that left before the stop is found by its lock, else given up.
+            note(run.id, "the give-up deadline passed while the node was down; the payment is not sent again")
+            return
+        }
         guard let accept = run.accept?.body, let invoice = try? InvoiceDecoder.decode(accept.invoice) else {
             feed(run.id, .payment(.failed(.other("the stored invoice does not decode"))))
             return
@@ -96,8 +103,11 @@ extension ClientEngine {
         let now = clock.nowUnix
         // The deadline is on the engine's clock, which may run faster than real time (a
         // regtest daemon following the hub's simulated clock): the clock says how long
-        // the remaining seconds take for real.
-        let wait = deadlineUnix > now ? clock.realMilliseconds(forSeconds: deadlineUnix - now) : 0
+        // the remaining seconds take for real. A deadline already past (a resume after a
+        // long stop) leaves the provider's status and the chain one request's time to show
+        // a lock before the swap is given up.
+        let wait = deadlineUnix > now ? clock.realMilliseconds(forSeconds: deadlineUnix - now)
+                                      : configuration.requestTimeoutMilliseconds
         let id = run.id
         let sleeper = self.sleeper
         run.giveUpTimer?.cancel()
@@ -189,6 +199,10 @@ extension ClientEngine {
             guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
             let claim = try ClaimBuilder(policy: configuration.claimPolicy)
                 .build(request, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
+            if claim.plan.surplus > 0 {
+                note(run.id, "the provider locked \(lock.value) sat, more than agreed: the claim pays \(claim.plan.surplus) sat "
+                     + "above the amount to the destination rather than as a fee above the cap")
+            }
             feed(run.id, .claimSigned(claim.transaction))
         } catch {
             feed(run.id, .claimImpossible("\(error)"))
@@ -249,8 +263,11 @@ extension ClientEngine {
         await broadcastClaim(claim, of: run)
     }
 
-    /// Every block while the claim is unconfirmed: rebroadcast, and near the timeout (or
-    /// for a swap-out) replace it at the current estimate when that is higher.
+    /// Every block while the claim is unconfirmed: rebroadcast, and when a bump is due
+    /// (`ClaimPolicy.bumpDue`: this version unconfirmed for 3 blocks, or near the timeout)
+    /// replace it at the node's 1-block estimate when that is higher (audit M-3). A rate
+    /// the node did not estimate (`FeeEstimatePolicy.fallback`) is never used for a claim:
+    /// the claim stays at its rate and a note says why.
     private func maintainClaim(_ run: ClientSwapRun, tipHeight: Int) async {
         guard let claim = run.state.claim, let lock = run.state.verifiedLock else { return }
         if let (txid, confirmations) = await minedClaimVersion(of: run.state) {
@@ -260,19 +277,35 @@ extension ClientEngine {
             return
         }
         await broadcastClaim(claim, of: run)
+        let policy = configuration.claimPolicy
         guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tipHeight),
-              run.terms.purpose == .swapOut || request.blocksLeft <= configuration.claimPolicy.lowerAmountWithinBlocks else {
+              policy.bumpDue(unconfirmedBlocks: run.state.claimVersionAcceptedHeight.map { tipHeight - $0 },
+                             blocksLeft: request.blocksLeft) else {
             return
         }
+        // A contact payment keeps X exact until the near-timeout window: a bump before it
+        // could only come out of X, which the policy refuses.
+        guard run.terms.purpose == .swapOut || request.blocksLeft <= policy.lowerAmountWithinBlocks else { return }
         let paidFee = lock.value - claim.outputs.reduce(0) { $0 + $1.value }
         let currentRate = paidFee * 1_000 / Int64(max(1, claim.virtualSize))
-        guard let estimate = try? await feeEstimator.feeRate(targetBlocks: 1), estimate.satPerKvB > currentRate,
+        let estimate: ChainFeeEstimate
+        do { estimate = try await feeEstimator.estimate(targetBlocks: 1) } catch {
+            note(run.id, "no fee bump: the node's fee estimate is unavailable (\(error)); the claim stays at "
+                 + "\(currentRate) sat/kvB")
+            return
+        }
+        guard estimate.source != .fallback else {
+            note(run.id, "no fee bump: the node has no fee estimate (a fallback rate is never used for a claim); "
+                 + "the claim stays at \(currentRate) sat/kvB, \(request.blocksLeft) blocks before the timeout")
+            return
+        }
+        guard estimate.rate.satPerKvB > currentRate,
               // BIP125: the replacement pays at least 1 sat/vB more than the one it replaces.
-              let rate = try? FeeRate(satPerKvB: max(estimate.satPerKvB, currentRate + 1_000)) else { return }
+              let rate = try? FeeRate(satPerKvB: max(estimate.rate.satPerKvB, currentRate + 1_000)) else { return }
         var bumped = request
         bumped.feeRate = rate
         do {
-            let signed = try ClaimBuilder(policy: configuration.claimPolicy)
+            let signed = try ClaimBuilder(policy: policy)
                 .build(bumped, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
             if signed.plan.amountDrop > 0 {
                 note(run.id, "fee bump lowers the amount by \(signed.plan.amountDrop) sat to confirm before the timeout")

@@ -41,9 +41,15 @@ extension ClientEngine {
         guard amountSat > 0 else { throw .unsupportedDestination("the amount must be positive") }
 
         // The claim fee comes from the estimate now, never a constant (DESIGN 7).
-        let rate: FeeRate
-        do { rate = try await feeEstimator.feeRate(targetBlocks: configuration.claimFeeTargetBlocks) } catch {
+        let estimate: ChainFeeEstimate
+        do { estimate = try await feeEstimator.estimate(targetBlocks: configuration.claimFeeTargetBlocks) } catch {
             throw .feeEstimate("\(error)")
+        }
+        let rate = estimate.rate
+        if estimate.source == .fallback {
+            // Never silent (audit M-3): the lock is priced at a rate the node did not estimate.
+            report(nil, .quoting, "the node has no fee estimate: the claim fee is priced at the configured fallback "
+                   + "\(rate.satPerKvB / 1_000) sat/vB; later bumps wait for a real estimate")
         }
         let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
         let lockAmount = amountSat + claimFee
@@ -96,6 +102,14 @@ extension ClientEngine {
         }
         try checkClaimFits(type, destination: destinationType, amountSat: amountSat, lockAmountSat: lockAmount, rate: rate,
                            purpose: purpose, blocksLeft: quote.htlcTimeoutBlocks)
+        // Our own minimum may ask for more confirmations than the quote: the timeout must
+        // leave room for them too (audit L-2).
+        let required = configuration.requiredConfirmations(quoted: quote.requiredConfirmations, lockAmountSat: lockAmount)
+        do {
+            try configuration.quotePolicy.checkTerms(requiredConfirmations: required, htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
+        } catch {
+            throw .offers(error)
+        }
         let link = link(for: contact)
 
         // The contract and the index the secrets derive from are on disk before the
@@ -109,8 +123,7 @@ extension ClientEngine {
         let terms = ClientSwapTerms(
             provider: contact, quote: signedQuote, destination: destination, amountSat: amountSat, claimFeeSat: claimFee,
             claimFeeRate: rate, purpose: purpose, contractType: type,
-            requiredConfirmations: configuration.requiredConfirmations(quoted: quote.requiredConfirmations,
-                                                                       lockAmountSat: lockAmount),
+            requiredConfirmations: required,
             network: configuration.network)
         let id = quote.quoteID
         let initial = ClientSwapState(phase: .quoted)

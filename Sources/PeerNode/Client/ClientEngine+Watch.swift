@@ -47,10 +47,8 @@ extension ClientEngine {
         case .transaction(let watched):
             for run in runs.values {
                 if let contract = run.contract,
-                   let received = watched.received.first(where: { $0.output.scriptPubKey == contract.scriptPubKey }) {
-                    feed(run.id, .lockSeen(ClientLockSighting(transaction: watched.transaction,
-                                                              outputIndex: Int(received.outpoint.index),
-                                                              confirmations: watched.confirmations, source: .chain)))
+                   watched.received.contains(where: { $0.output.scriptPubKey == contract.scriptPubKey }) {
+                    chainSighting(watched.transaction, confirmations: watched.confirmations, contract: contract, of: run)
                 }
                 // The lock's spender: any claim version of ours (an earlier one may win).
                 if let lock = run.state.verifiedLock, watched.spent.contains(where: { $0.outpoint == lock.outPoint }),
@@ -63,6 +61,21 @@ extension ClientEngine {
         case .transactionLeftMempool:
             // Confirmations are re-read at the next block (`checkChain`).
             break
+        }
+    }
+
+    /// A transaction on chain paying the contract: a lock sighting only when one of its
+    /// outputs verifies. Anyone can pay the contract's script; a dust payment or a decoy
+    /// in another transaction must not fail the swap (audit L-3), so it is noted and
+    /// ignored. The output named is the one that verifies.
+    private func chainSighting(_ transaction: Transaction, confirmations: Int, contract: SwapContract, of run: ClientSwapRun) {
+        guard let expected = run.accept?.body.amountSat else { return }
+        do {
+            let lock = try LockVerifier.findLock(in: transaction, contract: contract, expectedAmount: expected)
+            feed(run.id, .lockSeen(ClientLockSighting(transaction: transaction, outputIndex: Int(lock.outPoint.index),
+                                                      confirmations: confirmations, source: .chain)))
+        } catch {
+            note(run.id, "ignoring transaction \(transaction.txid.hex) paying the contract: \(error)")
         }
     }
 

@@ -14,6 +14,11 @@ public struct ClientEngineConfiguration: Sendable {
     /// Zero-conf claims: off on mainnet, on in regtest, and never above `maxZeroConfSat`.
     public var allowsZeroConf: Bool
     public var maxZeroConfSat: Int64
+    /// The fewest lock confirmations this client waits for before claiming, whatever the
+    /// provider quotes (audit L-2: a provider may quote 0 or 1 on mainnet). Defaults: 2 on
+    /// mainnet, 1 elsewhere. Only an allowed zero-conf claim (`allowsZeroConf`, within
+    /// `maxZeroConfSat`) waits for fewer.
+    public var minimumConfirmations: Int
     /// Confirmation target for the claim fee estimate.
     public var claimFeeTargetBlocks: Int
     /// Seconds after paying at which a swap still waiting for a lock is abandoned (DESIGN 6).
@@ -36,7 +41,8 @@ public struct ClientEngineConfiguration: Sendable {
 
     public init(network: Network, quotePolicy: QuotePolicy = QuotePolicy(), acceptPolicy: AcceptPolicy = AcceptPolicy(),
                 claimPolicy: ClaimPolicy = .default, routingFee: RoutingFeeEstimate = RoutingFeeEstimate(),
-                allowsZeroConf: Bool? = nil, maxZeroConfSat: Int64 = 1_000_000, claimFeeTargetBlocks: Int = 2,
+                allowsZeroConf: Bool? = nil, maxZeroConfSat: Int64 = 1_000_000, minimumConfirmations: Int? = nil,
+                claimFeeTargetBlocks: Int = 2,
                 giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 30_000,
                 completionConfirmations: Int = 1, requestTimeoutMilliseconds: UInt64 = 15_000,
                 paymentTimeoutSeconds: UInt32 = 60, routeCLTVAllowance: UInt32 = 216,
@@ -48,6 +54,7 @@ public struct ClientEngineConfiguration: Sendable {
         self.routingFee = routingFee
         self.allowsZeroConf = allowsZeroConf ?? (network == .regtest)
         self.maxZeroConfSat = maxZeroConfSat
+        self.minimumConfirmations = max(1, minimumConfirmations ?? Self.defaultMinimumConfirmations(network))
         self.claimFeeTargetBlocks = claimFeeTargetBlocks
         self.giveUpSeconds = giveUpSeconds
         self.confirmationWaitMilliseconds = confirmationWaitMilliseconds
@@ -59,10 +66,16 @@ public struct ClientEngineConfiguration: Sendable {
         self.reconnectMaximumMilliseconds = max(reconnectInitialMilliseconds, reconnectMaximumMilliseconds)
     }
 
+    /// 2 on mainnet (a one-block reorg is not rare enough for a claim that reveals the
+    /// preimage), 1 elsewhere.
+    public static func defaultMinimumConfirmations(_ network: Network) -> Int {
+        network == .mainnet ? 2 : 1
+    }
+
     /// Lock confirmations to wait for: none when zero-conf is allowed for this lock
-    /// amount, else the quote's (at least one).
+    /// amount, else the larger of the quote's and this client's own minimum.
     public func requiredConfirmations(quoted: Int, lockAmountSat: Int64) -> Int {
         if allowsZeroConf && lockAmountSat <= maxZeroConfSat { return 0 }
-        return max(1, quoted)
+        return max(minimumConfirmations, quoted)
     }
 }

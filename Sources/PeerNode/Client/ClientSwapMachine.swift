@@ -158,6 +158,7 @@ public struct ClientSwapMachine: Sendable {
             state.claim = claim
             state.claimConfirmations = 0
             state.claimAccepted = false
+            state.claimVersionAcceptedHeight = nil
             if !state.claimTxids.contains(claim.txid) { state.claimTxids.append(claim.txid) }
             // No push yet: the preimage goes to the provider only once the client's own node
             // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
@@ -190,6 +191,8 @@ public struct ClientSwapMachine: Sendable {
             // builds raced) is not recorded.
             guard isFeeBump(claim) else { return [] }
             state.claim = claim
+            // A new version: its unconfirmed blocks count from its own acceptance.
+            state.claimVersionAcceptedHeight = nil
             // Kept with the earlier versions: whichever is mined is ours.
             state.claimTxids.append(claim.txid)
             return persistHere() + [.broadcastClaim(claim)]
@@ -199,8 +202,10 @@ public struct ClientSwapMachine: Sendable {
             // while the claim rule holds: past it the provider may be refunding, and a push
             // would let it settle and refund both. The claim's confirmation pushes then.
             let push: [ClientSwapAction] = claimRuleHolds(atTip: tipHeight) ? [.pushPreimage] : []
-            guard !state.claimAccepted else { return push }
+            let firstForVersion = state.claimVersionAcceptedHeight == nil && tipHeight != nil
+            guard !state.claimAccepted || firstForVersion else { return push }
             state.claimAccepted = true
+            if firstForVersion { state.claimVersionAcceptedHeight = tipHeight }
             return persistHere() + push
         case .claimTooLate(let tipHeight) where state.phase == .claimBroadcast && !state.claimAccepted:
             return end(.failed, "the signed claim was never accepted by this node and at height \(tipHeight) no more than "

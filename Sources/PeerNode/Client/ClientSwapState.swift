@@ -26,6 +26,10 @@ public struct ClientSwapState: Sendable, Hashable {
     /// from then on the preimage is public and may be pushed. Absent in older records,
     /// read as false: a resumed claim is then broadcast again before any push.
     public var claimAccepted: Bool
+    /// The tip at which the node first accepted the current claim version: the count of
+    /// blocks it has stayed unconfirmed, for `ClaimPolicy.bumpDue`. Nil until then, after
+    /// each new version, and in older records (read as "unknown": a bump is due).
+    public var claimVersionAcceptedHeight: Int?
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
@@ -72,6 +76,7 @@ public struct ClientSwapState: Sendable, Hashable {
         }
         if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
         if claimAccepted { members["claim_accepted"] = .bool(true) }
+        if let claimVersionAcceptedHeight { members["claim_version_accepted_height"] = .integer(claimVersionAcceptedHeight) }
         if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
@@ -87,6 +92,7 @@ public struct ClientSwapState: Sendable, Hashable {
         timeoutHeight = data["timeout_height"]?.int64Value.map { Int($0) }
         claimConfirmations = Int(data["claim_confirmations"]?.int64Value ?? 0)
         claimAccepted = data["claim_accepted"]?.boolValue ?? false
+        claimVersionAcceptedHeight = data["claim_version_accepted_height"]?.int64Value.map { Int($0) }
         do {
             if let hex = data["lock_tx"]?.stringValue {
                 let source = data["lock_source"]?.stringValue.flatMap(ClientLockSighting.Source.init(rawValue:)) ?? .chain

@@ -24,12 +24,14 @@ extension ControlDispatcher {
         do {
             guard let record = try await services.store.swap(id) else { throw ControlError.notFound("no swap with id \(id)") }
             let events = try await services.store.events(of: id)
+            // A client's unconfirmed claim holds the preimage in its witness: withheld (L-5).
+            let data = record.role == .client ? ClientSwapDisplay.shown(events) : events.map(\.data)
             return .object([
                 "swap": .object(["id": .string(record.id), "role": .string(record.role.rawValue),
                                  "swap_index": .integer(record.swapIndex), "peer": .string(record.peer),
                                  "created_at": .integer(record.createdAt), "contract": record.contract]),
-                "events": .array(events.map { event in
-                    .object(["sequence": .integer(event.sequence), "kind": .string(event.kind), "data": event.data,
+                "events": .array(zip(events, data).map { event, data in
+                    .object(["sequence": .integer(event.sequence), "kind": .string(event.kind), "data": data,
                              "final": .bool(event.isFinal), "at": .integer(event.at)])
                 }),
             ])

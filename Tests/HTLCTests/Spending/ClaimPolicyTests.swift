@@ -46,12 +46,53 @@ final class ClaimPolicyTests: XCTestCase {
         // 20,000 sat for 140 vB is 142,858 sat/kvB (rounded up); just above it breaks the cap.
         XCTAssertEqual(try plan(amount: lock - 280, purpose: .swapOut, rate: 142_857).fee, 20_000)
         XCTAssertThrows(.feeAboveCap(fee: 20_001, cap: 20_000), try plan(amount: lock - 280, purpose: .swapOut, rate: 142_858))
-        // A lock holding far more than X plus its fee is refused too, rather than burned as fee.
-        XCTAssertThrows(.feeAboveCap(fee: 50_000, cap: 20_000), try plan(amount: 50_000, rate: 1000))
         let strict = ClaimPolicy(feeCapPercent: 1)
         XCTAssertThrows(.feeAboveCap(fee: 1400, cap: 1000),
                         try strict.plan(lockValue: lock, amount: lock - 280, purpose: .swapOut, destination: .p2wpkh,
-                                        virtualSize: vsize, feeRate: try FeeRate(satPerKvB: 10_000), blocksLeft: 1))
+                                        virtualSize: vsize, feeRate: try FeeRate(satPerKvB: 10_000), blocksLeft: 13))
+    }
+
+    /// Audit M-3: near the timeout a swap-out's claim may pay all of X but dust (the user's
+    /// own money, better than losing the lock to the refund); a contact payment keeps the cap.
+    func testASwapOutNearTheTimeoutMayPayAllButDustInFees() throws {
+        // 60,000 sat for 140 vB: far above 20 % of the lock.
+        let rate: Int64 = 60_000_000 / 140 + 1
+        XCTAssertThrows(.feeAboveCap(fee: 60_001, cap: 20_000),
+                        try plan(amount: lock - 280, purpose: .swapOut, rate: rate, blocksLeft: 13))
+        let near = try plan(amount: lock - 280, purpose: .swapOut, rate: rate, blocksLeft: 12)
+        XCTAssertEqual(near, ClaimPlan(outputValue: lock - 60_001, fee: 60_001, amountDrop: 60_001 - 280, virtualSize: vsize))
+        XCTAssertThrows(.feeAboveCap(fee: 60_001, cap: 20_000),
+                        try plan(amount: lock - 280, purpose: .payContact, rate: rate, blocksLeft: 12))
+        // Never below the destination's dust limit.
+        let all = try FeeRate(satPerKvB: (lock - 293) * 1000 / 140 + 1)
+        XCTAssertThrows(.feeAboveCap(fee: 99_708, cap: lock - 294),
+                        try policy.plan(lockValue: lock, amount: lock - 280, purpose: .swapOut, destination: .p2wpkh,
+                                        virtualSize: vsize, feeRate: all, blocksLeft: 1))
+    }
+
+    /// Audit M-3: a claim is bumped after 3 unconfirmed blocks, not only near the timeout,
+    /// and at every block within the near-timeout window.
+    func testAClaimIsBumpedAfterThreeUnconfirmedBlocksAndEveryBlockNearTheTimeout() {
+        XCTAssertEqual(policy.bumpAfterUnconfirmedBlocks, 3)
+        XCTAssertFalse(policy.bumpDue(unconfirmedBlocks: 0, blocksLeft: 100))
+        XCTAssertFalse(policy.bumpDue(unconfirmedBlocks: 2, blocksLeft: 100))
+        XCTAssertTrue(policy.bumpDue(unconfirmedBlocks: 3, blocksLeft: 100))
+        XCTAssertTrue(policy.bumpDue(unconfirmedBlocks: 0, blocksLeft: 12))
+        XCTAssertTrue(policy.bumpDue(unconfirmedBlocks: nil, blocksLeft: 100), "an older record: unknown age, due")
+    }
+
+    /// Audit L-9: a lock holding far more than X plus its fee (an over-lock) was refused:
+    /// the surplus would have been a fee above the cap. The claim pays the fee at the rate
+    /// and the rest, X plus the surplus, to the destination; a surplus within the cap stays fee.
+    func testAnOverLockPaysTheSurplusToTheDestinationInsteadOfFailingTheClaim() throws {
+        let over = try plan(amount: 50_000, rate: 1000)
+        XCTAssertEqual(over, ClaimPlan(outputValue: lock - 140, fee: 140, amountDrop: 0, virtualSize: vsize,
+                                       surplus: 50_000 - 140))
+        XCTAssertEqual(try plan(amount: 50_000, purpose: .swapOut, rate: 1000).outputValue, lock - 140)
+        // The fee the rate needs is still capped: no surplus makes a fee above the cap fine.
+        XCTAssertThrows(.feeAboveCap(fee: 21_000, cap: 20_000), try plan(amount: 50_000, rate: 150_000))
+        let within = try plan(amount: lock - 15_000, rate: 1000)
+        XCTAssertEqual(within, ClaimPlan(outputValue: lock - 15_000, fee: 15_000, amountDrop: 0, virtualSize: vsize))
     }
 
     func testAmountsBelowDustAreRefused() throws {

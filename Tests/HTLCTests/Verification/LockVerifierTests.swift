@@ -39,11 +39,27 @@ final class LockVerifierTests: XCTestCase {
         }
     }
 
-    func testMoreThanOne() {
+    /// Audit L-3: a dust or decoy output paying the contract (added by the provider, or
+    /// anyone) does not fail a good lock: the output that verifies is the lock, even when
+    /// the provider named the dust one. Two that verify: the named one, else the smallest.
+    func testADustOutputPayingTheContractDoesNotHideTheGoodLock() throws {
         for type in ContractType.allCases {
             let contract = Fixture.contract(type)
-            let tx = lockTransaction([contract.lockOutput(value: amount), change, contract.lockOutput(value: amount)])
-            XCTAssertThrows(.lockOutputAmbiguous(count: 2), try LockVerifier.findLock(in: tx, contract: contract, expectedAmount: amount))
+            let tx = lockTransaction([contract.lockOutput(value: 330), change, contract.lockOutput(value: amount)])
+            let good = LockOutput(outPoint: OutPoint(txid: tx.txid, index: 2), value: amount)
+            XCTAssertEqual(try LockVerifier.findLock(in: tx, contract: contract, expectedAmount: amount), good)
+            XCTAssertEqual(try LockVerifier.findLock(in: tx, contract: contract, expectedAmount: amount, outputIndex: 0), good,
+                           "the named dust output is passed over")
+            XCTAssertEqual(try LockVerifier.findLock(in: tx, contract: contract, expectedAmount: amount, outputIndex: 1), good,
+                           "a named output paying elsewhere is passed over too")
+            let two = lockTransaction([contract.lockOutput(value: amount + 10), contract.lockOutput(value: amount)])
+            XCTAssertEqual(try LockVerifier.findLock(in: two, contract: contract, expectedAmount: amount).outPoint.index, 1)
+            XCTAssertEqual(try LockVerifier.findLock(in: two, contract: contract, expectedAmount: amount, outputIndex: 0).value,
+                           amount + 10)
+            // None verifies: refused, naming the largest candidate.
+            let short = lockTransaction([contract.lockOutput(value: 330), contract.lockOutput(value: amount - 1)])
+            XCTAssertThrows(.lockAmountShort(expected: amount, actual: amount - 1),
+                            try LockVerifier.findLock(in: short, contract: contract, expectedAmount: amount))
         }
     }
 

@@ -66,10 +66,11 @@ final class ClientEngineFixture: Sendable {
     /// The router's decision over the one contact, probed over the transport.
     /// `engine` pays `amountSat` to the destination along `route`; the test fails if that
     /// takes longer than `seconds`.
-    func pay(_ engine: ClientEngine, amountSat: Int64, route: RouteDecision, within seconds: Double) async throws -> ClientPayReport {
+    func pay(_ engine: ClientEngine, amountSat: Int64, route: RouteDecision, purpose: ClaimPurpose = .payContact,
+             within seconds: Double) async throws -> ClientPayReport {
         let destination = self.destination
         return try await within(seconds: seconds) {
-            try await engine.pay(destination: destination, amountSat: amountSat, route: route)
+            try await engine.pay(destination: destination, amountSat: amountSat, route: route, purpose: purpose)
         }
     }
 

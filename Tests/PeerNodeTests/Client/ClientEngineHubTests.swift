@@ -52,6 +52,8 @@ final class ClientEngineHubTests: XCTestCase {
             XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
         }
         XCTAssertTrue(events.contains { $0.stage == .quoting })
+        XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
+                      "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
         let pushes = await fixture.provider.preimagePushes
         XCTAssertEqual(pushes.map(\.swapID), [swap.accept.body.swapID])
         await fixture.shutDown(engine)
@@ -130,6 +132,37 @@ final class ClientEngineHubTests: XCTestCase {
             XCTAssertEqual(pushes, [])
         }
         await fixture.shutDown(engine)
+    }
+
+    /// Audit L-8: the node stopped right after recording `pay_started` and before the
+    /// payment left, and came back after the give-up deadline. The resume used to pay the
+    /// invoice and arm a timer that had already expired: paid, then given up at once. Now
+    /// nothing is paid again and the swap is given up.
+    func testAResumePastTheGiveUpDeadlineDoesNotPayAgain() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let first = try fixture.engine(giveUpSeconds: 1, store: ClientCrashingStore(store, crashAfter: "pay_started"))
+        let decision = try await fixture.route(amountSat: amount)
+        let before = try fixture.clientBalanceMsat()
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its payment")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        let swapID = try XCTUnwrap(records.first).id
+        try await Task.sleep(for: .milliseconds(2_100))
+
+        let second = try fixture.engine(giveUpSeconds: 1, store: store)
+        _ = try await second.recover()
+        try await clientEventually("the swap is given up") { try await store.lastEvent(of: swapID)?.isFinal == true }
+        let kind = try await store.lastEvent(of: swapID)?.kind
+        XCTAssertEqual(kind, "abandoned")
+        try await Task.sleep(for: .milliseconds(500))
+        XCTAssertEqual(try fixture.clientBalanceMsat(), before, "nothing was paid after the deadline")
+        let swaps = await fixture.provider.swaps
+        XCTAssertNil(swaps.values.first?.lock, "the provider never locked: it was never paid")
+        await fixture.shutDown(second)
     }
 
     /// Audit H-1: without zero-conf the client waits for the lock's confirmation; the

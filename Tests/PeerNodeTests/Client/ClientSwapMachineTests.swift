@@ -175,6 +175,25 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(machine.state.claim, bumpTx)
     }
 
+    /// Audit M-3: the tip at which the node first accepted each claim version is kept
+    /// (persisted), so the engine bumps a version unconfirmed for 3 blocks; a bump starts
+    /// the count again. Older records lack it.
+    func testEachClaimVersionRecordsTheTipAtWhichTheNodeAcceptedIt() throws {
+        var machine = machine(at: .claimBroadcast)
+        XCTAssertEqual(phases(machine.handle(.claimAccepted(tipHeight: 10))), [.claimBroadcast])
+        XCTAssertEqual(machine.state.claimVersionAcceptedHeight, 10)
+        XCTAssertEqual(machine.handle(.claimAccepted(tipHeight: 11)), [.pushPreimage], "a rebroadcast keeps the first tip")
+        XCTAssertEqual(machine.state.claimVersionAcceptedHeight, 10)
+        XCTAssertEqual(try ClientSwapState(kind: "claim_broadcast", data: machine.state.json).claimVersionAcceptedHeight, 10)
+        _ = machine.handle(.claimSigned(bumpTx))
+        XCTAssertNil(machine.state.claimVersionAcceptedHeight, "a new version counts from its own acceptance")
+        XCTAssertEqual(phases(machine.handle(.claimAccepted(tipHeight: 13))), [.claimBroadcast])
+        XCTAssertEqual(machine.state.claimVersionAcceptedHeight, 13)
+        var members = machine.state.json.objectValue ?? [:]
+        members["claim_version_accepted_height"] = nil
+        XCTAssertNil(try ClientSwapState(kind: "claim_broadcast", data: .object(members)).claimVersionAcceptedHeight)
+    }
+
     // MARK: revealing the preimage (audit H-3)
 
     /// The preimage goes to the provider only after the client's own node accepted the
