@@ -201,14 +201,30 @@ extension ProviderEngine {
         } catch {
             if await isKnown(lock) { return .lockPublished }
             log("provider swap \(swap.swapID): publishing lock \(lock.txid) failed: \(error)")
-            // Core's "missing inputs": its coins are spent in a block by something else,
-            // so this lock can never confirm. Anything else may pass later.
+            // Core's "missing inputs" is no proof (audit M-7): an input may come from a
+            // parent that left the mempool and can come back, and then the lock could still
+            // confirm after we gave the payment back. Only a confirmed spend of one of its
+            // inputs by another transaction, deep enough not to be reorged away, is.
             if case .backend(.rejected(let code, let reason)) = error,
-               code == -25 || reason.contains("missingorspent") {
+               code == -25 || reason.contains("missingorspent"),
+               await hasDeepConflict(lock) {
                 return .lockPublishFailed(permanent: true)
             }
             return .lockPublishFailed(permanent: false)
         }
+    }
+
+    /// Whether one of the lock's inputs is spent by another transaction at least
+    /// `ProviderSwapMachine.refundCancelDepth` blocks deep.
+    private func hasDeepConflict(_ lock: ProviderLock) async -> Bool {
+        guard let tip = try? await dependencies.chain.tip() else { return false }
+        for input in lock.transaction.inputs {
+            if let spender = await dependencies.wallet.confirmedSpender(of: input.previousOutput), spender.txid != lock.txid,
+               tip.height - spender.height + 1 >= ProviderSwapMachine.refundCancelDepth {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether the chain (or the wallet, which sees its own transactions confirm even on a

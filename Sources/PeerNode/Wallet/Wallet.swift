@@ -111,6 +111,16 @@ public actor Wallet {
     /// A transaction touching the wallet, confirmed (with its height) or unconfirmed.
     public func transaction(_ txid: TransactionID) -> WalletTransaction? { state.pending[txid] ?? state.confirmed[txid] }
 
+    /// The confirmed wallet transaction spending `outPoint`, if the wallet saw one: its
+    /// txid and height.
+    public func confirmedSpender(of outPoint: OutPoint) -> (txid: TransactionID, height: Int)? {
+        for known in state.confirmed.values
+        where known.transaction.inputs.contains(where: { $0.previousOutput == outPoint }) {
+            if let height = known.height { return (known.txid, height) }
+        }
+        return nil
+    }
+
     /// Outpoints reserved by transactions in flight or unconfirmed.
     public func reservedOutPoints() -> Set<OutPoint> { Set(state.reservations.keys) }
 

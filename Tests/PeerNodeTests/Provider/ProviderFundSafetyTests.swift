@@ -263,4 +263,42 @@ final class ProviderFundSafetyTests: XCTestCase {
         let exposure = await harness.engine.risk.unpaidCount
         XCTAssertEqual(exposure, 0)
     }
+
+    /// M-7: Core's "missing inputs" (-25) is no proof that a lock can never confirm (its
+    /// parent may have left the mempool and come back); only a deep confirmed spend of one
+    /// of its inputs by another transaction is. Before, any -25 gave the payment back while
+    /// the lock could still confirm.
+    func testMissingInputsIsNoProofThatALockCanNeverConfirm() async throws {
+        let (accept, _, payment) = try await harness.startSwap()
+        defer { payment.cancel() }
+        try await harness.waitForState(.lockBroadcast, of: accept.swapID)
+        let swaps = await harness.engine.swaps
+        let swap = try XCTUnwrap(swaps[accept.swapID])
+        // A "lock" whose input comes from a parent nobody has: -25, not permanent.
+        let orphan = Transaction(version: 2,
+                                 inputs: [TransactionInput(previousOutput: OutPoint(txid: try TransactionID(bytes: [UInt8](repeating: 7, count: 32)), index: 0),
+                                                           sequence: TransactionInput.replaceableSequence)],
+                                 outputs: [TransactionOutput(value: 50_000, scriptPubKey: HubFixture.elsewhere.script)], lockTime: 0)
+        let orphanResult = await harness.engine.publishLock(ProviderLock(transaction: orphan, outputIndex: 0, fee: 100, height: 1),
+                                                            swap: swap)
+        XCTAssertEqual(orphanResult, .lockPublishFailed(permanent: false))
+
+        // A "lock" spending a wallet coin that another transaction spent, 6 blocks deep: permanent.
+        try await harness.wallet.sync()
+        let sent = try await harness.wallet.send(to: HubFixture.elsewhere, amount: 30_000, feeRate: try FeeRate(satPerKvB: 2_000))
+        let spentCoin = try XCTUnwrap(sent.transaction.inputs.first).previousOutput
+        let conflicting = Transaction(version: 2, inputs: [TransactionInput(previousOutput: spentCoin,
+                                                                            sequence: TransactionInput.replaceableSequence)],
+                                      outputs: [TransactionOutput(value: 10_000, scriptPubKey: HubFixture.elsewhere.script)],
+                                      lockTime: 0)
+        let conflict = ProviderLock(transaction: conflicting, outputIndex: 0, fee: 100, height: 1)
+        try await harness.mine(1)
+        try await harness.wallet.sync()
+        let shallow = await harness.engine.publishLock(conflict, swap: swap)
+        XCTAssertEqual(shallow, .lockPublishFailed(permanent: false), "one confirmation could still be reorged away")
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth - 1)
+        try await harness.wallet.sync()
+        let deep = await harness.engine.publishLock(conflict, swap: swap)
+        XCTAssertEqual(deep, .lockPublishFailed(permanent: true))
+    }
 }

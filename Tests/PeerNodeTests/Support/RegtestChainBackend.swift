@@ -117,6 +117,10 @@ final class RegtestChainBackend: ChainBackend {
             let previous = input.previousOutput
             guard let parent = chain.transaction(previous.txid)?.transaction,
                   Int(previous.index) < parent.outputs.count else { return }
+            // As Core, inputs first: a coin already spent in a block is refused as missing
+            // (-25) by the mempool below, before any script is looked at.
+            let inMempool = chain.mempoolEntry(previous.txid) != nil
+            guard inMempool || chain.unspentOutput(previous, includeMempool: false) != nil else { return }
             spent.append(parent.outputs[Int(previous.index)])
         }
         for index in transaction.inputs.indices {
