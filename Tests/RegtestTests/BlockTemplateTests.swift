@@ -5,19 +5,7 @@ import XCTest
 
 /// Blocks filled by ancestor-package fee rate up to `hub_setblockmaxweight`: what does not
 /// fit waits in the mempool, and a low-fee parent goes in when its child pays for it.
-final class BlockTemplateTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(110, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
-
+final class BlockTemplateTests: MatureChainTestCase {
     private func spendCoinbase(atHeight height: Int, fee: Int64) throws -> Transaction {
         let coin = try coinbase(of: chain, atHeight: height)
         let spend = try wallet.spend(coin.outpoint, value: coin.value, fee: fee)

@@ -6,22 +6,11 @@ import XCTest
 /// `hub_mine_transaction`'s chain side: a spend Core's mempool refuses for policy only (a
 /// non-minimal OP_IF selector, a Taproot annex) is refused by the hub's mempool with Core's
 /// reason, yet mined on demand; a consensus-invalid spend is refused by both.
-final class ForcedMiningTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
+final class ForcedMiningTests: MatureChainTestCase {
     /// `OP_IF OP_1 OP_ELSE OP_0 OP_ENDIF`: valid with any true selector, minimal or not.
     private let branchScript = Script([.if, .number(1), .else, .zero, .endIf])
     /// A tapscript leaf that is just `OP_1`: spendable by its script path with no signature.
     private let trueLeaf = TapLeaf(script: Script([.number(1)]))
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(110, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
 
     /// Confirms an output of `value` sat paying `scriptPubKey`, from the coinbase at `height`.
     private func fund(_ scriptPubKey: Script, value: Int64 = 100_000, fromHeight height: Int = 1) throws -> OutPoint {

@@ -5,19 +5,7 @@ import XCTest
 
 /// `hub_hold_transaction`: a held mempool transaction, and whatever spends it, stays out
 /// of every block until released, while the rest of the mempool is mined as usual.
-final class HoldTransactionTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(110, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
-
+final class HoldTransactionTests: MatureChainTestCase {
     func testHeldTransactionAndItsChildWaitUntilReleased() throws {
         let first = try coinbase(of: chain, atHeight: 1)
         let held = try wallet.spend(first.outpoint, value: first.value, fee: 10_000)

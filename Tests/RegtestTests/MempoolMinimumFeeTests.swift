@@ -6,18 +6,8 @@ import XCTest
 /// `hub_setmempoolminfee`: a rising mempool minimum evicts what falls below it (lowest
 /// descendant score first, so a child paying for its parent keeps it) and refuses new
 /// transactions below it with Core's `mempool min fee not met` (-26).
-final class MempoolMinimumFeeTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(120, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
+final class MempoolMinimumFeeTests: MatureChainTestCase {
+    override var matureBlocks: Int { 120 }
 
     private func spendCoinbase(atHeight height: Int, fee: Int64, submit: Bool = true) throws -> Transaction {
         let coin = try coinbase(of: chain, atHeight: height)

@@ -5,19 +5,7 @@ import XCTest
 
 /// Transactions Bitcoin Core's mempool refuses are refused here with Core's reason, details
 /// and sendrawtransaction code (compare Tests/Data/fixtures/bitcoind/sendrawtransaction_*.json).
-final class MempoolRejectionTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(110, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
-
+final class MempoolRejectionTests: MatureChainTestCase {
     func testBadSignatureIsAScriptVerifyFailure() throws {
         let coin = try coinbase(of: chain, atHeight: 1)
         var spend = try wallet.spend(coin.outpoint, value: coin.value, fee: 10_000)

@@ -5,19 +5,7 @@ import XCTest
 
 /// `submitpackage`: a parent refused alone for its fee gets in with a child paying for it;
 /// a package whose combined rate is still too low is refused whole.
-final class PackageSubmissionTests: XCTestCase {
-    private var chain: RegtestChain!
-    private let wallet = TestWallet()
-
-    override func setUpWithError() throws {
-        chain = try makeRegtestChain()
-        try chain.mine(110, to: wallet.script)
-    }
-
-    override func tearDown() {
-        chain?.close()
-    }
-
+final class PackageSubmissionTests: MatureChainTestCase {
     private func family(parentFee: Int64, childFee: Int64) throws -> (parent: Transaction, child: Transaction) {
         let coin = try coinbase(of: chain, atHeight: 1)
         let parent = try wallet.spend(coin.outpoint, value: coin.value, fee: parentFee)

@@ -74,8 +74,9 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
 
 /// Forwards every call to `base`; after a `create` or `append` of the crash point's event
 /// returned (the event is durable), calls `crash` instead of returning.
-struct CrashingSwapStore: SwapStore {
+struct CrashingSwapStore: SwapStore, ForwardingKeyValueStore {
     let base: any SwapStore
+    var keyValueBase: any KeyValueStore { base }
     let point: CrashPoint
     let crash: @Sendable () -> Void
 
@@ -99,11 +100,4 @@ struct CrashingSwapStore: SwapStore {
     func lastEvent(of swapID: String) async throws(StoreError) -> SwapEvent? { try await base.lastEvent(of: swapID) }
     func unfinishedSwaps(role: SwapRole?) async throws(StoreError) -> [SwapRecord] { try await base.unfinishedSwaps(role: role) }
     func allSwaps(limit: Int) async throws(StoreError) -> [SwapRecord] { try await base.allSwaps(limit: limit) }
-    func value(forKey key: String) async throws(StoreError) -> [UInt8]? { try await base.value(forKey: key) }
-    func setValue(_ value: [UInt8], forKey key: String) async throws(StoreError) { try await base.setValue(value, forKey: key) }
-    @discardableResult
-    func removeValue(forKey key: String) async throws(StoreError) -> Bool { try await base.removeValue(forKey: key) }
-    func takeNext(forKey key: String, initial: Int64) async throws(StoreError) -> Int64 {
-        try await base.takeNext(forKey: key, initial: initial)
-    }
 }

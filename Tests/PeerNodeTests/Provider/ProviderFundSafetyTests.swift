@@ -55,6 +55,17 @@ final class ProviderFundSafetyTests: XCTestCase {
         return (accept, secrets, payment, lock, refund)
     }
 
+    /// The client's claim at 100 sat/vB: it pays more than any refund so far, so it
+    /// replaces one in the mempool (both signal RBF).
+    private func broadcastReplacingClaim(_ accept: SwapAccept, lock: ProviderLock, secrets: SwapSecrets) async throws {
+        let claim = try ClaimBuilder().build(
+            ClaimRequest(contract: try harness.contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
+                         amount: lock.output.value - 20_000, purpose: .swapOut, feeRate: try FeeRate(satPerKvB: 100_000),
+                         blocksLeft: 100),
+            claimKey: secrets.claimKey, preimage: secrets.preimage)
+        _ = try await harness.hub.backend.broadcast(claim.transaction)
+    }
+
     /// H-2: once its refund is out, the provider never settles on a pushed preimage (the
     /// refund may still confirm: it would keep both the coins and the payment). The refund
     /// confirms, the invoice is cancelled, the client's payment returns.
@@ -80,13 +91,7 @@ final class ProviderFundSafetyTests: XCTestCase {
         let providerBefore = try harness.hub.balanceMsat("provider")
         let (accept, secrets, payment, lock, refund) = try await swapWithRefundOut()
         let id = accept.swapID
-        // The client's claim pays more than the refund, so it replaces it (both signal RBF).
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: try harness.contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
-                         amount: lock.output.value - 20_000, purpose: .swapOut, feeRate: try FeeRate(satPerKvB: 100_000),
-                         blocksLeft: 100),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await broadcastReplacingClaim(accept, lock: lock, secrets: secrets)
         XCTAssertFalse(harness.hub.inMempool(refund.txid), "the claim replaced the refund")
         try await harness.waitForState(.claimPending, of: id)
         let invoice = try await harness.providerLND.lookupInvoice(paymentHash: secrets.paymentHash)
@@ -114,12 +119,7 @@ final class ProviderFundSafetyTests: XCTestCase {
         XCTAssertNotEqual(lastKind, "refunded", "not cancelled at one confirmation")
 
         try harness.hub.chain.invalidateBlock(harness.hub.chain.tipHash)
-        let claim = try ClaimBuilder().build(
-            ClaimRequest(contract: try harness.contract(of: accept), lock: lock.output, destination: HubFixture.elsewhere,
-                         amount: lock.output.value - 20_000, purpose: .swapOut, feeRate: try FeeRate(satPerKvB: 100_000),
-                         blocksLeft: 100),
-            claimKey: secrets.claimKey, preimage: secrets.preimage)
-        _ = try await harness.hub.backend.broadcast(claim.transaction)
+        try await broadcastReplacingClaim(accept, lock: lock, secrets: secrets)
         try await harness.mine(1)
         try await harness.waitForState(.settled, of: id)
         let status = try await payment.value
