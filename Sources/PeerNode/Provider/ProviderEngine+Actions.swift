@@ -26,13 +26,16 @@ extension ProviderEngine {
             await watchLock(lock, swap: swap)
             return await locate(lock)
         case .rebroadcastLock(let lock):
-            if await locate(lock) == .lockMissing {
+            let located = await locate(lock)
+            if located == .lockMissing {
                 do {
                     _ = try await dependencies.chain.broadcast(lock.transaction)
                     log("provider swap \(id): rebroadcast lock \(lock.txid)")
                 } catch {
                     log("provider swap \(id): rebroadcasting lock \(lock.txid) failed: \(error)")
                 }
+            } else if located == .lockSeen(confirmations: 0) {
+                await bumpStuckLock(lock, swap: swap)
             }
             return nil
         case .prepareRefund(let previous):
@@ -211,6 +214,26 @@ extension ProviderEngine {
                 return .lockPublishFailed(permanent: true)
             }
             return .lockPublishFailed(permanent: false)
+        }
+    }
+
+    /// A lock still unconfirmed `lockBumpAfterBlocks` after it was built, paying less than
+    /// today's estimate, gets a child from the wallet (CPFP, audit H-4): the client waits for
+    /// its confirmations and may claim only while the claim rule allows. Never by RBF: the
+    /// client (and other swaps' locks chained on its change) rely on the lock's txid. One
+    /// child per tip; a second one fails (the change is spent) and is only logged.
+    private func bumpStuckLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async {
+        let id = swap.swapID
+        guard let tip = try? await dependencies.chain.tip(), tip.height - Int(lock.height) >= Self.lockBumpAfterBlocks,
+              lockBumpTips[id] != UInt32(clamping: tip.height) else { return }
+        lockBumpTips[id] = UInt32(clamping: tip.height)
+        guard let estimate = try? await dependencies.feeEstimator.feeRate(targetBlocks: configuration.lockConfirmationTarget),
+              estimate.satPerKvB > lock.fee * 1_000 / Int64(max(1, lock.transaction.virtualSize)) else { return }
+        do {
+            let child = try await dependencies.wallet.bumpByChild(of: lock.txid, feeRate: estimate)
+            log("provider swap \(id): lock \(lock.txid) unconfirmed; child \(child.txid) brings it to \(estimate)")
+        } catch {
+            log("provider swap \(id): no child for the stuck lock \(lock.txid): \(error)")
         }
     }
 

@@ -73,6 +73,10 @@ public actor ProviderEngine {
     /// The tip at which each swap's refund was last replaced: one bump per tip, even when
     /// the follower delivers several blocks at once while catching up.
     var refundBumpTips: [String: UInt32] = [:]
+    /// The tip at which each swap's stuck lock last got a child (CPFP).
+    var lockBumpTips: [String: UInt32] = [:]
+    /// Blocks a lock may stay unconfirmed before it gets a child.
+    static let lockBumpAfterBlocks = 2
     var lockOutpoints: [OutPoint: String] = [:]
 
     public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,
@@ -157,6 +161,7 @@ public actor ProviderEngine {
         states = [:]
         lockTxids = [:]
         refundBumpTips = [:]
+        lockBumpTips = [:]
         lockOutpoints = [:]
         invoiceObservations = [:]
     }
@@ -231,6 +236,7 @@ public actor ProviderEngine {
         if states[swapID]?.kind == .refunded, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
         invoiceObservations[swapID] = nil
         refundBumpTips[swapID] = nil
+        lockBumpTips[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
         mailboxes.removeValue(forKey: swapID)?.finish()
         drivers.removeValue(forKey: swapID)

@@ -301,4 +301,37 @@ final class ProviderFundSafetyTests: XCTestCase {
         let deep = await harness.engine.publishLock(conflict, swap: swap)
         XCTAssertEqual(deep, .lockPublishFailed(permanent: true))
     }
+
+    /// H-4: a lock left out of blocks while the fee estimate rose gets a child from the
+    /// provider's wallet (CPFP) that lifts the package to the estimate; never an RBF of the
+    /// lock itself (its txid is what the client verified).
+    func testAStuckLockGetsAChildPayingForIt() async throws {
+        let (accept, _, payment) = try await harness.startSwap()
+        defer { payment.cancel() }
+        let id = accept.swapID
+        try await harness.waitForState(.lockBroadcast, of: id)
+        let recorded = try await harness.recordedLock(id)
+        let lock = try XCTUnwrap(recorded)
+        XCTAssertTrue(harness.hub.chain.hold(lock.txid))
+        harness.hub.chain.setFeeEstimate(.feeRate(20_000))
+        var child: MempoolEntryInfo?
+        for _ in 0..<(ProviderEngine.lockBumpAfterBlocks + 3) where child == nil {
+            try await harness.mine(1)
+            try await harness.waitFor("the block handled", pollingChain: false) { true }
+            let deadline = ContinuousClock.now + .seconds(2)
+            while child == nil, ContinuousClock.now < deadline {
+                child = harness.hub.chain.mempoolEntries().first { info in
+                    info.entry.transaction.inputs.contains { $0.previousOutput.txid == lock.txid }
+                }
+                if child == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
+        let found = try XCTUnwrap(child, "no child spends the stuck lock")
+        XCTAssertTrue(harness.hub.inMempool(lock.txid), "the lock itself was not replaced")
+        let packageRate = (lock.fee + found.entry.fee) * 1_000 / Int64(lock.transaction.virtualSize + found.entry.vsize)
+        XCTAssertGreaterThanOrEqual(packageRate, 20_000 - 100, "the package pays about the estimate")
+        XCTAssertTrue(harness.hub.chain.release(lock.txid))
+        try await harness.mine(1)
+        try await harness.waitForState(.lockConfirmed, of: id)
+    }
 }
