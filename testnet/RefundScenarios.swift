@@ -166,8 +166,9 @@ enum RefundScenarios {
             state = try ChainScenarios.onlySwap(provider, role: "provider").state
             if state == "refunded" { return try net.hub.rpc.balances().height }
             try net.hub.mine(1)
-            // The provider follows the chain every 2 s; a refund it rebuilds needs that long.
-            usleep(700_000)
+            // Before the timeout only blocks are missing; once refunding, the provider
+            // (following the chain every 2 s) needs time to rebuild or bump its refund.
+            usleep(state.hasPrefix("refund") ? 700_000 : 250_000)
         }
         throw Failure("\(provider.name)'s swap is \(state), not refunded, after \(maxBlocks) blocks")
     }
