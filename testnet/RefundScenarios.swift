@@ -26,7 +26,32 @@ enum RefundScenarios {
         ]
     }
 
+    /// Not registered yet: the client behaves (no claim, the payment returns at the HTLC's
+    /// expiry) but the provider's swap stays in `refund_intent`, its refund spending a lock
+    /// that was never broadcast, so the common "every swap final" check fails.
+    static let pushOnlyScenario = Scenario(name: "hostile-provider-push-only", summary: "the provider pushes its signed lock "
+                                               + "and never broadcasts it: no claim, no preimage, the payment returns",
+                                           group: .other, body: pushOnly)
+
     // MARK: - scenarios
+
+    /// Audit H-3: the client must claim only a lock its own node holds.
+    static func pushOnly(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        let cheat = try AdversaryScenarios.payACheat(net, clock, fault: "push-only")
+        let clientEvents = try cheat.client.map { (swap) throws(Failure) in try net.node("client")?.swapEvents(swap.id) ?? [] } ?? []
+        let providerEvents = try cheat.provider.map { (swap) throws(Failure) in try net.node("provA")?.swapEvents(swap.id) ?? [] } ?? []
+        let claimed = clientEvents.contains { JSON.object($0["claim"]) != nil }
+        let settledOrClaimSeen = providerEvents.contains { $0["preimage"] != nil }
+        var checks = [
+            Check("the client never claimed (no claim recorded)", !claimed, "client swap \(cheat.client?.state ?? "missing")"),
+            Check("the provider never saw a preimage (no claim_observed, no settle)",
+                  !settledOrClaimSeen && cheat.provider?.state != "settled", "provider swap \(cheat.provider?.state ?? "missing")"),
+        ]
+        checks += cheat.nothingMoved
+        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: cheat.after))
+        checks += CommonChecks.conservation(before: cheat.before, after: cheat.after)
+        return checks
+    }
 
     static func feeSpike(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         // A large swap: at 200 sat/vB a refund costs about 22,000 sat, which the escalation
