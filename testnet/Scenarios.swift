@@ -44,6 +44,7 @@ struct Scenario: Sendable {
     }
 
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
+        + RefundScenarios.all
         + LoadScenarios.all + PaceScenarios.all
         + SoakScenarios.all
 

@@ -12,11 +12,13 @@ final class LockFaultTests: XCTestCase {
         XCTAssertEqual(LockFault.parse("never"), .never)
         XCTAssertEqual(LockFault.short(sat: 250).description, "short:250")
         XCTAssertEqual(LockFault.never.description, "never")
+        XCTAssertEqual(LockFault.parse("push-only"), .pushOnly)
+        XCTAssertEqual(LockFault.pushOnly.description, "push-only")
     }
 
     func testRefusesMalformedValues() {
         for bad in ["", "short", "short:", "short:0", "short:-5", "short:1.5", "short:1k", "short:1:2", "short: 10",
-                    "Short:10", "NEVER", "never:", "long:10", "short:99999999999999999999"] {
+                    "Short:10", "NEVER", "never:", "push_only", "PUSH-ONLY", "long:10", "short:99999999999999999999"] {
             XCTAssertNil(LockFault.parse(bad), bad)
         }
     }
@@ -24,6 +26,10 @@ final class LockFaultTests: XCTestCase {
     func testLocksTheAgreedAmountLessTheShortfallOrNothing() {
         XCTAssertEqual(LockFault.short(sat: 1_000).lockAmount(agreed: 25_000), 24_000)
         XCTAssertNil(LockFault.never.lockAmount(agreed: 25_000))
+        // push-only signs the agreed lock; it only never broadcasts it.
+        XCTAssertEqual(LockFault.pushOnly.lockAmount(agreed: 25_000), 25_000)
+        XCTAssertFalse(LockFault.pushOnly.broadcastsLock)
+        XCTAssertTrue(LockFault.short(sat: 1).broadcastsLock)
     }
 
     func testArmsOnlyOnRegtest() {
@@ -43,6 +49,6 @@ final class LockFaultTests: XCTestCase {
         guard case .refused(let reason) = LockFault.arming("short=1000", network: .regtest) else {
             return XCTFail("a typo must be refused, not ignored")
         }
-        XCTAssertTrue(reason.contains("PEERNODE_TEST_LOCK") && reason.contains("short:<sat> or never"), reason)
+        XCTAssertTrue(reason.contains("PEERNODE_TEST_LOCK") && reason.contains("short:<sat>, never or push-only"), reason)
     }
 }
