@@ -33,6 +33,8 @@ extension ProviderEngine {
                     log("provider swap \(id): rebroadcast lock \(lock.txid)")
                 } catch {
                     log("provider swap \(id): rebroadcasting lock \(lock.txid) failed: \(error)")
+                    // Gone for good only when one of its inputs is spent elsewhere, deep (M-7).
+                    if await hasDeepConflict(lock) { return .lockGone }
                 }
             } else if located == .lockSeen(confirmations: 0) {
                 await bumpStuckLock(lock, swap: swap)
@@ -361,6 +363,9 @@ extension ProviderEngine {
                 // Spent in the mempool by something else: an earlier version, or a claim.
                 return .refundStatus(.unconfirmed, atBlock: atBlock)
             }
+            // The lock itself is nowhere (audit M-7: evicted, never relayed): no refund can
+            // spend it until it is back. Spent in a block, the chain watch reports it.
+            if await locate(lock) == .lockMissing { return .lockMissing }
             return nil
         } catch {
             log("checking refund \(refund.txid) failed: \(error)")

@@ -135,11 +135,18 @@ public actor ProviderEngine {
         if let lowest = loaded.compactMap({ $0.1.lock?.height }).min() {
             await dependencies.follower.rescan(fromHeight: Int(lowest))
         }
+        let tip = try? await dependencies.chain.tip()
         for (swap, state) in loaded {
             log("provider swap \(swap.swapID) resumes at \(state)")
             swaps[swap.swapID] = swap
             states[swap.swapID] = state
             await process(swap.swapID, .recover)
+            // A lock whose timeout passed while the node was down is refunded now, not at
+            // the next block: the blocks it missed may all be old news to the chain watch
+            // (a rescan replays them), and the refund's deadline counts from the timeout.
+            if let tip, let current = states[swap.swapID], current.kind == .lockBroadcast || current.kind == .lockConfirmed {
+                await process(swap.swapID, .block(height: UInt32(clamping: tip.height)))
+            }
             if states[swap.swapID] != nil { openMailbox(swap.swapID) }
         }
     }

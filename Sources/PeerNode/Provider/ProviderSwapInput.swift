@@ -24,6 +24,9 @@ public enum ProviderSwapInput: Sendable, Hashable {
     case lockSeen(confirmations: Int)
     /// The chain does not know the recorded lock (not in the mempool, not in a block).
     case lockMissing
+    /// The recorded lock can never confirm: one of its inputs is spent by another
+    /// transaction `ProviderSwapMachine.refundCancelDepth` blocks deep (audit M-7).
+    case lockGone
     /// The lock's output was spent by a claim (any spend that is not our refund) revealing
     /// this preimage (already checked against the payment hash by `PreimageExtractor`),
     /// with this many confirmations (0: mempool).

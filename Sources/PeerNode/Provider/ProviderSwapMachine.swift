@@ -204,6 +204,8 @@ public struct ProviderSwapMachine: Sendable {
             return ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)])
         case .lockMissing:
             return ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+        case .lockGone:
+            return gone(lock)
         case .block(let height):
             if refundIsValid(tipHeight: height) { return ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]) }
             return confirmed ? .none : ProviderSwapStep(actions: [.rebroadcastLock(lock)])
@@ -287,6 +289,11 @@ public struct ProviderSwapMachine: Sendable {
             // Never settle on a push once a refund may be out (audit H-2): the claim, if
             // there is one, shows itself on chain.
             return .none
+        case .lockMissing:
+            // The refund cannot go in while the lock it spends is nowhere: send the lock again.
+            return ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+        case .lockGone:
+            return gone(lock)
         default:
             return .none
         }
@@ -313,6 +320,17 @@ public struct ProviderSwapMachine: Sendable {
         default:
             return .none
         }
+    }
+
+    /// The lock can never confirm (its inputs are spent elsewhere, deep): nothing is locked,
+    /// nothing can be claimed, so the payment goes back (audit M-7). Stored final before
+    /// the cancel runs: a crash in between leaves the HTLC to LND's expiry, which returns
+    /// the payment too.
+    private func gone(_ lock: ProviderLock) -> ProviderSwapStep {
+        ProviderSwapStep(next: .cancelled, actions: [
+            .raiseAlarm("lock \(lock.txid) can never confirm: an input is spent elsewhere; the payment goes back"),
+            .cancelInvoice, .pushStatus(.cancelled),
+        ])
     }
 
     /// The lock was spent by someone else without revealing a preimage (audit C-2): only a

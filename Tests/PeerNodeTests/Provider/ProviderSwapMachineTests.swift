@@ -231,6 +231,21 @@ final class ProviderSwapMachineTests: XCTestCase {
         XCTAssertTrue(ProviderSwapState.lockLost(lock, spendingTxid: spender).isFinal)
     }
 
+    /// Audit M-7: a lock that can never confirm (an input spent elsewhere, deep) ends the
+    /// swap `cancelled` and gives the payment back; a lock merely missing is sent again, in
+    /// the refund states too (no refund can spend a lock that is nowhere).
+    func testALockThatCanNeverConfirmCancelsAndAMissingOneIsSentAgain() {
+        for state in [ProviderSwapState.lockBroadcast(lock), .lockConfirmed(lock), .refundIntent(lock, refund),
+                      .refundBroadcast(lock, refund)] {
+            let gone = machine.step(state, .lockGone)
+            XCTAssertEqual(gone.next, .cancelled, "\(state.kind.rawValue)")
+            XCTAssertTrue(gone.actions.contains(.cancelInvoice), "\(state.kind.rawValue)")
+            guard case .raiseAlarm? = gone.actions.first else { return XCTFail("no alarm in \(state.kind.rawValue)") }
+        }
+        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.refundIntent(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+    }
+
     func testFinalStatesIgnoreEveryInput() {
         let inputs: [ProviderSwapInput] = [
             .recover, invoice(.accepted, expiry: 300), invoice(.canceled), .block(height: 250), .fundingPrepared(lock),
