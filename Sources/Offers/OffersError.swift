@@ -37,6 +37,9 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
     case quoteNotForThisClient
     /// Live quotes are at their cap.
     case tooManyQuotes(limit: Int)
+    /// One client holds its share of the live quotes; it may ask again once its oldest
+    /// expires (the others are unaffected).
+    case tooManyQuotesForPeer(limit: Int, retryAfterSeconds: UInt64)
     /// A risk limit (`RiskLimits`) says no; the string names the limit.
     case riskLimit(String)
     case swapNotFound
@@ -75,7 +78,7 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .amountOutOfRange: return .amountOutOfRange
         case .insufficientLiquidity: return .insufficientLiquidity
         case .unknownQuote, .quoteAlreadyUsed, .quoteNotForThisClient: return .unknownQuote
-        case .tooManyQuotes, .riskLimit: return .rateLimited
+        case .tooManyQuotes, .tooManyQuotesForPeer, .riskLimit: return .rateLimited
         case .rejected(let code, _): return code
         case .transport, .timedOut: return .internal
         }
@@ -107,6 +110,8 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .quoteAlreadyUsed: return "the quote was already used"
         case .quoteNotForThisClient: return "no such quote"
         case .tooManyQuotes(let limit): return "too many live quotes (limit \(limit)); try again shortly"
+        case .tooManyQuotesForPeer(let limit, let seconds):
+            return "this client holds \(limit) live quotes, its share; try again in \(seconds) s"
         case .riskLimit(let limit): return "over the provider's limit: \(limit)"
         case .swapNotFound: return "no such swap"
         case .quoteMismatch(let what): return "the quote does not add up: \(what)"

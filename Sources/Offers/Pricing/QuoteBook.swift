@@ -1,7 +1,9 @@
 import Transport
 
 /// The provider's live quotes: each valid for `lifetimeSeconds` (300 by default), single
-/// use, redeemable only by the client it was issued to, at most `capacity` (10,000) live.
+/// use, redeemable only by the client it was issued to, at most `capacity` (10,000) live
+/// and at most `perClientCapacity` (100) for one client, so one identity cannot fill the
+/// book and lock every other client out for a quote's lifetime (issue 22).
 ///
 /// A quote is valid through second `valid_until_unix` and expired after it. A redeemed
 /// quote stays in the book, marked used, until it expires, so a second use is told apart
@@ -9,6 +11,9 @@ import Transport
 public struct QuoteBook: Sendable {
     public static let defaultLifetimeSeconds: UInt64 = 300
     public static let defaultCapacity = 10_000
+    /// Far above what an honest client holds: a `pay` takes one quote, `swap max` a few
+    /// rounds of settling.
+    public static let defaultPerClientCapacity = 100
 
     private struct Entry: Sendable {
         let quote: Quote
@@ -18,17 +23,22 @@ public struct QuoteBook: Sendable {
 
     public let lifetimeSeconds: UInt64
     public let capacity: Int
+    public let perClientCapacity: Int
     private let clock: any UnixClock
     private var entries: [String: Entry] = [:]
+    /// Live quotes per client, and the expiry of each client's quotes in issue order.
+    private var perClient: [Pubky: [UInt64]] = [:]
     /// Ids in issue order; with one lifetime for all, also expiry order, so expired
     /// quotes are dropped from the front.
     private var order: [String] = []
     private var orderStart = 0
 
-    public init(clock: any UnixClock, lifetimeSeconds: UInt64 = defaultLifetimeSeconds, capacity: Int = defaultCapacity) {
+    public init(clock: any UnixClock, lifetimeSeconds: UInt64 = defaultLifetimeSeconds, capacity: Int = defaultCapacity,
+                perClientCapacity: Int = defaultPerClientCapacity) {
         self.clock = clock
         self.lifetimeSeconds = lifetimeSeconds
         self.capacity = max(1, capacity)
+        self.perClientCapacity = max(1, perClientCapacity)
     }
 
     /// Quotes held now (unexpired, used or not).
@@ -52,6 +62,11 @@ public struct QuoteBook: Sendable {
         guard request.amountSat <= lockableSat else {
             throw .insufficientLiquidity(available: lockableSat, needed: request.amountSat)
         }
+        let held = (perClient[client] ?? []).filter { now <= $0 }
+        perClient[client] = held.isEmpty ? nil : held
+        if held.count >= perClientCapacity, let oldest = held.first {
+            throw .tooManyQuotesForPeer(limit: perClientCapacity, retryAfterSeconds: oldest - now + 1)
+        }
         guard entries.count < capacity else { throw .tooManyQuotes(limit: capacity) }
         guard entries[quoteID] == nil else { throw .valueOutOfRange(field: "quote_id") }
         let quote = Quote(requestID: request.requestID, quoteID: quoteID, offerID: offer.offerID,
@@ -62,6 +77,7 @@ public struct QuoteBook: Sendable {
                           validUntilUnix: now + lifetimeSeconds)
         entries[quoteID] = Entry(quote: quote, client: client, used: false)
         order.append(quoteID)
+        perClient[client, default: []].append(quote.validUntilUnix)
         return quote
     }
 
@@ -86,6 +102,13 @@ public struct QuoteBook: Sendable {
         while orderStart < order.count {
             let id = order[orderStart]
             if let entry = entries[id], now <= entry.quote.validUntilUnix { break }
+            if let entry = entries[id] {
+                // One lifetime for all: the client's oldest expiry is this one.
+                if var times = perClient[entry.client], !times.isEmpty {
+                    times.removeFirst()
+                    perClient[entry.client] = times.isEmpty ? nil : times
+                }
+            }
             entries[id] = nil
             orderStart += 1
         }

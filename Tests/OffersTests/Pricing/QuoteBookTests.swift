@@ -80,8 +80,11 @@ final class QuoteBookTests: XCTestCase {
         let clock = TestClock(Fixtures.now)
         var book = QuoteBook(clock: clock)
         let offer = Fixtures.offer(validUntil: Fixtures.now + 10_000)
+        // A hundred clients, each at its share of 100.
+        let clients = (0..<100).map { Fixtures.identity(UInt8(0x60 + $0)).pubky }
         for index in 0..<10_000 {
-            _ = try book.issue(for: request(), client: client, offer: offer, lockableSat: 500_000, quoteID: "q\(index)")
+            _ = try book.issue(for: request(), client: clients[index % 100], offer: offer, lockableSat: 500_000,
+                               quoteID: "q\(index)")
         }
         XCTAssertEqual(book.liveCount, 10_000)
         XCTAssertOffersError(.tooManyQuotes(limit: 10_000)) {
@@ -92,5 +95,30 @@ final class QuoteBookTests: XCTestCase {
         clock.advance(by: 301)
         XCTAssertNoThrow(try book.issue(for: request(), client: client, offer: offer, lockableSat: 500_000, quoteID: "later"))
         XCTAssertEqual(book.liveCount, 1)
+    }
+
+    /// Issue 22 (audit L-7): one identity asking for quotes as fast as it can holds at most
+    /// its share; every other client is still quoted; the flooder is told when to retry.
+    func testOneClientHoldsAtMostItsShareOfTheBook() throws {
+        let clock = TestClock(Fixtures.now)
+        var book = QuoteBook(clock: clock, perClientCapacity: 100)
+        let offer = Fixtures.offer(validUntil: Fixtures.now + 10_000)
+        let flooder = Fixtures.stranger.pubky
+        for index in 0..<100 {
+            _ = try book.issue(for: request(), client: flooder, offer: offer, lockableSat: 500_000, quoteID: "f\(index)")
+            if index == 49 { clock.advance(by: 10) }
+        }
+        XCTAssertOffersError(.tooManyQuotesForPeer(limit: 100, retryAfterSeconds: 291)) {
+            try book.issue(for: request(), client: flooder, offer: offer, lockableSat: 500_000, quoteID: "f-more")
+        }
+        XCTAssertEqual(OffersError.tooManyQuotesForPeer(limit: 100, retryAfterSeconds: 1).rejectCode, .rateLimited)
+        XCTAssertNoThrow(try book.issue(for: request(), client: client, offer: offer, lockableSat: 500_000, quoteID: "honest"))
+        // Once the first fifty expire, the flooder may ask for fifty more, not more.
+        clock.advance(by: 291)
+        for index in 0..<50 {
+            _ = try book.issue(for: request(), client: flooder, offer: offer, lockableSat: 500_000, quoteID: "g\(index)")
+        }
+        XCTAssertThrowsError(try book.issue(for: request(), client: flooder, offer: offer, lockableSat: 500_000,
+                                            quoteID: "g-more"))
     }
 }
