@@ -44,11 +44,18 @@ extension ProviderEngine {
     public func receive(push message: [UInt8], from peer: Pubky) {
         guard case .preimagePush(let push)? = try? SwapMessage(bytes: message) else { return }
         guard let swap = swaps[push.swapID], swap.client == peer else {
-            log("preimage push for unknown swap \(push.swapID) ignored")
+            logFromPeer(peer, "preimage push from \(peer) for unknown swap \(UntrustedText.quoted(push.swapID)) ignored")
             return
         }
         // The machine checks it against the payment hash and whether a lock exists.
         deliver(.preimagePushed(preimage: push.preimage), to: push.swapID)
+    }
+
+    /// A line caused by `peer`'s own message, within its budget (`LogThrottle`).
+    func logFromPeer(_ peer: Pubky, _ line: String) {
+        let (allowed, summary) = peerLines.admit(peer, now: dependencies.clock.nowUnix)
+        for dropped in summary { log(dropped) }
+        if allowed { log(line) }
     }
 
     // MARK: SwapRequest
@@ -76,7 +83,7 @@ extension ProviderEngine {
                 return try storedAccept(stored, for: request, from: peer)
             }
         } catch {
-            log("SwapRequest for quote \(request.quoteID): reading the store failed: \(error)")
+            log("SwapRequest for quote \(UntrustedText.quoted(request.quoteID)): reading the store failed: \(error)")
             return Reject(requestID: request.requestID, code: .internal, reason: "the provider cannot read its swaps now").encoded
         }
         do { try request.scriptType.checkOfferable() } catch {
@@ -98,7 +105,7 @@ extension ProviderEngine {
             return try await create(request, quote: quote, client: peer)
         } catch {
             risk.release(swapID: quote.quoteID)
-            log("SwapRequest for quote \(request.quoteID) failed: \(error)")
+            log("SwapRequest for quote \(UntrustedText.quoted(request.quoteID)) failed: \(error)")
             return Reject(requestID: request.requestID, code: .internal,
                           reason: "the provider could not set up the swap; ask for a new quote").encoded
         }
@@ -200,7 +207,7 @@ extension ProviderEngine {
             return SwapStatusSnapshot(requestID: request.requestID, swapID: request.swapID, status: status,
                                       lock: lock?.reference, timeoutHeight: swap.accept.body.timeoutHeight).encoded
         } catch {
-            log("status of swap \(request.swapID) cannot be read: \(error)")
+            log("status of swap \(UntrustedText.quoted(request.swapID)) cannot be read: \(error)")
             return Reject(requestID: request.requestID, code: .internal, reason: "the provider cannot read the swap now").encoded
         }
     }

@@ -50,6 +50,8 @@ public actor ProviderEngine {
     let push: ProviderPush
     let log: ProviderLog
     var risk: RiskLimits
+    /// Lines a peer's own messages cause are budgeted per peer.
+    var peerLines = LogThrottle()
 
     /// Swaps being driven (unfinished), by id.
     var swaps: [String: ProviderSwapRecord] = [:]

@@ -4,6 +4,7 @@ import Lightning
 import Offers
 @testable import PeerNode
 import Regtest
+import Synchronization
 import Transport
 import XCTest
 
@@ -333,5 +334,22 @@ final class ProviderFundSafetyTests: XCTestCase {
         XCTAssertTrue(harness.hub.chain.release(lock.txid))
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
+    }
+
+    /// Issue 22: a flood of pushes for unknown swaps, their ids carrying newlines, forges no
+    /// log line and writes no more than one peer's budget (the rest summed up later).
+    func testAPushFloodForgesNoLogLineAndStaysWithinItsBudget() async throws {
+        let lines = Mutex<[String]>([])
+        let engine = ProviderEngine(dependencies: harness.engine.dependencies, configuration: ProviderConfiguration(network: .regtest),
+                                    push: harness.pushes.push, log: ProviderLog { line in lines.withLock { $0.append(line) } })
+        let attacker = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x66, count: 32))).pubky
+        for index in 0..<2_000 {
+            let push = PreimagePush(swapID: "x\nprovider swap \(index): claim_observed -> settled", preimage: [UInt8](repeating: 1, count: 32))
+            await engine.receive(push: push.encoded, from: attacker)
+        }
+        let written = lines.withLock { $0 }
+        XCTAssertEqual(written.count, LogThrottle().perWindow)
+        XCTAssertFalse(written.contains { $0.contains(where: \.isNewline) }, "\(written.first ?? "")")
+        XCTAssertTrue(written.allSatisfy { $0.hasPrefix("preimage push from ") })
     }
 }
