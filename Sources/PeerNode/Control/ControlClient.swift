@@ -9,6 +9,9 @@ public struct ControlClient: Sendable {
         case daemonNotRunning(socket: String, reason: String)
         /// The daemon closed the connection, or sent something unreadable, before answering.
         case noAnswer(socket: String, reason: String)
+        /// The socket exists but this user may not connect to it (EACCES/EPERM): the
+        /// daemon may well be running, under another user.
+        case permissionDenied(socket: String)
 
         public var description: String {
             switch self {
@@ -17,12 +20,24 @@ public struct ControlClient: Sendable {
                     + "start it with `peernode run --datadir <dir>`"
             case .noAnswer(let socket, let reason):
                 return "the daemon on \(socket) did not answer: \(reason)"
+            case .permissionDenied(let socket):
+                return "this user may not connect to the daemon's control socket \(socket) (permission denied); "
+                    + "run the command as the user that runs the daemon, or give this user access to the data directory"
             }
         }
     }
 
     public let socketPath: String
     public let loop: EventLoop
+
+    /// What a failed connect means: no daemon, or a daemon this user may not reach.
+    static func connectFailure(_ error: LibUVError, socket: String) -> Failure {
+        switch error.name {
+        case "EACCES", "EPERM": return .permissionDenied(socket: socket)
+        case "ENOENT": return .daemonNotRunning(socket: socket, reason: "no socket file")
+        default: return .daemonNotRunning(socket: socket, reason: error.description)
+        }
+    }
 
     public init(socketPath: String, loop: EventLoop) {
         self.socketPath = socketPath
@@ -37,7 +52,7 @@ public struct ControlClient: Sendable {
         do {
             connection = try await PipeConnection.connect(path: socketPath, loop: loop)
         } catch let error as LibUVError {
-            throw .daemonNotRunning(socket: socketPath, reason: String(describing: error.name == "ENOENT" ? "no socket file" : error.description))
+            throw Self.connectFailure(error, socket: socketPath)
         } catch {
             throw .daemonNotRunning(socket: socketPath, reason: "\(error)")
         }
