@@ -23,6 +23,9 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The peer listener or the control socket could not be bound.
     case listen(address: String, reason: String)
     case wallet(String)
+    /// A backend that answers but does not fit the config (another network, a macaroon
+    /// file that cannot be read): the user fixes `key` in the config file.
+    case misconfigured(key: String, reason: String, fix: String)
 
     public var description: String {
         switch self {
@@ -50,13 +53,15 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot listen on \(address): \(reason)"
         case .wallet(let reason):
             return "wallet error: \(reason)"
+        case .misconfigured(let key, let reason, let fix):
+            return "configuration error in \(key): \(reason); \(fix)"
         }
     }
 
     /// The `peernode` exit code for this failure.
     public var exitCode: Int32 {
         switch self {
-        case .config, .notInitialized, .seedExists, .badSeed: return ExitCode.configError
+        case .config, .notInitialized, .seedExists, .badSeed, .misconfigured: return ExitCode.configError
         default: return ExitCode.failure
         }
     }

@@ -152,6 +152,9 @@ public final class NodeDaemon: Sendable {
         let info: BlockchainInfo
         do {
             info = try await chain.checkNetwork()
+        } catch .wrongNetwork(let expected, let actual) {
+            throw .misconfigured(key: "network", reason: "Bitcoin Core at \(config.bitcoind.url) runs \(actual), this node expects \(expected)",
+                                 fix: "set network to Core's, or bitcoind_rpc_host/bitcoind_rpc_port to a \(config.network.rawValue) node")
         } catch {
             throw .bitcoind(url: config.bitcoind.url, reason: error.description)
         }
@@ -270,7 +273,8 @@ public final class NodeDaemon: Sendable {
         do {
             macaroon = try PosixFile.read(config.lnd.macaroonPath, limit: 64 * 1024)
         } catch {
-            throw .lnd(url: config.lnd.url, reason: "cannot read the macaroon file: \(error)")
+            throw .misconfigured(key: "lnd_macaroon", reason: "cannot read the macaroon file \(config.lnd.macaroonPath): \(error)",
+                                 fix: "set lnd_macaroon to LND's admin.macaroon (or one with invoice and offchain permissions)")
         }
         defer { for index in macaroon.indices { macaroon[index] = 0 } }
         let configuration = LNDRESTClient.Configuration(host: config.lnd.host, port: config.lnd.port, macaroon: macaroon,
@@ -281,6 +285,9 @@ public final class NodeDaemon: Sendable {
             }
             options.log("LND at \(config.lnd.url)")
             return client
+        } catch .wrongNetwork(_, let expected, let actual) {
+            throw .misconfigured(key: "network", reason: "LND at \(config.lnd.url) runs \(actual), this node is set up for \(expected)",
+                                 fix: "set network to LND's, or lnd_rest_host/lnd_rest_port to an LND on \(config.network.rawValue)")
         } catch {
             throw .lnd(url: config.lnd.url, reason: error.description)
         }

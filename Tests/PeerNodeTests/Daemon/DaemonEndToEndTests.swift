@@ -262,6 +262,20 @@ final class DaemonEndToEndTests: XCTestCase {
             XCTFail("started against a backend on another network")
         } catch let error as DaemonError {
             XCTAssertTrue(error.description.contains("runs regtest"), error.description)
+            // Issue 22: a config problem, named by its key, exit 4.
+            guard case .misconfigured(let key, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(key, "network")
+            XCTAssertEqual(error.exitCode, 4)
+        }
+        do {
+            _ = try await fixture.start(datadir, overrides: [ConfigEntry(key: "lnd_macaroon", value: fixture.root + "/no.macaroon",
+                                                                         origin: "command line")])
+            XCTFail("started without its macaroon")
+        } catch let error as DaemonError {
+            guard case .misconfigured(let key, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(key, "lnd_macaroon")
+            XCTAssertTrue(error.description.contains("set lnd_macaroon to"), error.description)
+            XCTAssertEqual(error.exitCode, 4)
         }
         XCTAssertFalse(exists(datadir + "/peernode.sock"), "no socket is left after a failed start")
         await fixture.shutDown()
