@@ -21,7 +21,8 @@ public enum ConfigFileParser {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigError(key: nil, value: nil, origin: origin,
-                                  problem: .syntax("expected key=value, found a line without '='"))
+                                  problem: .syntax("expected key=value, found a line without '='; write it as key=value, "
+                                                   + "or start it with # to make it a comment"))
             }
             let key = trim(line[..<equals])
             let value = trim(line[line.index(after: equals)...])

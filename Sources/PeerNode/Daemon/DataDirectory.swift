@@ -81,7 +81,13 @@ public enum DataDirectory {
             throw .config(ConfigError(key: nil, value: nil, origin: path, problem: .unreadable(error.description)))
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .config(ConfigError(key: nil, value: nil, origin: path, problem: .unreadable("not UTF-8 text")))
+            // Name the first offending byte so the user finds it (an editor's other encoding,
+            // a pasted non-breaking character).
+            let valid = bytes.prefix { $0 < 0x80 }.count
+            let line = bytes.prefix(valid).filter { $0 == UInt8(ascii: "\n") }.count + 1
+            throw .config(ConfigError(key: nil, value: nil, origin: path, problem: .unreadable(
+                "not UTF-8 text (first non-ASCII byte on line \(line)); save the file as UTF-8 (plain ASCII is enough: "
+                + "every key and value peernode reads is ASCII)")))
         }
         do {
             let file = try ConfigFileParser.parse(text, fileName: NodeConfig.configFileName)

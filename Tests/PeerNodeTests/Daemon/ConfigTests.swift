@@ -264,7 +264,7 @@ final class ConfigTests: XCTestCase {
             ConfigEntry(key: "lnd_macaroon", value: "m", origin: "f line 4"),
         ])
         let cases: [(String, String)] = [
-            ("network", "without '='"),
+            ("network", "without '='; write it as key=value, or start it with # to make it a comment"),
             ("[regtest]", "sections"),
             ("=1", "names no key"),
         ]

@@ -34,6 +34,22 @@ final class DaemonInitTests: XCTestCase {
         await store.close()
     }
 
+    /// Issue 22: a config file in another encoding says which line and what to do.
+    func testAConfigThatIsNotUTF8SaysWhereAndWhatToDo() async throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let datadir = root + "/d"
+        _ = try await DataDirectory.initialize(datadir: datadir, network: .regtest)
+        let bytes = Array("network=regtest\nbitcoind_rpc_user=u\nbitcoind_rpc_password=p".utf8) + [0xe9] + Array("\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: datadir + "/peernode.conf"))
+        XCTAssertThrowsError(try DataDirectory.loadConfig(datadir: datadir, overrides: [], allowUnsafe: false)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("line 3"), text)
+            XCTAssertTrue(text.contains("save the file as UTF-8"), text)
+            XCTAssertEqual((error as? DaemonError)?.exitCode, 4)
+        }
+    }
+
     func testDaemonInitRefusesToOverwriteASeed() async throws {
         let root = try DaemonFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
