@@ -111,9 +111,5 @@ public final class HubFollowingClock: UnixClock {
                       rate: rate)
     }
 
-    private static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    private static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 }

@@ -31,10 +31,16 @@ enum NodePeerHandlers {
     typealias ServesPeer = @Sendable (Pubky) async -> Bool
 
     static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox,
-                     servesPeer: ServesPeer? = nil) -> PeerHandlers {
+                     servesPeer: ServesPeer? = nil, limiter: PeerRequestLimiter = PeerRequestLimiter()) -> PeerHandlers {
         PeerHandlers(onRequest: { request, peer in
-            await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
-                         servesPeer: servesPeer)
+            // One peer's request rate is its own: over its share it is told when to retry.
+            if let waitMilliseconds = limiter.take(peer, nowMilliseconds: MonotonicClock.milliseconds()) {
+                let requestID = (try? MessageEnvelope.parse(request))?.requestID ?? "unknown"
+                return Reject(requestID: requestID, code: .rateLimited,
+                              reason: "too many requests from this peer; retry in \(waitMilliseconds) ms").encoded
+            }
+            return await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
+                                servesPeer: servesPeer)
         }, onPush: { message, peer in
             if let servesPeer, await !servesPeer(peer) { return }
             await engines.current.provider?.receive(push: message, from: peer)
