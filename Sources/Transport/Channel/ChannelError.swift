@@ -59,8 +59,6 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicateRequestID
     /// The `id` given to `request` differs from the message's own `request_id`.
     case requestIDMismatch
-    /// The inbound connection limit was reached; this connection was refused.
-    case tooManyInboundConnections(limit: Int)
     /// The task waiting for a reply was cancelled.
     case cancelled
 
@@ -118,8 +116,6 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a request with this request_id is already waiting on this peer; use a fresh id"
         case .requestIDMismatch:
             return "the request's \"request_id\" field differs from the id given to request(); pass the same id"
-        case .tooManyInboundConnections(let limit):
-            return "already serving \(limit) inbound connections; refused a new one"
         case .cancelled:
             return "the request was cancelled"
         }
