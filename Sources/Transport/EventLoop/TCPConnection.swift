@@ -63,6 +63,20 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         throw lastError ?? LibUVError(call: "uv_tcp_connect", code: UV_EAI_NONAME.rawValue)
     }
 
+    /// Connects to the numeric `host:port` from the numeric local address `source` (any
+    /// port): a test simulates many hosts by dialling from 127.0.0.x, which Linux routes to
+    /// loopback. Fails with `LibUVError` (`uv_tcp_bind`, `uv_tcp_connect`, or EINVAL for
+    /// an address that is not numeric).
+    public static func connect(
+        host: String, port: Int, from source: String, loop: EventLoop, readBufferLimit: Int = defaultReadBufferLimit
+    ) async throws -> TCPConnection {
+        guard let address = SocketAddress(numericHost: host, port: port),
+              let local = SocketAddress(numericHost: source, port: 0) else {
+            throw LibUVError(call: "uv_ip_addr", code: UV_EINVAL.rawValue)
+        }
+        return try await TCPConnector.connect(to: address, from: local, loop: loop, readBufferLimit: readBufferLimit)
+    }
+
     /// A new, unconnected TCP handle on `loop`, as a stream. Loop thread only. On failure
     /// nothing is left allocated.
     static func makeHandle(on loop: EventLoop) throws(LibUVError) -> UnsafeMutablePointer<uv_stream_t> {
