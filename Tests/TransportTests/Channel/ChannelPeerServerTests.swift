@@ -165,6 +165,8 @@ final class ChannelPeerServerTests: XCTestCase {
         try await assertServerSurvives(limits: limits, logged: {
             $0 == .evicted(host: nil, peer: nil, budget: .handshakes)
         }) { server in
+            // Carol's dial returns once she sent message 3; wait until the server has read it.
+            try await Self.waitUntil { await server.handshakeCount == 0 }
             let stalled = await P.rawStream(into: server)
             let newcomer = await P.rawStream(into: server)
             let end = try await stalled.read()
@@ -229,6 +231,12 @@ final class ChannelPeerServerTests: XCTestCase {
                                                            refusal: ConnectionRefusal(budget: .peers, limit: 1))))
         await carol.close()
         await server.shutdown()
+    }
+
+    private static func waitUntil(_ condition: () async -> Bool) async throws {
+        for _ in 0..<400 where await !condition() {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
     }
 
     func testManyPeersAreServedAtOnce() async throws {
