@@ -175,7 +175,10 @@ public final class NodeDaemon: Sendable {
                 return contact != nil
             }
         }
-        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper,
+        // Peer events at the operator's choice (log_peer_events): each is one line, and a
+        // flood of refusals would drown the rest of the log.
+        let peerLog = config.logPeerEvents ? PeerLog { log("peer: \($0)") } : .silent
+        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, log: peerLog,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
                                                                     engines: engines, servesPeer: servesPeer))
         let dialer = PeerDialer(identity: identity, loop: loop)
