@@ -80,7 +80,7 @@ public struct ConfigKey: Sendable, Equatable {
         ConfigKey("wallet_sync_seconds", "how often the wallet follows the chain",
                   default: "10", allowed: "1 to 3600"),
         ConfigKey("log_peer_events", "log peer connections: refused for a full budget, evicted, failed handshakes, protocol errors",
-                  default: "false", allowed: "true or false"),
+                  default: "0", allowed: "0 or 1"),
     ]
 
     public static let names: [String] = all.map(\.name)
