@@ -19,6 +19,9 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A dialler's first handshake message did not decrypt under this node's key: it
     /// dialled a pubky this node does not hold, or sent garbage.
     case notForThisNode
+    /// The listener refused the connection because its connection budgets are full (in
+    /// all, or for our address or network); a later attempt may get in.
+    case listenerBusy
     /// The dialler's handshake did not carry a valid ed25519 public key.
     case invalidInitiatorIdentity
     /// A handshake message carried a payload where peernode/1 sends none (or the wrong size).
@@ -74,6 +77,8 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the dialling peer claimed to be \(claimed) but its handshake key is not that identity's; refused"
         case .notForThisNode:
             return "a peer dialled a pubky this node does not hold (or sent garbage); refused"
+        case .listenerBusy:
+            return "the node is serving all the connections it takes (from this address or network, or in all); try again later"
         case .invalidInitiatorIdentity:
             return "the dialling peer's handshake did not carry a valid pubky; refused"
         case .unexpectedHandshakePayload:

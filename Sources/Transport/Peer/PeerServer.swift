@@ -53,8 +53,10 @@ public actor PeerServer {
     /// after `shutdown`, the stream is closed straight away and the refusal logged; a full
     /// handshake budget evicts a stalled handshake instead.
     ///
-    /// A refused dialler sees only the close: before the handshake there is no channel to
-    /// say "full, try later" on, and peernode/1 has no message for it.
+    /// A dialler refused here gets `ChannelHandshake.busyMessage` before the close, which
+    /// its handshake reports as `ChannelError.listenerBusy` ("full, try later"). One
+    /// refused after its handshake (its pubky over its share, or every peer protected) sees
+    /// only the close.
     public func accept(_ stream: any ByteStream, from host: PeerHost? = nil) {
         guard !isShutDown else {
             Task { await stream.close() }
@@ -66,7 +68,14 @@ public actor PeerServer {
         case .admitEvicting(let victim, let kind):
             evict(victim, budget: kind)
         case .refuse(let refusal):
-            refuse(stream, host: host, peer: nil, refusal: refusal)
+            counters.refused[refusal.budget, default: 0] += 1
+            log(.inboundRefused(host: host, peer: nil, refusal: refusal))
+            Task {
+                // Two bytes of header and 16 of text: cheap enough to send every refused
+                // socket, and a failed write changes nothing.
+                try? await stream.write(Frame.encode(ChannelHandshake.busyMessage))
+                await stream.close()
+            }
             return
         }
         counters.accepted += 1
@@ -174,12 +183,6 @@ public actor PeerServer {
                 await slot.stream.close()
             }
         }
-    }
-
-    private func refuse(_ stream: any ByteStream, host: PeerHost?, peer: Pubky?, refusal: ConnectionRefusal) {
-        counters.refused[refusal.budget, default: 0] += 1
-        log(.inboundRefused(host: host, peer: peer, refusal: refusal))
-        Task { await stream.close() }
     }
 
     private func refuse(channel: SecureChannel, host: PeerHost?, peer: Pubky, refusal: ConnectionRefusal) {

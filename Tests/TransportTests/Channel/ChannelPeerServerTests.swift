@@ -187,6 +187,7 @@ final class ChannelPeerServerTests: XCTestCase {
             $0 == .inboundRefused(host: nil, peer: F.carol.pubky,
                                   refusal: ConnectionRefusal(budget: .connectionsPerPubky, limit: 1))
         }) { server in
+            try await Self.waitUntil { await server.handshakeCount == 0 }
             let second = try await P.dial(server, as: F.carol)
             let reason = await second.waitUntilClosed()
             XCTAssertEqual(reason, .closedByPeer)
@@ -203,7 +204,9 @@ final class ChannelPeerServerTests: XCTestCase {
         try await assertServerSurvives(limits: limits, logged: {
             $0 == .evicted(host: nil, peer: F.alice.pubky, budget: .peers)
         }) { server in
+            try await Self.waitUntil { await server.handshakeCount == 0 }
             let alice = try await P.dial(server, as: F.alice)
+            try await Self.waitUntil { await server.handshakeCount == 0 }
             let dave = try await P.dial(server, as: F.identity(77))
             let reason = await alice.waitUntilClosed()
             XCTAssertEqual(reason, .closedByPeer)
@@ -222,6 +225,7 @@ final class ChannelPeerServerTests: XCTestCase {
         let server = PeerServer(identity: F.bob, sleeper: TaskSleeper(), limits: limits, log: capture.log,
                                 handlers: PeerHandlers(onRequest: P.echo()), isProtected: { $0 == F.carol.pubky })
         let carol = try await P.dial(server, as: F.carol)
+        try await Self.waitUntil { await server.handshakeCount == 0 }
         let alice = try await P.dial(server, as: F.alice)
         let reason = await alice.waitUntilClosed()
         XCTAssertEqual(reason, .closedByPeer)

@@ -96,15 +96,23 @@ final class NetPeerMisbehaviourTests: XCTestCase {
         try await assertListenerSurvives(limits: limits, logged: {
             $0 == .inboundRefused(host: PeerHost("127.0.0.1"), peer: nil, refusal: refusal)
         }) { bob in
-            let stalled = try await N.rawConnection(to: bob)
+            // Carol's dial returns once she sent message 3; wait until the server has read it.
             var waited = 0
+            while await bob.server.handshakeCount > 0, waited < 400 {
+                try await bob.loop.sleep(milliseconds: 5)
+                waited += 1
+            }
+            let stalled = try await N.rawConnection(to: bob)
+            waited = 0
             while await bob.server.handshakeCount < 1, waited < 400 {
                 try await bob.loop.sleep(milliseconds: 5)
                 waited += 1
             }
             let refused = try await N.rawConnection(to: bob)
-            let end = try await refused.read()
-            XCTAssertNil(end, "the connection over the cap is closed at once")
+            var received: [UInt8] = []
+            while let bytes = try await refused.read() { received += bytes }
+            XCTAssertEqual(received, Frame.encode(ChannelHandshake.busyMessage),
+                           "the connection over the cap is told it is full, and closed at once")
             await refused.close()
             await stalled.close()
             let counters = await bob.server.counters
@@ -129,10 +137,16 @@ final class NetPeerMisbehaviourTests: XCTestCase {
             try await loop.sleep(milliseconds: 5)
             waited += 1
         }
-        let refused = try await N.rawConnection(to: bob, from: "127.0.0.6")
-        let end = try await refused.read()
-        XCTAssertNil(end, "the fifth host of the /24 is closed at once")
-        await refused.close()
+        // The fifth host's dial fails with "full, try later", not "not the node dialled".
+        do {
+            let refused = try await N.rawConnection(to: bob, from: "127.0.0.6")
+            let channel = try await SecureChannel.connect(over: refused, identity: F.carol, expecting: F.bob.pubky,
+                                                          sleeper: loop.sleeper, limits: limits.channel)
+            await channel.close()
+            XCTFail("the fifth host of the /24 must be refused")
+        } catch {
+            XCTAssertEqual(error as? ChannelError, .listenerBusy)
+        }
         XCTAssertTrue(capture.all.contains(.inboundRefused(
             host: PeerHost("127.0.0.6"), peer: nil,
             refusal: ConnectionRefusal(budget: .connectionsPerNetworkGroup, limit: 4))))
