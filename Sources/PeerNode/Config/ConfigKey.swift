@@ -79,6 +79,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "", allowed: "<pubky>@host:port; repeat for more", repeatable: true),
         ConfigKey("wallet_sync_seconds", "how often the wallet follows the chain",
                   default: "10", allowed: "1 to 3600"),
+        ConfigKey("log_peer_events", "log peer connections: refused for a full budget, evicted, failed handshakes, protocol errors",
+                  default: "0", allowed: "0 or 1"),
     ]
 
     public static let names: [String] = all.map(\.name)

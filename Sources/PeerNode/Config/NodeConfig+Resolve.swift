@@ -111,7 +111,8 @@ private struct ConfigResolver {
             network: network, datadir: datadir, listen: listen, controlSocket: controlSocket,
             bitcoind: BitcoinCoreEndpoint(host: rpcHost, port: rpcPort), bitcoindCredentials: credentials, lnd: lnd,
             provider: provider, htlcTimeoutBlocks: htlcTimeout, confirmations: confirmations, zeroConf: zeroConf,
-            maxFeePPM: maxFeePPM, fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe)
+            maxFeePPM: maxFeePPM, fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe,
+            logPeerEvents: try value("log_peer_events")?.bool() ?? false)
         if mainnet && !allowUnsafe { try checkMainnetSafety(config) }
         return config
     }

@@ -105,6 +105,10 @@ public struct NodeConfig: Sendable, Equatable {
     public var walletSyncSeconds: Int
     /// `--allow-unsafe` was given (and was needed, or not).
     public var allowUnsafe: Bool
+    /// Peer-layer events (connections refused or evicted by a budget, failed handshakes,
+    /// peers closed for protocol errors) go to the daemon's log. Off by default: under a
+    /// flood they are one line per connection.
+    public var logPeerEvents = false
 
     // MARK: files in the data directory
 

@@ -18,6 +18,7 @@ extension ControlDispatcher {
         if contact.pubky == services.identity.pubky { throw .invalidRequest("that pubky is this node's own") }
         do {
             try await services.store.saveContact(contact)
+            services.protectedPeers.insert(contact.pubky)
             guard let saved = try await services.store.contact(pubky: contact.pubky) else {
                 throw ControlError.failed("the contact was not found right after saving it")
             }
@@ -45,6 +46,7 @@ extension ControlDispatcher {
                 throw ControlError.notFound("no contact named or with pubky \"\(which)\"")
             }
             try await services.store.removeContact(pubky: contact.pubky)
+            services.protectedPeers.remove(contact.pubky)
             return .object(["removed": Self.json(contact)])
         } catch let error as ControlError {
             throw error

@@ -178,9 +178,16 @@ public final class NodeDaemon: Sendable {
                 return contact != nil
             }
         }
-        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper,
+        // Peer events at the operator's choice (log_peer_events): each is one line, and a
+        // flood of refusals would drown the rest of the log.
+        let peerLog = config.logPeerEvents ? PeerLog { log("peer: \($0)") } : .silent
+        // Saved contacts are never evicted to make room for a newcomer. A store that cannot
+        // list them now protects none until contacts are added; serving goes on either way.
+        let protectedPeers = ProtectedPeers((try? await store.contacts().map(\.pubky)) ?? [])
+        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, log: peerLog,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
-                                                                    engines: engines, servesPeer: servesPeer))
+                                                                    engines: engines, servesPeer: servesPeer),
+                                    isProtected: { protectedPeers.contains($0) })
         let dialer = PeerDialer(identity: identity, loop: loop)
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in
             try await TCPConnection.connect(host: contact.host, port: Int(contact.port), loop: loop)
@@ -189,7 +196,8 @@ public final class NodeDaemon: Sendable {
                             clock: clock)
         let services = NodeServices(config: config, seed: seed, identity: identity, loop: loop, store: store, chain: chain,
                                     feeEstimator: feeEstimator, lightning: lightning, wallet: wallet, desk: desk,
-                                    router: router, dialer: dialer, peerServer: peerServer, clock: clock)
+                                    router: router, dialer: dialer, peerServer: peerServer,
+                                    protectedPeers: protectedPeers, clock: clock)
         if let factory = options.engines {
             do {
                 let built = try await factory(services)

@@ -19,6 +19,9 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A dialler's first handshake message did not decrypt under this node's key: it
     /// dialled a pubky this node does not hold, or sent garbage.
     case notForThisNode
+    /// The listener refused the connection because its connection budgets are full (in
+    /// all, or for our address or network); a later attempt may get in.
+    case listenerBusy
     /// The dialler's handshake did not carry a valid ed25519 public key.
     case invalidInitiatorIdentity
     /// A handshake message carried a payload where peernode/1 sends none (or the wrong size).
@@ -59,8 +62,6 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicateRequestID
     /// The `id` given to `request` differs from the message's own `request_id`.
     case requestIDMismatch
-    /// The inbound connection limit was reached; this connection was refused.
-    case tooManyInboundConnections(limit: Int)
     /// The task waiting for a reply was cancelled.
     case cancelled
 
@@ -76,6 +77,8 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the dialling peer claimed to be \(claimed) but its handshake key is not that identity's; refused"
         case .notForThisNode:
             return "a peer dialled a pubky this node does not hold (or sent garbage); refused"
+        case .listenerBusy:
+            return "the node is serving all the connections it takes (from this address or network, or in all); try again later"
         case .invalidInitiatorIdentity:
             return "the dialling peer's handshake did not carry a valid pubky; refused"
         case .unexpectedHandshakePayload:
@@ -118,8 +121,6 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a request with this request_id is already waiting on this peer; use a fresh id"
         case .requestIDMismatch:
             return "the request's \"request_id\" field differs from the id given to request(); pass the same id"
-        case .tooManyInboundConnections(let limit):
-            return "already serving \(limit) inbound connections; refused a new one"
         case .cancelled:
             return "the request was cancelled"
         }

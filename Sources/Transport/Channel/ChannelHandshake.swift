@@ -18,6 +18,11 @@
 /// frame is unauthenticated and only ever used in an error message; it reveals nothing a
 /// published contact (pubky + host:port) does not. Message 2 is always 48 bytes, so the two
 /// cannot be confused.
+///
+/// A listener whose connection budgets are full (see `ConnectionBudget`) answers with one
+/// 16-byte frame, `busyMessage`, before any handshake byte, and closes, so the dialler can
+/// say "full, try later" instead of "not the node dialled". It too is unauthenticated and
+/// only ever used in an error message; at 16 bytes it is neither message 2 nor a pubky.
 struct ChannelHandshake: ~Copyable {
     enum Role: Sendable, Equatable {
         case initiator(expecting: Pubky)
@@ -38,6 +43,8 @@ struct ChannelHandshake: ~Copyable {
 
     /// Message 3, the longest: encrypted static key (32 + 16) and encrypted pubky (32 + 16).
     static let maxFrameLength = 96
+    /// What a full listener sends instead of message 2 (exactly 16 bytes).
+    static let busyMessage = Array("peernode/1 busy.".utf8)
     /// `-> e, es` with an empty payload: ephemeral key plus a tag.
     static let firstMessageLength = 32 + TransportState.tagLength
 
@@ -140,6 +147,7 @@ struct ChannelHandshake: ~Copyable {
         if frame.count == Pubky.publicKeyLength {
             return fail(.wrongRemotePubky(expected: expected, reached: try? Pubky(publicKey: frame)))
         }
+        if frame == Self.busyMessage { return fail(.listenerBusy) }
         do {
             let payload = try noise.readMessage(frame)
             guard payload.isEmpty else { return fail(.unexpectedHandshakePayload) }

@@ -53,6 +53,16 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
+    public var addressBytes: [UInt8] {
+        withUnsafeBytes(of: storage) { raw in
+            if isIPv6 {
+                return withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { Array($0) }
+            }
+            return withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
+        }
+    }
+
     /// `127.0.0.1:8333` or `[::1]:8333`, for logs.
     public var description: String {
         isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"

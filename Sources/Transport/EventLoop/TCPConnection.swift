@@ -27,6 +27,8 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
     public nonisolated let loop: EventLoop
     /// The peer, `127.0.0.1:port` or `[::1]:port`, for logs.
     public nonisolated let remoteAddress: String
+    /// The peer's address, for the per-host budgets; nil if the kernel would not say.
+    public nonisolated let remoteSocketAddress: SocketAddress?
     /// Our end of the connection.
     public nonisolated let localAddress: String
     nonisolated let core: UVStreamCore
@@ -35,10 +37,11 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         loop.asUnownedSerialExecutor()
     }
 
-    private init(core: UVStreamCore, loop: EventLoop, remoteAddress: String, localAddress: String) {
+    private init(core: UVStreamCore, loop: EventLoop, remote: SocketAddress?, localAddress: String) {
         self.core = core
         self.loop = loop
-        self.remoteAddress = remoteAddress
+        remoteSocketAddress = remote
+        remoteAddress = remote?.description ?? "unknown"
         self.localAddress = localAddress
     }
 
@@ -58,6 +61,20 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
             }
         }
         throw lastError ?? LibUVError(call: "uv_tcp_connect", code: UV_EAI_NONAME.rawValue)
+    }
+
+    /// Connects to the numeric `host:port` from the numeric local address `source` (any
+    /// port): a test simulates many hosts by dialling from 127.0.0.x, which Linux routes to
+    /// loopback. Fails with `LibUVError` (`uv_tcp_bind`, `uv_tcp_connect`, or EINVAL for
+    /// an address that is not numeric).
+    public static func connect(
+        host: String, port: Int, from source: String, loop: EventLoop, readBufferLimit: Int = defaultReadBufferLimit
+    ) async throws -> TCPConnection {
+        guard let address = SocketAddress(numericHost: host, port: port),
+              let local = SocketAddress(numericHost: source, port: 0) else {
+            throw LibUVError(call: "uv_ip_addr", code: UV_EINVAL.rawValue)
+        }
+        return try await TCPConnector.connect(to: address, from: local, loop: loop, readBufferLimit: readBufferLimit)
     }
 
     /// A new, unconnected TCP handle on `loop`, as a stream. Loop thread only. On failure
@@ -82,12 +99,12 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         // Request/response protocols send small messages; Nagle's delay would stall them.
         // Failing to set it costs latency only, so its result is not an error.
         _ = uv_tcp_nodelay(tcp, 1)
-        let remote = (try? SocketAddress.of(tcp, peer: true))?.description ?? "unknown"
+        let remote = try? SocketAddress.of(tcp, peer: true)
         let local = (try? SocketAddress.of(tcp, peer: false))?.description ?? "unknown"
         let core = try UVStreamCore.adopt(
             UVHandle.stream(tcp), loop: loop, name: "TCPConnection", readBufferLimit: readBufferLimit,
             onClosed: onClosed)
-        return TCPConnection(core: core, loop: loop, remoteAddress: remote, localAddress: local)
+        return TCPConnection(core: core, loop: loop, remote: remote, localAddress: local)
     }
 
     public func read() async throws -> [UInt8]? {

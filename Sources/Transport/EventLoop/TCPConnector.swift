@@ -10,20 +10,24 @@ final class TCPConnector: LoopResource, @unchecked Sendable {
     private let loop: EventLoop
     private let address: SocketAddress
     private let readBufferLimit: Int
+    private let source: SocketAddress?
     private var handle: UnsafeMutablePointer<uv_tcp_t>?
     private var continuation: CheckedContinuation<TCPConnection, any Error>?
     private var abortReason: (any Error)?
 
-    private init(loop: EventLoop, address: SocketAddress, readBufferLimit: Int) {
+    private init(loop: EventLoop, address: SocketAddress, source: SocketAddress?, readBufferLimit: Int) {
         self.loop = loop
         self.address = address
+        self.source = source
         self.readBufferLimit = readBufferLimit
     }
 
+    /// With `source`, the socket is bound to that local address first (port 0: any), so
+    /// the connection comes from it.
     static func connect(
-        to address: SocketAddress, loop: EventLoop, readBufferLimit: Int
+        to address: SocketAddress, from source: SocketAddress? = nil, loop: EventLoop, readBufferLimit: Int
     ) async throws -> TCPConnection {
-        let connector = TCPConnector(loop: loop, address: address, readBufferLimit: readBufferLimit)
+        let connector = TCPConnector(loop: loop, address: address, source: source, readBufferLimit: readBufferLimit)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 loop.submit(failing: continuation) { connector.start(continuation) }
@@ -47,6 +51,14 @@ final class TCPConnector: LoopResource, @unchecked Sendable {
         } catch {
             UVHandle.free(tcp)
             return finish(.failure(error))
+        }
+        if let source {
+            do {
+                try uvCheck(source.withSockaddr { uv_tcp_bind(tcp, $0, 0) }, "uv_tcp_bind")
+            } catch {
+                UVHandle.closeAndFree(tcp)
+                return finish(.failure(error))
+            }
         }
         handle = tcp
         let request = UVHandle.allocate(uv_connect_t.self)

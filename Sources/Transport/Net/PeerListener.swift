@@ -34,13 +34,13 @@ public actor PeerListener {
 
     /// Binds `host:port` (port 0: any free port) and starts accepting.
     ///
-    /// The TCP listener's own cap sits above the server's inbound cap, so that it is the
-    /// server that refuses (and logs) an extra peer; the TCP cap only bounds how many
+    /// The TCP listener's own cap sits above the server's budgets (peers plus handshakes),
+    /// so that it is the server that refuses (and logs) an extra peer; the TCP cap only bounds how many
     /// sockets a flood can hold while the server turns them away.
     public static func start(server: PeerServer, host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 511,
                              readBufferLimit: Int = TCPConnection.defaultReadBufferLimit,
                              loop: EventLoop) async throws -> PeerListener {
-        let inbound = server.limits.maxInboundConnections
+        let inbound = server.limits.maxInboundConnections + server.limits.maxHandshakes
         let listener = try await TCPListener.bind(
             host: host, port: port, backlog: backlog, maxConnections: inbound + max(16, inbound / 4),
             readBufferLimit: readBufferLimit, loop: loop)
@@ -56,7 +56,7 @@ public actor PeerListener {
             // accept() returns nil once the listener is closed; it throws only when this
             // task is cancelled, which only `close` does.
             while let connection = try? await listener.accept() {
-                await server.accept(connection)
+                await server.accept(connection, from: connection.remoteSocketAddress.map(PeerHost.init))
             }
         }
     }

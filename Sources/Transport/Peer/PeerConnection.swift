@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A live, authenticated connection to one peer: requests with replies matched by
 /// `request_id`, incoming requests answered by a handler, and pushes both ways.
 ///
@@ -38,6 +40,11 @@ public actor PeerConnection {
     private var started = false
     private var closeReason: PeerCloseReason?
     private var closeWaiters: [CheckedContinuation<PeerCloseReason, Never>] = []
+    /// When the peer last sent a message (or the connection opened): eviction prefers idle
+    /// peers, which this tells apart from ones in use. Behind a lock rather than on the
+    /// actor, so the server can rank its peers synchronously, without awaiting each one.
+    private nonisolated let lastReceivedLock = Mutex(ContinuousClock.now)
+    public nonisolated var lastReceived: ContinuousClock.Instant { lastReceivedLock.withLock { $0 } }
 
     init(channel: SecureChannel, direction: PeerDirection, sleeper: any Sleeper, limits: PeerLimits,
          log: PeerLog, handlers: PeerHandlers) {
@@ -161,6 +168,7 @@ public actor PeerConnection {
                     reason = closingLocally ? .closedLocally : .closedByPeer
                     break
                 }
+                lastReceivedLock.withLock { $0 = .now }
                 try dispatch(message)
             } catch {
                 reason = closingLocally ? .closedLocally : .failed(error)

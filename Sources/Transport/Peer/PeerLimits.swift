@@ -1,10 +1,38 @@
 /// The bounds the peer layer enforces, on top of each channel's. Breaking one closes that
 /// peer's connection only (or refuses that one inbound connection).
+///
+/// The inbound connection budgets (see `ConnectionBudget`) keep one host or one operator
+/// from locking honest peers out. The defaults:
+/// - 64 handshakes in progress, at most 8 from one IP: handshakes cost the attacker no
+///   cryptography until message 3, so they get a small budget of their own, apart from
+///   the peers that proved a pubky; a full one evicts its oldest stalled handshake.
+/// - 16 connections per IP and 32 per network group (/24, /64): a NATed household or a
+///   small office fits; one host or one rented /24 holds an eighth of the peer budget.
+/// - 8 connections per pubky: our own client opens one connection per payment, so a node
+///   paying five at once holds five (4 refused the fifth, EndToEndConcurrencyTests); 8
+///   leaves room for that and a reconnect or two, and still keeps one identity from
+///   crowding the others out. Lower it once the client shares one connection per peer.
+/// - 256 authenticated peers, of which the 4 fastest and the 4 longest connected (and any
+///   the node marks protected) are never evicted for a newcomer.
 public struct PeerLimits: Sendable, Equatable {
     public var channel: ChannelLimits
-    /// Inbound connections served at once, counted from the first byte (handshakes
-    /// included), so stalled handshakes cannot crowd out the limit's worth of real peers.
+    /// Authenticated inbound peers served at once. A newcomer beyond it evicts an
+    /// unprotected peer (see `ConnectionBudget`), or is refused if there is none.
     public var maxInboundConnections: Int
+    /// Inbound handshakes in progress at once, counted apart from the peers.
+    public var maxHandshakes: Int
+    /// Inbound handshakes in progress from one IP.
+    public var maxHandshakesPerHost: Int
+    /// Inbound connections from one IP, handshakes included.
+    public var maxConnectionsPerHost: Int
+    /// Inbound connections from one /24 (IPv4) or /64 (IPv6), handshakes included.
+    public var maxConnectionsPerNetworkGroup: Int
+    /// Authenticated inbound connections of one pubky.
+    public var maxConnectionsPerPubky: Int
+    /// Peers with the lowest latency (handshake time) kept from eviction.
+    public var evictionProtectLowestLatency: Int
+    /// Longest-connected peers kept from eviction.
+    public var evictionProtectLongestConnected: Int
     /// Requests waiting for replies on one connection, in each direction: ours beyond it
     /// are refused locally, the peer's beyond it close the connection.
     public var maxInFlightRequests: Int
@@ -16,10 +44,20 @@ public struct PeerLimits: Sendable, Equatable {
     public var json: JSONParser.Limits
 
     public init(channel: ChannelLimits = ChannelLimits(), maxInboundConnections: Int = 256,
+                maxHandshakes: Int = 64, maxHandshakesPerHost: Int = 8, maxConnectionsPerHost: Int = 16,
+                maxConnectionsPerNetworkGroup: Int = 32, maxConnectionsPerPubky: Int = 8,
+                evictionProtectLowestLatency: Int = 4, evictionProtectLongestConnected: Int = 4,
                 maxInFlightRequests: Int = 32, requestTimeoutMilliseconds: UInt64 = 30_000,
                 maxQueuedPushes: Int = 64, maxJSONDepth: Int = 32) {
         self.channel = channel
         self.maxInboundConnections = max(1, maxInboundConnections)
+        self.maxHandshakes = max(1, maxHandshakes)
+        self.maxHandshakesPerHost = max(1, maxHandshakesPerHost)
+        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+        self.maxConnectionsPerNetworkGroup = max(1, maxConnectionsPerNetworkGroup)
+        self.maxConnectionsPerPubky = max(1, maxConnectionsPerPubky)
+        self.evictionProtectLowestLatency = max(0, evictionProtectLowestLatency)
+        self.evictionProtectLongestConnected = max(0, evictionProtectLongestConnected)
         self.maxInFlightRequests = max(1, maxInFlightRequests)
         self.requestTimeoutMilliseconds = max(1, requestTimeoutMilliseconds)
         self.maxQueuedPushes = max(1, maxQueuedPushes)

@@ -33,8 +33,11 @@ public enum PeerLogEvent: Sendable, Equatable, CustomStringConvertible {
     case disconnected(peer: Pubky, direction: PeerDirection, reason: PeerCloseReason)
     /// The handshake failed, so the peer is not known (inbound) or not proven (outbound).
     case handshakeFailed(direction: PeerDirection, error: ChannelError)
-    /// An inbound connection turned away before its handshake (the inbound limit).
-    case inboundRefused(error: ChannelError)
+    /// An inbound connection turned away because a budget was full (`host` is its IP, when
+    /// known; `peer` its pubky, when refused after the handshake).
+    case inboundRefused(host: PeerHost?, peer: Pubky?, refusal: ConnectionRefusal)
+    /// An inbound connection closed to make room for a newcomer under `budget`.
+    case evicted(host: PeerHost?, peer: Pubky?, budget: ConnectionBudgetKind)
     /// A reply came after its request had timed out or been cancelled.
     case lateReplyDropped(peer: Pubky)
     /// Our request handler's reply could not be sent (too large, not an envelope, closed).
@@ -48,13 +51,20 @@ public enum PeerLogEvent: Sendable, Equatable, CustomStringConvertible {
             return "peer \(peer) disconnected (\(direction.rawValue)): \(reason)"
         case .handshakeFailed(let direction, let error):
             return "\(direction.rawValue) handshake failed: \(error)"
-        case .inboundRefused(let error):
-            return "inbound connection refused: \(error)"
+        case .inboundRefused(let host, let peer, let refusal):
+            return "inbound connection from \(Self.name(host, peer)) refused: \(refusal)"
+        case .evicted(let host, let peer, let budget):
+            return "evicted \(Self.name(host, peer)) to make room (\(budget.rawValue) budget full)"
         case .lateReplyDropped(let peer):
             return "dropped a late reply from \(peer)"
         case .replyNotSent(let peer, let error):
             return "reply to \(peer) not sent: \(error)"
         }
+    }
+
+    private static func name(_ host: PeerHost?, _ peer: Pubky?) -> String {
+        let parts = [host?.description, peer?.description].compactMap { $0 }
+        return parts.isEmpty ? "an unknown peer" : parts.joined(separator: " ")
     }
 }
 

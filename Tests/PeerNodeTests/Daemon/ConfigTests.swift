@@ -114,6 +114,7 @@ final class ConfigTests: XCTestCase {
             ("fee_fallback_sat_vb=1", { $0.fees.fallback.satPerKvB == 1_000 }),
             ("extra_provider=\(Self.pubky)@127.0.0.1:9738", { $0.extraProviders.map(\.port) == [9738] }),
             ("wallet_sync_seconds=3600", { $0.walletSyncSeconds == 3600 }),
+            ("log_peer_events=1", { $0.logPeerEvents }),
         ]
         for (line, check) in cases {
             let config = try resolve(with(line))

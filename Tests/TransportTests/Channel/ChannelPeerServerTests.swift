@@ -1,5 +1,6 @@
 import XCTest
 @testable import Transport
+import TestSupport
 
 /// Each misbehaviour closes that one connection, is logged with its typed reason, and a
 /// well-behaved peer is served before, during and after it.
@@ -156,20 +157,89 @@ final class ChannelPeerServerTests: XCTestCase {
         }
     }
 
-    func testInboundCapRefusesTheExtraConnection() async throws {
+    func testAFullHandshakeBudgetEvictsTheStalledHandshake() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxHandshakes = 1
+        // Carol is authenticated, so she is not in the handshake budget; a stalled handshake
+        // fills it, and the next connection evicts it rather than being refused.
+        try await assertServerSurvives(limits: limits, logged: {
+            $0 == .evicted(host: nil, peer: nil, budget: .handshakes)
+        }) { server in
+            // Carol's dial returns once she sent message 3; wait until the server has read it.
+            try await Self.waitUntil { await server.handshakeCount == 0 }
+            let stalled = await P.rawStream(into: server)
+            let newcomer = await P.rawStream(into: server)
+            let end = try await stalled.read()
+            XCTAssertNil(end, "the stalled handshake is closed for the newcomer")
+            let handshakes = await server.handshakeCount
+            XCTAssertEqual(handshakes, 1)
+            let counters = await server.counters
+            XCTAssertEqual(counters.evicted[.handshakes], 1)
+            XCTAssertEqual(counters.handshakesFailed, 0, "an eviction is not a failed handshake")
+            await newcomer.close()
+        }
+    }
+
+    func testAPubkyOverItsShareIsRefusedAfterTheHandshake() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxConnectionsPerPubky = 1
+        try await assertServerSurvives(limits: limits, logged: {
+            $0 == .inboundRefused(host: nil, peer: F.carol.pubky,
+                                  refusal: ConnectionRefusal(budget: .connectionsPerPubky, limit: 1))
+        }) { server in
+            try await Self.waitUntil { await server.handshakeCount == 0 }
+            let second = try await P.dial(server, as: F.carol)
+            let reason = await second.waitUntilClosed()
+            XCTAssertEqual(reason, .closedByPeer)
+        }
+    }
+
+    func testAFullPeerBudgetEvictsAnUnprotectedPeer() async throws {
         var limits = PeerLimits(channel: F.fastLimits())
         limits.maxInboundConnections = 2
-        // Carol holds one slot; a stalled handshake holds the other; the third is refused.
+        limits.evictionProtectLongestConnected = 1
+        limits.evictionProtectLowestLatency = 0
+        // Carol is the longest connected (protected); Alice holds the other slot and is
+        // evicted when Dave arrives.
         try await assertServerSurvives(limits: limits, logged: {
-            $0 == .inboundRefused(error: .tooManyInboundConnections(limit: 2))
+            $0 == .evicted(host: nil, peer: F.alice.pubky, budget: .peers)
         }) { server in
-            let stalled = await P.rawStream(into: server)
-            let refused = await P.rawStream(into: server)
-            let end = try await refused.read()
-            XCTAssertNil(end, "the connection over the cap is closed at once")
-            let count = await server.connectionCount
-            XCTAssertEqual(count, 2)
-            await stalled.close()
+            try await Self.waitUntil { await server.handshakeCount == 0 }
+            let alice = try await P.dial(server, as: F.alice)
+            try await Self.waitUntil { await server.handshakeCount == 0 }
+            let dave = try await P.dial(server, as: F.identity(77))
+            let reason = await alice.waitUntilClosed()
+            XCTAssertEqual(reason, .closedByPeer)
+            let reply = try await dave.request(P.request("dave"), id: "dave")
+            XCTAssertEqual(P.requestID(of: reply), "dave")
+            await dave.close()
+        }
+    }
+
+    func testProtectedPeersAreKeptAndTheNewcomerRefused() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxInboundConnections = 1
+        limits.evictionProtectLongestConnected = 0
+        limits.evictionProtectLowestLatency = 0
+        let capture = LogCapture()
+        let server = PeerServer(identity: F.bob, sleeper: TaskSleeper(), limits: limits, log: capture.log,
+                                handlers: PeerHandlers(onRequest: P.echo()), isProtected: { $0 == F.carol.pubky })
+        let carol = try await P.dial(server, as: F.carol)
+        try await Self.waitUntil { await server.handshakeCount == 0 }
+        let alice = try await P.dial(server, as: F.alice)
+        let reason = await alice.waitUntilClosed()
+        XCTAssertEqual(reason, .closedByPeer)
+        let reply = try await carol.request(P.request("kept"), id: "kept")
+        XCTAssertEqual(P.requestID(of: reply), "kept")
+        XCTAssertTrue(capture.all.contains(.inboundRefused(host: nil, peer: F.alice.pubky,
+                                                           refusal: ConnectionRefusal(budget: .peers, limit: 1))))
+        await carol.close()
+        await server.shutdown()
+    }
+
+    private static func waitUntil(_ condition: () async -> Bool) async throws {
+        for _ in 0..<400 where await !condition() {
+            try await Task.sleep(nanoseconds: 5_000_000)
         }
     }
 

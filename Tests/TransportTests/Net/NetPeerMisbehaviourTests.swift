@@ -86,23 +86,82 @@ final class NetPeerMisbehaviourTests: XCTestCase {
         }
     }
 
-    func testConnectionsOverTheInboundCapAreRefusedAndLogged() async throws {
-        // Carol holds one slot and a stalled handshake the other; the third is refused by
-        // the server (not silently by the TCP listener), so the refusal is logged.
-        try await assertListenerSurvives(limits: N.limits(inbound: 2), logged: {
-            $0 == .inboundRefused(error: .tooManyInboundConnections(limit: 2))
+    func testHandshakesOverTheHostCapAreRefusedAndLogged() async throws {
+        // Carol is served from 127.0.0.1; a stalled handshake from there holds its host's
+        // one handshake slot, so the next is refused by the server (not silently by the TCP
+        // listener) and the refusal logged.
+        var limits = N.limits()
+        limits.maxHandshakesPerHost = 1
+        let refusal = ConnectionRefusal(budget: .handshakesPerHost, limit: 1)
+        try await assertListenerSurvives(limits: limits, logged: {
+            $0 == .inboundRefused(host: PeerHost("127.0.0.1"), peer: nil, refusal: refusal)
         }) { bob in
-            let stalled = try await N.rawConnection(to: bob)
+            // Carol's dial returns once she sent message 3; wait until the server has read it.
             var waited = 0
-            while await bob.server.connectionCount < 2, waited < 400 {
+            while await bob.server.handshakeCount > 0, waited < 400 {
+                try await bob.loop.sleep(milliseconds: 5)
+                waited += 1
+            }
+            let stalled = try await N.rawConnection(to: bob)
+            waited = 0
+            while await bob.server.handshakeCount < 1, waited < 400 {
                 try await bob.loop.sleep(milliseconds: 5)
                 waited += 1
             }
             let refused = try await N.rawConnection(to: bob)
-            let end = try await refused.read()
-            XCTAssertNil(end, "the connection over the cap is closed at once")
+            var received: [UInt8] = []
+            while let bytes = try await refused.read() { received += bytes }
+            XCTAssertEqual(received, Frame.encode(ChannelHandshake.busyMessage),
+                           "the connection over the cap is told it is full, and closed at once")
             await refused.close()
             await stalled.close()
+            let counters = await bob.server.counters
+            XCTAssertEqual(counters.refused[.handshakesPerHost], 1)
         }
+    }
+
+    func testOneNetworkGroupIsCappedWhileAnotherGetsIn() async throws {
+        // Four hosts of 127.0.0.0/24 fill their group's budget with silent handshakes; a
+        // fifth host of that /24 is refused, while 127.1.0.1 (another group) is served.
+        let loop = try makeLoop()
+        let capture = LogCapture()
+        var limits = N.limits(handshake: 10_000)
+        limits.maxConnectionsPerNetworkGroup = 4
+        let bob = try await N.node(F.bob, loop: loop, limits: limits, log: capture.log)
+        var silent: [TCPConnection] = []
+        for index in 2...5 {
+            silent.append(try await N.rawConnection(to: bob, from: "127.0.0.\(index)"))
+        }
+        var waited = 0
+        while await bob.server.handshakeCount < 4, waited < 400 {
+            try await loop.sleep(milliseconds: 5)
+            waited += 1
+        }
+        // The fifth host's dial fails with "full, try later", not "not the node dialled".
+        do {
+            let refused = try await N.rawConnection(to: bob, from: "127.0.0.6")
+            let channel = try await SecureChannel.connect(over: refused, identity: F.carol, expecting: F.bob.pubky,
+                                                          sleeper: loop.sleeper, limits: limits.channel)
+            await channel.close()
+            XCTFail("the fifth host of the /24 must be refused")
+        } catch {
+            XCTAssertEqual(error as? ChannelError, .listenerBusy)
+        }
+        XCTAssertTrue(capture.all.contains(.inboundRefused(
+            host: PeerHost("127.0.0.6"), peer: nil,
+            refusal: ConnectionRefusal(budget: .connectionsPerNetworkGroup, limit: 4))))
+
+        let raw = try await NetRawDialler.dial(try await N.rawConnection(to: bob, from: "127.1.0.1"), identity: F.alice,
+                                               expecting: F.bob.pubky)
+        try await raw.stream.write(try raw.seal(P.request("other-group")))
+        let reply = try await raw.stream.read()
+        XCTAssertEqual(try raw.open(try XCTUnwrap(reply)).map(P.requestID(of:)), ["other-group"])
+        await raw.stream.close()
+
+        let counters = await bob.server.counters
+        XCTAssertEqual(counters.refused[.connectionsPerNetworkGroup], 1)
+        for stream in silent { await stream.close() }
+        await bob.close()
+        await finish(loop)
     }
 }

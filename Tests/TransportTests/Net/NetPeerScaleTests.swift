@@ -11,7 +11,7 @@ final class NetPeerScaleTests: XCTestCase {
     func testAThousandConnectionsToOneListenerAllComplete() async throws {
         let loop = try makeLoop()
         let capture = LogCapture()
-        let bob = try await N.node(F.bob, loop: loop, limits: N.limits(handshake: 10_000, inbound: 1024), log: capture.log)
+        let bob = try await N.node(F.bob, loop: loop, limits: N.limits(handshake: 10_000, inbound: 1024, crowd: 1024), log: capture.log)
         let port = bob.port
         // Fifty dialling identities, reused round-robin, so the server sees many peers.
         let dialers = (0..<50).map { N.dialer(F.identity(UInt8(100 + $0)), loop: loop, limits: N.limits(handshake: 10_000)) }

@@ -7,8 +7,18 @@ enum NetFixtures {
     typealias F = ChannelFixtures
     typealias P = PeerFixtures
 
-    static func limits(handshake: UInt64 = 2000, idle: UInt64 = 5000, inbound: Int = 256) -> PeerLimits {
-        PeerLimits(channel: F.fastLimits(handshake: handshake, idle: idle), maxInboundConnections: inbound)
+    /// `crowd`: every test dials from 127.0.0.1, so a test of many connections at once
+    /// lifts the per-host budgets (and the handshake budget) to that many.
+    static func limits(handshake: UInt64 = 2000, idle: UInt64 = 5000, inbound: Int = 256,
+                       crowd: Int? = nil) -> PeerLimits {
+        var limits = PeerLimits(channel: F.fastLimits(handshake: handshake, idle: idle), maxInboundConnections: inbound)
+        if let crowd {
+            limits.maxHandshakes = max(limits.maxHandshakes, crowd)
+            limits.maxHandshakesPerHost = crowd
+            limits.maxConnectionsPerHost = crowd
+            limits.maxConnectionsPerNetworkGroup = crowd
+        }
+        return limits
     }
 
     /// A listening node: `identity`'s server behind a `PeerListener` on a free port.
@@ -25,8 +35,11 @@ enum NetFixtures {
     }
 
     /// A plain TCP connection to `listener`, for peers that misbehave below the peer layer.
-    static func rawConnection(to listener: PeerListener) async throws -> TCPConnection {
-        try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: listener.loop)
+    static func rawConnection(to listener: PeerListener, from source: String? = nil) async throws -> TCPConnection {
+        guard let source else {
+            return try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: listener.loop)
+        }
+        return try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, from: source, loop: listener.loop)
     }
 }
 
