@@ -62,6 +62,9 @@ final class Node {
             "lnd_rest_port=\(lnPort)",
             "lnd_macaroon=lnd.macaroon",
             "wallet_sync_seconds=1",
+            // Every daemon here dials from 127.0.0.1: to the per-host budget they are one
+            // host. Real nodes each have their own address and keep the default 16.
+            "peer_connections_per_host=256",
         ]
         if spec.provider {
             lines += ["provider=1", "base_fee_sat=\(spec.baseFeeSat)", "fee_ppm=\(spec.feePPM)"]

@@ -79,6 +79,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "", allowed: "<pubky>@host:port; repeat for more", repeatable: true),
         ConfigKey("wallet_sync_seconds", "how often the wallet follows the chain",
                   default: "10", allowed: "1 to 3600"),
+        ConfigKey("peer_connections_per_host", "inbound peer connections one IP address may hold (its /24 or /64 twice that, handshakes half)",
+                  default: "16", allowed: "1 to 1024"),
         ConfigKey("log_peer_events", "log peer connections: refused for a full budget, evicted, failed handshakes, protocol errors",
                   default: "0", allowed: "0 or 1"),
     ]

@@ -113,8 +113,10 @@ private struct ConfigResolver {
             provider: provider, htlcTimeoutBlocks: htlcTimeout, confirmations: confirmations, zeroConf: zeroConf,
             maxFeePPM: maxFeePPM, fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe,
             logPeerEvents: try value("log_peer_events")?.bool() ?? false)
-        if mainnet && !allowUnsafe { try checkMainnetSafety(config) }
-        return config
+        var resolved = config
+        resolved.peerConnectionsPerHost = try value("peer_connections_per_host")?.int(in: 1...1_024) ?? 16
+        if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
+        return resolved
     }
 
     private func required(_ key: String, _ hint: String) throws(ConfigError) -> ConfigValue {

@@ -109,6 +109,10 @@ public struct NodeConfig: Sendable, Equatable {
     /// peers closed for protocol errors) go to the daemon's log. Off by default: under a
     /// flood they are one line per connection.
     public var logPeerEvents = false
+    /// Inbound connections one IP address may hold; its network group may hold twice as
+    /// many (at least the default 32). Raised only where many honest nodes share one
+    /// address, as every daemon of the regtest runner does on 127.0.0.1.
+    public var peerConnectionsPerHost = 16
 
     // MARK: files in the data directory
 

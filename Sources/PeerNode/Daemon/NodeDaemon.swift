@@ -184,7 +184,12 @@ public final class NodeDaemon: Sendable {
         // Saved contacts are never evicted to make room for a newcomer. A store that cannot
         // list them now protects none until contacts are added; serving goes on either way.
         let protectedPeers = ProtectedPeers((try? await store.contacts().map(\.pubky)) ?? [])
-        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, log: peerLog,
+        // peer_connections_per_host scales the per-host handshake budget (8 by default) and
+        // the group's share with it; the defaults are PeerLimits'.
+        let perHost = config.peerConnectionsPerHost
+        let limits = PeerLimits(maxHandshakes: max(64, perHost / 2), maxHandshakesPerHost: max(8, perHost / 2),
+                                maxConnectionsPerHost: perHost, maxConnectionsPerNetworkGroup: max(32, 2 * perHost))
+        let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, log: peerLog,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
                                                                     engines: engines, servesPeer: servesPeer),
                                     isProtected: { protectedPeers.contains($0) })
