@@ -29,13 +29,15 @@ final class SleepTimer: LoopResource, @unchecked Sendable {
         handle = timer
         self.continuation = continuation
         // The loop's cached clock can lag behind real time after a long turn; refresh it
-        // so the timer never fires before the requested interval.
+        // so the timer never fires before the requested interval. That clock counts whole
+        // milliseconds (the current one already partly gone), so a timer of N fires after
+        // N − 1 to N real milliseconds: one more keeps the promise of at least N.
         uv_update_time(loop.uvLoop)
         do {
             try uvCheck(uv_timer_start(timer, { timer in
                 Unmanaged<SleepTimer>.fromOpaque(timer!.pointee.data).takeUnretainedValue()
                     .finish(.success(()))
-            }, milliseconds, 0), "uv_timer_start")
+            }, milliseconds > 0 && milliseconds < .max ? milliseconds + 1 : milliseconds, 0), "uv_timer_start")
         } catch {
             finish(.failure(error))
         }
