@@ -5,7 +5,7 @@ import XCTest
 
 final class SwapContractTests: XCTestCase {
     /// The P2WSH script against `derived_p2wsh_sha256_htlc.json` (pubky-swap's layout on its
-    /// test keys; computed in ../shared, not upstream data).
+    /// test keys; computed by the project, not upstream data: see Tests/Data/vectors/boltz/SOURCES.md).
     func testP2WSHScriptMatchesDerivedVector() throws {
         let vector = try XCTUnwrap(try Vectors.json("boltz/derived_p2wsh_sha256_htlc.json") as? [String: Any])
         let inputs = try XCTUnwrap(vector["inputs"] as? [String: Any])

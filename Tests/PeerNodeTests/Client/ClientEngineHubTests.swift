@@ -194,6 +194,20 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// A swap whose node stopped right after storing its claim intent (`claim_broadcast`,
+    /// nothing broadcast yet), as a crash would leave it; its id.
+    private func swapStoppedAtTheClaimIntent(_ fixture: ClientEngineFixture, store: ClientMemorySwapStore) async throws -> String {
+        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
+        let decision = try await fixture.route(amountSat: amount)
+        do {
+            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
+            XCTFail("the simulated crash stops the swap before its broadcast")
+        } catch ClientEngineError.store {}
+        await first.shutDown()
+        let records = try await store.allSwaps(limit: 1)
+        return try XCTUnwrap(records.first).id
+    }
+
     func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"
@@ -250,15 +264,7 @@ final class ClientEngineHubTests: XCTestCase {
     func testAResumedClaimNeverAcceptedIsNotRevealedPastTheCutoff() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let store = ClientMemorySwapStore()
-        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
-        let decision = try await fixture.route(amountSat: amount)
-        do {
-            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
-            XCTFail("the simulated crash stops the swap before its broadcast")
-        } catch ClientEngineError.store {}
-        await first.shutDown()
-        let records = try await store.allSwaps(limit: 1)
-        let swapID = try XCTUnwrap(records.first).id
+        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
         let providerSwaps = await fixture.provider.swaps
         let swap = try XCTUnwrap(providerSwaps.values.first)
         let lock = try XCTUnwrap(swap.lock)
@@ -291,15 +297,7 @@ final class ClientEngineHubTests: XCTestCase {
     func testAnEarlierClaimVersionThatConfirmsCompletesTheSwap() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let store = ClientMemorySwapStore()
-        let first = try fixture.engine(store: ClientCrashingStore(store, crashAfter: "claim_broadcast"))
-        let decision = try await fixture.route(amountSat: amount)
-        do {
-            _ = try await fixture.pay(first, amountSat: amount, route: decision, within: 60)
-            XCTFail("the simulated crash stops the swap before its broadcast")
-        } catch ClientEngineError.store {}
-        await first.shutDown()
-        let records = try await store.allSwaps(limit: 1)
-        let swapID = try XCTUnwrap(records.first).id
+        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
         let lastEvent = try await store.lastEvent(of: swapID)
         var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(lastEvent).data)
         let original = try XCTUnwrap(state.claim)

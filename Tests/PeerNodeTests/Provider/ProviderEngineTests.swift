@@ -9,18 +9,7 @@ import XCTest
 
 /// The provider engine against the hub: real LND REST over loopback for both Lightning
 /// nodes, a kernel-validated chain whose backend kernel-verifies every broadcast.
-final class ProviderEngineTests: XCTestCase {
-    private var harness: ProviderHarness!
-
-    override func setUp() async throws {
-        harness = try await ProviderHarness.start(storePath: try StoreFixture.directory(for: self) + "/provider.sqlite")
-    }
-
-    override func tearDown() async throws {
-        await harness?.shutDown()
-        harness = nil
-    }
-
+final class ProviderEngineTests: ProviderHarnessTestCase {
     func testSwapRequestCreatesAHoldInvoiceMatchingTheQuoteAndAResendGetsTheSameAccept() async throws {
         let secrets = try harness.secrets(0)
         let quote = try await harness.quote(amount: 100_000)

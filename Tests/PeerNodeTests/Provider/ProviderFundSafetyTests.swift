@@ -11,18 +11,7 @@ import XCTest
 /// The fund-safety audit's findings against the provider engine, on the hub: each test is
 /// the attack (or the accident) and asserts the provider keeps what is its own and takes
 /// nothing that is not.
-final class ProviderFundSafetyTests: XCTestCase {
-    private var harness: ProviderHarness!
-
-    override func setUp() async throws {
-        harness = try await ProviderHarness.start(storePath: try StoreFixture.directory(for: self) + "/provider.sqlite")
-    }
-
-    override func tearDown() async throws {
-        await harness?.shutDown()
-        harness = nil
-    }
-
+final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// C-1: a client asking for the retired `p2wsh` layout (no preimage size check) is
     /// refused with a reason that names what to ask for, and nothing is set up.
     func testARequestForTheRetiredP2WSHLayoutIsRefusedWithAReason() async throws {
