@@ -156,11 +156,8 @@ enum MinimalIfCheck {
         /// A script number as arithmetic reads it (4 bytes at most, minimally encoded).
         private static func number(_ bytes: [UInt8]) -> Int64? { (try? ScriptNumber(bytes: bytes))?.value }
 
-        /// Core's `CastToBool`: any non-zero byte, except a lone sign bit at the end (negative zero).
-        private static func isTrue(_ bytes: [UInt8]) -> Bool {
-            guard let index = bytes.firstIndex(where: { $0 != 0 }) else { return false }
-            return !(index == bytes.count - 1 && bytes[index] == 0x80)
-        }
+        /// Core's `CastToBool` (`ScriptBool`, shared with the provider's claim reading).
+        private static func isTrue(_ bytes: [UInt8]) -> Bool { ScriptBool.isTrue(bytes) }
 
         /// Removes the top `count` elements, returned bottom first.
         private mutating func pop(_ count: Int) -> [[UInt8]]? {

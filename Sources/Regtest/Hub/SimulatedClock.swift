@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Transport
 
 /// The hub's unix time, running `rate` simulated seconds per real second (`peernode-regtest
 /// --clock-rate`). At rate 1 it is the wall clock; above, a mainnet-paced run (10-minute
@@ -49,11 +50,7 @@ public final class SimulatedClock: Sendable {
         UInt64(max(1, simulatedSeconds * 1_000 / rate))
     }
 
-    private static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    private static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
     private static func realtimeMilliseconds() -> Int64 {
         var now = timespec()
