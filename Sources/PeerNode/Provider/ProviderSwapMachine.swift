@@ -313,6 +313,11 @@ public struct ProviderSwapMachine: Sendable {
             return claimed(lock, preimage)
         case .refundStatus(.confirmed(let count), _, _) where count >= Self.refundCancelDepth:
             return ProviderSwapStep(actions: [.cancelInvoice])
+        case .refundStatus(.missing, _, _):
+            // The lock is unspent again: the claim left the mempool (evicted, or the client
+            // stopped rebroadcasting it). Waiting would let the HTLC expire and the client
+            // claim later for free, so the refund goes back out at a higher rate.
+            return ProviderSwapStep(next: .refundBroadcast(lock, refund), actions: [.prepareRefund(replacing: refund)])
         case .invoiceCancelled:
             return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
         case .unreadableSpend(let txid, let confirmations):

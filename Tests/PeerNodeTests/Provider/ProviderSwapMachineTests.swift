@@ -205,7 +205,11 @@ final class ProviderSwapMachineTests: XCTestCase {
             // Never bumped: a block only checks where the refund stands.
             (pending, .block(height: 203), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])),
             (pending, .refundStatus(.unconfirmed, atBlock: true), ProviderSwapStep()),
-            (pending, .refundStatus(.missing, atBlock: true), ProviderSwapStep()),
+            // The claim left the mempool (the lock is unspent again) and nothing else spends
+            // the lock: the refund goes back out, replaced at a higher rate. Waiting would let
+            // the HTLC expire and the client claim later for free.
+            (pending, .refundStatus(.missing, atBlock: true),
+             ProviderSwapStep(next: .refundBroadcast(lock, refund), actions: [.prepareRefund(replacing: refund)])),
             (pending, .refundStatus(.confirmed(2), atBlock: false), ProviderSwapStep()),
             (pending, .refundStatus(.confirmed(6), atBlock: false), ProviderSwapStep(actions: [.cancelInvoice])),
             (pending, .invoiceCancelled, ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])),
