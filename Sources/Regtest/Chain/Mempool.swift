@@ -49,6 +49,21 @@ public struct Mempool: Sendable {
     /// Every in-mempool descendant (not including `txid`).
     public func descendants(of txid: TransactionID) -> Set<TransactionID> { closure(from: txid, children(of:)) }
 
+    /// The cluster a new transaction spending from `spent` would join: every mempool
+    /// transaction connected to one of them through parents and children, leaving out
+    /// `excluded` (what the new transaction replaces).
+    public func cluster(joining spent: Set<TransactionID>, excluding excluded: Set<TransactionID>) -> Set<TransactionID> {
+        var found = Set<TransactionID>()
+        var queue = Array(spent.filter { entries[$0] != nil && !excluded.contains($0) })
+        while let next = queue.popLast() {
+            guard found.insert(next).inserted else { continue }
+            for relative in parents(of: next) + children(of: next) where !excluded.contains(relative) {
+                queue.append(relative)
+            }
+        }
+        return found
+    }
+
     private func closure(from start: TransactionID, _ step: (TransactionID) -> [TransactionID]) -> Set<TransactionID> {
         var found = Set<TransactionID>()
         var queue = step(start)

@@ -121,6 +121,7 @@ struct MempoolAcceptance {
         }
 
         let replaced = try checkReplacement(txid: txid, transaction: transaction, fee: fee, vsize: vsize, conflicts: conflicts)
+        try checkClusterLimits(transaction, replacing: Set(replaced))
 
         for index in transaction.inputs.indices {
             let valid: Bool
@@ -147,6 +148,23 @@ struct MempoolAcceptance {
         let entry = MempoolEntry(transaction: transaction, txid: txid, wtxid: wtxid, fee: fee, vsize: vsize,
                                  weight: transaction.weight, time: now, height: tipHeight, spentOutputs: spent)
         return Accepted(entry: entry, replaced: replaced)
+    }
+
+    /// Core v31's cluster limits: the cluster the transaction would join (its mempool
+    /// parents' clusters merged, without what it replaces) plus itself stays within
+    /// `clusterCountLimit` transactions and 4 x `clusterSizeLimitVBytes` weight units, or it
+    /// is `too-large-cluster` (Core gives no details). The hub's weight is the plain BIP141
+    /// weight: Core takes max(weight, 20 x sigop cost), which is the weight for every
+    /// transaction whose sigops are no denser than one per 20 weight units (all the node
+    /// builds: P2TR and P2WSH spends, P2TR outputs).
+    private func checkClusterLimits(_ transaction: Transaction, replacing replaced: Set<TransactionID>) throws {
+        let parents = Set(transaction.inputs.map(\.previousOutput.txid)).filter { mempool.entry($0) != nil }
+        guard !parents.isEmpty else { return }
+        let cluster = mempool.cluster(joining: parents, excluding: replaced)
+        let weight = cluster.reduce(transaction.weight) { $0 + (mempool.entry($1)?.weight ?? 0) }
+        if cluster.count + 1 > policy.clusterCountLimit || weight > policy.clusterSizeLimitVBytes * 4 {
+            throw MempoolRejection(reason: "too-large-cluster")
+        }
     }
 
     /// The script error Core's standard flags find in a consensus-valid input, if any the

@@ -10,6 +10,12 @@ public struct MempoolPolicy: Equatable, Sendable {
     public var dustRelayFeeRate: Int64
     /// `sendrawtransaction`/`testmempoolaccept`'s default `maxfeerate` (sat/kvB; 0 = no cap).
     public var defaultMaxFeeRate: Int64
+    /// Core v31's `-limitclustercount`: at most this many transactions in one cluster (a
+    /// set of mempool transactions connected by spending one another's outputs).
+    public var clusterCountLimit: Int = 64
+    /// Core v31's `-limitclustersize` (101 kvB), enforced as 4 x that in weight units summed
+    /// over the cluster, never as per-transaction vbytes rounded up.
+    public var clusterSizeLimitVBytes: Int = 101_000
 
     public init(minRelayFeeRate: Int64 = 1_000, incrementalRelayFeeRate: Int64 = 1_000,
                 dustRelayFeeRate: Int64 = 3_000, defaultMaxFeeRate: Int64 = 10_000_000) {
