@@ -55,6 +55,21 @@ extension Wallet {
 
     // MARK: building
 
+    /// Coins a new transaction may spend now: confirmed ones, and with `minimumConfirmations`
+    /// 0 the wallet's own unconfirmed change within its cluster share.
+    func spendableCoins() -> [WalletCoin] {
+        state.spendableCoins(minimumConfirmations: configuration.minimumConfirmations,
+                             clusterShare: configuration.unconfirmedClusterShare,
+                             clusterWeightShare: configuration.unconfirmedClusterWeightShare)
+    }
+
+    /// What the wallet can lock now and what waits for a block (see `WalletCapacity`).
+    public func capacity() -> WalletCapacity {
+        let lockable = spendableCoins().reduce(Int64(0)) { $0 + $1.value }
+        let balance = state.balance
+        return WalletCapacity(lockableSat: lockable, waitingSat: max(0, balance.confirmed + balance.unconfirmed - lockable))
+    }
+
     /// The fee rate actually used: never below the relay floor.
     func effectiveRate(_ requested: FeeRate) -> FeeRate { max(requested, configuration.minimumRelayFeeRate) }
 
@@ -76,10 +91,19 @@ extension Wallet {
         let rate = effectiveRate(feeRate)
         let lockTime = antiFeeSnipingLockTime
         let change = keys.peekNextAddress(.change)
-        let selection = try CoinSelection.select(from: state.spendableCoins(minimumConfirmations: configuration.minimumConfirmations),
-                                                 paying: outputs, changeScript: change.scriptPubKey,
-                                                 changeDust: configuration.dustThreshold(for: change.scriptPubKey),
-                                                 feeRate: rate, lockTime: lockTime)
+        func select(_ coins: [WalletCoin]) throws(WalletError) -> CoinSelection {
+            try CoinSelection.select(from: coins, paying: outputs, changeScript: change.scriptPubKey,
+                                     changeDust: configuration.dustThreshold(for: change.scriptPubKey),
+                                     feeRate: rate, lockTime: lockTime)
+        }
+        var selection = try select(spendableCoins())
+        // Each unconfirmed coin is within the share alone; coins from two clusters join them.
+        let parents = Set(selection.coins.filter { $0.height == nil }.map(\.outPoint.txid))
+        let joined = state.unconfirmedCluster(of: parents)
+        if joined.count + 1 > configuration.unconfirmedClusterShare
+            || state.weight(of: joined) >= configuration.unconfirmedClusterWeightShare {
+            selection = try select(spendableCoins().filter { $0.height != nil })
+        }
         var allOutputs = outputs
         if let value = selection.change {
             allOutputs.append(TransactionOutput(value: value, scriptPubKey: keys.nextAddress(.change).scriptPubKey))

@@ -20,6 +20,16 @@ public struct WalletConfiguration: Sendable {
     public var dustRelayFeeRate: Int64
     /// How many recent blocks keep undo data for reorgs.
     public var undoDepth: Int
+    /// With `minimumConfirmations` 0: how many of the wallet's own unconfirmed transactions
+    /// one cluster may hold, the new one included. Core v31 refuses a 65th transaction in a
+    /// cluster (`too-large-cluster`); each lock may get a child the wallet does not see (the
+    /// client's claim), and a claim's receiver may add more, so the wallet keeps to 24 of its
+    /// own (48 with a claim each) and leaves the rest.
+    public var unconfirmedClusterShare: Int = WalletConfiguration.defaultUnconfirmedClusterShare
+    /// The same share of Core's cluster size limit (404,000 weight units): half.
+    public var unconfirmedClusterWeightShare: Int = 202_000
+
+    public static let defaultUnconfirmedClusterShare = 24
 
     public init(network: Network, birthdayHeight: Int, gapLimit: Int = WalletKeys.defaultGapLimit,
                 minimumConfirmations: Int = 1,

@@ -202,16 +202,43 @@ public struct WalletState: Sendable {
     /// Coins a new transaction may spend: unspent, unreserved, mature, with at least
     /// `minimumConfirmations` (0 also admits outputs of the wallet's own unconfirmed
     /// transactions, never someone else's). Largest first.
-    public func spendableCoins(minimumConfirmations: Int) -> [WalletCoin] {
+    ///
+    /// An unconfirmed coin is admitted only while the unconfirmed wallet transactions
+    /// connected to it (`unconfirmedCluster`) number fewer than `clusterShare` and weigh
+    /// less than `clusterWeightShare`, so the new transaction stays within the wallet's share
+    /// of Core v31's cluster limits.
+    public func spendableCoins(minimumConfirmations: Int, clusterShare: Int = .max,
+                               clusterWeightShare: Int = .max) -> [WalletCoin] {
         let tipHeight = nextHeight - 1
         return coins.values.filter { coin in
             guard spenders[coin.outPoint] == nil, reservations[coin.outPoint] == nil,
                   coin.isMature(tipHeight: tipHeight) else { return false }
             if coin.height == nil {
-                return minimumConfirmations <= 0 && pending[coin.outPoint.txid]?.isOwn == true
+                guard minimumConfirmations <= 0, pending[coin.outPoint.txid]?.isOwn == true else { return false }
+                let cluster = unconfirmedCluster(of: [coin.outPoint.txid])
+                return cluster.count < clusterShare && weight(of: cluster) < clusterWeightShare
             }
             return coin.confirmations(tipHeight: tipHeight) >= minimumConfirmations
         }.sorted(by: WalletCoin.largestFirst)
+    }
+
+    /// The unconfirmed wallet transactions connected to `txids` by spending one another's
+    /// outputs: the part of their mempool cluster the wallet sees (others may have added
+    /// children to it, a claim of a lock for one).
+    public func unconfirmedCluster(of txids: Set<TransactionID>) -> Set<TransactionID> {
+        var found = Set<TransactionID>()
+        var queue = Array(txids.filter { pending[$0] != nil })
+        while let next = queue.popLast() {
+            guard found.insert(next).inserted, let record = pending[next] else { continue }
+            queue.append(contentsOf: record.transaction.inputs.map(\.previousOutput.txid).filter { pending[$0] != nil })
+            queue.append(contentsOf: pendingChildren(of: next))
+        }
+        return found
+    }
+
+    /// The summed weight of `txids` that the wallet holds unconfirmed.
+    public func weight(of txids: Set<TransactionID>) -> Int {
+        txids.reduce(0) { $0 + (pending[$1]?.transaction.weight ?? 0) }
     }
 
     /// Sums every unspent coin into its bucket (see `WalletBalance`).

@@ -1,0 +1,94 @@
+import Bitcoin
+import HTLC
+@testable import PeerNode
+import Regtest
+import XCTest
+
+/// A provider's capacity (issue 14): with `minimumConfirmations` 0 the wallet spends its own
+/// unconfirmed change, so one coin funds several locks before the next block, each lock
+/// spending the change of the one before; it stops at its share of Core v31's cluster
+/// limits, and its capacity says how much is lockable now and how much waits for a block.
+final class WalletChainedFundingTests: XCTestCase {
+    /// One mature coin (block 1's coinbase) and a tip of 101.
+    private func oneCoinWallet(_ fixture: WalletFixture, minimumConfirmations: Int,
+                               clusterShare: Int = WalletConfiguration.defaultUnconfirmedClusterShare) async throws -> Wallet {
+        var configuration = WalletConfiguration(network: .regtest, birthdayHeight: 0,
+                                                minimumConfirmations: minimumConfirmations)
+        configuration.unconfirmedClusterShare = clusterShare
+        let wallet = try Wallet(seed: WalletFixture.seed(0x01), configuration: configuration, backend: fixture.backend)
+        try fixture.chain.mine(1, to: await wallet.newAddress().scriptPubKey)
+        try fixture.mineElsewhere(100)
+        try await wallet.sync()
+        return wallet
+    }
+
+    func testOneCoinFundsFiveLocksBeforeTheNextBlockEachOnThePreviousChange() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try await oneCoinWallet(fixture, minimumConfirmations: 0)
+        var fundings: [ContractFunding] = []
+        for index in 0..<5 {
+            fundings.append(try await wallet.fund(contract: try WalletFixture.contract(index), amount: 100_000,
+                                                  feeRate: WalletFixture.rate(2)))
+        }
+        for (earlier, later) in zip(fundings, fundings.dropFirst()) {
+            XCTAssertEqual(later.transaction.inputs.map(\.previousOutput.txid), [earlier.txid],
+                           "each lock spends the change of the one before")
+        }
+        for funding in fundings { _ = try fixture.mempoolEntry(funding.txid) }
+        try fixture.mineElsewhere(1)
+        try await wallet.sync()
+        for funding in fundings { XCTAssertEqual(fixture.confirmations(of: funding.txid), 1) }
+    }
+
+    /// The old rule (confirmed coins only): the second lock waits for a block.
+    func testWithOneConfirmationRequiredTheSecondLockWaitsForABlock() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try await oneCoinWallet(fixture, minimumConfirmations: 1)
+        _ = try await wallet.fund(contract: try WalletFixture.contract(0), amount: 100_000, feeRate: WalletFixture.rate(2))
+        do {
+            _ = try await wallet.fund(contract: try WalletFixture.contract(1), amount: 100_000, feeRate: WalletFixture.rate(2))
+            XCTFail("the change is unconfirmed")
+        } catch WalletError.insufficientFunds {}
+    }
+
+    /// The wallet's share of a cluster: with a share of 3, the fourth chained lock is refused
+    /// until a block confirms the first three, and the capacity says so.
+    func testChainedSpendsStopAtTheClusterShareUntilABlock() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try await oneCoinWallet(fixture, minimumConfirmations: 0, clusterShare: 3)
+        let coin: Int64 = 5_000_000_000
+        var fees: Int64 = 0
+        for index in 0..<3 {
+            fees += try await wallet.fund(contract: try WalletFixture.contract(index), amount: 100_000,
+                                          feeRate: WalletFixture.rate(2)).fee
+        }
+        let change = coin - 300_000 - fees
+        let capacity = await wallet.capacity()
+        XCTAssertEqual(capacity, WalletCapacity(lockableSat: 0, waitingSat: change))
+        do {
+            _ = try await wallet.fund(contract: try WalletFixture.contract(3), amount: 100_000, feeRate: WalletFixture.rate(2))
+            XCTFail("a fourth transaction would pass the wallet's share of the cluster")
+        } catch WalletError.insufficientFunds {}
+
+        try fixture.mineElsewhere(1)
+        try await wallet.sync()
+        let after = await wallet.capacity()
+        XCTAssertEqual(after, WalletCapacity(lockableSat: change, waitingSat: 0))
+        _ = try await wallet.fund(contract: try WalletFixture.contract(3), amount: 100_000, feeRate: WalletFixture.rate(2))
+    }
+
+    /// A lock's change is lockable at once: the offer's maximum counts it.
+    func testTheChangeOfALockIsLockableAtOnce() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try await oneCoinWallet(fixture, minimumConfirmations: 0)
+        let funding = try await wallet.fund(contract: try WalletFixture.contract(0), amount: 100_000,
+                                            feeRate: WalletFixture.rate(2))
+        let change = 5_000_000_000 - 100_000 - funding.fee
+        let capacity = await wallet.capacity()
+        XCTAssertEqual(capacity, WalletCapacity(lockableSat: change, waitingSat: 0))
+    }
+}
