@@ -27,7 +27,9 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownOffer
     case offerExpired
     case amountOutOfRange(amount: Int64, minimum: Int64, maximum: Int64)
-    case insufficientLiquidity(available: Int64, needed: Int64)
+    /// The wallet can lock `available` now; `waiting` more becomes lockable after the next
+    /// block (change held back until its transactions confirm), 0 when nothing is on the way.
+    case insufficientLiquidity(available: Int64, needed: Int64, waiting: Int64 = 0)
     case unknownQuote
     case quoteExpired
     /// The quote was already redeemed (quotes are single use).
@@ -103,8 +105,11 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .offerExpired: return "the offer has expired"
         case .amountOutOfRange(let amount, let minimum, let maximum):
             return "\(amount) sat is outside the offered \(minimum)...\(maximum) sat"
-        case .insufficientLiquidity(let available, let needed):
-            return "the provider can lock \(available) sat now, \(needed) sat needed"
+        case .insufficientLiquidity(let available, let needed, let waiting):
+            let when = waiting > 0
+                ? "\(Self.sats(waiting)) more become lockable by the next block, as its pending transactions go out or confirm"
+                : "nothing more is on the way until its wallet is funded"
+            return "the provider can lock \(Self.sats(available)) now, \(Self.sats(needed)) needed; \(when)"
         case .unknownQuote: return "no such quote"
         case .quoteExpired: return "the quote has expired"
         case .quoteAlreadyUsed: return "the quote was already used"
@@ -125,5 +130,16 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timedOut(let milliseconds): return "no answer within \(milliseconds) ms"
         case .noRoute(let why): return "no provider fits: \(why)"
         }
+    }
+
+    /// An amount as people read it: "1,500,000 sat".
+    static func sats(_ value: Int64) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
+        }
+        return (value < 0 ? "-" : "") + grouped + " sat"
     }
 }

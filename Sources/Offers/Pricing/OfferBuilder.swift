@@ -21,11 +21,11 @@ public struct OfferBuilder: Sendable {
 
     /// The offer, or `insufficientLiquidity` when the wallet cannot lock even the minimum.
     public func offer(requestID: String, offerID: String, liquiditySat: Int64, rate: FeeRate,
-                      nowUnix: UInt64) throws(OffersError) -> Offer {
+                      nowUnix: UInt64, waitingSat: Int64 = 0) throws(OffersError) -> Offer {
         let lockable = lockableAmount(liquiditySat: liquiditySat, rate: rate)
         let maximum = min(terms.maxAmountSat, lockable)
         guard maximum >= terms.minAmountSat else {
-            throw .insufficientLiquidity(available: lockable, needed: terms.minAmountSat)
+            throw .insufficientLiquidity(available: lockable, needed: terms.minAmountSat, waiting: waitingSat)
         }
         return Offer(requestID: requestID, offerID: offerID, providerPubky: provider, network: terms.network.rawValue,
                      directions: [SwapDirection.lightningToOnchain.rawValue], minAmountSat: terms.minAmountSat,

@@ -47,7 +47,7 @@ public struct QuoteBook: Sendable {
     /// Prices `request` for `client` under `offer` (the provider's current one), or says
     /// why not. `lockableSat` is what the wallet can lock right now.
     public mutating func issue(for request: QuoteRequest, client: Pubky, offer: Offer, lockableSat: Int64,
-                               quoteID: String = RandomID.make()) throws(OffersError) -> Quote {
+                               waitingSat: Int64 = 0, quoteID: String = RandomID.make()) throws(OffersError) -> Quote {
         let now = clock.nowUnix
         dropExpired(now: now)
         guard request.offerID == offer.offerID else { throw .unknownOffer }
@@ -60,7 +60,7 @@ public struct QuoteBook: Sendable {
             throw .amountOutOfRange(amount: request.amountSat, minimum: offer.minAmountSat, maximum: offer.maxAmountSat)
         }
         guard request.amountSat <= lockableSat else {
-            throw .insufficientLiquidity(available: lockableSat, needed: request.amountSat)
+            throw .insufficientLiquidity(available: lockableSat, needed: request.amountSat, waiting: waitingSat)
         }
         let held = (perClient[client] ?? []).filter { now <= $0 }
         perClient[client] = held.isEmpty ? nil : held

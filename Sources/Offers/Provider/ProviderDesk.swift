@@ -84,7 +84,8 @@ public actor ProviderDesk {
             offer = current.offer
         } else {
             offer = try builder.offer(requestID: request.requestID, offerID: RandomID.make(),
-                                      liquiditySat: live.liquiditySat, rate: live.feeRate, nowUnix: now)
+                                      liquiditySat: live.liquiditySat, rate: live.feeRate, nowUnix: now,
+                                      waitingSat: live.waitingSat)
             offers[offer.offerID] = offer
             current = (offer, live)
         }
@@ -97,7 +98,8 @@ public actor ProviderDesk {
         guard let offer = offers[request.offerID] else { throw .unknownOffer }
         let live = await state()
         return try quotes.issue(for: request, client: client, offer: offer,
-                                lockableSat: builder.lockableAmount(liquiditySat: live.liquiditySat, rate: live.feeRate))
+                                lockableSat: builder.lockableAmount(liquiditySat: live.liquiditySat, rate: live.feeRate),
+                                waitingSat: live.waitingSat)
     }
 
     private func pruneOffers(now: UInt64) {

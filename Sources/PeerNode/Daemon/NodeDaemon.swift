@@ -325,7 +325,11 @@ public final class NodeDaemon: Sendable {
         let wallet: Wallet
         do {
             wallet = try seed.withUnsafeSecretBytes { bytes in
-                try Wallet(seed: Array(bytes), configuration: WalletConfiguration(network: config.network, birthdayHeight: birthday),
+                // Own unconfirmed change is spendable (within a share of Core's cluster
+                // limits), so one coin serves several locks a block (issue 14,
+                // docs/ENGINES.md "Provider capacity"); others' unconfirmed coins never are.
+                try Wallet(seed: Array(bytes), configuration: WalletConfiguration(network: config.network, birthdayHeight: birthday,
+                                                                                  minimumConfirmations: 0),
                            backend: chain)
             }
         } catch {
@@ -374,12 +378,13 @@ public final class NodeDaemon: Sendable {
                                   quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds)
         let fallback = config.fees.fallback
         return ProviderDesk(identity: identity, terms: terms, clock: clock) {
-            // Offers are priced from what is spendable now and the lock's fee estimate;
-            // without an estimate the configured fallback prices it (the offer says which
-            // rate it used, so the client sees it).
-            let liquidity = await wallet.balance().confirmed
+            // Offers are priced from what a lock may spend now (confirmed coins and the
+            // wallet's own unconfirmed change within its cluster share: issue 14) and the
+            // lock's fee estimate; without an estimate the configured fallback prices it
+            // (the offer says which rate it used, so the client sees it).
+            let capacity = await wallet.capacity()
             let rate = (try? await fees.feeRate(targetBlocks: 2)) ?? fallback
-            return ProviderState(liquiditySat: liquidity, feeRate: rate)
+            return ProviderState(liquiditySat: capacity.lockableSat, feeRate: rate, waitingSat: capacity.waitingSat)
         }
     }
 }

@@ -185,13 +185,33 @@ extension ProviderEngine {
             amount = wrong
         }
         do {
-            let funding = try await wallet.prepareFunding(contract: swap.contract, amount: amount, feeRate: rate)
+            let funding = try await prepareLock(swap.contract, amount: amount, rate: rate)
             return .fundingPrepared(ProviderLock(transaction: funding.transaction, outputIndex: UInt32(funding.outputIndex),
                                                  fee: funding.fee, height: UInt32(clamping: tipHeight)))
         } catch {
             log("provider swap \(swap.swapID): cannot lock \(amount) sat: \(error)")
             if case .backend = error { return .fundingFailed(retryable: true) }
             return .fundingFailed(retryable: false)
+        }
+    }
+
+    /// Builds the lock. Locks of concurrent swaps chain on one another's change (issue 14),
+    /// and a lock's change is spendable only once it is broadcast: while another swap's lock
+    /// is prepared but not yet out, a lock short of funds waits for it (a store write and a
+    /// broadcast, milliseconds) instead of giving the payment back or waiting for a block.
+    func prepareLock(_ contract: SwapContract, amount: Int64, rate: FeeRate) async throws(WalletError) -> ContractFunding {
+        let wallet = dependencies.wallet
+        var waits = 0
+        while true {
+            do {
+                return try await wallet.prepareFunding(contract: contract, amount: amount, feeRate: rate)
+            } catch .insufficientFunds(let needed, let available) {
+                guard waits < Self.preparedLockWaits, await wallet.hasUnpublishedPreparations else {
+                    throw .insufficientFunds(needed: needed, available: available)
+                }
+            }
+            waits += 1
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
     }
 

@@ -77,6 +77,9 @@ public actor ProviderEngine {
     var refundBumpTips: [String: UInt32] = [:]
     /// The tip at which each swap's stuck lock last got a child (CPFP).
     var lockBumpTips: [String: UInt32] = [:]
+    /// How many 20 ms waits a lock short of funds spends for another swap's prepared lock to
+    /// go out (its change then pays): 10 s in all.
+    static let preparedLockWaits = 500
     /// Blocks a lock may stay unconfirmed before it gets a child.
     static let lockBumpAfterBlocks = 2
     var lockOutpoints: [OutPoint: String] = [:]

@@ -47,6 +47,12 @@ extension Wallet {
         try await broadcast(WalletTransaction(transaction: transaction, spentOutputs: nil))
     }
 
+    /// Whether a prepared transaction holds coins it has not broadcast yet: its change is not
+    /// spendable until it is out, so a caller short of funds may wait for it.
+    public var hasUnpublishedPreparations: Bool {
+        state.reservations.values.contains { state.pending[$0] == nil }
+    }
+
     /// Releases the coins of a prepared transaction that will not be broadcast.
     public func discard(_ txid: TransactionID) {
         guard state.pending[txid] == nil else { return }

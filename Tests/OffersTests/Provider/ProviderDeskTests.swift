@@ -74,6 +74,25 @@ final class ProviderDeskTests: XCTestCase {
         XCTAssertNil(strange)
     }
 
+    /// A refusal for capacity says when capacity returns: after the next block when coins
+    /// wait for a confirmation (a provider's change held back by the cluster limits), or
+    /// only once the wallet is funded.
+    func testARefusalForCapacityNamesWhenItReturns() async throws {
+        let waiting = Atomic<Int64>(1_500_000)
+        let desk = ProviderDesk(identity: Fixtures.provider, terms: ProviderTerms(network: .regtest),
+                                clock: TestClock(Fixtures.now)) {
+            ProviderState(liquiditySat: 5_000, feeRate: Fixtures.rate(2), waitingSat: waiting.load(ordering: .relaxed))
+        }
+        guard case .reject(let soon) = try await ask(desk, OfferRequest(requestID: "a")) else { return XCTFail("a reject") }
+        XCTAssertEqual(soon.code, .insufficientLiquidity)
+        XCTAssertEqual(soon.reason, "the provider can lock 4,255 sat now, 10,000 sat needed; "
+            + "1,500,000 sat more become lockable by the next block, as its pending transactions go out or confirm")
+        waiting.store(0, ordering: .relaxed)
+        guard case .reject(let never) = try await ask(desk, OfferRequest(requestID: "b")) else { return XCTFail("a reject") }
+        XCTAssertEqual(never.reason, "the provider can lock 4,255 sat now, 10,000 sat needed; "
+            + "nothing more is on the way until its wallet is funded")
+    }
+
     func testQuotesAreBoundToTheAskingClientAndSingleUse() async throws {
         let clock = TestClock(Fixtures.now)
         let desk = desk(Wallet(), clock: clock)
