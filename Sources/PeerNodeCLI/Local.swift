@@ -115,7 +115,14 @@ enum Local {
             Output.err("peernode: configuration error: \(error)")
             return ExitCode.configError
         }
-        let log = DaemonLog { Output.err("peernode: \($0)") }
+        // peernode.log in the data directory (time, level, rotated by size: docs/LOGS.md),
+        // and the same lines on stderr for the terminal or supervisor running it. Without
+        // a data directory there is no file; the daemon then stops with its own error.
+        let echo: @Sendable (String) -> Void = { Output.write($0, to: STDERR_FILENO) }
+        let logFile = try? LogFile(directory: context.datadir)
+        let log = logFile.map { DaemonLog.file($0, echo: echo) }
+            ?? DaemonLog { echo(LogLine.format($0, unixMillis: LogFile.wallClockMillis())) }
+        defer { logFile?.close() }
         let daemon = NodeDaemon(options: NodeDaemon.Options(
             datadir: context.datadir, overrides: overrides, allowUnsafe: arguments.flag("allow-unsafe"),
             watchSignals: true, log: log, engines: NodeEngines.factory(log: log)))

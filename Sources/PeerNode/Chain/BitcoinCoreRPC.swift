@@ -78,7 +78,7 @@ public final class BitcoinCoreRPC: Sendable {
         } catch {
             // LibUVError names the failed call and errno (`ECONNREFUSED`), HTTPError the
             // protocol step; either tells an operator what to fix.
-            throw .unreachable(url: endpoint.url, reason: "\(error)")
+            throw .unreachable(url: endpoint.url, reason: ErrorText.describe(error))
         }
     }
 

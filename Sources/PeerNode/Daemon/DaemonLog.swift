@@ -11,6 +11,16 @@ public struct DaemonLog: Sendable {
     public static let silent = DaemonLog { _ in }
 
     func callAsFunction(_ line: String) { write(line) }
+
+    /// Every line to `file` (`peernode.log`: time, level, text) and, formatted the same way,
+    /// to `echo` (the daemon's stderr, when it runs in the foreground or under a
+    /// supervisor that keeps its output).
+    public static func file(_ file: LogFile, echo: (@Sendable (String) -> Void)? = nil) -> DaemonLog {
+        DaemonLog { line in
+            file.write(line)
+            echo?(LogLine.format(line, unixMillis: LogFile.wallClockMillis()))
+        }
+    }
 }
 
 /// What a started daemon tells its owner once it serves (tests read the bound port).

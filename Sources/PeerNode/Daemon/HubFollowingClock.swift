@@ -57,7 +57,7 @@ public final class HubFollowingClock: UnixClock {
                     clock.state.withLock { $0.sample = next }
                 } catch {
                     // The interpolation goes on at the last known rate; the next poll retries.
-                    log("test clock: \(error)")
+                    log("test clock: \(ErrorText.describe(error))")
                 }
             }
         }

@@ -86,14 +86,14 @@ public final class NodeDaemon: Sendable {
         do {
             loop = try EventLoop()
         } catch {
-            throw .file("cannot start the event loop: \(error)")
+            throw .file("cannot start the event loop: \(ErrorText.describe(error))")
         }
         var teardown = Teardown()
         teardown.add("event loop") { await loop.shutdown() }
         do {
             try await start(config: config, seed: seed, loop: loop, teardown: &teardown)
         } catch {
-            log("start-up failed: \(error)")
+            log("start-up failed: \(ErrorText.describe(error))")
             await teardown.run(log: log)
             throw error
         }
@@ -114,7 +114,7 @@ public final class NodeDaemon: Sendable {
             do {
                 watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
             } catch {
-                throw .file("cannot watch SIGINT/SIGTERM: \(error)")
+                throw .file("cannot watch SIGINT/SIGTERM: \(ErrorText.describe(error))")
             }
             let sink = stopSink
             let forward = Task {
@@ -214,7 +214,7 @@ public final class NodeDaemon: Sendable {
             } catch let error as DaemonError {
                 throw error
             } catch {
-                throw .file("the swap engines could not start: \(error)")
+                throw .file("the swap engines could not start: \(ErrorText.describe(error))")
             }
         }
         // Offers live 10 minutes; re-probing the contacts every few minutes in the background
@@ -229,7 +229,7 @@ public final class NodeDaemon: Sendable {
             listener = try await PeerListener.start(server: peerServer, host: config.listen.host, port: config.listen.port,
                                                     loop: loop)
         } catch {
-            throw .listen(address: config.listen.description, reason: "\(error)")
+            throw .listen(address: config.listen.description, reason: "\(ErrorText.describe(error))")
         }
         teardown.add("peer listener and peers") { await listener.close() }
         let bound = NodeConfig.HostPort(host: config.listen.host, port: listener.port)
@@ -274,7 +274,7 @@ public final class NodeDaemon: Sendable {
         do {
             clock = try await HubFollowingClock.start(rpc: rpc, sleeper: loop.sleeper, log: options.log)
         } catch {
-            throw .bitcoind(url: config.bitcoind.url, reason: "\(TestClock.environmentKey): \(error)")
+            throw .bitcoind(url: config.bitcoind.url, reason: "\(TestClock.environmentKey): \(ErrorText.describe(error))")
         }
         teardown.add("test clock") { await clock.stop() }
         options.log("test clock: hub time \(clock.nowUnix), wall time \(SystemClock().nowUnix)")
@@ -286,7 +286,7 @@ public final class NodeDaemon: Sendable {
         do {
             macaroon = try PosixFile.read(config.lnd.macaroonPath, limit: 64 * 1024)
         } catch {
-            throw .misconfigured(key: "lnd_macaroon", reason: "cannot read the macaroon file \(config.lnd.macaroonPath): \(error)",
+            throw .misconfigured(key: "lnd_macaroon", reason: "cannot read the macaroon file \(config.lnd.macaroonPath): \(ErrorText.describe(error))",
                                  fix: "set lnd_macaroon to LND's admin.macaroon (or one with invoice and offchain permissions)")
         }
         defer { for index in macaroon.indices { macaroon[index] = 0 } }
@@ -333,7 +333,7 @@ public final class NodeDaemon: Sendable {
                            backend: chain)
             }
         } catch {
-            throw .wallet("\(error)")
+            throw .wallet("\(ErrorText.describe(error))")
         }
         do {
             try await wallet.attachMarkStore(store)
@@ -345,7 +345,7 @@ public final class NodeDaemon: Sendable {
             try await wallet.sync()
         } catch {
             // Not fatal: the loop retries, and commands report what the chain says.
-            log("first wallet sync failed: \(error)")
+            log("first wallet sync failed: \(ErrorText.describe(error))")
         }
         let interval = UInt64(config.walletSyncSeconds) * 1_000
         let syncLoop = Task {
@@ -358,7 +358,7 @@ public final class NodeDaemon: Sendable {
                 do {
                     try await wallet.sync()
                 } catch {
-                    log("wallet sync failed: \(error)")
+                    log("wallet sync failed: \(ErrorText.describe(error))")
                 }
             }
         }

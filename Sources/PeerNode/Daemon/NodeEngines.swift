@@ -56,7 +56,7 @@ public enum NodeEngines {
                 try await follower.poll()
             } catch {
                 // Not fatal: the loop below retries, and the engines act on what it reports.
-                log("chain follower: first poll failed: \(error)")
+                log("chain follower: first poll failed: \(ErrorText.describe(error))")
             }
             let followerTask = Task { await follower.run() }
             // The secret bytes live only as long as the key chains being built from them.

@@ -16,8 +16,33 @@ public struct LibUVError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libuv's symbolic name of the code, e.g. `ECONNREFUSED`.
     public var name: String { String(cString: uv_err_name(code)) }
 
+    /// What failed in words a user reads ("connecting failed: connection refused
+    /// (ECONNREFUSED)"): people read these in `peernode` errors and the log, so libuv's
+    /// function name stays in `call` for programs and tests.
     public var description: String {
-        "\(call) failed: \(String(cString: uv_strerror(code))) (\(name))"
+        "\(Self.purpose(of: call)) failed: \(String(cString: uv_strerror(code))) (\(name))"
+    }
+
+    /// The operation a libuv call performs, for messages.
+    static func purpose(of call: String) -> String {
+        switch call {
+        case "uv_tcp_connect", "uv_pipe_connect": return "connecting"
+        case "uv_tcp_bind", "uv_pipe_bind": return "binding the listening address"
+        case "uv_listen": return "listening"
+        case "uv_accept": return "accepting a connection"
+        case "uv_getaddrinfo", "uv_ip_addr": return "resolving the host name"
+        case "uv_tcp_getsockname": return "reading the connection's local address"
+        case "uv_tcp_getpeername": return "reading the connection's remote address"
+        case "uv_write", "uv_try_write": return "sending"
+        case "uv_read_start", "uv_read_stop", "uv_read": return "receiving"
+        case "uv_shutdown": return "closing the connection"
+        case "uv_tcp_init", "uv_pipe_init": return "opening a socket"
+        case "uv_timer_init", "uv_timer_start": return "starting a timer"
+        case "uv_signal_init", "uv_signal_start": return "watching signals"
+        case "uv_loop_init", "uv_async_send": return "running the event loop"
+        case "chmod": return "setting the control socket's permissions"
+        default: return "a network operation"
+        }
     }
 
     /// The peer refused the connection (nothing listens on that port).

@@ -50,7 +50,7 @@ public struct PeerDialer: Sendable {
             case .timedOut:
                 throw .connectTimedOut(address: address, milliseconds: connectTimeoutMilliseconds ?? 0)
             case .failed(let cause):
-                throw .connectFailed(address: address, reason: String(describing: cause))
+                throw .connectFailed(address: address, reason: ErrorText.describe(cause))
             }
         }
         do {

@@ -1,0 +1,21 @@
+/// How much a log line matters, read from what it reports: the engines and the daemon
+/// write plain sentences, and the few kinds are told apart by their words, so every call
+/// site keeps its one-argument `log(...)`.
+public enum LogLevel: String, Sendable, Equatable {
+    /// Routine: a state reached, an address listened on, a transaction broadcast.
+    case info = "INFO"
+    /// Something failed and will be retried or was survived: a refused broadcast, an
+    /// unreachable backend, a lock that could not be built.
+    case warn = "WARN"
+    /// Funds may be at stake and a person should look (a lock spent without a preimage).
+    case alarm = "ALARM"
+
+    /// The level of `line`: `ALARM` when it starts so, `WARN` when it reports a failure.
+    public static func of(_ line: String) -> LogLevel {
+        if line.hasPrefix("ALARM") { return .alarm }
+        for word in failureWords where line.contains(word) { return .warn }
+        return .info
+    }
+
+    private static let failureWords = ["failed", "cannot ", "refused", "unreachable", "error"]
+}
