@@ -21,8 +21,11 @@ final class SwapEnginesBox: Sendable {
 /// - `EndpointsRequest` (contact role): a fresh address of the node's wallet;
 /// - `OfferRequest`, `QuoteRequest`: the `ProviderDesk` when the provider is on, else a
 ///   Reject `not_found` (the asking router then lists this node as "runs no provider");
-/// - swap requests and pushes: the provider engine, once wired; until then a Reject
-///   `internal` that says so, never a pretend answer.
+/// - swap requests and pushes: the provider engine (a node without one answers
+///   `not_found`: it runs no provider);
+/// - a reply or a push sent where a request belongs (an `Offer`, a `Reject`, a
+///   `SwapStatusUpdate` with a `request_id`...): `invalid_request` naming it, whatever the
+///   node runs (docs/TRANSPORT.md).
 ///
 /// With `provider_contacts_only`, a peer that is not a saved contact is answered
 /// `not_found` for everything a provider serves, and its pushes are dropped.
@@ -49,7 +52,12 @@ enum NodePeerHandlers {
 
     static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
                        engines: SwapEnginesBox, servesPeer: ServesPeer? = nil) async -> [UInt8] {
-        let requestID = (try? MessageEnvelope.parse(request))?.requestID ?? "unknown"
+        let envelope = try? MessageEnvelope.parse(request)
+        let requestID = envelope?.requestID ?? "unknown"
+        if let type = envelope?.type, let role = notRequests[type] {
+            return Reject(requestID: requestID, code: .invalidRequest,
+                          reason: "\(type) is not a request: it is sent only \(role)").encoded
+        }
         let message: SwapMessage
         do {
             message = try SwapMessage(bytes: request)
@@ -75,10 +83,23 @@ enum NodePeerHandlers {
             guard desk != nil else {
                 return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
             }
+            // Only a node built without its engines (a test daemon) gets here.
             return Reject(requestID: requestID, code: .internal,
-                          reason: "this node's provider engine is not wired yet; it serves offers and quotes only").encoded
+                          reason: "this node's provider engine is not running; it serves offers and quotes only").encoded
         }
     }
+
+    /// The swap/1 messages that are never requests, and how each is sent instead.
+    static let notRequests: [String: String] = [
+        Offer.messageType: "in answer to an OfferRequest",
+        Quote.messageType: "in answer to a QuoteRequest",
+        SwapAccept.messageType: "in answer to a SwapRequest",
+        SwapStatusSnapshot.messageType: "in answer to a SwapStatusRequest",
+        Endpoints.messageType: "in answer to an EndpointsRequest",
+        Reject.messageType: "in answer to a request",
+        SwapStatusUpdate.messageType: "as a push, without a request_id",
+        PreimagePush.messageType: "as a push, without a request_id",
+    ]
 
     private static func contactsOnly(_ requestID: String) -> [UInt8] {
         Reject(requestID: requestID, code: .notFound, reason: "this provider serves its saved contacts only").encoded

@@ -91,12 +91,12 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(offer.body.feePPM, 2_000)
         XCTAssertEqual(offer.body.minAmountSat, 10_000)
         XCTAssertGreaterThan(offer.body.maxAmountSat, 10_000)
-        // Swap requests are refused honestly until the provider engine is wired.
+        // This test daemon runs no engines: swap requests are refused, saying so.
         let swapReply = try await connection.request(
             Array(#"{"type":"SwapStatusRequest","request_id":"s1","swap_id":"x"}"#.utf8), id: "s1")
         guard case .reject(let reject) = try SwapMessage(bytes: swapReply) else { return XCTFail("not a Reject") }
         XCTAssertEqual(reject.code, .internal)
-        XCTAssertTrue(reject.reason.contains("not wired"))
+        XCTAssertTrue(reject.reason.contains("provider engine is not running"), reject.reason)
         let got3 = try await node.result("status")["peers"]
         XCTAssertEqual(got3, .integer(1))
         await connection.close()
