@@ -22,8 +22,12 @@ public struct Offer: SwapMessageBody, RequestScoped {
     public var baseFeeSat: Int64
     public var feePPM: Int64
     public var onchainFeeSat: Int64
-    /// Whole sat/vB the provider's on-chain fee was priced at.
+    /// Whole sat/vB the provider's on-chain fee was priced at (rounded up, for display).
     public var feeRateSatPerVByte: Int64
+    /// The exact rate `onchain_fee_sat` was computed from, in sat per 1,000 vbytes, so a
+    /// client can recompute it (`OnchainFeeEstimate`); nil in offers from providers that
+    /// predate the field.
+    public var feeRateSatPerKvB: Int64?
     public var requiredConfirmations: Int
     public var htlcTimeoutBlocks: Int
     public var validUntilUnix: UInt64
@@ -33,7 +37,7 @@ public struct Offer: SwapMessageBody, RequestScoped {
 
     public init(requestID: String, offerID: String, providerPubky: Pubky, network: String, directions: [String],
                 minAmountSat: Int64, maxAmountSat: Int64, baseFeeSat: Int64, feePPM: Int64, onchainFeeSat: Int64,
-                feeRateSatPerVByte: Int64, requiredConfirmations: Int, htlcTimeoutBlocks: Int, validUntilUnix: UInt64,
+                feeRateSatPerVByte: Int64, feeRateSatPerKvB: Int64? = nil, requiredConfirmations: Int, htlcTimeoutBlocks: Int, validUntilUnix: UInt64,
                 protocolVersion: Int64 = ProtocolVersion.current, features: [String]) {
         self.requestID = requestID
         self.offerID = offerID
@@ -46,6 +50,7 @@ public struct Offer: SwapMessageBody, RequestScoped {
         self.feePPM = feePPM
         self.onchainFeeSat = onchainFeeSat
         self.feeRateSatPerVByte = feeRateSatPerVByte
+        self.feeRateSatPerKvB = feeRateSatPerKvB
         self.requiredConfirmations = requiredConfirmations
         self.htlcTimeoutBlocks = htlcTimeoutBlocks
         self.validUntilUnix = validUntilUnix
@@ -65,6 +70,7 @@ public struct Offer: SwapMessageBody, RequestScoped {
         feePPM = try fields.int64("fee_ppm", in: 0...Amounts.million)
         onchainFeeSat = try fields.sat("onchain_fee_sat")
         feeRateSatPerVByte = try fields.int64("fee_rate_sat_vb", in: 0...1_000_000)
+        feeRateSatPerKvB = try fields.optionalInt64("fee_rate_sat_kvb", in: 0...1_000_000_000)
         requiredConfirmations = try fields.int("required_confirmations", in: 0...1_000)
         htlcTimeoutBlocks = try fields.int("htlc_timeout_blocks", in: 1...65_535)
         validUntilUnix = try fields.uint64("valid_until_unix")
@@ -73,7 +79,7 @@ public struct Offer: SwapMessageBody, RequestScoped {
     }
 
     public var fields: [String: JSONValue] {
-        SwapCodec.fields(requestID: requestID, [
+        var fields: [String: JSONValue] = [
             "offer_id": .string(offerID),
             "provider_pkarr": .string(providerPubky.z32),
             "network": .string(network),
@@ -89,7 +95,9 @@ public struct Offer: SwapMessageBody, RequestScoped {
             "valid_until_unix": .integer(validUntilUnix),
             "protocol_version": .integer(protocolVersion),
             "features": .array(features.map(JSONValue.string)),
-        ])
+        ]
+        if let feeRateSatPerKvB { fields["fee_rate_sat_kvb"] = .integer(feeRateSatPerKvB) }
+        return SwapCodec.fields(requestID: requestID, fields)
     }
 
     /// The provider's fee model for this offer.

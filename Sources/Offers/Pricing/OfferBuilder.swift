@@ -31,7 +31,7 @@ public struct OfferBuilder: Sendable {
                      directions: [SwapDirection.lightningToOnchain.rawValue], minAmountSat: terms.minAmountSat,
                      maxAmountSat: maximum, baseFeeSat: terms.feeModel.baseFeeSat, feePPM: terms.feeModel.feePPM,
                      onchainFeeSat: terms.onchainFee.onchainFee(at: rate),
-                     feeRateSatPerVByte: OnchainFeeEstimate.wholeSatPerVByte(rate),
+                     feeRateSatPerVByte: OnchainFeeEstimate.wholeSatPerVByte(rate), feeRateSatPerKvB: rate.satPerKvB,
                      requiredConfirmations: terms.requiredConfirmations, htlcTimeoutBlocks: terms.htlcTimeoutBlocks,
                      validUntilUnix: nowUnix + terms.offerLifetimeSeconds, features: terms.features)
     }

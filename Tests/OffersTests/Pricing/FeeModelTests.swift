@@ -75,6 +75,15 @@ final class FeeModelTests: XCTestCase {
         XCTAssertEqual(rich.maxAmountSat, 1_000_000)
         XCTAssertEqual(rich.onchainFeeSat, 745)
         XCTAssertEqual(rich.feeRateSatPerVByte, 2)
+        // The exact rate, so a client recomputes onchain_fee_sat (docs/TRANSPORT.md):
+        // ceil(12,345 × (154 + 144) × 125 / 100,000) at 12.345 sat/vB, which whole sat/vB cannot say
+        // (144: the p2wsh_v2 refund, the larger of the two offered).
+        let odd = try builder.offer(requestID: "r", offerID: "o", liquiditySat: 5_000_000,
+                                    rate: try FeeRate(satPerKvB: 12_345), nowUnix: Fixtures.now)
+        XCTAssertEqual(odd.feeRateSatPerKvB, 12_345)
+        XCTAssertEqual(odd.feeRateSatPerVByte, 13)
+        XCTAssertEqual(terms.onchainFee.refundVirtualSize, 144)
+        XCTAssertEqual(odd.onchainFeeSat, (12_345 * (154 + 144) * 125 + 99_999) / 100_000)
         XCTAssertEqual(rich.validUntilUnix, Fixtures.now + 600)
         XCTAssertEqual(rich.features, ["taproot_boltz", "p2wsh_v2", "preimage_push"])
         XCTAssertEqual(rich.providerPubky, Fixtures.provider.pubky)
