@@ -48,8 +48,9 @@ enum LoadScenarios {
 }
 
 /// The network of a load run: clients holding only Lightning funds, one provider whose
-/// wallet holds many confirmed coins (each concurrent lock spends one: a wallet spends
-/// only confirmed coins), and one payee that takes only on-chain bitcoin.
+/// wallet holds the coins its locks spend (`concurrent-50` gives it one per lock, so the
+/// locks do not chain on one another's change; `single-coin-5` gives it one coin for all),
+/// and one payee that takes only on-chain bitcoin.
 struct LoadNetwork {
     /// A provider's limits per client (RiskLimits' defaults): concurrent swaps, and new
     /// swaps an hour. Load comes from enough clients to stay within both.
