@@ -45,7 +45,7 @@ extension SecureChannel {
                     do {
                         try await stream.write(step.send)
                     } catch {
-                        throw ChannelError.streamFailed(String(describing: error))
+                        throw ChannelError.streamFailed(ErrorText.describe(error))
                     }
                 }
                 switch step.outcome {
@@ -58,7 +58,7 @@ extension SecureChannel {
                     do {
                         bytes = try await stream.read()
                     } catch {
-                        throw ChannelError.streamFailed(String(describing: error))
+                        throw ChannelError.streamFailed(ErrorText.describe(error))
                     }
                     guard let bytes else { throw handshake.closedEarlyError }
                     step = handshake.receive(bytes)

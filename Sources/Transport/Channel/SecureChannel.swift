@@ -61,7 +61,7 @@ public actor SecureChannel {
         do {
             try await stream.write(frame)
         } catch {
-            await fail(.streamFailed(String(describing: error)))
+            await fail(.streamFailed(ErrorText.describe(error)))
             throw failure ?? .closed
         }
         activity &+= 1
@@ -94,7 +94,7 @@ public actor SecureChannel {
             do {
                 bytes = try await stream.read()
             } catch {
-                await fail(.streamFailed(String(describing: error)))
+                await fail(.streamFailed(ErrorText.describe(error)))
                 continue
             }
             guard !isClosed else { continue }
