@@ -80,6 +80,36 @@ final class WalletChainedFundingTests: XCTestCase {
         _ = try await wallet.fund(contract: try WalletFixture.contract(3), amount: 100_000, feeRate: WalletFixture.rate(2))
     }
 
+    /// Two unconfirmed changes, each within the share alone, would join their clusters in
+    /// one transaction: with a share of 2 that is 3 transactions, so the wallet falls back
+    /// to confirmed coins (none here); with a share of 3 it spends both.
+    func testSpendingChangesOfTwoClustersCountsThemTogether() async throws {
+        for (share, allowed) in [(2, false), (3, true)] {
+            let fixture = try WalletFixture()
+            defer { fixture.close() }
+            var configuration = WalletConfiguration(network: .regtest, birthdayHeight: 0, minimumConfirmations: 0)
+            configuration.unconfirmedClusterShare = share
+            let wallet = try Wallet(seed: WalletFixture.seed(0x01), configuration: configuration, backend: fixture.backend)
+            try fixture.chain.mine(2, to: await wallet.newAddress().scriptPubKey)
+            try fixture.mineElsewhere(100)
+            try await wallet.sync()
+            // Two locks, each from its own coinbase (largest first: 50 BTC before 49.99... change).
+            let first = try await wallet.fund(contract: try WalletFixture.contract(0), amount: 100_000, feeRate: WalletFixture.rate(2))
+            let second = try await wallet.fund(contract: try WalletFixture.contract(1), amount: 100_000, feeRate: WalletFixture.rate(2))
+            XCTAssertNotEqual(first.transaction.inputs[0].previousOutput.txid, second.txid)
+            XCTAssertNotEqual(second.transaction.inputs[0].previousOutput.txid, first.txid, "two clusters")
+            do {
+                let big = try await wallet.fund(contract: try WalletFixture.contract(2), amount: 6_000_000_000,
+                                                feeRate: WalletFixture.rate(2))
+                XCTAssertTrue(allowed, "share \(share): the joined cluster would hold 3 transactions")
+                XCTAssertEqual(Set(big.transaction.inputs.map(\.previousOutput.txid)), [first.txid, second.txid])
+                _ = try fixture.mempoolEntry(big.txid)
+            } catch WalletError.insufficientFunds {
+                XCTAssertFalse(allowed, "share \(share) leaves room for both changes")
+            }
+        }
+    }
+
     /// A lock's change is lockable at once: the offer's maximum counts it.
     func testTheChangeOfALockIsLockableAtOnce() async throws {
         let fixture = try WalletFixture()
