@@ -19,6 +19,7 @@ extension ProviderEngine {
             guard newBlocks.admit(tip) else { return }
             let height = UInt32(clamping: tip.height)
             for id in states.keys { deliver(.block(height: height), to: id) }
+            watchHeldHTLCs()
         case .blockDisconnected(let tip):
             // The next block's checks (lock located again, refund checked) see the new chain.
             newBlocks.disconnected(tip)
@@ -36,6 +37,25 @@ extension ProviderEngine {
         }
     }
 
+    /// Once a lock is out the invoice's subscription is dropped (it would hold one of the
+    /// Lightning client's few connections), but the HTLC is still looked up at each block
+    /// while the lock is open: LND may cancel it (at E − 12, or its operator may), and the
+    /// machine must raise the alarm and stop counting on a settle (audit H-4, M-7).
+    private func watchHeldHTLCs() {
+        for (id, state) in states {
+            guard let lock = state.lock, lock.htlcCancelledHeight == nil, let swap = swaps[id] else { continue }
+            switch state.kind {
+            case .fundingIntent, .lockBroadcast, .lockConfirmed, .refundIntent, .refundBroadcast, .claimPending:
+                Task { [weak self] in
+                    guard let self, let seen = await self.lookupInvoice(swap) else { return }
+                    await self.deliver(seen, to: id)
+                }
+            default:
+                continue
+            }
+        }
+    }
+
     /// A spend of a lock: our refund, or a claim (any other spend: audit C-2), read from
     /// the witness of the input that spends it.
     private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
@@ -44,7 +64,7 @@ extension ProviderEngine {
         switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
         case .claim(let preimage):
             log("provider swap \(swap.swapID): claim \(watched.txid) seen (\(watched.confirmations) confirmations)")
-            return .claimSeen(preimage: preimage, confirmations: watched.confirmations)
+            return .claimSeen(preimage: preimage, confirmations: watched.confirmations, txid: watched.txid)
         case .refund:
             let status: ProviderRefundStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
             let seen = states[swap.swapID]?.lock.flatMap { ProviderRefund(spending: $0, by: watched.transaction) }

@@ -242,7 +242,7 @@ public actor ProviderEngine {
     /// until the timeout) is refused new swaps for a while (audit M-5).
     private func finish(_ swapID: String) {
         risk.release(swapID: swapID)
-        if states[swapID]?.kind == .refunded, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
+        if let kind = states[swapID]?.kind, kind == .refunded || kind == .refundedAfterHTLCCancel, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
         invoiceObservations[swapID] = nil
         refundBumpTips[swapID] = nil
         lockBumpTips[swapID] = nil

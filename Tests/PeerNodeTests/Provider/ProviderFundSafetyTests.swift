@@ -137,7 +137,9 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// wallet's receive index does not walk past its gap limit, and a restarted wallet sees
     /// the refund. (Before, each failed build took a fresh address.)
     func testEveryRefundAttemptPaysTheOneAddressRecordedForTheSwap() async throws {
-        let (accept, _, payment) = try await harness.startSwap(amount: 10_000)
+        // The smallest lock quoted (its refund at the 100 sat/vB cap plus dust); a 500 sat/vB
+        // refund would eat it several times over.
+        let (accept, _, payment) = try await harness.startSwap(amount: ProviderTerms(network: .regtest).effectiveMinAmountSat)
         defer { payment.cancel() }
         let id = accept.swapID
         try await harness.waitForState(.lockBroadcast, of: id)
@@ -212,8 +214,16 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
                 && info.entry.fee * 1_000 / Int64(info.entry.vsize) < spike {
                 _ = harness.hub.chain.hold(info.entry.txid)
             }
+            let eventsBefore = try await harness.kinds(id).count
             try await harness.mine(1)
-            try await harness.waitFor("the block handled", pollingChain: false) { true }
+            // The engine handles each block before the next is mined (a new refund version
+            // while the last is held out, or the cancel once the refund is deep).
+            let deadline = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < deadline, try await harness.kinds(id).count == eventsBefore {
+                let depth = try await refundDepth(of: id)
+                if (1..<ProviderSwapMachine.refundCancelDepth).contains(depth) { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             if try await harness.lastKind(id) == "refunded" { refundedAt = harness.hub.height; break }
         }
         let events = try await harness.kinds(id)
@@ -223,6 +233,45 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
         XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock is spent (by the refund)")
+    }
+
+    /// Confirmations of whichever recorded refund version is in a block (0: none).
+    private func refundDepth(of id: String) async throws -> Int {
+        let versions = try await harness.store.events(of: id).compactMap { event -> ProviderRefund? in
+            guard case .refundIntent(_, let refund)? = try? ProviderSwapState(event: event) else { return nil }
+            return refund
+        }
+        return versions.compactMap { harness.hub.confirmations(of: $0.txid) }.max() ?? 0
+    }
+
+    /// H-4/M-7: the Lightning node cancels the client's HTLC while the lock is open (at
+    /// E − 12, or by its operator). The provider sees it at the next block, records it in
+    /// the lock (`swap show` shows it) with an alarm, refunds the lock after the timeout and
+    /// ends `refunded_after_htlc_cancel`, its risk slot released. (Before, nobody looked at
+    /// the invoice once the lock was out.)
+    func testAnHTLCCancelledWhileTheLockIsOpenIsRecordedAndTheLockStillComesBack() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        try harness.hub.lightning.cancelInvoice(node: "provider", paymentHash: secrets.paymentHash)
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+        try await harness.mine(1)
+        try await harness.waitFor("the cancel recorded in the lock") {
+            try await harness.recordedLock(id)?.htlcCancelledHeight != nil
+        }
+        let running = await harness.engine.state(of: id)
+        XCTAssertEqual(running?.kind, .lockConfirmed, "the swap goes on: its lock is on chain")
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refundedAfterHTLCCancel, of: id)
+        XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock came back by the refund")
+        let exposure = await harness.engine.risk.exposureSat
+        XCTAssertEqual(exposure, 0, "the risk slot is released")
+        let kinds = try await harness.kinds(id)
+        XCTAssertFalse(kinds.contains("settled"), "\(kinds)")
     }
 
     /// M-5: with `provider_contacts_only`, a stranger gets `not_found` for offers, quotes
