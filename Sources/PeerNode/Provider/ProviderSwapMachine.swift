@@ -210,7 +210,11 @@ public struct ProviderSwapMachine: Sendable {
             return gone(lock)
         case .block(let height):
             if refundIsValid(tipHeight: height) { return ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]) }
-            return confirmed ? .none : ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+            if confirmed { return .none }
+            // Unconfirmed, and no claim seen (that would have moved the swap on): once the
+            // client may no longer claim safely, the lock is taken back rather than left to
+            // confirm for a client that then claims it unpaid (audit H-4).
+            return ProviderSwapStep(actions: [mustWithdraw(lock, tipHeight: height) ? .withdrawLock(lock) : .rebroadcastLock(lock)])
         case .claimSeen(let preimage, let confirmations, let txid):
             // No refund of ours is out: the claim is the only way the lock can go.
             return claimSeen(lock, preimage, confirmations, txid)
@@ -335,8 +339,10 @@ public struct ProviderSwapMachine: Sendable {
             // there is one, shows itself on chain.
             return .none
         case .lockMissing:
-            // The refund cannot go in while the lock it spends is nowhere: send the lock again.
-            return ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+            // The refund cannot go in while the lock it spends is nowhere. Past the timeout the
+            // client may no longer claim safely, so rather than send the lock again (to confirm
+            // for nobody but a thief), its inputs go back to the wallet (audit H-4).
+            return ProviderSwapStep(actions: [.withdrawLock(lock)])
         case .lockGone:
             return gone(lock)
         default:
@@ -396,6 +402,14 @@ public struct ProviderSwapMachine: Sendable {
     }
 
     // MARK: rules
+
+    /// Whether an unconfirmed lock should be taken back: the client may claim it only while
+    /// timeout − tip > 6 (its first-claim rule), and not at all once its HTLC is cancelled.
+    private func mustWithdraw(_ lock: ProviderLock, tipHeight: UInt32) -> Bool {
+        guard lock.htlcCancelledHeight == nil else { return true }
+        return TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
+            <= TimelockPolicy.firstClaimCutoff
+    }
 
     /// At least one confirmation, and as many as the swap asks for.
     private func isConfirmed(_ confirmations: Int) -> Bool {

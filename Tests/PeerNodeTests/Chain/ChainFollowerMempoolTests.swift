@@ -33,6 +33,9 @@ final class ChainFollowerMempoolTests: XCTestCase, ChainWatchScenario {
             try await inner.unspentOutput(outpoint, includeMempool: includeMempool)
         }
         func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? { try await inner.estimateFee(targetBlocks: targetBlocks) }
+        func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int? {
+            try await inner.mempoolDescendantCount(txid)
+        }
     }
 
     func testARescanMatchesTheMempoolAgainWithoutFetchingItAgain() async throws {

@@ -374,6 +374,56 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         try await harness.waitForState(.lockConfirmed, of: id)
     }
 
+    /// H-4: a lock miners leave out of blocks until the client's claim cutoff (timeout −
+    /// tip ≤ 6, when an honest client no longer claims) is replaced by a spend of its inputs
+    /// back to the wallet; once that is 6 deep the lock can never confirm, the invoice is
+    /// cancelled and the payment returns. (Before, the provider kept sending the lock, which
+    /// could confirm later for a client claiming it unpaid.)
+    func testALockStillUnconfirmedAtTheClientsCutoffIsTakenBack() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, _, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        XCTAssertTrue(harness.hub.chain.hold(lock.txid))
+        try await harness.mine(Int(accept.timeoutHeight) - TimelockPolicy.firstClaimCutoff - 1 - harness.hub.height)
+        try await harness.waitFor("the block handled", pollingChain: false) { true }
+        XCTAssertTrue(harness.hub.inMempool(lock.txid), "sent while the client may still claim")
+        try await harness.mine(1)
+        try await harness.waitFor("the lock replaced by a spend of its inputs") { !harness.hub.inMempool(lock.txid) }
+        let withdrawal = try XCTUnwrap(harness.hub.chain.mempoolEntries().first { info in
+            info.entry.transaction.inputs.map(\.previousOutput) == lock.transaction.inputs.map(\.previousOutput)
+        }, "a transaction spends the lock's inputs")
+        XCTAssertTrue(withdrawal.entry.transaction.outputs.count == 1, "everything back to the wallet")
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        // The daemon's wallet follows the chain on its own (wallet_sync_seconds); here by hand.
+        try await harness.wallet.sync()
+        try await harness.mine(1)
+        try await harness.waitForState(.cancelled, of: id)
+        XCTAssertNil(harness.hub.confirmations(of: lock.txid), "the lock never confirmed")
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+    }
+
+    /// H-4: a lock with a descendant in the mempool (here a child on its change; other
+    /// swaps' locks chained on it look the same to the node) is never replaced: that would
+    /// evict the descendant. Past the cutoff it stays, and a child pays for it instead.
+    func testALockWithDescendantsIsNeverTakenBack() async throws {
+        let (accept, _, payment, lock) = try await harness.startLockedSwap()
+        defer { payment.cancel() }
+        let id = accept.swapID
+        XCTAssertTrue(harness.hub.chain.hold(lock.txid))
+        try await harness.wallet.sync()
+        let child = try await harness.wallet.bumpByChild(of: lock.txid, feeRate: try FeeRate(satPerKvB: 3_000))
+        XCTAssertEqual(harness.hub.chain.mempoolEntry(lock.txid)?.descendantCount, 2)
+        try await harness.mine(Int(accept.timeoutHeight) - TimelockPolicy.firstClaimCutoff - harness.hub.height + 2)
+        try await harness.waitFor("the blocks handled", pollingChain: false) { true }
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertTrue(harness.hub.inMempool(lock.txid), "not replaced")
+        XCTAssertTrue(harness.hub.inMempool(child.txid), "its descendant not evicted")
+        let kind = try await harness.lastKind(id)
+        XCTAssertEqual(kind, "lock_broadcast")
+    }
+
     /// Issue 22: a flood of pushes for unknown swaps, their ids carrying newlines, forges no
     /// log line and writes no more than one peer's budget (the rest summed up later).
     func testAPushFloodForgesNoLogLineAndStaysWithinItsBudget() async throws {

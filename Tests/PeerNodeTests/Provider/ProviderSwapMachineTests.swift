@@ -157,7 +157,7 @@ final class ProviderSwapMachineTests: XCTestCase {
     func testRefundPathAfterTheTimeout() {
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
             (.lockConfirmed(lock), .block(height: 199), ProviderSwapStep()),
-            (.lockBroadcast(lock), .block(height: 199), ProviderSwapStep(actions: [.rebroadcastLock(lock)])),
+            (.lockBroadcast(lock), .block(height: 193), ProviderSwapStep(actions: [.rebroadcastLock(lock)])),
             (.lockConfirmed(lock), .block(height: 200), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
             (.lockBroadcast(lock), .block(height: 201), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
             (.lockConfirmed(lock), .refundPrepared(refund),
@@ -238,9 +238,10 @@ final class ProviderSwapMachineTests: XCTestCase {
     }
 
     /// Audit M-7: a lock that can never confirm (an input spent elsewhere, deep) ends the
-    /// swap `cancelled` and gives the payment back; a lock merely missing is sent again, in
-    /// the refund states too (no refund can spend a lock that is nowhere).
-    func testALockThatCanNeverConfirmCancelsAndAMissingOneIsSentAgain() {
+    /// swap `cancelled` and gives the payment back. A lock missing in the refund states (no
+    /// refund can spend a lock that is nowhere) is taken back (H-4): past the timeout the
+    /// client may no longer claim it, so sending it again would only serve a thief.
+    func testALockThatCanNeverConfirmCancelsAndAMissingOneIsTakenBack() {
         for state in [ProviderSwapState.lockBroadcast(lock), .lockConfirmed(lock), .refundIntent(lock, refund),
                       .refundBroadcast(lock, refund)] {
             let gone = machine.step(state, .lockGone)
@@ -248,8 +249,27 @@ final class ProviderSwapMachineTests: XCTestCase {
             XCTAssertTrue(gone.actions.contains(.cancelInvoice), "\(state.kind.rawValue)")
             guard case .raiseAlarm? = gone.actions.first else { return XCTFail("no alarm in \(state.kind.rawValue)") }
         }
-        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
-        XCTAssertEqual(machine.step(.refundIntent(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        XCTAssertEqual(machine.step(.refundIntent(lock, refund), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+    }
+
+    /// Audit H-4: an unconfirmed lock (no claim seen: that moves the swap on) is sent again
+    /// while the client may still claim it (timeout − tip > 6); from the client's cutoff,
+    /// or once its HTLC is cancelled, its inputs go back to the wallet instead. A confirmed
+    /// lock is never taken back.
+    func testAnUnconfirmedLockIsTakenBackOnceTheClientMayNoLongerClaimIt() {
+        // Timeout 200: the client's first claim is allowed up to tip 193.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 193)), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 194)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 199)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        let cancelled = lock.withHTLCCancelled(at: 180)
+        XCTAssertEqual(machine.step(.lockBroadcast(cancelled), .block(height: 181)), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        XCTAssertEqual(machine.step(.lockConfirmed(lock), .block(height: 195)), ProviderSwapStep())
+        // The withdrawal deep: the lock can never confirm, the payment goes back.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .lockGone).next, .cancelled)
+        // The lock confirmed after all: followed as usual.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .lockSeen(confirmations: 1)),
+                       ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)]))
     }
 
     /// Audit H-4/M-7: LND cancels the client's HTLC while the lock is open. The cancel is
