@@ -169,6 +169,8 @@ public struct ProviderSwapMachine: Sendable {
             // Where is the recorded lock? `.lockSeen` or `.lockMissing` follows.
             return ProviderSwapStep(actions: [.watchLock(lock)])
         case .lockMissing, .block:
+            // Never published once the client's payment went back: taken back instead.
+            if lock.htlcCancelledHeight != nil { return ProviderSwapStep(actions: [.withdrawLock(lock)]) }
             return ProviderSwapStep(actions: [.publishLock(lock)])
         case .lockPublished:
             return ProviderSwapStep(next: .lockBroadcast(lock),
@@ -184,6 +186,8 @@ public struct ProviderSwapMachine: Sendable {
             // Its inputs are gone and it is nowhere on chain: it can never confirm, so
             // nothing is at stake and the payment goes back.
             return permanent ? ProviderSwapStep(actions: [.cancelInvoice]) : .none
+        case .lockGone:
+            return gone(lock)
         case .invoiceCancelled:
             return cancelled
         case .invoice(let seen) where seen.state == .canceled:

@@ -264,6 +264,11 @@ final class ProviderSwapMachineTests: XCTestCase {
         XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 199)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
         let cancelled = lock.withHTLCCancelled(at: 180)
         XCTAssertEqual(machine.step(.lockBroadcast(cancelled), .block(height: 181)), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        // A recorded lock is never published once its HTLC is cancelled.
+        XCTAssertEqual(machine.step(.fundingIntent(lock), .block(height: 181)), ProviderSwapStep(actions: [.publishLock(lock)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .block(height: 181)), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .lockGone).next, .cancelled)
         XCTAssertEqual(machine.step(.lockConfirmed(lock), .block(height: 195)), ProviderSwapStep())
         // The withdrawal deep: the lock can never confirm, the payment goes back.
         XCTAssertEqual(machine.step(.lockBroadcast(lock), .lockGone).next, .cancelled)
