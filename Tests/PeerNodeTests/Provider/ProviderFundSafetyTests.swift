@@ -268,8 +268,8 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         try await harness.mine(ProviderSwapMachine.refundCancelDepth)
         try await harness.waitForState(.refundedAfterHTLCCancel, of: id)
         XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock came back by the refund")
-        let exposure = await harness.engine.risk.exposureSat
-        XCTAssertEqual(exposure, 0, "the risk slot is released")
+        // Released once the final state's actions ran (just after it is stored).
+        try await harness.waitFor("the risk slot released", pollingChain: false) { await harness.engine.risk.exposureSat == 0 }
         let kinds = try await harness.kinds(id)
         XCTAssertFalse(kinds.contains("settled"), "\(kinds)")
     }
