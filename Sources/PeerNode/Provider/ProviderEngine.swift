@@ -79,6 +79,8 @@ public actor ProviderEngine {
     var lockBumpTips: [String: UInt32] = [:]
     /// Blocks a lock may stay unconfirmed before it gets a child.
     static let lockBumpAfterBlocks = 2
+    /// Blocks between lookups of an open lock's HTLC (every block near its expiry).
+    static let htlcCheckInterval: UInt32 = 6
     var lockOutpoints: [OutPoint: String] = [:]
 
     public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,

@@ -245,7 +245,7 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     }
 
     /// H-4/M-7: the Lightning node cancels the client's HTLC while the lock is open (at
-    /// E − 12, or by its operator). The provider sees it at the next block, records it in
+    /// E − 12, or by its operator). The provider sees it within 6 blocks, records it in
     /// the lock (`swap show` shows it) with an alarm, refunds the lock after the timeout and
     /// ends `refunded_after_htlc_cancel`, its risk slot released. (Before, nobody looked at
     /// the invoice once the lock was out.)
@@ -257,7 +257,8 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         let status = try await payment.value
         guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
-        try await harness.mine(1)
+        // Looked up every `htlcCheckInterval` blocks while the lock is open.
+        try await harness.mine(Int(ProviderEngine.htlcCheckInterval))
         try await harness.waitFor("the cancel recorded in the lock") {
             try await harness.recordedLock(id)?.htlcCancelledHeight != nil
         }
