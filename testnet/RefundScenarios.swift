@@ -23,12 +23,14 @@ enum RefundScenarios {
             Scenario(name: "refund-reorg", summary: "the refund's block is invalidated at 1 confirmation: the invoice stays "
                          + "held, the refund confirms again, refunded at depth 6; the payment returns", group: .other,
                      body: reorg),
+            pushOnlyScenario,
         ]
     }
 
-    /// Not registered yet: the client behaves (no claim, the payment returns at the HTLC's
-    /// expiry) but the provider's swap stays in `refund_intent`, its refund spending a lock
-    /// that was never broadcast, so the common "every swap final" check fails.
+    /// The provider pushes its signed lock and never broadcasts it. The client never claims
+    /// (its node does not hold the lock) and never reveals the preimage; at the client's
+    /// claim cutoff the provider takes the lock back (its inputs spent to its wallet, audit
+    /// H-4), and once that is deep it cancels the invoice: the swap ends `cancelled`.
     static let pushOnlyScenario = Scenario(name: "hostile-provider-push-only", summary: "the provider pushes its signed lock "
                                                + "and never broadcasts it: no claim, no preimage, the payment returns",
                                            group: .other, body: pushOnly)
@@ -42,10 +44,17 @@ enum RefundScenarios {
         let providerEvents = try cheat.provider.map { (swap) throws(Failure) in try net.node("provA")?.swapEvents(swap.id) ?? [] } ?? []
         let claimed = clientEvents.contains { JSON.object($0["claim"]) != nil }
         let settledOrClaimSeen = providerEvents.contains { $0["preimage"] != nil }
+        let lock = providerEvents.compactMap { JSON.object($0["lock"]) }.first
+        let lockHex = lock.flatMap { JSON.string($0["tx"]) }
+        let builtAt = lock.flatMap { JSON.int($0["height"]) } ?? 0
+        let lockMined = try lockHex.map { (hex) throws(Failure) in try findTransaction(net, hex: hex, since: builtAt) != nil } ?? false
         var checks = [
             Check("the client never claimed (no claim recorded)", !claimed, "client swap \(cheat.client?.state ?? "missing")"),
             Check("the provider never saw a preimage (no claim_observed, no settle)",
                   !settledOrClaimSeen && cheat.provider?.state != "settled", "provider swap \(cheat.provider?.state ?? "missing")"),
+            Check("the provider took its never-broadcast lock back and ended cancelled",
+                  cheat.provider?.state == "cancelled" && lockHex != nil && !lockMined,
+                  "provider swap \(cheat.provider?.state ?? "missing"); lock \(lockMined ? "mined" : "never mined")"),
         ]
         checks += cheat.nothingMoved
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: cheat.after))

@@ -63,8 +63,8 @@ struct SoakPlan {
 
     var isSwap: Bool { kind != .payFromSavings }
 
-    /// The providers' smallest swap is 10,000 sat; 20,000 keeps the fees well inside the
-    /// client's 5 % limit at the regtest fee rate.
+    /// The providers' smallest swap is 14,730 sat (its refund at the 100 sat/vB fee cap plus
+    /// dust); 20,000 keeps the fees well inside the client's 5 % limit at the regtest fee rate.
     static let minimumSat: Int64 = 20_000
     /// Above the 100,000 sat zero-conf limit, so some locks are claimed only once
     /// confirmed, and across the two providers' price crossing (150,000 sat).

@@ -45,6 +45,10 @@ public protocol LightningBackend: Sendable {
     func payInvoice(paymentRequest: String, feeLimitSat: UInt64, cltvLimit: UInt32,
                     timeoutSeconds: UInt32) -> AsyncThrowingStream<PaymentUpdate, any Error>
 
+    /// An outgoing payment as the node tracks it now (in flight while the payee holds it);
+    /// nil when the node never sent one for `paymentHash`.
+    func paymentStatus(paymentHash: [UInt8]) async throws(LightningBackendError) -> PaymentUpdate.Status?
+
     /// The payment request as the node decodes it (and refuses one for another network).
     func decodeInvoice(_ paymentRequest: String) async throws(LightningBackendError) -> PaymentRequestDetails
 }

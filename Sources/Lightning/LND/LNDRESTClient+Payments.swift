@@ -42,4 +42,26 @@ extension LNDRESTClient {
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
+
+    /// The payment for `paymentHash` as LND tracks it now (`TrackPaymentV2`: the first
+    /// update of the stream, which is the current state), or nil when LND never sent one.
+    public func paymentStatus(paymentHash: [UInt8]) async throws(LightningBackendError) -> PaymentUpdate.Status? {
+        try Self.check(hash: paymentHash, "payment hash")
+        let lines: HTTPLineSequence
+        do {
+            lines = try await openStream(.get, "/v2/router/track/" + Self.urlHash(paymentHash))
+        } catch .lnd(code: LNDStatusCode.notFound.rawValue, message: _, httpStatus: _) {
+            return nil
+        }
+        do {
+            for try await line in lines {
+                return try Self.paymentUpdate(from: try streamResult(line), url: url).status
+            }
+        } catch let error as LightningBackendError {
+            throw error
+        } catch {
+            throw .unreachable(url: url, reason: "payment tracking stream broke: \(error)")
+        }
+        throw .unreachable(url: url, reason: "payment tracking stream ended without an update")
+    }
 }

@@ -19,16 +19,18 @@ public struct OfferBuilder: Sendable {
         max(0, liquiditySat - terms.onchainFee.onchainFee(at: rate))
     }
 
-    /// The offer, or `insufficientLiquidity` when the wallet cannot lock even the minimum.
+    /// The offer, or `insufficientLiquidity` when the wallet cannot lock even the minimum
+    /// (`ProviderTerms.effectiveMinAmountSat`: never below a lock its refund fits in).
     public func offer(requestID: String, offerID: String, liquiditySat: Int64, rate: FeeRate,
                       nowUnix: UInt64, waitingSat: Int64 = 0) throws(OffersError) -> Offer {
         let lockable = lockableAmount(liquiditySat: liquiditySat, rate: rate)
         let maximum = min(terms.maxAmountSat, lockable)
-        guard maximum >= terms.minAmountSat else {
-            throw .insufficientLiquidity(available: lockable, needed: terms.minAmountSat, waiting: waitingSat)
+        let minimum = terms.effectiveMinAmountSat
+        guard maximum >= minimum else {
+            throw .insufficientLiquidity(available: lockable, needed: minimum, waiting: waitingSat)
         }
         return Offer(requestID: requestID, offerID: offerID, providerPubky: provider, network: terms.network.rawValue,
-                     directions: [SwapDirection.lightningToOnchain.rawValue], minAmountSat: terms.minAmountSat,
+                     directions: [SwapDirection.lightningToOnchain.rawValue], minAmountSat: minimum,
                      maxAmountSat: maximum, baseFeeSat: terms.feeModel.baseFeeSat, feePPM: terms.feeModel.feePPM,
                      onchainFeeSat: terms.onchainFee.onchainFee(at: rate),
                      feeRateSatPerVByte: OnchainFeeEstimate.wholeSatPerVByte(rate), feeRateSatPerKvB: rate.satPerKvB,

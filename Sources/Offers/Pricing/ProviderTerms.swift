@@ -10,6 +10,10 @@ public struct ProviderTerms: Sendable, Hashable {
     public static let defaultOfferLifetimeSeconds: UInt64 = 600
     public static let defaultQuoteLifetimeSeconds: UInt64 = 300
     public static let defaultRequiredConfirmations = 1
+    /// The highest fee rate the node ever estimates (`fee_cap_sat_vb`'s default). 100 sat/vB,
+    /// not more: every lock must be able to pay its refund at this rate (audit H-4), so the
+    /// cap sets the smallest swap; at 500 sat/vB that was 72,330 sat.
+    public static let defaultRefundFeeCap = try! FeeRate(satPerKvB: 100_000)
 
     public var network: Network
     public var feeModel: FeeModel
@@ -22,6 +26,9 @@ public struct ProviderTerms: Sendable, Hashable {
     public var contractTypes: [ContractType]
     public var extraFeatures: [String]
     public var onchainFee: OnchainFeeEstimate
+    /// The rate the provider can always pay for a refund (its fee cap). A lock must hold
+    /// that refund and still leave a refund output above dust.
+    public var refundFeeCap: FeeRate
 
     public init(network: Network, feeModel: FeeModel = FeeModel(), minAmountSat: Int64 = defaultMinAmountSat,
                 maxAmountSat: Int64 = defaultMaxAmountSat, requiredConfirmations: Int = defaultRequiredConfirmations,
@@ -29,7 +36,8 @@ public struct ProviderTerms: Sendable, Hashable {
                 offerLifetimeSeconds: UInt64 = defaultOfferLifetimeSeconds,
                 quoteLifetimeSeconds: UInt64 = defaultQuoteLifetimeSeconds,
                 contractTypes: [ContractType] = ContractType.allCases, extraFeatures: [String] = [OfferFeature.preimagePush],
-                safetyPercent: Int64 = OnchainFeeEstimate.defaultSafetyPercent) {
+                safetyPercent: Int64 = OnchainFeeEstimate.defaultSafetyPercent,
+                refundFeeCap: FeeRate = defaultRefundFeeCap) {
         self.network = network
         self.feeModel = feeModel
         self.minAmountSat = minAmountSat
@@ -41,7 +49,21 @@ public struct ProviderTerms: Sendable, Hashable {
         self.contractTypes = contractTypes
         self.extraFeatures = extraFeatures
         onchainFee = OnchainFeeEstimate(contractTypes: contractTypes, safetyPercent: safetyPercent)
+        self.refundFeeCap = refundFeeCap
     }
+
+    /// The smallest lock whose refund (the largest offered contract's, to a P2TR wallet
+    /// address) at `refundFeeCap` leaves an output above dust (audit H-4). A smaller lock
+    /// could not be refunded at a rate the provider can always pay, and the client could
+    /// wait for the HTLC to be cancelled and claim for free. Escalation near the deadline
+    /// may still pay more, up to all of the lock but dust.
+    public var smallestRefundableLockSat: Int64 {
+        refundFeeCap.fee(forVirtualSize: onchainFee.refundVirtualSize) + DustLimit.threshold(for: .p2tr)
+    }
+
+    /// What the provider quotes and advertises as its minimum: the configured one, raised
+    /// to the smallest refundable lock.
+    public var effectiveMinAmountSat: Int64 { max(minAmountSat, smallestRefundableLockSat) }
 
     public var features: [String] { contractTypes.map(\.rawValue) + extraFeatures }
 }

@@ -121,6 +121,20 @@ public final class BitcoinCoreBackend: ChainBackend {
         return try BitcoinCoreDecoding.unspentOutput(result)
     }
 
+    public func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int? {
+        let result: JSONValue
+        do {
+            result = try await rpc.call("getmempoolentry", [.string(txid.hex)])
+        } catch .rpc(code: ErrorCode.invalidAddressOrKey, message: _) {
+            // "Transaction not in mempool".
+            return nil
+        }
+        guard let count = result["descendantcount"]?.int64Value, count >= 1 else {
+            throw BitcoinCoreDecoding.malformed("getmempoolentry", "descendantcount")
+        }
+        return Int(count)
+    }
+
     public func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
         try await smartFeeEstimate(targetBlocks: targetBlocks).feeRate
     }

@@ -24,6 +24,10 @@ public protocol ChainBackend: Sendable {
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo?
     /// The backend's fee estimate for confirmation within `targetBlocks`; nil when it has none.
     func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate?
+    /// `getmempoolentry`'s `descendantcount`: the mempool transactions spending from
+    /// `txid`, directly or not, counting itself (as Core does); nil when it is not in the
+    /// mempool. A transaction with more than 1 has children another replacement would evict.
+    func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int?
 }
 
 /// The tip of the active chain.

@@ -33,6 +33,11 @@ public actor ChainFollower {
     private var tracked: [TransactionID: Tracked] = [:]
     /// Mempool txids already examined, so each is fetched once while it stays there.
     private var mempoolSeen: Set<TransactionID> = []
+    /// The transactions behind `mempoolSeen` (up to `mempoolCacheLimit`), so a rescan
+    /// matches them against the new filters without fetching them again (audit L-6).
+    private var mempoolCache: [TransactionID: Transaction] = [:]
+    /// Set by `rescan`: the next mempool round examines every transaction again.
+    private var mempoolRecheck = false
     private var polling = false
     private var pollWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -124,7 +129,7 @@ public actor ChainFollower {
     public func rescan(fromHeight height: Int) {
         startHeight = max(height, 0)
         view = nil
-        mempoolSeen = []
+        mempoolRecheck = true
     }
 
     // MARK: blocks
@@ -197,6 +202,7 @@ public actor ChainFollower {
             tracked[txid]?.block = nil
             // It may be back in the mempool; let the mempool round look at it again.
             mempoolSeen.remove(txid)
+            mempoolCache[txid] = nil
             report(entry.transaction, txid: txid, block: nil, confirmations: 0)
         }
     }
@@ -207,6 +213,14 @@ public actor ChainFollower {
         let txids = try await call(await backend.mempoolTransactionIDs())
         let current = Set(txids)
         var fresh: [Transaction] = []
+        if mempoolRecheck {
+            // A rescan: filters may have grown, so what was seen is matched again, from the
+            // cache; only what the cache does not hold is fetched again.
+            mempoolRecheck = false
+            for txid in txids where mempoolSeen.contains(txid) && tracked[txid] == nil {
+                if let cached = mempoolCache[txid] { fresh.append(cached) } else { mempoolSeen.remove(txid) }
+            }
+        }
         for txid in txids where !mempoolSeen.contains(txid) {
             if tracked[txid] != nil {
                 mempoolSeen.insert(txid)
@@ -215,12 +229,15 @@ public actor ChainFollower {
             // Gone since the list was taken (mined or replaced): nothing to report.
             guard let found = try await call(await backend.transaction(txid)) else { continue }
             mempoolSeen.insert(txid)
-            if found.confirmations == 0 { fresh.append(found.transaction) }
+            guard found.confirmations == 0 else { continue }
+            fresh.append(found.transaction)
+            if mempoolCache.count < configuration.mempoolCacheLimit { mempoolCache[txid] = found.transaction }
         }
         reportMempool(fresh)
 
         for txid in mempoolSeen.subtracting(current) {
             mempoolSeen.remove(txid)
+            mempoolCache[txid] = nil
             guard let entry = tracked[txid], entry.block == nil else { continue }
             // Mined since this round's block walk? Then the next walk reports it.
             if let found = try await call(await backend.transaction(txid)), found.confirmations > 0 {

@@ -5,8 +5,10 @@ import HTLC
 /// - floor 1 sat/vB (1,000 sat/kvB): Core's estimate can sit below what older nodes relay
 ///   (v31 relays from 0.1 sat/vB), and a claim that does not propagate is worse than a
 ///   slightly dearer one;
-/// - cap 500 sat/vB: an estimate above it is a broken or hostile backend, and paying it
-///   could cost more than the swap is worth;
+/// - cap 100 sat/vB: an estimate above it is lowered to it. A provider must be able to pay
+///   its refund at the cap out of every lock (audit H-4), so the cap sets its smallest
+///   swap (100 sat/vB: 14,730 sat; 500 would make it 72,330). Near the HTLC's deadline the
+///   refund escalates past the cap anyway (`RefundEscalation`), up to the lock but dust;
 /// - fallback 10 sat/vB: what regtest and a fresh node answer while Core has no data
 ///   (`Insufficient data or no feerate found`). Mainnet configurations should set their own.
 ///
@@ -24,7 +26,7 @@ public struct FeeEstimatePolicy: Sendable, Hashable {
     }
 
     public static let `default` = FeeEstimatePolicy(
-        floor: try! FeeRate(satPerKvB: 1_000), cap: try! FeeRate(satPerKvB: 500_000),
+        floor: try! FeeRate(satPerKvB: 1_000), cap: try! FeeRate(satPerKvB: 100_000),
         fallback: try! FeeRate(satPerKvB: 10_000))
 
     /// Core's confirmation targets: it refuses 0 and anything above 1008.

@@ -126,6 +126,9 @@ extension ClientEngine {
             requiredConfirmations: required,
             network: configuration.network)
         let id = quote.quoteID
+        _ = try await storeCall { () async throws(StoreError) in
+            try await ClientPaymentHashIndex.record(secrets.paymentHash, swapID: id, store: store)
+        }
         let initial = ClientSwapState(phase: .quoted)
         let record = SwapRecord(id: id, role: .client, swapIndex: index, keyScheme: .current, peer: contact.pubky.z32,
                                 createdAt: Int64(clock.nowUnix), contract: terms.json)
@@ -169,16 +172,11 @@ extension ClientEngine {
     /// Refuses a payment hash a stored client swap already has (audit H-5). The index
     /// counter and its mark should make this impossible; if they ever fail (a database and
     /// mark both restored from an old backup), the preimage of that swap may be public, and
-    /// a provider knowing it could settle the new invoice without locking. One preimage
-    /// derivation per stored client swap: small next to a swap's round trips.
+    /// a provider knowing it could settle the new invoice without locking. One lookup in
+    /// `ClientPaymentHashIndex` (built once from the stored swaps), not a derivation per swap.
     private func refuseRecordedPaymentHash(_ paymentHash: [UInt8]) async throws(ClientEngineError) {
-        let stored = try await storeCall { () async throws(StoreError) in try await store.allSwaps(limit: Int.max) }
-        for record in stored where record.role == .client {
-            let recorded: [UInt8]
-            do { recorded = try keyChain.paymentHash(index: record.swapIndex, scheme: record.keyScheme) } catch {
-                throw .corruptRecord("swap index \(record.swapIndex): \(error)")
-            }
-            if recorded == paymentHash { throw .paymentHashReused(swapID: record.id) }
+        if let id = try await ClientPaymentHashIndex.swap(with: paymentHash, store: store, keyChain: keyChain) {
+            throw .paymentHashReused(swapID: id)
         }
     }
 

@@ -98,6 +98,7 @@ private struct ConfigResolver {
             enabled: try value("zero_conf")?.bool() ?? !mainnet,
             maxSat: try value("max_zero_conf_sat")?.integer(in: 0...ConfigLimits.maximumSat) ?? NodeConfig.mainnetMaxZeroConfSat)
         let fees = try feePolicy(mainnet: mainnet)
+        if provider.enabled { try checkRefundFits(provider, cap: fees.cap) }
         let maxFeePPM = try value("max_fee_ppm")?.integer(in: 0...1_000_000) ?? QuotePolicy.defaultMaxFeePPM
 
         var extras: [NodeConfig.ExtraProvider] = []
@@ -115,6 +116,8 @@ private struct ConfigResolver {
             logPeerEvents: try value("log_peer_events")?.bool() ?? false)
         var resolved = config
         resolved.peerConnectionsPerHost = try value("peer_connections_per_host")?.int(in: 1...1_024) ?? 16
+        resolved.clientMinConfirmations = try value("client_min_confirmations")?.int(in: 1...100)
+            ?? ClientEngineConfiguration.defaultMinimumConfirmations(network)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
     }
@@ -173,6 +176,17 @@ private struct ConfigResolver {
             contactsOnly: try value("provider_contacts_only")?.bool() ?? false)
     }
 
+    /// A provider whose largest swap could not pay its refund at the fee cap would serve
+    /// nothing (audit H-4: every lock must hold its refund at the cap plus dust).
+    private func checkRefundFits(_ provider: NodeConfig.ProviderSettings, cap: FeeRate) throws(ConfigError) {
+        let floor = ProviderTerms(network: .regtest, refundFeeCap: cap).smallestRefundableLockSat
+        if provider.maxAmountSat < floor {
+            throw mismatch("max_amount_sat", "\(provider.maxAmountSat)",
+                           "below \(floor) sat, the smallest lock whose refund at fee_cap_sat_vb (\(Self.satPerVByte(cap.satPerKvB))) leaves more than dust; lower fee_cap_sat_vb or raise max_amount_sat",
+                           allowed: "\(floor) to \(ConfigLimits.maximumSat)")
+        }
+    }
+
     /// Long enough to read a quote and commit it by hand; at most an hour, so the price
     /// and liquidity it promises are still roughly true.
     static let quoteLifetimeRange: ClosedRange<Int64> = 5...3_600
@@ -180,7 +194,8 @@ private struct ConfigResolver {
     private func feePolicy(mainnet: Bool) throws(ConfigError) -> FeeEstimatePolicy {
         let limit: ClosedRange<Int64> = 100...10_000_000
         let floor = try value("fee_floor_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? (mainnet ? 5_000 : 1_000)
-        let cap = try value("fee_cap_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? 500_000
+        let cap = try value("fee_cap_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB
+            ?? FeeEstimatePolicy.default.cap.satPerKvB
         let fallback = try value("fee_fallback_sat_vb")?.feeRate(satPerKvB: limit).satPerKvB ?? 10_000
         if cap < floor {
             throw mismatch("fee_cap_sat_vb", Self.satPerVByte(cap), "below fee_floor_sat_vb (\(Self.satPerVByte(floor)))",
@@ -199,6 +214,11 @@ private struct ConfigResolver {
         if config.confirmations < NodeConfig.mainnetMinimumConfirmations {
             throw ConfigError(key: "confirmations", value: "\(config.confirmations)", origin: value("confirmations")?.entry.origin,
                               problem: .unsafe("fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg undo a lock the node already acted on"))
+        }
+        if config.clientMinConfirmations < NodeConfig.mainnetMinimumConfirmations {
+            throw ConfigError(key: "client_min_confirmations", value: "\(config.clientMinConfirmations)",
+                              origin: value("client_min_confirmations")?.entry.origin,
+                              problem: .unsafe("claiming from a lock with fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg undo it after the preimage is out"))
         }
         if config.zeroConf.enabled && config.zeroConf.maxSat > NodeConfig.mainnetMaxZeroConfSat {
             throw ConfigError(key: "max_zero_conf_sat", value: "\(config.zeroConf.maxSat)",

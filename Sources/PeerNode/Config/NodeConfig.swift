@@ -113,6 +113,10 @@ public struct NodeConfig: Sendable, Equatable {
     /// many (at least the default 32). Raised only where many honest nodes share one
     /// address, as every daemon of the regtest runner does on 127.0.0.1.
     public var peerConnectionsPerHost = 16
+    /// The fewest lock confirmations the client waits for before claiming, whatever a
+    /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
+    /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.
+    public var clientMinConfirmations = 1
 
     // MARK: files in the data directory
 

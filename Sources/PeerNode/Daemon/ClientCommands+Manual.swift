@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Lightning
 import Offers
 import Transport
 
@@ -18,11 +19,7 @@ extension ClientCommands {
                                message: "swap \(id) is one this node provides: its client claims it; "
                                 + "this node gets its lock back with `peernode swap refund \(id)` after the timeout")
         }
-        if last.isFinal {
-            let state = try? ClientSwapState(kind: last.kind, data: last.data)
-            let why = state?.outcome?.description ?? last.kind
-            throw ControlError(code: "not_claimable", message: "swap \(id) is final (\(last.kind)): \(why); nothing to claim")
-        }
+        if last.isFinal { try await reopen(id, last: last, progress: progress) }
         progress.bind(id)
         if await engine.state(of: id) == nil {
             // Not running (its run stopped on a failed write): resume it from the record.
@@ -153,6 +150,61 @@ extension ClientCommands {
         let now = await provider.state(of: id)?.kind.rawValue ?? "unknown"
         throw ControlError(code: "not_refundable", message: "swap \(id): no refund was built within "
                            + "\(Self.manualWaitMilliseconds / 1_000) s (state \(now)); the daemon's log says why")
+    }
+
+    /// Reopens a final swap when `ClientReopenRule` allows it (audit H-1), recording why in
+    /// the store (`SwapStore.reopen`); otherwise says why not and changes nothing.
+    private func reopen(_ id: String, last: SwapEvent, progress: CommandProgress) async throws(ControlError) {
+        guard let state = try? ClientSwapState(kind: last.kind, data: last.data) else {
+            throw ControlError(code: "not_claimable", message: "swap \(id) is final (\(last.kind)) and its record does not decode")
+        }
+        let refused = { (why: String) in
+            ControlError(code: "not_claimable", message: "swap \(id) is final (\(last.kind)): "
+                         + "\(state.outcome?.description ?? last.kind); not reopened: \(why)")
+        }
+        progress.stage("reopen", "checking whether the swap can still be claimed")
+        let tip: Int
+        let payment: PaymentUpdate.Status?
+        var lockUnspent: Bool?
+        do {
+            tip = try await services.chain.tip().height
+            let events = try await services.store.events(of: id)
+            guard let json = events.first(where: { $0.kind == ClientSwapPhase.accepted.rawValue })?.data["accept"] else {
+                throw refused("no provider accept is recorded (nothing was paid)")
+            }
+            let accept = try Signed<SwapAccept>(json: json)
+            payment = try await services.lightning.paymentStatus(paymentHash: accept.body.paymentHash)
+            let outPoint = state.verifiedLock?.outPoint
+                ?? state.lock.flatMap { lock in lock.outputIndex.map { OutPoint(txid: lock.txid, index: UInt32($0)) } }
+            if let outPoint {
+                lockUnspent = try await services.chain.unspentOutput(outPoint, includeMempool: true) != nil
+            }
+        } catch let error as ControlError {
+            throw error
+        } catch {
+            throw ControlError(code: "not_claimable", message: "swap \(id): cannot check whether it can be reopened: \(error)")
+        }
+        let phase: ClientSwapPhase
+        do {
+            phase = try ClientReopenRule.check(state, tipHeight: tip, payment: payment, lockUnspent: lockUnspent)
+        } catch {
+            throw refused(error.description)
+        }
+        var resumed = state
+        resumed.phase = phase
+        resumed.outcome = nil
+        // The give-up timer counts again from now, and only while no lock is seen.
+        resumed.paidAtUnix = services.clock.nowUnix
+        let left = (state.timeoutHeight ?? tip) - tip
+        let reason = "swap claim after \(last.kind): the payment is still held, \(left) block(s) to the timeout"
+            + (lockUnspent == true ? ", the lock unspent" : "")
+        do {
+            _ = try await services.store.reopen(phase.rawValue, data: resumed.json, reason: reason, to: id,
+                                                 at: Int64(services.clock.nowUnix))
+        } catch {
+            throw .failed("swap \(id) could not be reopened: \(error)")
+        }
+        progress.stage("reopen", reason)
     }
 
     private func storedSwap(_ id: String) async throws(ControlError) -> (SwapRecord, SwapEvent) {

@@ -95,6 +95,9 @@ struct CrashingSwapStore: SwapStore, ForwardingKeyValueStore {
         return event
     }
 
+    func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
+        try await base.reopen(kind, data: data, reason: reason, to: swapID, at: at)
+    }
     func swap(_ id: String) async throws(StoreError) -> SwapRecord? { try await base.swap(id) }
     func events(of swapID: String) async throws(StoreError) -> [SwapEvent] { try await base.events(of: swapID) }
     func lastEvent(of swapID: String) async throws(StoreError) -> SwapEvent? { try await base.lastEvent(of: swapID) }

@@ -375,7 +375,8 @@ public final class NodeDaemon: Sendable {
                                   feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,
                                   requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks,
-                                  quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds)
+                                  quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds,
+                                  refundFeeCap: config.fees.cap)
         let fallback = config.fees.fallback
         return ProviderDesk(identity: identity, terms: terms, clock: clock) {
             // Offers are priced from what a lock may spend now (confirmed coins and the

@@ -87,7 +87,7 @@ public enum NodeEngines {
                 let configuration = ClientEngineConfiguration(
                     network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
                     allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
-                    giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
+                    minimumConfirmations: config.clientMinConfirmations, giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
                 let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: store,
                                               lightning: services.lightning, chain: services.chain,
                                               feeEstimator: services.feeEstimator, follower: follower,

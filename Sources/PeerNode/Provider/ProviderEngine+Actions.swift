@@ -40,6 +40,8 @@ extension ProviderEngine {
                 await bumpStuckLock(lock, swap: swap)
             }
             return nil
+        case .withdrawLock(let lock):
+            return await withdrawLock(lock, swap: swap)
         case .prepareRefund(let previous):
             guard let lock = state.lock else { return nil }
             return await prepareRefund(lock: lock, replacing: previous, swap: swap)
@@ -250,7 +252,7 @@ extension ProviderEngine {
     /// its confirmations and may claim only while the claim rule allows. Never by RBF: the
     /// client (and other swaps' locks chained on its change) rely on the lock's txid. One
     /// child per tip; a second one fails (the change is spent) and is only logged.
-    private func bumpStuckLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async {
+    func bumpStuckLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async {
         let id = swap.swapID
         guard let tip = try? await dependencies.chain.tip(), tip.height - Int(lock.height) >= Self.lockBumpAfterBlocks,
               lockBumpTips[id] != UInt32(clamping: tip.height) else { return }
@@ -263,6 +265,47 @@ extension ProviderEngine {
         } catch {
             log("provider swap \(id): no child for the stuck lock \(lock.txid): \(error)")
         }
+    }
+
+    /// Takes an unconfirmed lock back (audit H-4): its inputs spent to the wallet, replacing
+    /// it in the mempool (BIP125) when it is there. Never while anything spends it in the
+    /// mempool (`getmempoolentry`'s descendant count): that is a claim, or other swaps'
+    /// locks chained on its change, which a replacement would evict; a child pays for it
+    /// then. Once the withdrawal is deep the lock can never confirm (`.lockGone`).
+    private func withdrawLock(_ lock: ProviderLock, swap: ProviderSwapRecord) async -> ProviderSwapInput? {
+        let id = swap.swapID
+        if await hasDeepConflict(lock) { return .lockGone }
+        let chain = dependencies.chain
+        var inMempool = false
+        do {
+            if let found = try await chain.transaction(lock.txid) {
+                if found.confirmations > 0 { return .lockSeen(confirmations: found.confirmations) }
+                inMempool = true
+                let descendants = try await chain.mempoolDescendantCount(lock.txid) ?? 1
+                if descendants > 1 {
+                    log("provider swap \(id): lock \(lock.txid) has \(descendants - 1) descendant(s) in the mempool: "
+                        + "not replaced, a child pays for it")
+                    await bumpStuckLock(lock, swap: swap)
+                    return nil
+                }
+            }
+        } catch {
+            log("provider swap \(id): looking up lock \(lock.txid) failed: \(error)")
+            return nil
+        }
+        do {
+            let rate = try await dependencies.feeEstimator.feeRate(targetBlocks: configuration.lockConfirmationTarget)
+            let withdrawal = try await dependencies.wallet.withdraw(lock.transaction, feeRate: rate,
+                                                                   originalFee: inMempool ? lock.fee : nil)
+            log("provider swap \(id): lock \(lock.txid) unconfirmed and no longer safe to claim: its inputs go back "
+                + "to the wallet by \(withdrawal.txid)")
+        } catch {
+            log("provider swap \(id): cannot take lock \(lock.txid) back: \(error)")
+            // Its inputs may be missing with a parent that can come back (audit M-7): the
+            // lock itself is then sent again, so it is refunded once it confirms.
+            if !inMempool, lockMayBeBroadcast { _ = try? await chain.broadcast(lock.transaction) }
+        }
+        return nil
     }
 
     /// Whether one of the lock's inputs is spent by another transaction at least

@@ -19,6 +19,7 @@ extension ProviderEngine {
             guard newBlocks.admit(tip) else { return }
             let height = UInt32(clamping: tip.height)
             for id in states.keys { deliver(.block(height: height), to: id) }
+            watchHeldHTLCs(tip: height)
         case .blockDisconnected(let tip):
             // The next block's checks (lock located again, refund checked) see the new chain.
             newBlocks.disconnected(tip)
@@ -36,6 +37,35 @@ extension ProviderEngine {
         }
     }
 
+    /// Once a lock is out the invoice's subscription is dropped (it would hold one of the
+    /// Lightning client's few connections), but the HTLC is still looked up while the lock
+    /// is open: LND may cancel it (at E − 12, or its operator may), and the machine must
+    /// raise the alarm and stop counting on a settle (audit H-4, M-7). Each open lock is
+    /// looked up every `htlcCheckInterval` blocks, and at every block from E − 12 − 1 on
+    /// (where LND cancels by itself); one lookup at a time, so settles and new swaps'
+    /// lookups are not queued behind a burst of them.
+    private func watchHeldHTLCs(tip: UInt32) {
+        var due: [(String, ProviderSwapRecord)] = []
+        for (id, state) in states {
+            guard let lock = state.lock, lock.htlcCancelledHeight == nil, let swap = swaps[id] else { continue }
+            switch state.kind {
+            case .fundingIntent, .lockBroadcast, .lockConfirmed, .refundIntent, .refundBroadcast, .claimPending:
+                let nearExpiry = lock.htlcExpiry.map { tip + RefundEscalation.holdExpiryDelta + 1 >= $0 } ?? false
+                let periodic = tip >= lock.height && (tip - lock.height) % Self.htlcCheckInterval == 0
+                if nearExpiry || periodic { due.append((id, swap)) }
+            default:
+                continue
+            }
+        }
+        guard !due.isEmpty else { return }
+        Task { [weak self] in
+            for (id, swap) in due {
+                guard let self, let seen = await self.lookupInvoice(swap) else { continue }
+                await self.deliver(seen, to: id)
+            }
+        }
+    }
+
     /// A spend of a lock: our refund, or a claim (any other spend: audit C-2), read from
     /// the witness of the input that spends it.
     private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
@@ -44,7 +74,7 @@ extension ProviderEngine {
         switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
         case .claim(let preimage):
             log("provider swap \(swap.swapID): claim \(watched.txid) seen (\(watched.confirmations) confirmations)")
-            return .claimSeen(preimage: preimage, confirmations: watched.confirmations)
+            return .claimSeen(preimage: preimage, confirmations: watched.confirmations, txid: watched.txid)
         case .refund:
             let status: ProviderRefundStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
             let seen = states[swap.swapID]?.lock.flatMap { ProviderRefund(spending: $0, by: watched.transaction) }

@@ -82,6 +82,8 @@ public actor ProviderEngine {
     static let preparedLockWaits = 500
     /// Blocks a lock may stay unconfirmed before it gets a child.
     static let lockBumpAfterBlocks = 2
+    /// Blocks between lookups of an open lock's HTLC (every block near its expiry).
+    static let htlcCheckInterval: UInt32 = 6
     var lockOutpoints: [OutPoint: String] = [:]
 
     public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,
@@ -245,7 +247,7 @@ public actor ProviderEngine {
     /// until the timeout) is refused new swaps for a while (audit M-5).
     private func finish(_ swapID: String) {
         risk.release(swapID: swapID)
-        if states[swapID]?.kind == .refunded, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
+        if let kind = states[swapID]?.kind, kind == .refunded || kind == .refundedAfterHTLCCancel, let client = swaps[swapID]?.client { risk.coolDown(peer: client) }
         invoiceObservations[swapID] = nil
         refundBumpTips[swapID] = nil
         lockBumpTips[swapID] = nil

@@ -19,18 +19,32 @@ public struct ProviderLock: Sendable, Hashable {
     /// refund must be deep before LND gives the payment back at E − 12. Nil in records
     /// written before it was kept.
     public let htlcExpiry: UInt32?
+    /// The tip at which the Lightning node was first seen to have cancelled the client's
+    /// HTLC while this lock was open (audit H-4/M-7): the payment went back, so nothing can
+    /// be settled any more and the lock must come back by the refund. Nil while the HTLC
+    /// is held.
+    public let htlcCancelledHeight: UInt32?
 
-    public init(transaction: Transaction, outputIndex: UInt32, fee: Int64, height: UInt32, htlcExpiry: UInt32? = nil) {
+    public init(transaction: Transaction, outputIndex: UInt32, fee: Int64, height: UInt32, htlcExpiry: UInt32? = nil,
+                htlcCancelledHeight: UInt32? = nil) {
         self.transaction = transaction
         self.outputIndex = outputIndex
         self.fee = fee
         self.height = height
         self.htlcExpiry = htlcExpiry
+        self.htlcCancelledHeight = htlcCancelledHeight
     }
 
     /// The same lock, knowing the HTLC's expiry.
     public func with(htlcExpiry: UInt32) -> ProviderLock {
-        ProviderLock(transaction: transaction, outputIndex: outputIndex, fee: fee, height: height, htlcExpiry: htlcExpiry)
+        ProviderLock(transaction: transaction, outputIndex: outputIndex, fee: fee, height: height, htlcExpiry: htlcExpiry,
+                     htlcCancelledHeight: htlcCancelledHeight)
+    }
+
+    /// The same lock, its HTLC seen cancelled at `height`.
+    public func withHTLCCancelled(at height: UInt32) -> ProviderLock {
+        ProviderLock(transaction: transaction, outputIndex: outputIndex, fee: fee, height: self.height, htlcExpiry: htlcExpiry,
+                     htlcCancelledHeight: height)
     }
 
     public var txid: TransactionID { transaction.txid }
@@ -48,6 +62,7 @@ public struct ProviderLock: Sendable, Hashable {
             "height": .integer(height),
         ]
         if let htlcExpiry { members["htlc_expiry"] = .integer(htlcExpiry) }
+        if let htlcCancelledHeight { members["htlc_cancelled_height"] = .integer(htlcCancelledHeight) }
         return .object(members)
     }
 
@@ -64,7 +79,15 @@ public struct ProviderLock: Sendable, Hashable {
             guard let number = value.uint64Value, number <= UInt64(UInt32.max) else { throw .corruptRecord("lock's HTLC expiry") }
             expiry = UInt32(number)
         }
-        self.init(transaction: transaction, outputIndex: UInt32(vout), fee: fee, height: UInt32(height), htlcExpiry: expiry)
+        var cancelled: UInt32?
+        if let value = json["htlc_cancelled_height"] {
+            guard let number = value.uint64Value, number <= UInt64(UInt32.max) else {
+                throw .corruptRecord("lock's HTLC cancel height")
+            }
+            cancelled = UInt32(number)
+        }
+        self.init(transaction: transaction, outputIndex: UInt32(vout), fee: fee, height: UInt32(height), htlcExpiry: expiry,
+                  htlcCancelledHeight: cancelled)
     }
 }
 

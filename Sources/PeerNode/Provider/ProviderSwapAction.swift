@@ -21,6 +21,11 @@ public enum ProviderSwapAction: Sendable, Hashable {
     case watchLock(ProviderLock)
     /// Relay the lock again if the chain has lost it (a block went by unconfirmed).
     case rebroadcastLock(ProviderLock)
+    /// The lock is unconfirmed and the client may no longer claim it safely (or its HTLC
+    /// is cancelled): spend the lock's inputs back to the wallet, unless the lock is in a
+    /// block (answers `.lockSeen`), has descendants in the mempool (then a child pays for
+    /// it instead), or the withdrawal is already deep (answers `.lockGone`).
+    case withdrawLock(ProviderLock)
     /// Build and sign a refund; with `replacing`, at a higher rate than that one and to
     /// the same address (answers `.refundPrepared` or `.refundFailed`).
     case prepareRefund(replacing: ProviderRefund?)
@@ -48,6 +53,7 @@ extension ProviderSwapAction: CustomStringConvertible {
         case .publishLock(let lock): return "publish lock \(lock.txid)"
         case .watchLock(let lock): return "watch lock \(lock.txid)"
         case .rebroadcastLock(let lock): return "rebroadcast lock \(lock.txid)"
+        case .withdrawLock(let lock): return "withdraw lock \(lock.txid)"
         case .prepareRefund(let previous): return previous.map { "bump refund \($0.txid)" } ?? "prepare refund"
         case .broadcastRefund(let refund): return "broadcast refund \(refund.txid)"
         case .checkRefund(let refund, _): return "check refund \(refund.txid)"

@@ -29,8 +29,8 @@ public enum ProviderSwapInput: Sendable, Hashable {
     case lockGone
     /// The lock's output was spent by a claim (any spend that is not our refund) revealing
     /// this preimage (already checked against the payment hash by `PreimageExtractor`),
-    /// with this many confirmations (0: mempool).
-    case claimSeen(preimage: [UInt8], confirmations: Int)
+    /// with this many confirmations (0: mempool), by transaction `txid`.
+    case claimSeen(preimage: [UInt8], confirmations: Int, txid: TransactionID)
     /// The lock's output was spent by a transaction that is not our refund and reveals no
     /// preimage of the payment hash (audit C-2).
     case unreadableSpend(txid: TransactionID, confirmations: Int)

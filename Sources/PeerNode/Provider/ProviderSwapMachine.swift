@@ -74,7 +74,7 @@ public struct ProviderSwapMachine: Sendable {
         case .refundIntent(let lock, let refund): return refunding(lock, refund, broadcast: false, input)
         case .refundBroadcast(let lock, let refund): return refunding(lock, refund, broadcast: true, input)
         case .claimPending(let lock, let refund, let preimage): return claimPending(lock, refund, preimage, input)
-        case .settled, .refunded, .cancelled, .lockLost:
+        case .settled, .refunded, .cancelled, .lockLost, .refundedAfterHTLCCancel:
             // Final: nothing follows, repeated events are skipped.
             return .none
         }
@@ -169,6 +169,8 @@ public struct ProviderSwapMachine: Sendable {
             // Where is the recorded lock? `.lockSeen` or `.lockMissing` follows.
             return ProviderSwapStep(actions: [.watchLock(lock)])
         case .lockMissing, .block:
+            // Never published once the client's payment went back: taken back instead.
+            if lock.htlcCancelledHeight != nil { return ProviderSwapStep(actions: [.withdrawLock(lock)]) }
             return ProviderSwapStep(actions: [.publishLock(lock)])
         case .lockPublished:
             return ProviderSwapStep(next: .lockBroadcast(lock),
@@ -184,10 +186,14 @@ public struct ProviderSwapMachine: Sendable {
             // Its inputs are gone and it is nowhere on chain: it can never confirm, so
             // nothing is at stake and the payment goes back.
             return permanent ? ProviderSwapStep(actions: [.cancelInvoice]) : .none
+        case .lockGone:
+            return gone(lock)
         case .invoiceCancelled:
             return cancelled
-        case .claimSeen(let preimage, _):
-            return claimed(lock, preimage)
+        case .invoice(let seen) where seen.state == .canceled:
+            return htlcCancelled(.fundingIntent(lock), lock, tip: seen.tipHeight)
+        case .claimSeen(let preimage, let confirmations, let txid):
+            return claimSeen(lock, preimage, confirmations, txid)
         case .unreadableSpend(let txid, let confirmations):
             return lost(lock, txid, confirmations)
         default:
@@ -208,14 +214,21 @@ public struct ProviderSwapMachine: Sendable {
             return gone(lock)
         case .block(let height):
             if refundIsValid(tipHeight: height) { return ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]) }
-            return confirmed ? .none : ProviderSwapStep(actions: [.rebroadcastLock(lock)])
-        case .claimSeen(let preimage, _):
+            if confirmed { return .none }
+            // Unconfirmed, and no claim seen (that would have moved the swap on): once the
+            // client may no longer claim safely, the lock is taken back rather than left to
+            // confirm for a client that then claims it unpaid (audit H-4).
+            return ProviderSwapStep(actions: [mustWithdraw(lock, tipHeight: height) ? .withdrawLock(lock) : .rebroadcastLock(lock)])
+        case .claimSeen(let preimage, let confirmations, let txid):
             // No refund of ours is out: the claim is the only way the lock can go.
-            return claimed(lock, preimage)
+            return claimSeen(lock, preimage, confirmations, txid)
         case .unreadableSpend(let txid, let confirmations):
             return lost(lock, txid, confirmations)
         case .preimagePushed(let preimage):
-            return isValid(preimage) ? claimed(lock, preimage) : .none
+            // Nothing to settle once the HTLC is cancelled: the refund is the way back.
+            return isValid(preimage) && lock.htlcCancelledHeight == nil ? claimed(lock, preimage) : .none
+        case .invoice(let seen) where seen.state == .canceled:
+            return htlcCancelled(confirmed ? .lockConfirmed(lock) : .lockBroadcast(lock), lock, tip: seen.tipHeight)
         case .refundPrepared(let refund):
             return ProviderSwapStep(next: .refundIntent(lock, refund), actions: [.broadcastRefund(refund)])
         default:
@@ -225,6 +238,43 @@ public struct ProviderSwapMachine: Sendable {
 
     private func claimed(_ lock: ProviderLock, _ preimage: [UInt8]) -> ProviderSwapStep {
         ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
+    }
+
+    /// A claim of the lock: settled for, unless the HTLC is already cancelled. Then there
+    /// is nothing to settle: the claim took the lock unpaid, which the operator must see,
+    /// and once it is in a block the swap ends `lock_lost`.
+    private func claimSeen(_ lock: ProviderLock, _ preimage: [UInt8], _ confirmations: Int,
+                           _ txid: TransactionID) -> ProviderSwapStep {
+        guard lock.htlcCancelledHeight != nil else { return claimed(lock, preimage) }
+        let alarm = ProviderSwapAction.raiseAlarm(
+            "lock \(lock.txid) claimed by \(txid) after the client's HTLC was cancelled: nothing to settle, the lock is lost")
+        guard confirmations >= 1 else { return ProviderSwapStep(actions: [alarm]) }
+        return ProviderSwapStep(next: .lockLost(lock, spendingTxid: txid), actions: [alarm])
+    }
+
+    /// The Lightning node cancelled the client's HTLC while our lock is open (audit H-4,
+    /// M-7): the client's payment went back, yet it can still claim the lock until our
+    /// refund confirms. Recorded in the lock (so a restart knows) with an alarm; the swap
+    /// goes on to its refund at the timeout and ends `refunded_after_htlc_cancel`.
+    private func htlcCancelled(_ state: ProviderSwapState, _ lock: ProviderLock, tip: UInt32) -> ProviderSwapStep {
+        guard lock.htlcCancelledHeight == nil, let next = state.replacing(lock: lock.withHTLCCancelled(at: tip)) else {
+            return .none
+        }
+        return ProviderSwapStep(next: next, actions: [.raiseAlarm(
+            "the client's HTLC was cancelled (seen at height \(tip)) while lock \(lock.txid) is open: the payment went back; "
+                + "the lock is refunded from height \(context.timeoutHeight + 1), and a claim before the refund takes it unpaid")])
+    }
+
+    /// The refund is deep and the invoice given up: `refunded`, or, when the HTLC had
+    /// been cancelled while the lock was open, the final state that says so.
+    private func refundedStep(_ lock: ProviderLock) -> ProviderSwapStep {
+        guard let height = lock.htlcCancelledHeight else {
+            return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
+        }
+        return ProviderSwapStep(next: .refundedAfterHTLCCancel(lock), actions: [
+            .raiseAlarm("lock \(lock.txid) refunded; the client's HTLC had been cancelled while it was open (seen at height \(height))"),
+            .pushStatus(.refunded),
+        ])
     }
 
     private func claimObserved(_ lock: ProviderLock, _ preimage: [UInt8], _ input: ProviderSwapInput) -> ProviderSwapStep {
@@ -277,11 +327,14 @@ public struct ProviderSwapMachine: Sendable {
             // Recorded before it is broadcast, like the first one.
             return ProviderSwapStep(next: .refundIntent(lock, replacement), actions: [.broadcastRefund(replacement)])
         case .invoiceCancelled:
-            return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
-        case .claimSeen(let preimage, let confirmations):
+            return refundedStep(lock)
+        case .invoice(let seen) where seen.state == .canceled:
+            let state: ProviderSwapState = broadcast ? .refundBroadcast(lock, refund) : .refundIntent(lock, refund)
+            return htlcCancelled(state, lock, tip: seen.tipHeight)
+        case .claimSeen(let preimage, let confirmations, let txid):
             // The client's claim beat the refund: we are paid through the invoice instead,
             // but only once it is in a block; until then our refund may still win.
-            if confirmations >= 1 { return claimed(lock, preimage) }
+            if confirmations >= 1 { return claimSeen(lock, preimage, confirmations, txid) }
             return ProviderSwapStep(next: .claimPending(lock, refund, preimage: preimage))
         case .unreadableSpend(let txid, let confirmations):
             return lost(lock, txid, confirmations)
@@ -290,8 +343,10 @@ public struct ProviderSwapMachine: Sendable {
             // there is one, shows itself on chain.
             return .none
         case .lockMissing:
-            // The refund cannot go in while the lock it spends is nowhere: send the lock again.
-            return ProviderSwapStep(actions: [.rebroadcastLock(lock)])
+            // The refund cannot go in while the lock it spends is nowhere. Past the timeout the
+            // client may no longer claim safely, so rather than send the lock again (to confirm
+            // for nobody but a thief), its inputs go back to the wallet (audit H-4).
+            return ProviderSwapStep(actions: [.withdrawLock(lock)])
         case .lockGone:
             return gone(lock)
         default:
@@ -309,8 +364,8 @@ public struct ProviderSwapMachine: Sendable {
             return ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])
         case .block:
             return ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])
-        case .claimSeen(_, let confirmations) where confirmations >= 1:
-            return claimed(lock, preimage)
+        case .claimSeen(_, let confirmations, let txid) where confirmations >= 1:
+            return claimSeen(lock, preimage, confirmations, txid)
         case .refundStatus(.confirmed(let count), _, _) where count >= Self.refundCancelDepth:
             return ProviderSwapStep(actions: [.cancelInvoice])
         case .refundStatus(.missing, _, _):
@@ -319,7 +374,9 @@ public struct ProviderSwapMachine: Sendable {
             // claim later for free, so the refund goes back out at a higher rate.
             return ProviderSwapStep(next: .refundBroadcast(lock, refund), actions: [.prepareRefund(replacing: refund)])
         case .invoiceCancelled:
-            return ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])
+            return refundedStep(lock)
+        case .invoice(let seen) where seen.state == .canceled:
+            return htlcCancelled(.claimPending(lock, refund, preimage: preimage), lock, tip: seen.tipHeight)
         case .unreadableSpend(let txid, let confirmations):
             return lost(lock, txid, confirmations)
         default:
@@ -349,6 +406,14 @@ public struct ProviderSwapMachine: Sendable {
     }
 
     // MARK: rules
+
+    /// Whether an unconfirmed lock should be taken back: the client may claim it only while
+    /// timeout − tip > 6 (its first-claim rule), and not at all once its HTLC is cancelled.
+    private func mustWithdraw(_ lock: ProviderLock, tipHeight: UInt32) -> Bool {
+        guard lock.htlcCancelledHeight == nil else { return true }
+        return TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
+            <= TimelockPolicy.firstClaimCutoff
+    }
 
     /// At least one confirmation, and as many as the swap asks for.
     private func isConfirmed(_ confirmations: Int) -> Bool {

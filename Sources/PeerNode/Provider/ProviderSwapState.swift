@@ -50,6 +50,11 @@ public enum ProviderSwapState: Sendable, Hashable {
     /// The lock was spent, in a block, by a transaction that is not our refund and reveals
     /// no preimage: nothing can settle the invoice. Final, with an alarm for the operator.
     case lockLost(ProviderLock, spendingTxid: TransactionID)
+    /// The Lightning node cancelled the client's HTLC while the lock was open (recorded in
+    /// the lock, `htlcCancelledHeight`), and the refund brought the lock back,
+    /// `refundCancelDepth` deep: the client's payment returned early, the provider lost
+    /// only fees, and the alarm said so when the cancel was seen. Final.
+    case refundedAfterHTLCCancel(ProviderLock)
 
     /// The event kinds, as stored.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -66,8 +71,11 @@ public enum ProviderSwapState: Sendable, Hashable {
         case refunded = "refunded"
         case cancelled = "cancelled"
         case lockLost = "lock_lost"
+        case refundedAfterHTLCCancel = "refunded_after_htlc_cancel"
 
-        public var isFinal: Bool { self == .settled || self == .refunded || self == .cancelled || self == .lockLost }
+        public var isFinal: Bool {
+            self == .settled || self == .refunded || self == .cancelled || self == .lockLost || self == .refundedAfterHTLCCancel
+        }
 
         /// The status a client is told on entering this state; nil where it does not change
         /// (an intent is internal; a claim seen or a refund in flight changes nothing the
@@ -80,7 +88,7 @@ public enum ProviderSwapState: Sendable, Hashable {
             case .lockBroadcast: return .lockBroadcast
             case .lockConfirmed: return .lockConfirmed
             case .settled: return .settled
-            case .refunded: return .refunded
+            case .refunded, .refundedAfterHTLCCancel: return .refunded
             case .cancelled: return .cancelled
             }
         }
@@ -101,6 +109,7 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .refunded: return .refunded
         case .cancelled: return .cancelled
         case .lockLost: return .lockLost
+        case .refundedAfterHTLCCancel: return .refundedAfterHTLCCancel
         }
     }
 
@@ -110,10 +119,27 @@ public enum ProviderSwapState: Sendable, Hashable {
     public var lock: ProviderLock? {
         switch self {
         case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock), .claimObserved(let lock, _),
-             .refundIntent(let lock, _), .refundBroadcast(let lock, _), .claimPending(let lock, _, _), .lockLost(let lock, _):
+             .refundIntent(let lock, _), .refundBroadcast(let lock, _), .claimPending(let lock, _, _), .lockLost(let lock, _),
+             .refundedAfterHTLCCancel(let lock):
             return lock
         case .invoiceCreated, .invoiceAccepted, .settled, .refunded, .cancelled:
             return nil
+        }
+    }
+
+    /// The same state with `lock` in place of its lock (nil for a state without one).
+    func replacing(lock: ProviderLock) -> ProviderSwapState? {
+        switch self {
+        case .fundingIntent: return .fundingIntent(lock)
+        case .lockBroadcast: return .lockBroadcast(lock)
+        case .lockConfirmed: return .lockConfirmed(lock)
+        case .claimObserved(_, let preimage): return .claimObserved(lock, preimage: preimage)
+        case .refundIntent(_, let refund): return .refundIntent(lock, refund)
+        case .refundBroadcast(_, let refund): return .refundBroadcast(lock, refund)
+        case .claimPending(_, let refund, let preimage): return .claimPending(lock, refund, preimage: preimage)
+        case .lockLost(_, let txid): return .lockLost(lock, spendingTxid: txid)
+        case .refundedAfterHTLCCancel: return .refundedAfterHTLCCancel(lock)
+        case .invoiceCreated, .invoiceAccepted, .settled, .refunded, .cancelled: return nil
         }
     }
 
@@ -124,7 +150,7 @@ public enum ProviderSwapState: Sendable, Hashable {
             return .object([:])
         case .invoiceAccepted(let expiry):
             return .object(["htlc_expiry": .integer(expiry)])
-        case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock):
+        case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock), .refundedAfterHTLCCancel(let lock):
             return .object(["lock": lock.json])
         case .claimObserved(let lock, let preimage):
             // The preimage is stored (the node must settle with it after a restart) but
@@ -181,6 +207,7 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .refundBroadcast: self = .refundBroadcast(try lock(), try refund())
         case .refunded: self = .refunded
         case .cancelled: self = .cancelled
+        case .refundedAfterHTLCCancel: self = .refundedAfterHTLCCancel(try lock())
         }
     }
 

@@ -60,6 +60,10 @@ public struct SwapRecreator: Sendable {
         }
         let at = Int64(nowUnix)
         do {
+            if parameters.role == .client, let hash = try? keyChain.paymentHash(index: parameters.index, scheme: scheme) {
+                // Never offered again (audit H-5), like the hashes of swaps this node made.
+                try await ClientPaymentHashIndex.record(hash, swapID: record.id, store: store)
+            }
             _ = try await store.create(record, firstEvent: "recovered", data: .object(found), at: at)
             for (kind, data) in events {
                 _ = try await store.append(kind, data: data, isFinal: false, to: record.id, at: at)

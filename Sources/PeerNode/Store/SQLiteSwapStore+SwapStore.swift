@@ -69,6 +69,23 @@ extension SQLiteSwapStore: SwapStore {
         }
     }
 
+    public func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String,
+                       at: Int64) throws(StoreError) -> SwapEvent {
+        guard !reason.allSatisfy(\.isWhitespace) else { throw StoreError.notReopenable(swapID, why: "no reason was given") }
+        return try connection.transaction { () throws(StoreError) -> SwapEvent in
+            guard try swapExists(swapID) else { throw StoreError.unknownSwap(swapID) }
+            guard let last = try lastEvent(of: swapID), last.isFinal else {
+                throw StoreError.notReopenable(swapID, why: "it has not ended")
+            }
+            var members = data.objectValue ?? [:]
+            members["reopened"] = .object(["reason": .string(reason), "after": .string(last.kind)])
+            let recorded = JSONValue.object(members)
+            let event = SwapEvent(sequence: last.sequence + 1, kind: kind, data: recorded, isFinal: false, at: at)
+            try insert(event, encodedData: try StoredJSON.encode(recorded, "event data"), swapID: swapID)
+            return event
+        }
+    }
+
     public func swap(_ id: String) throws(StoreError) -> SwapRecord? {
         try connection.withStatement("""
             SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps WHERE id = ?1
@@ -105,12 +122,13 @@ extension SQLiteSwapStore: SwapStore {
     }
 
     public func unfinishedSwaps(role: SwapRole?) throws(StoreError) -> [SwapRecord] {
-        // Nothing can follow a final event, so "the last event is not final" is the same as
-        // "no event is final". Oldest first, insertion order breaking ties.
+        // The last event decides: a reopened swap (`reopen`) has a final event behind it.
+        // Oldest first, insertion order breaking ties.
         try connection.withStatement("""
             SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps AS s
             WHERE (?1 IS NULL OR s.role = ?1)
-              AND NOT EXISTS (SELECT 1 FROM swap_events AS e WHERE e.swap_id = s.id AND e.is_final = 1)
+              AND (SELECT e.is_final FROM swap_events AS e WHERE e.swap_id = s.id
+                   ORDER BY e.sequence DESC LIMIT 1) = 0
             ORDER BY s.created_at, s.rowid
             """) { statement throws(StoreError) -> [SwapRecord] in
             if let role {

@@ -20,6 +20,11 @@ public protocol SwapStore: KeyValueStore {
     /// Appends an event; refused with `.swapFinished` after a final event and `.unknownSwap`
     /// for an id that does not exist.
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent
+    /// Appends a non-final event after a final one (audit H-1: `swap claim` on a swap that
+    /// ended while its lock can still be claimed). The only way past a final event: the
+    /// event's data records `reopened` (`reason`, and `after`: the final kind it follows).
+    /// Refused with `.notReopenable` when the swap has not ended or `reason` is blank.
+    func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent
     func swap(_ id: String) async throws(StoreError) -> SwapRecord?
     /// The whole log of a swap, oldest first.
     func events(of swapID: String) async throws(StoreError) -> [SwapEvent]
@@ -35,6 +40,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicateSwap(String)
     case unknownSwap(String)
     case swapFinished(String)
+    /// `reopen` refused: the swap has not ended, or no reason was given.
+    case notReopenable(String, why: String)
     /// The database could not be opened, migrated, read or written (SQLite's message).
     case database(operation: String, message: String)
     /// A stored row does not decode (corruption, or a newer schema than this binary knows).
@@ -45,6 +52,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .duplicateSwap(let id): return "a swap with id \(id) already exists"
         case .unknownSwap(let id): return "no swap with id \(id)"
         case .swapFinished(let id): return "swap \(id) has already ended; nothing can follow its final event"
+        case .notReopenable(let id, let why): return "swap \(id) cannot be reopened: \(why)"
         case .database(let operation, let message): return "database error during \(operation): \(message)"
         case .corrupt(let what): return "stored data cannot be read: \(what)"
         }

@@ -67,7 +67,8 @@ final class FeeModelTests: XCTestCase {
     }
 
     func testOfferMaxNeverAboveWhatCanBeLockedNow() throws {
-        let terms = ProviderTerms(network: .regtest)
+        // A cap of 50 sat/vB puts the refund floor (7,530) below the configured 10,000.
+        let terms = ProviderTerms(network: .regtest, refundFeeCap: Fixtures.rate(50))
         let builder = OfferBuilder(terms: terms, provider: Fixtures.provider.pubky)
         // Plenty: the configured max.
         let rich = try builder.offer(requestID: "r", offerID: "o", liquiditySat: 5_000_000, rate: Fixtures.rate(2),

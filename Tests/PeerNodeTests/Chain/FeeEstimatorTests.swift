@@ -8,10 +8,10 @@ import XCTest
 final class FeeEstimatorTests: XCTestCase {
     private func rate(_ satPerKvB: Int64) -> FeeRate { try! FeeRate(satPerKvB: satPerKvB) }
 
-    func testDefaultsAreOneSatFloorFiveHundredCapTenFallback() {
+    func testDefaultsAreOneSatFloorHundredCapTenFallback() {
         let policy = FeeEstimatePolicy.default
         XCTAssertEqual(policy.floor, rate(1_000))
-        XCTAssertEqual(policy.cap, rate(500_000))
+        XCTAssertEqual(policy.cap, rate(100_000), "a provider's every lock pays its refund at the cap (H-4)")
         XCTAssertEqual(policy.fallback, rate(10_000))
     }
 
@@ -25,7 +25,7 @@ final class FeeEstimatorTests: XCTestCase {
 
     func testEstimateAboveTheCapIsLowered() {
         XCTAssertEqual(FeeEstimatePolicy.default.apply(rate(2_000_000)),
-                       ChainFeeEstimate(rate: rate(500_000), source: .loweredToCap))
+                       ChainFeeEstimate(rate: rate(100_000), source: .loweredToCap))
     }
 
     func testNoEstimateUsesTheFallbackWithinBounds() {

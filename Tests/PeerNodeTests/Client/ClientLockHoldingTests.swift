@@ -31,6 +31,9 @@ final class ClientLockHoldingTests: XCTestCase {
             return UnspentOutputInfo(output: tx.outputs[Int(outpoint.index)], confirmations: confirmations, isCoinbase: false)
         }
         func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? { nil }
+        func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int? {
+            known[txid].flatMap { $0.1 == 0 ? 1 : nil }
+        }
     }
 
     private static func transaction(spending parent: OutPoint, value: Int64 = 50_000) -> Transaction {

@@ -54,10 +54,11 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.provider.quoteLifetimeSeconds, 300)
         XCTAssertEqual(config.htlcTimeoutBlocks, 144)
         XCTAssertEqual(config.confirmations, 1)
+        XCTAssertEqual(config.clientMinConfirmations, 1)
         XCTAssertEqual(config.zeroConf, NodeConfig.ZeroConfPolicy(enabled: true, maxSat: 100_000))
         XCTAssertEqual(config.maxFeePPM, 50_000, "the client pays a provider at most 5 % by default")
         XCTAssertEqual(config.fees.floor.satPerKvB, 1_000)
-        XCTAssertEqual(config.fees.cap.satPerKvB, 500_000)
+        XCTAssertEqual(config.fees.cap.satPerKvB, 100_000, "100 sat/vB: every lock of 14,730 sat or more can pay its refund at the cap")
         XCTAssertEqual(config.fees.fallback.satPerKvB, 10_000)
         XCTAssertEqual(config.extraProviders, [])
         XCTAssertEqual(config.walletSyncSeconds, 10)
@@ -70,6 +71,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.network, .mainnet)
         XCTAssertEqual(config.bitcoind.port, 8332)
         XCTAssertEqual(config.confirmations, 2)
+        XCTAssertEqual(config.clientMinConfirmations, 2, "a client waits for 2 on mainnet whatever is quoted (L-2)")
         XCTAssertFalse(config.zeroConf.enabled)
         XCTAssertEqual(config.fees.floor.satPerKvB, 5_000)
         for (network, port) in [("testnet", 18332), ("signet", 38332)] {
@@ -104,6 +106,7 @@ final class ConfigTests: XCTestCase {
             ("htlc_timeout_blocks=1008", { $0.htlcTimeoutBlocks == 1008 }),
             ("htlc_timeout_blocks=37", { $0.htlcTimeoutBlocks == 37 }),
             ("confirmations=6", { $0.confirmations == 6 }),
+            ("client_min_confirmations=3", { $0.clientMinConfirmations == 3 }),
             ("zero_conf=0", { !$0.zeroConf.enabled }),
             ("max_fee_ppm=0", { $0.maxFeePPM == 0 }),
             ("max_fee_ppm=1000000", { $0.maxFeePPM == 1_000_000 }),
@@ -161,6 +164,8 @@ final class ConfigTests: XCTestCase {
             ("htlc_timeout_blocks=0", "out of range"),
             ("htlc_timeout_blocks=36", "too short for 1 confirmations"),
             ("confirmations=0", "out of range"),
+            ("client_min_confirmations=0", "out of range"),
+            ("client_min_confirmations=101", "out of range"),
             ("confirmations=101", "out of range"),
             ("zero_conf=true", "not 0 or 1"),
             ("max_fee_ppm=1000001", "out of range"),
@@ -189,6 +194,17 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue(message.contains("allowed: "), "\(line): \(message)")
             XCTAssertTrue(message.contains("peernode.conf line") || message.contains("default"), "\(line): \(message)")
         }
+    }
+
+    /// Audit H-4: a provider's every lock must pay its refund at the fee cap and keep more
+    /// than dust; a largest swap below that would serve nothing.
+    func testAProviderWhoseLargestSwapCannotPayItsRefundAtTheCapIsRefused() throws {
+        let lines = Self.base + ["provider=1", "min_amount_sat=1000", "max_amount_sat=20000", "fee_cap_sat_vb=500"]
+        let error = try XCTUnwrap(failure(lines))
+        XCTAssertEqual(error.key, "max_amount_sat")
+        XCTAssertTrue(error.description.contains("72330"), error.description)
+        XCTAssertTrue(error.description.contains("lower fee_cap_sat_vb"), error.description)
+        XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "min_amount_sat=1000", "max_amount_sat=20000"]))
     }
 
     func testConfigCredentialsMustBeOneKind() {
@@ -295,6 +311,7 @@ final class ConfigTests: XCTestCase {
         let mainnet = Array(Self.base.dropFirst())
         let unsafe: [([String], String)] = [
             (["confirmations=1"], "confirmations"),
+            (["client_min_confirmations=1"], "client_min_confirmations"),
             (["zero_conf=1", "max_zero_conf_sat=100001"], "max_zero_conf_sat"),
             (["fee_floor_sat_vb=4.999", "fee_fallback_sat_vb=10"], "fee_floor_sat_vb"),
         ]

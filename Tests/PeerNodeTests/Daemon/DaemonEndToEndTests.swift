@@ -89,7 +89,8 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(offer.isSigned(by: pubky))
         XCTAssertEqual(offer.body.baseFeeSat, 500)
         XCTAssertEqual(offer.body.feePPM, 2_000)
-        XCTAssertEqual(offer.body.minAmountSat, 10_000)
+        // min_amount_sat 10,000, raised to the refund at the 100 sat/vB cap plus dust (H-4).
+        XCTAssertEqual(offer.body.minAmountSat, 14_730)
         XCTAssertGreaterThan(offer.body.maxAmountSat, 10_000)
         // This test daemon runs no engines: swap requests are refused, saying so.
         let swapReply = try await connection.request(

@@ -137,7 +137,9 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// wallet's receive index does not walk past its gap limit, and a restarted wallet sees
     /// the refund. (Before, each failed build took a fresh address.)
     func testEveryRefundAttemptPaysTheOneAddressRecordedForTheSwap() async throws {
-        let (accept, _, payment) = try await harness.startSwap(amount: 10_000)
+        // The smallest lock quoted (its refund at the 100 sat/vB cap plus dust); a 500 sat/vB
+        // refund would eat it several times over.
+        let (accept, _, payment) = try await harness.startSwap(amount: ProviderTerms(network: .regtest).effectiveMinAmountSat)
         defer { payment.cancel() }
         let id = accept.swapID
         try await harness.waitForState(.lockBroadcast, of: id)
@@ -212,8 +214,16 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
                 && info.entry.fee * 1_000 / Int64(info.entry.vsize) < spike {
                 _ = harness.hub.chain.hold(info.entry.txid)
             }
+            let eventsBefore = try await harness.kinds(id).count
             try await harness.mine(1)
-            try await harness.waitFor("the block handled", pollingChain: false) { true }
+            // The engine handles each block before the next is mined (a new refund version
+            // while the last is held out, or the cancel once the refund is deep).
+            let deadline = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < deadline, try await harness.kinds(id).count == eventsBefore {
+                let depth = try await refundDepth(of: id)
+                if (1..<ProviderSwapMachine.refundCancelDepth).contains(depth) { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
             if try await harness.lastKind(id) == "refunded" { refundedAt = harness.hub.height; break }
         }
         let events = try await harness.kinds(id)
@@ -223,6 +233,46 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
         XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock is spent (by the refund)")
+    }
+
+    /// Confirmations of whichever recorded refund version is in a block (0: none).
+    private func refundDepth(of id: String) async throws -> Int {
+        let versions = try await harness.store.events(of: id).compactMap { event -> ProviderRefund? in
+            guard case .refundIntent(_, let refund)? = try? ProviderSwapState(event: event) else { return nil }
+            return refund
+        }
+        return versions.compactMap { harness.hub.confirmations(of: $0.txid) }.max() ?? 0
+    }
+
+    /// H-4/M-7: the Lightning node cancels the client's HTLC while the lock is open (at
+    /// E − 12, or by its operator). The provider sees it within 6 blocks, records it in
+    /// the lock (`swap show` shows it) with an alarm, refunds the lock after the timeout and
+    /// ends `refunded_after_htlc_cancel`, its risk slot released. (Before, nobody looked at
+    /// the invoice once the lock was out.)
+    func testAnHTLCCancelledWhileTheLockIsOpenIsRecordedAndTheLockStillComesBack() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, secrets, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        try harness.hub.lightning.cancelInvoice(node: "provider", paymentHash: secrets.paymentHash)
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+        // Looked up every `htlcCheckInterval` blocks while the lock is open.
+        try await harness.mine(Int(ProviderEngine.htlcCheckInterval))
+        try await harness.waitFor("the cancel recorded in the lock") {
+            try await harness.recordedLock(id)?.htlcCancelledHeight != nil
+        }
+        let running = await harness.engine.state(of: id)
+        XCTAssertEqual(running?.kind, .lockConfirmed, "the swap goes on: its lock is on chain")
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refundedAfterHTLCCancel, of: id)
+        XCTAssertNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true), "the lock came back by the refund")
+        // Released once the final state's actions ran (just after it is stored).
+        try await harness.waitFor("the risk slot released", pollingChain: false) { await harness.engine.risk.exposureSat == 0 }
+        let kinds = try await harness.kinds(id)
+        XCTAssertFalse(kinds.contains("settled"), "\(kinds)")
     }
 
     /// M-5: with `provider_contacts_only`, a stranger gets `not_found` for offers, quotes
@@ -323,6 +373,56 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         XCTAssertTrue(harness.hub.chain.release(lock.txid))
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
+    }
+
+    /// H-4: a lock miners leave out of blocks until the client's claim cutoff (timeout −
+    /// tip ≤ 6, when an honest client no longer claims) is replaced by a spend of its inputs
+    /// back to the wallet; once that is 6 deep the lock can never confirm, the invoice is
+    /// cancelled and the payment returns. (Before, the provider kept sending the lock, which
+    /// could confirm later for a client claiming it unpaid.)
+    func testALockStillUnconfirmedAtTheClientsCutoffIsTakenBack() async throws {
+        let payerBefore = try harness.hub.balanceMsat("payer")
+        let (accept, _, payment, lock) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        XCTAssertTrue(harness.hub.chain.hold(lock.txid))
+        try await harness.mine(Int(accept.timeoutHeight) - TimelockPolicy.firstClaimCutoff - 1 - harness.hub.height)
+        try await harness.waitFor("the block handled", pollingChain: false) { true }
+        XCTAssertTrue(harness.hub.inMempool(lock.txid), "sent while the client may still claim")
+        try await harness.mine(1)
+        try await harness.waitFor("the lock replaced by a spend of its inputs") { !harness.hub.inMempool(lock.txid) }
+        let withdrawal = try XCTUnwrap(harness.hub.chain.mempoolEntries().first { info in
+            info.entry.transaction.inputs.map(\.previousOutput) == lock.transaction.inputs.map(\.previousOutput)
+        }, "a transaction spends the lock's inputs")
+        XCTAssertTrue(withdrawal.entry.transaction.outputs.count == 1, "everything back to the wallet")
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        // The daemon's wallet follows the chain on its own (wallet_sync_seconds); here by hand.
+        try await harness.wallet.sync()
+        try await harness.mine(1)
+        try await harness.waitForState(.cancelled, of: id)
+        XCTAssertNil(harness.hub.confirmations(of: lock.txid), "the lock never confirmed")
+        let status = try await payment.value
+        guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
+        XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+    }
+
+    /// H-4: a lock with a descendant in the mempool (here a child on its change; other
+    /// swaps' locks chained on it look the same to the node) is never replaced: that would
+    /// evict the descendant. Past the cutoff it stays, and a child pays for it instead.
+    func testALockWithDescendantsIsNeverTakenBack() async throws {
+        let (accept, _, payment, lock) = try await harness.startLockedSwap()
+        defer { payment.cancel() }
+        let id = accept.swapID
+        XCTAssertTrue(harness.hub.chain.hold(lock.txid))
+        try await harness.wallet.sync()
+        let child = try await harness.wallet.bumpByChild(of: lock.txid, feeRate: try FeeRate(satPerKvB: 3_000))
+        XCTAssertEqual(harness.hub.chain.mempoolEntry(lock.txid)?.descendantCount, 2)
+        try await harness.mine(Int(accept.timeoutHeight) - TimelockPolicy.firstClaimCutoff - harness.hub.height + 2)
+        try await harness.waitFor("the blocks handled", pollingChain: false) { true }
+        try await Task.sleep(for: .milliseconds(300))
+        XCTAssertTrue(harness.hub.inMempool(lock.txid), "not replaced")
+        XCTAssertTrue(harness.hub.inMempool(child.txid), "its descendant not evicted")
+        let kind = try await harness.lastKind(id)
+        XCTAssertEqual(kind, "lock_broadcast")
     }
 
     /// Issue 22: a flood of pushes for unknown swaps, their ids carrying newlines, forges no

@@ -32,7 +32,8 @@ final class ProviderSwapMachineTests: XCTestCase {
     private var allStates: [ProviderSwapState] {
         [.invoiceCreated, .invoiceAccepted(htlcExpiry: 300), .fundingIntent(lock), .lockBroadcast(lock), .lockConfirmed(lock),
          .claimObserved(lock, preimage: preimage), .settled, .refundIntent(lock, refund), .refundBroadcast(lock, refund),
-         .claimPending(lock, refund, preimage: preimage), .refunded, .cancelled, .lockLost(lock, spendingTxid: spender)]
+         .claimPending(lock, refund, preimage: preimage), .refunded, .cancelled, .lockLost(lock, spendingTxid: spender),
+         .refundedAfterHTLCCancel(lock.withHTLCCancelled(at: 170))]
     }
 
     private func invoice(_ state: InvoiceStatus.State, expiry: UInt32? = nil, tip: UInt32 = 160) -> ProviderSwapInput {
@@ -55,6 +56,7 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.refunded, ProviderSwapStep()),
             (.cancelled, ProviderSwapStep()),
             (.lockLost(lock, spendingTxid: spender), ProviderSwapStep()),
+            (.refundedAfterHTLCCancel(lock.withHTLCCancelled(at: 170)), ProviderSwapStep()),
         ]
         XCTAssertEqual(expected.map(\.0.kind), ProviderSwapState.Kind.allCases, "the table covers every state")
         for (state, step) in expected {
@@ -77,7 +79,7 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.lockBroadcast(lock), .lockSeen(confirmations: 1),
              ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)])),
             (.lockConfirmed(lock), .lockSeen(confirmations: 2), ProviderSwapStep()),
-            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0),
+            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0, txid: spender),
              ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])),
             (.claimObserved(lock, preimage: preimage), .invoiceSettled,
              ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])),
@@ -155,7 +157,7 @@ final class ProviderSwapMachineTests: XCTestCase {
     func testRefundPathAfterTheTimeout() {
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
             (.lockConfirmed(lock), .block(height: 199), ProviderSwapStep()),
-            (.lockBroadcast(lock), .block(height: 199), ProviderSwapStep(actions: [.rebroadcastLock(lock)])),
+            (.lockBroadcast(lock), .block(height: 193), ProviderSwapStep(actions: [.rebroadcastLock(lock)])),
             (.lockConfirmed(lock), .block(height: 200), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
             (.lockBroadcast(lock), .block(height: 201), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)])),
             (.lockConfirmed(lock), .refundPrepared(refund),
@@ -197,11 +199,11 @@ final class ProviderSwapMachineTests: XCTestCase {
         let pending = ProviderSwapState.claimPending(lock, refund, preimage: preimage)
         let claimed = ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
-            (.refundIntent(lock, refund), .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep(next: pending)),
-            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep(next: pending)),
-            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 1), claimed),
-            (pending, .claimSeen(preimage: preimage, confirmations: 0), ProviderSwapStep()),
-            (pending, .claimSeen(preimage: preimage, confirmations: 1), claimed),
+            (.refundIntent(lock, refund), .claimSeen(preimage: preimage, confirmations: 0, txid: spender), ProviderSwapStep(next: pending)),
+            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 0, txid: spender), ProviderSwapStep(next: pending)),
+            (.refundBroadcast(lock, refund), .claimSeen(preimage: preimage, confirmations: 1, txid: spender), claimed),
+            (pending, .claimSeen(preimage: preimage, confirmations: 0, txid: spender), ProviderSwapStep()),
+            (pending, .claimSeen(preimage: preimage, confirmations: 1, txid: spender), claimed),
             // Never bumped: a block only checks where the refund stands.
             (pending, .block(height: 203), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])),
             (pending, .refundStatus(.unconfirmed, atBlock: true), ProviderSwapStep()),
@@ -214,7 +216,7 @@ final class ProviderSwapMachineTests: XCTestCase {
             (pending, .refundStatus(.confirmed(6), atBlock: false), ProviderSwapStep(actions: [.cancelInvoice])),
             (pending, .invoiceCancelled, ProviderSwapStep(next: .refunded, actions: [.pushStatus(.refunded)])),
             // Before any refund, a claim in the mempool settles at once: nothing competes.
-            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0), claimed),
+            (.lockConfirmed(lock), .claimSeen(preimage: preimage, confirmations: 0, txid: spender), claimed),
         ]
         check(table)
     }
@@ -236,9 +238,10 @@ final class ProviderSwapMachineTests: XCTestCase {
     }
 
     /// Audit M-7: a lock that can never confirm (an input spent elsewhere, deep) ends the
-    /// swap `cancelled` and gives the payment back; a lock merely missing is sent again, in
-    /// the refund states too (no refund can spend a lock that is nowhere).
-    func testALockThatCanNeverConfirmCancelsAndAMissingOneIsSentAgain() {
+    /// swap `cancelled` and gives the payment back. A lock missing in the refund states (no
+    /// refund can spend a lock that is nowhere) is taken back (H-4): past the timeout the
+    /// client may no longer claim it, so sending it again would only serve a thief.
+    func testALockThatCanNeverConfirmCancelsAndAMissingOneIsTakenBack() {
         for state in [ProviderSwapState.lockBroadcast(lock), .lockConfirmed(lock), .refundIntent(lock, refund),
                       .refundBroadcast(lock, refund)] {
             let gone = machine.step(state, .lockGone)
@@ -246,21 +249,95 @@ final class ProviderSwapMachineTests: XCTestCase {
             XCTAssertTrue(gone.actions.contains(.cancelInvoice), "\(state.kind.rawValue)")
             guard case .raiseAlarm? = gone.actions.first else { return XCTFail("no alarm in \(state.kind.rawValue)") }
         }
-        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
-        XCTAssertEqual(machine.step(.refundIntent(lock, refund), .lockMissing), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        XCTAssertEqual(machine.step(.refundIntent(lock, refund), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+    }
+
+    /// Audit H-4: an unconfirmed lock (no claim seen: that moves the swap on) is sent again
+    /// while the client may still claim it (timeout − tip > 6); from the client's cutoff,
+    /// or once its HTLC is cancelled, its inputs go back to the wallet instead. A confirmed
+    /// lock is never taken back.
+    func testAnUnconfirmedLockIsTakenBackOnceTheClientMayNoLongerClaimIt() {
+        // Timeout 200: the client's first claim is allowed up to tip 193.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 193)), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 194)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 199)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        let cancelled = lock.withHTLCCancelled(at: 180)
+        XCTAssertEqual(machine.step(.lockBroadcast(cancelled), .block(height: 181)), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        // A recorded lock is never published once its HTLC is cancelled.
+        XCTAssertEqual(machine.step(.fundingIntent(lock), .block(height: 181)), ProviderSwapStep(actions: [.publishLock(lock)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .block(height: 181)), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .lockMissing), ProviderSwapStep(actions: [.withdrawLock(cancelled)]))
+        XCTAssertEqual(machine.step(.fundingIntent(cancelled), .lockGone).next, .cancelled)
+        XCTAssertEqual(machine.step(.lockConfirmed(lock), .block(height: 195)), ProviderSwapStep())
+        // The withdrawal deep: the lock can never confirm, the payment goes back.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .lockGone).next, .cancelled)
+        // The lock confirmed after all: followed as usual.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .lockSeen(confirmations: 1)),
+                       ProviderSwapStep(next: .lockConfirmed(lock), actions: [.pushStatus(.lockConfirmed)]))
+    }
+
+    /// Audit H-4/M-7: LND cancels the client's HTLC while the lock is open. The cancel is
+    /// recorded in the lock with an alarm; nothing settles any more (a push is ignored, a
+    /// confirmed claim loses the lock, with an alarm); the refund still runs and ends the
+    /// swap in the state that says what happened.
+    func testAnHTLCCancelledWhileTheLockIsOpenRaisesTheAlarmAndTheSwapStillRefunds() {
+        let marked = lock.withHTLCCancelled(at: 175)
+        let cancelledAt175 = invoice(.canceled, tip: 175)
+        for (state, next) in [(ProviderSwapState.fundingIntent(lock), ProviderSwapState.fundingIntent(marked)),
+                              (.lockBroadcast(lock), .lockBroadcast(marked)), (.lockConfirmed(lock), .lockConfirmed(marked)),
+                              (.refundIntent(lock, refund), .refundIntent(marked, refund)),
+                              (.refundBroadcast(lock, refund), .refundBroadcast(marked, refund)),
+                              (.claimPending(lock, refund, preimage: preimage), .claimPending(marked, refund, preimage: preimage))] {
+            let step = machine.step(state, cancelledAt175)
+            XCTAssertEqual(step.next, next, "\(state.kind.rawValue)")
+            guard step.actions.count == 1, case .raiseAlarm(let what) = step.actions[0] else {
+                return XCTFail("one alarm in \(state.kind.rawValue): \(step.actions)")
+            }
+            XCTAssertTrue(what.contains("cancelled") && what.contains(lock.txid.hex), what)
+            XCTAssertEqual(machine.step(next, cancelledAt175), ProviderSwapStep(), "recorded once: \(state.kind.rawValue)")
+        }
+        XCTAssertEqual(marked.htlcCancelledHeight, 175)
+        XCTAssertEqual(try ProviderSwapState(kind: "lock_confirmed", data: ProviderSwapState.lockConfirmed(marked).eventData),
+                       .lockConfirmed(marked), "the cancel survives a restart")
+        // A held HTLC seen again changes nothing.
+        XCTAssertEqual(machine.step(.lockConfirmed(lock), invoice(.accepted, expiry: 300, tip: 175)), ProviderSwapStep())
+        // Nothing settles: a push is ignored; a claim only raises the alarm, and loses the lock once in a block.
+        XCTAssertEqual(machine.step(.lockConfirmed(marked), .preimagePushed(preimage: preimage)), ProviderSwapStep())
+        let mempoolClaim = machine.step(.lockConfirmed(marked), .claimSeen(preimage: preimage, confirmations: 0, txid: spender))
+        XCTAssertNil(mempoolClaim.next)
+        guard case .raiseAlarm? = mempoolClaim.actions.first else { return XCTFail("no alarm for the unpaid claim") }
+        XCTAssertEqual(machine.step(.lockConfirmed(marked), .claimSeen(preimage: preimage, confirmations: 1, txid: spender)).next,
+                       .lockLost(marked, spendingTxid: spender))
+        XCTAssertEqual(machine.step(.claimPending(marked, refund, preimage: preimage),
+                                    .claimSeen(preimage: preimage, confirmations: 1, txid: spender)).next,
+                       .lockLost(marked, spendingTxid: spender))
+        // The refund still runs from the timeout and ends the swap in its own final state.
+        XCTAssertEqual(machine.step(.lockConfirmed(marked), .block(height: 200)), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]))
+        XCTAssertEqual(machine.step(.refundBroadcast(marked, refund), .refundStatus(.confirmed(6), atBlock: true)),
+                       ProviderSwapStep(actions: [.cancelInvoice]))
+        for state in [ProviderSwapState.refundBroadcast(marked, refund), .claimPending(marked, refund, preimage: preimage)] {
+            let end = machine.step(state, .invoiceCancelled)
+            XCTAssertEqual(end.next, .refundedAfterHTLCCancel(marked), "\(state.kind.rawValue)")
+            XCTAssertEqual(end.actions.last, .pushStatus(.refunded))
+            guard case .raiseAlarm? = end.actions.first else { return XCTFail("no alarm at the end") }
+        }
+        XCTAssertTrue(ProviderSwapState.refundedAfterHTLCCancel(marked).isFinal)
+        // Without a cancel, the same refund ends plain `refunded`.
+        XCTAssertEqual(machine.step(.refundBroadcast(lock, refund), .invoiceCancelled).next, .refunded)
     }
 
     func testFinalStatesIgnoreEveryInput() {
         let inputs: [ProviderSwapInput] = [
             .recover, invoice(.accepted, expiry: 300), invoice(.canceled), .block(height: 250), .fundingPrepared(lock),
-            .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage, confirmations: 0),
+            .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage, confirmations: 0, txid: spender),
             .preimagePushed(preimage: preimage), .refundPrepared(refund), .refundStatus(.missing, atBlock: true),
             .invoiceSettled, .invoiceCancelled,
         ]
         for state in allStates where state.isFinal {
             for input in inputs { XCTAssertEqual(machine.step(state, input), ProviderSwapStep(), "\(state) on \(input)") }
         }
-        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.settled, .refunded, .cancelled, .lockLost])
+        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.settled, .refunded, .cancelled, .lockLost, .refundedAfterHTLCCancel])
     }
 
     func testEveryStateRoundTripsThroughItsEvent() throws {

@@ -19,6 +19,10 @@ actor ClientCrashingStore: ForwardingSwapStore {
         try await base.create(record, firstEvent: kind, data: data, at: at)
     }
 
+    func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
+        try await base.reopen(kind, data: data, reason: reason, to: swapID, at: at)
+    }
+
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
         let event = try await base.append(kind, data: data, isFinal: isFinal, to: swapID, at: at)
         if kind == crashKind {

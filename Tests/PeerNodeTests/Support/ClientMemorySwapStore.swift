@@ -44,6 +44,18 @@ actor ClientMemorySwapStore: SwapStore {
         return event
     }
 
+    func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
+        guard var log = logs[swapID] else { throw .unknownSwap(swapID) }
+        guard !reason.allSatisfy(\.isWhitespace) else { throw .notReopenable(swapID, why: "no reason was given") }
+        guard let last = log.last, last.isFinal else { throw .notReopenable(swapID, why: "it has not ended") }
+        var members = data.objectValue ?? [:]
+        members["reopened"] = .object(["reason": .string(reason), "after": .string(last.kind)])
+        let event = SwapEvent(sequence: Int64(log.count + 1), kind: kind, data: .object(members), isFinal: false, at: at)
+        log.append(event)
+        logs[swapID] = log
+        return event
+    }
+
     func swap(_ id: String) async throws(StoreError) -> SwapRecord? { records[id] }
 
     func events(of swapID: String) async throws(StoreError) -> [SwapEvent] { logs[swapID] ?? [] }

@@ -59,6 +59,10 @@ actor DyingSwapStore: ForwardingSwapStore {
         return event
     }
 
+    func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
+        try await base.reopen(kind, data: data, reason: reason, to: swapID, at: at)
+    }
+
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
         if isDead { throw dead("append") }
         let event = try await base.append(kind, data: data, isFinal: isFinal, to: swapID, at: at)

@@ -103,6 +103,10 @@ final class RegtestChainBackend: ChainBackend {
         }
     }
 
+    func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int? {
+        chain.mempoolEntry(txid)?.descendantCount
+    }
+
     func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
         guard let rate = chain.estimateSmartFee(target: targetBlocks).feeRate else { return nil }
         do { return try FeeRate(satPerKvB: rate) } catch { throw .malformedResponse("fee rate \(rate) sat/kvB") }

@@ -121,6 +121,35 @@ final class LNDClientEndToEndTests: XCTestCase {
         await hub.shutDown(alice, bob)
     }
 
+    /// `paymentStatus` (TrackPaymentV2's first update): unknown before the payment, in
+    /// flight while the payee holds it, failed once the payee cancels (what `swap claim`
+    /// asks before reopening a swap, audit H-1).
+    func testPaymentStatusTracksAHeldPaymentUntilItIsCancelled() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x5c))
+        let unknown = try await alice.paymentStatus(paymentHash: hash)
+        XCTAssertNil(unknown, "no payment sent for that hash")
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "swap 3",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        _ = try await lndNext(payment)
+        try await within(seconds: 10) {
+            while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+        }
+        let held = try await alice.paymentStatus(paymentHash: hash)
+        XCTAssertEqual(held, .inFlight)
+        try await bob.cancelInvoice(paymentHash: hash)
+        _ = try await lndNext(payment)
+        let cancelled = try await alice.paymentStatus(paymentHash: hash)
+        XCTAssertEqual(cancelled, .failed(.incorrectPaymentDetails))
+        await hub.shutDown(alice, bob)
+    }
+
     /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
     func testPaymentOverItsFeeLimitFailsCleanly() async throws {
         let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
