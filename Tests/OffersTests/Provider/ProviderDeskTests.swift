@@ -76,7 +76,8 @@ final class ProviderDeskTests: XCTestCase {
 
     /// A refusal for capacity says when capacity returns: after the next block when coins
     /// wait for a confirmation (a provider's change held back by the cluster limits), or
-    /// only once the wallet is funded.
+    /// only once the wallet is funded. 14,730 sat is the smallest lock whose refund fits at
+    /// the default fee cap (`ProviderTerms.effectiveMinAmountSat`).
     func testARefusalForCapacityNamesWhenItReturns() async throws {
         let waiting = Atomic<Int64>(1_500_000)
         let desk = ProviderDesk(identity: Fixtures.provider, terms: ProviderTerms(network: .regtest),
@@ -85,11 +86,11 @@ final class ProviderDeskTests: XCTestCase {
         }
         guard case .reject(let soon) = try await ask(desk, OfferRequest(requestID: "a")) else { return XCTFail("a reject") }
         XCTAssertEqual(soon.code, .insufficientLiquidity)
-        XCTAssertEqual(soon.reason, "the provider can lock 4,255 sat now, 10,000 sat needed; "
+        XCTAssertEqual(soon.reason, "the provider can lock 4,255 sat now, 14,730 sat needed; "
             + "1,500,000 sat more become lockable by the next block, as its pending transactions go out or confirm")
         waiting.store(0, ordering: .relaxed)
         guard case .reject(let never) = try await ask(desk, OfferRequest(requestID: "b")) else { return XCTFail("a reject") }
-        XCTAssertEqual(never.reason, "the provider can lock 4,255 sat now, 10,000 sat needed; "
+        XCTAssertEqual(never.reason, "the provider can lock 4,255 sat now, 14,730 sat needed; "
             + "nothing more is on the way until its wallet is funded")
     }
 
