@@ -84,7 +84,7 @@ struct Demo {
                 if let stage = lines.fresh(line) { Console.out("[\(clock.stamp)]   … \(stage)") }
             }
             guard result.ok, let json = result.json else {
-                let code = JSON.string(result.json?["code"]).map { " [\($0)]" } ?? ""
+                let code = JSON.string(JSON.object(result.json?["error"])?["code"]).map { " [\($0)]" } ?? ""
                 throw Failure("pay failed (exit \(result.status))\(code): \(result.failureText)")
             }
             clock.note(Self.routeAndFees(json))

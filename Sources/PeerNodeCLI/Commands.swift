@@ -19,15 +19,40 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 0, command: "status")
             return ControlMessage.Request(command: "status")
         } render: { Render.status($0) },
-        remote(["contacts", "add"], "Save a contact (or update the one with the same pubky).", "<name> <pubky> <host:port>") { arguments in
+        remote(["stop"], "Stop the daemon as SIGTERM does: attached commands are detached, state is kept, it exits.", "",
+               details: ["The daemon stops taking commands, answers `pay`s that wait on a swap with the swap id (the swap",
+                         "goes on at the next `peernode run`), and exits within 10 s."]) { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "stop")
+            return ControlMessage.Request(command: "stop")
+        } render: { "stopping the daemon (pid \(Render.text($0["pid"])))" },
+        remote(["contacts", "add"], "Save a contact; never renames or re-keys an existing one without --replace.",
+               "<name> <pubky> <host:port> | <name> <pubky>@<host:port> [--replace]",
+               details: ["A pubky already saved under another name, or a name another pubky holds, is refused (exit 2)",
+                         "with what exists: rename it (`peernode contacts rename <old> <new>`) or add with --replace,",
+                         "which points the name at this pubky and drops the contact that held it."]) { arguments in
             let name = try CLICommand.positional(arguments, 0, "name", command: "contacts add")
-            let pubky = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
-            let address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
-            try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
+            let pubky: String
+            let address: String
+            let second = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
+            if arguments.positionals.count == 2, let at = second.lastIndex(of: "@") {
+                pubky = String(second[..<at])
+                address = String(second[second.index(after: at)...])
+            } else {
+                pubky = second
+                address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
+                try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
+            }
             let (host, port) = try hostPort(address, command: "contacts add")
             return ControlMessage.Request(command: "contacts.add", args: .object([
-                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port)]))
+                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port),
+                "replace": .bool(arguments.flag("replace"))]))
         } render: { Render.contact($0["contact"], verb: "saved") },
+        remote(["contacts", "rename"], "Give a contact a new name.", "<name|pubky> <new-name>") { arguments in
+            let which = try CLICommand.positional(arguments, 0, "name|pubky", command: "contacts rename")
+            let name = try CLICommand.positional(arguments, 1, "new-name", command: "contacts rename")
+            try CLICommand.noExtraPositionals(arguments, 2, command: "contacts rename")
+            return ControlMessage.Request(command: "contacts.rename", args: .object(["contact": .string(which), "name": .string(name)]))
+        } render: { Render.contact($0["contact"], verb: "renamed \"\(Render.text($0["old_name"]))\" to") },
         remote(["contacts", "list"], "List the contacts.", "") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "contacts list")
             return ControlMessage.Request(command: "contacts.list")

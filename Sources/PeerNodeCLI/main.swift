@@ -75,9 +75,11 @@ enum Main {
         }
         let client = ControlClient(socketPath: context.socketPath, loop: loop)
         let json = context.json
+        let swapID = SwapIDWitness()
         let outcome: Result<JSONValue, ControlError>
         do {
             outcome = try await client.send(request) { progress in
+                swapID.see(progress)
                 // Progress goes to stderr, so stdout holds only the result.
                 Output.err(json ? progress.canonicalString : Render.progress(progress))
             }
@@ -96,16 +98,39 @@ enum Main {
         case .success(let result):
             Output.out(json ? result.canonicalString : render(result))
             return ExitCode.success
-        case .failure(let error):
+        case .failure(let error) where error.code == ControlError.Code.detached:
+            let follow = Self.follow(swapID.id, context: context)
             if json {
-                Output.out(JSONValue.object(["code": .string(error.code), "message": .string(error.message)]).canonicalString)
+                Output.out(Self.errorJSON(code: error.code, message: error.message + "; " + follow,
+                                          extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
             }
+            Output.err("peernode \(command.name): \(error.message)\n\(follow)")
+            return ExitCode.detached
+        case .failure(let error):
+            if json { Output.out(Self.errorJSON(code: error.code, message: error.message)) }
             Output.err("peernode \(command.name): \(error.message)")
             switch error.code {
-            case ControlError.Code.invalidRequest, ControlError.Code.unknownCommand: return ExitCode.usage
+            case ControlError.Code.invalidRequest, ControlError.Code.unknownCommand, ControlError.Code.contactConflict:
+                return ExitCode.usage
             default: return ExitCode.failure
             }
         }
+    }
+
+    /// Every failure under `--json`: `{"error": {"code", "message"}}` on stdout (docs/CLI.md).
+    static func errorJSON(code: String, message: String, extra: [String: JSONValue] = [:]) -> String {
+        var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        error.merge(extra) { _, new in new }
+        return JSONValue.object(["error": .object(error)]).canonicalString
+    }
+
+    /// How to follow a swap this command let go of.
+    static func follow(_ swapID: String?, context: Context) -> String {
+        guard let swapID else {
+            return "no swap had started yet; `peernode swaps --datadir \(context.datadir)` lists what the daemon holds"
+        }
+        return "swap \(swapID) goes on in the daemon; follow it with `peernode swap show \(swapID) --datadir \(context.datadir)` "
+            + "(start the daemon again with `peernode run --datadir \(context.datadir)` if it stopped)"
     }
 
     static func usageFailure(_ error: UsageError) -> Int32 {

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Transport
 
 /// Runs the control API's commands against the daemon's services. Commands:
@@ -5,7 +10,9 @@ import Transport
 /// | command | args | result |
 /// |---|---|---|
 /// | `status` | | network, pubky, listen, tip, wallet and Lightning balances, peers, provider |
-/// | `contacts.add` | `name`, `pubky`, `host`, `port` | the contact |
+/// | `stop` | | `stopping`, `pid`: the daemon shuts down as on SIGTERM once this is answered |
+/// | `contacts.add` | `name`, `pubky`, `host`, `port`, `replace`? | the contact; `contact_conflict` when the pubky or name is saved otherwise |
+/// | `contacts.rename` | `contact` (name or pubky), `name` | the contact, `old_name` |
 /// | `contacts.list` | | `contacts` |
 /// | `contacts.remove` | `contact` (name or pubky) | the removed contact |
 /// | `wallet.balance` | | confirmed, unconfirmed, immature, total (after a sync) |
@@ -24,8 +31,10 @@ struct ControlDispatcher: ControlHandler {
     let engines: SwapEnginesBox
     /// Where peers reach this node (the bound address, with the real port).
     let listenAddress: String
+    /// Asks the daemon to shut down (`peernode stop`), as SIGTERM does.
+    let stop: @Sendable () -> Void
 
-    static let commands = ["status", "contacts.add", "contacts.list", "contacts.remove", "wallet.balance",
+    static let commands = ["status", "stop", "contacts.add", "contacts.rename", "contacts.list", "contacts.remove", "wallet.balance",
                            "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "pay", "swap-out",
                            "quote", "max", "swap.claim", "swap.refund", "recover"]
 
@@ -41,7 +50,13 @@ struct ControlDispatcher: ControlHandler {
     private func run(_ command: String, _ args: ControlArgs, progress: @escaping ControlProgress) async throws(ControlError) -> JSONValue {
         switch command {
         case "status": return await status()
+        case "stop":
+            // The shutdown closes the control socket first and waits for short commands
+            // such as this one, so the reply goes out before the connection closes.
+            stop()
+            return .object(["stopping": .bool(true), "pid": .integer(Int64(getpid()))])
         case "contacts.add": return try await addContact(args)
+        case "contacts.rename": return try await renameContact(args)
         case "contacts.list": return try await listContacts()
         case "contacts.remove": return try await removeContact(args)
         case "wallet.balance": return try await walletBalance()

@@ -62,6 +62,11 @@ public final class NodeDaemon: Sendable {
     /// How long the background offer refresh waits between rounds (random in the range).
     static let offerRefreshMilliseconds: ClosedRange<UInt64> = 120_000...300_000
 
+    /// A signalled daemon is gone within this many seconds: the watchdog exits the
+    /// process if the orderly shutdown has not finished by then (a backend that does not
+    /// answer must not keep the operator waiting; every state is already durable).
+    static let shutdownSeconds: UInt64 = 9
+
     public let options: Options
     private let stop: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
@@ -82,13 +87,17 @@ public final class NodeDaemon: Sendable {
         let config = try DataDirectory.loadConfig(datadir: options.datadir, overrides: options.overrides,
                                                   allowUnsafe: options.allowUnsafe)
         let seed = try DataDirectory.loadSeed(datadir: options.datadir)
+        // Before anything else is made: a second daemon on this directory stops here.
+        let lock = try DataDirectoryLock.acquire(datadir: options.datadir)
         let loop: EventLoop
         do {
             loop = try EventLoop()
         } catch {
+            lock.release()
             throw .file("cannot start the event loop: \(error)")
         }
         var teardown = Teardown()
+        teardown.add("data directory lock") { lock.release() }
         teardown.add("event loop") { await loop.shutdown() }
         do {
             try await start(config: config, seed: seed, loop: loop, teardown: &teardown)
@@ -118,9 +127,18 @@ public final class NodeDaemon: Sendable {
             }
             let sink = stopSink
             let forward = Task {
+                var received = 0
                 for await signal in watcher.signals {
-                    log("received signal \(signal)")
+                    received += 1
+                    guard received == 1 else {
+                        // The operator insists: every state is durable (each store write is one
+                        // committed transaction), so leaving now loses nothing a restart needs.
+                        log("received signal \(signal) again: exiting now")
+                        _exit(ExitCode.interrupted)
+                    }
+                    log("received signal \(signal): stopping (attached commands are detached; a second signal exits at once)")
                     sink.yield()
+                    Self.exitIfStillStopping(afterSeconds: Self.shutdownSeconds, log: log)
                 }
             }
             teardown.add("signal watcher") {
@@ -235,12 +253,22 @@ public final class NodeDaemon: Sendable {
         let bound = NodeConfig.HostPort(host: config.listen.host, port: listener.port)
         log("listening for peers on \(bound)" + (config.provider.enabled ? " (provider on)" : ""))
 
-        let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description)
+        let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description,
+                                           stop: { [stopSink] in stopSink.yield() })
         let control = try await ControlServer.start(path: config.controlSocket, handler: dispatcher, loop: loop)
         teardown.add("control socket") { await control.close() }
         log("control socket \(config.controlSocket)")
         options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
                                      controlSocket: config.controlSocket))
+    }
+
+    /// The watchdog of a signalled shutdown (the `peernode run` process only).
+    private static func exitIfStillStopping(afterSeconds seconds: UInt64, log: DaemonLog) {
+        Task.detached {
+            try? await Task.sleep(nanoseconds: seconds * 1_000_000_000)
+            log("shutdown did not finish within \(seconds) s: exiting now (every state is durable; the next start resumes it)")
+            _exit(ExitCode.failure)
+        }
     }
 
     /// The swap index high-water mark beside the seed (`SwapIndexMark`): the store's counter

@@ -18,7 +18,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(top.status, 0)
         XCTAssertTrue(top.stdout.contains("usage: peernode <command>"))
         XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running"))
-        for command in ["init", "run", "status", "contacts add", "contacts list", "contacts remove", "wallet balance",
+        for command in ["init", "run", "status", "stop", "contacts add", "contacts rename", "contacts list", "contacts remove", "wallet balance",
                         "wallet address", "wallet send", "offers", "swaps", "swap show", "swap claim", "swap refund", "pay",
                         "swap-out", "quote", "max", "recover"] {
             XCTAssertTrue(top.stdout.contains("  \(command) "), command)

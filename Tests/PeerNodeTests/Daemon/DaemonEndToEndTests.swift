@@ -156,9 +156,10 @@ final class DaemonEndToEndTests: XCTestCase {
         let first = try await fixture.start(datadir)
         do {
             _ = try await fixture.start(datadir)
-            XCTFail("a second daemon started on the same socket")
+            XCTFail("a second daemon started on the same data directory")
         } catch let error as DaemonError {
-            XCTAssertEqual(error, .alreadyRunning(socket: datadir + "/peernode.sock"))
+            // The data directory's lock stops it before it looks at the socket.
+            XCTAssertEqual(error, .locked(datadir: datadir, pid: getpid()))
         }
         // The first one is unharmed.
         let got15 = try await first.result("status")["network"]
