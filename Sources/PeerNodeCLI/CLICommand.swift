@@ -29,15 +29,16 @@ struct CLICommand {
         lines += ["", "common options:",
                   "  --datadir <dir>   the data directory (default: ~/.peernode)",
                   "  --socket <path>   the daemon's control socket (default: control_socket of the config)",
-                  "  --json            print the daemon's raw JSON result",
+                  "  --json            print one JSON object on stdout, errors included (docs/CLI.md)",
                   "  --help, -h        this text",
                   "", CLICommand.exitCodes]
         return lines.joined(separator: "\n")
     }
 
     static let exitCodes = """
-        exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running,
-                    4 configuration or data directory error
+        exit codes: 0 ok, 1 the command failed, 2 usage error (or a refused contact change), 3 the daemon is
+                    not running, 4 configuration or data directory error (no data directory: run `peernode init`),
+                    5 detached (Ctrl-C, or the daemon stopping, let go of a swap that goes on in the daemon)
         """
 
     /// The positional at `index`, or a usage error naming it.

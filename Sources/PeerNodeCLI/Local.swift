@@ -41,6 +41,13 @@ struct Context {
         return NodeConfig.path(datadir, NodeConfig.socketFileName)
     }
 
+    /// False when nothing is at `datadir`: the commands say to run `peernode init` (exit 4)
+    /// rather than that the daemon is not running.
+    var datadirExists: Bool {
+        var info = stat()
+        return stat(datadir, &info) == 0
+    }
+
     /// Also reads `recover --contract @file`.
     static func readSmallFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -94,8 +101,7 @@ enum Local {
             ]))
             return ExitCode.success
         } catch {
-            Output.err("peernode: \(error)")
-            return error.exitCode
+            return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
         }
     }
 
@@ -112,8 +118,7 @@ enum Local {
         } catch let error as UsageError {
             return Main.usageFailure(error)
         } catch {
-            Output.err("peernode: configuration error: \(error)")
-            return ExitCode.configError
+            return Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError)
         }
         let log = DaemonLog { Output.err("peernode: \($0)") }
         let daemon = NodeDaemon(options: NodeDaemon.Options(
@@ -123,24 +128,25 @@ enum Local {
             try await daemon.run()
             return ExitCode.success
         } catch {
-            Output.err("peernode: \(error)")
-            return error.exitCode
+            return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
         }
     }
 
     static func help(_ arguments: Arguments) async -> Int32 {
         let topic = Array(arguments.positionals)
+        let text: String
         if topic.isEmpty {
-            Output.out(Commands.overview)
+            text = Commands.overview
         } else if topic == ["config"] {
-            Output.out(ConfigKey.table)
+            text = ConfigKey.table
         } else if let (command, used) = Commands.find(topic), used == topic.count {
-            Output.out(command.help)
+            text = command.help
         } else if !Commands.group(topic[0]).isEmpty && topic.count == 1 {
-            Output.out(Main.groupHelp(topic[0]))
+            text = Main.groupHelp(topic[0])
         } else {
             return Main.usageFailure(UsageError("no help for \"\(topic.joined(separator: " "))\"; `peernode help` lists the commands"))
         }
+        Output.out(Invocation.json ? JSONValue.object(["help": .string(text)]).canonicalString : text)
         return ExitCode.success
     }
 }

@@ -18,8 +18,13 @@ enum Main {
             return usageFailure(error)
         }
         guard !arguments.positionals.isEmpty else {
+            if arguments.flag("version") {
+                Output.out(Invocation.json ? JSONValue.object(["version": .string(Version.current)]).canonicalString
+                                           : "peernode \(Version.current)")
+                return ExitCode.success
+            }
             if arguments.flag("help") {
-                Output.out(Commands.overview)
+                Output.out(Invocation.json ? JSONValue.object(["help": .string(Commands.overview)]).canonicalString : Commands.overview)
                 return ExitCode.success
             }
             return usageFailure(UsageError("no command given"))
@@ -31,19 +36,25 @@ enum Main {
                     Output.out(groupHelp(word))
                     return ExitCode.success
                 }
-                let rest = arguments.positionals.dropFirst().first.map { "unknown subcommand \"\($0)\"" } ?? "missing subcommand"
+                let rest = arguments.positionals.dropFirst().first.map { typed in
+                    let names = Commands.group(word).map { $0.words[1] }
+                    let hint = KeySuggestion.closest(to: typed, among: names).map { "; did you mean `peernode \(word) \($0)`?" } ?? ""
+                    return "unknown subcommand \"\(typed)\"" + hint
+                } ?? "missing subcommand"
                 return usageFailure(UsageError("\(word): \(rest)\n\n\(groupHelp(word))"))
             }
-            return usageFailure(UsageError("unknown command \"\(word)\""))
+            let names = Commands.all.map(\.name) + ["help"]
+            let hint = KeySuggestion.closest(to: word, among: names).map { "; did you mean `peernode \($0)`?" } ?? ""
+            return usageFailure(UsageError("unknown command \"\(word)\"" + hint))
         }
         if arguments.flag("help") {
-            Output.out(command.help)
+            Output.out(Invocation.json ? JSONValue.object(["help": .string(command.help)]).canonicalString : command.help)
             return ExitCode.success
         }
         var rest = arguments
         rest.positionals = Array(arguments.positionals.dropFirst(used))
-        if command.words != ["run"], let unknown = rest.unknown.first {
-            return usageFailure(UsageError("unknown option \(unknown)", command: command.name))
+        if let refused = CommandOptions.firstRefused(rest, command: command.name) {
+            return usageFailure(UsageError("\(command.name) has no option \(refused)", command: command.name))
         }
         switch command.action {
         case .local(let body):
@@ -70,33 +81,56 @@ enum Main {
         do {
             loop = try EventLoop()
         } catch {
-            Output.err("peernode: cannot start the event loop: \(error)")
-            return ExitCode.failure
+            return failure(code: "internal", message: "cannot start the event loop: \(error)", exit: ExitCode.failure)
+        }
+        if context.socketOverride == nil, !context.datadirExists {
+            await loop.shutdown()
+            return failure(code: "no_data_directory", message: "the data directory \(context.datadir) does not exist; create it with "
+                           + "`peernode init --datadir \(context.datadir)`, then start the daemon with `peernode run`",
+                           exit: ExitCode.configError)
         }
         let client = ControlClient(socketPath: context.socketPath, loop: loop)
         let json = context.json
         let swapID = SwapIDWitness()
+        // Ctrl-C of an attached command lets go of the swap, which the daemon goes on with.
+        var interrupt: (watcher: SignalWatcher, task: Task<Void, Never>)?
+        if ControlMessage.attachedCommands.contains(request.command),
+           let watcher = try? await SignalWatcher.start(watching: [SIGINT], loop: loop) {
+            let name = command.name
+            interrupt = (watcher, Task {
+                for await _ in watcher.signals {
+                    let follow = Self.follow(swapID.id, context: context)
+                    if json {
+                        Output.out(Self.errorJSON(code: "interrupted", message: "interrupted; " + follow,
+                                                  extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
+                    }
+                    Output.err("peernode \(name): interrupted; the command stopped, the daemon did not.\n\(follow)")
+                    exit(ExitCode.detached)
+                }
+            })
+        }
+        defer { interrupt?.task.cancel() }
         let outcome: Result<JSONValue, ControlError>
         do {
             outcome = try await client.send(request) { progress in
                 swapID.see(progress)
                 // Progress goes to stderr, so stdout holds only the result.
-                Output.err(json ? progress.canonicalString : Render.progress(progress))
+                Output.err(json ? JSONNaming.normalized(progress).canonicalString : Render.progress(progress))
             }
         } catch {
+            await interrupt?.watcher.stop()
             await loop.shutdown()
             if case .daemonNotRunning(let socket, let reason) = error {
-                Output.err("peernode: the daemon is not running: nothing answers on \(socket) (\(reason)).\n"
-                    + "Start it with `peernode run --datadir \(context.datadir)`.")
-                return ExitCode.daemonUnreachable
+                return failure(code: "daemon_not_running", message: "the daemon is not running: nothing answers on \(socket) (\(reason)).\n"
+                               + "Start it with `peernode run --datadir \(context.datadir)`.", exit: ExitCode.daemonUnreachable)
             }
-            Output.err("peernode: \(error)")
-            return ExitCode.failure
+            return failure(code: "control", message: "\(error)", exit: ExitCode.failure)
         }
+        await interrupt?.watcher.stop()
         await loop.shutdown()
         switch outcome {
         case .success(let result):
-            Output.out(json ? result.canonicalString : render(result))
+            Output.out(json ? JSONNaming.normalized(result).canonicalString : render(result))
             return ExitCode.success
         case .failure(let error) where error.code == ControlError.Code.detached:
             let follow = Self.follow(swapID.id, context: context)
@@ -134,9 +168,20 @@ enum Main {
     }
 
     static func usageFailure(_ error: UsageError) -> Int32 {
+        // A message that carries its own help (a group's subcommands) or a suggestion needs no pointer to more.
+        if error.message.contains("\n") || error.message.hasSuffix("?") {
+            return failure(code: "usage", message: error.message, exit: ExitCode.usage)
+        }
         let hint = error.command.isEmpty ? "`peernode --help` lists the commands" : "see `peernode \(error.command) --help`"
-        Output.err("peernode: \(error.message)\n\(hint)")
-        return ExitCode.usage
+        return failure(code: "usage", message: "\(error.message); \(hint)", exit: ExitCode.usage)
+    }
+
+    /// A failure before or outside the daemon's answer: the message on stderr, and under
+    /// `--json` the `{"error": {"code", "message"}}` object on stdout.
+    static func failure(code: String, message: String, exit: Int32) -> Int32 {
+        if Invocation.json { Output.out(errorJSON(code: code, message: message)) }
+        Output.err("peernode: \(message)")
+        return exit
     }
 
     static func groupHelp(_ word: String) -> String {

@@ -65,6 +65,22 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stable code `--json` reports for this failure (docs/CLI.md).
+    public var code: String {
+        switch self {
+        case .config, .misconfigured: return "config"
+        case .notInitialized: return "not_initialized"
+        case .seedExists: return "seed_exists"
+        case .badSeed: return "bad_seed"
+        case .locked, .alreadyRunning: return "already_running"
+        case .file, .socketPathTaken, .listen: return "file"
+        case .bitcoind: return "bitcoind"
+        case .lnd: return "lnd"
+        case .store: return "store"
+        case .wallet: return "wallet"
+        }
+    }
+
     /// The `peernode` exit code for this failure.
     public var exitCode: Int32 {
         switch self {

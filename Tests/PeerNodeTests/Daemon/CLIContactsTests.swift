@@ -58,6 +58,11 @@ final class CLIContactsTests: XCTestCase {
                                      as? [[String: Any]])
         XCTAssertEqual(contacts.map { "\($0["name"] ?? "") \($0["pubky"] ?? "")" }, ["dave \(carol)"],
                        "--replace pointed dave at carol's pubky and dropped the old dave")
+        // Times under --json: unix seconds in *_at, ISO 8601 (UTC) in *_at_iso (docs/CLI.md).
+        let addedAt = try XCTUnwrap(contacts.first?["added_at"] as? Int)
+        let iso = ISO8601DateFormatter()
+        iso.timeZone = TimeZone(identifier: "UTC")
+        XCTAssertEqual(contacts.first?["added_at_iso"] as? String, iso.string(from: Date(timeIntervalSince1970: TimeInterval(addedAt))))
         try await node.stop()
         await fixture.shutDown()
     }

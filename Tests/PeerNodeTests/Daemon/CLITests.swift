@@ -17,7 +17,7 @@ final class CLITests: XCTestCase {
         let top = try run(["--help"])
         XCTAssertEqual(top.status, 0)
         XCTAssertTrue(top.stdout.contains("usage: peernode <command>"))
-        XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running"))
+        XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error"))
         for command in ["init", "run", "status", "stop", "contacts add", "contacts rename", "contacts list", "contacts remove", "wallet balance",
                         "wallet address", "wallet send", "offers", "swaps", "swap show", "swap claim", "swap refund", "pay",
                         "swap-out", "quote", "max", "recover"] {
@@ -43,14 +43,14 @@ final class CLITests: XCTestCase {
             (["contacts"], "missing subcommand"),
             (["contacts", "add", "bob", "pk", "localhost"], "must end with a port"),
             (["status", "extra"], "unexpected argument"),
-            (["status", "--bogus"], "unknown option --bogus"),
+            (["status", "--bogus"], "status has no option --bogus; see `peernode status --help`"),
             (["init", "--network", "moon"], "--network must be"),
             (["wallet", "send", "addr"], "missing <sats>"),
             (["pay", "bob", "1000", "--contract-type", "p2sh"], "--contract-type must be one of taproot_boltz, p2wsh_v2, got \"p2sh\""),
             (["pay", "bob", "1000", "--contract-type", "p2wsh"], "--contract-type p2wsh is retired"),
             (["quote", "1000", "--contract-type=segwit"], "--contract-type must be one of"),
-            (["quote", "1000", "--quote", "q1"], "--quote is for `pay` only"),
-            (["swap-out", "1000", "--quote", "q1"], "--quote is for `pay` only"),
+            (["quote", "1000", "--quote", "q1"], "quote has no option --quote; see `peernode quote --help`"),
+            (["swap-out", "1000", "--quote", "q1"], "swap-out has no option --quote; see `peernode swap-out --help`"),
             (["pay", "bob", "1000", "--quote="], "--quote needs the quote id"),
         ]
         for (arguments, expected) in cases {
