@@ -74,7 +74,7 @@ struct Demo {
             return json
         }
 
-        let paid = try clock.stage("pay carol \(formatSats(Self.amountSat)) (`peernode pay carol \(Self.amountSat)`), blocks mined every second") {
+        let paid = try clock.stage("pay carol \(formatSats(Self.amountSat)) (`peernode pay carol \(Self.amountSat) --yes`), blocks mined every second") {
             () throws(Failure) -> [String: Any] in
             // A block a second lets a lock and a claim confirm while `pay` waits.
             _ = try net.hub.rpc.call("hub_automine", [1])

@@ -10,12 +10,12 @@ enum CommandOptions {
         // run also takes any config key as --<key>=<value> (Arguments.unknown).
         "run": ["network", "allow-unsafe"],
         "contacts add": ["replace"],
-        "wallet send": ["fee-rate"],
+        "wallet send": ["fee-rate", "yes"],
         "offers": ["refresh"],
         "swaps": ["limit"],
         "recover": ["from-height", "gap-limit", "contract"],
-        "pay": ["contract-type", "quote"],
-        "swap-out": ["to", "contract-type"],
+        "pay": ["contract-type", "quote", "yes", "max-fee"],
+        "swap-out": ["to", "contract-type", "yes"],
         "quote": ["contact", "contract-type"],
         "max": ["contact"],
     ]

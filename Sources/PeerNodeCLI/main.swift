@@ -68,10 +68,10 @@ enum Main {
                        build: (Arguments) throws -> ControlMessage.Request,
                        render: (JSONValue) -> String) async -> Int32 {
         let context: Context
-        let request: ControlMessage.Request
+        let built: ControlMessage.Request
         do {
             context = try Context(arguments)
-            request = try build(arguments)
+            built = try build(arguments)
         } catch let error as UsageError {
             return usageFailure(error)
         } catch {
@@ -90,11 +90,21 @@ enum Main {
                            exit: ExitCode.configError)
         }
         let client = ControlClient(socketPath: context.socketPath, loop: loop)
+        var request = built
+        if MoneyGate.commands.contains(request.command) {
+            switch await MoneyGate.check(request, name: command.name, arguments: arguments, client: client) {
+            case .proceed(let confirmed):
+                request = confirmed
+            case .exit(let code):
+                await loop.shutdown()
+                return code
+            }
+        }
         let json = context.json
         let swapID = SwapIDWitness()
         // Ctrl-C of an attached command lets go of the swap, which the daemon goes on with.
         var interrupt: (watcher: SignalWatcher, task: Task<Void, Never>)?
-        if ControlMessage.attachedCommands.contains(request.command),
+        if ControlMessage.attachedCommands.contains(built.command),
            let watcher = try? await SignalWatcher.start(watching: [SIGINT], loop: loop) {
             let name = command.name
             interrupt = (watcher, Task {

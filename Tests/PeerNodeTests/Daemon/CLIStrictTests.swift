@@ -45,6 +45,23 @@ final class CLIStrictTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/missing"), "a refusal creates nothing")
 
+        // Money moves only when confirmed: without a terminal, --yes is required (exit 2,
+        // before the daemon is even asked).
+        for (arguments, expected) in [
+            (["pay", "carol", "1000"], "pay moves money: run it on a terminal to confirm, or pass --yes; nothing was paid"),
+            (["swap-out", "1000"], "swap-out moves money"),
+            (["wallet", "send", "bcrt1qxyz", "1000"], "wallet send moves money"),
+            (["pay", "carol", "1000", "--yes", "--max-fee", "1.5"], "--max-fee must be a whole number of satoshis, got \"1.5\""),
+            (["pay", "carol", "1000", "--yes", "--max-fee", "10", "--quote", "q1"], "--max-fee checks a fresh quote"),
+            (["swap-out", "1000", "--max-fee", "10"], "swap-out has no option --max-fee"),
+        ] {
+            let outcome = try run(arguments + ["--datadir", root])
+            XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains(expected), "\(arguments): \(outcome.stderr)")
+        }
+        let confirmed = try run(["pay", "carol", "1000", "--yes", "--datadir", root])
+        XCTAssertEqual(confirmed.status, 3, "with --yes it goes as far as the daemon: \(confirmed.stderr)")
+
         let version = try run(["--version"])
         XCTAssertEqual(version.status, 0)
         XCTAssertTrue(version.stdout.hasPrefix("peernode "), version.stdout)
@@ -62,9 +79,9 @@ final class CLIStrictTests: XCTestCase {
         let commands: [[String]] = [
             ["status"], ["contacts", "add", "x", other, "127.0.0.1:1"], ["contacts", "add", "y", other, "127.0.0.1:1"],
             ["contacts", "rename", "x", "y"], ["contacts", "list"], ["contacts", "remove", "nobody"], ["contacts", "remove", "x"],
-            ["wallet", "balance"], ["wallet", "address"], ["wallet", "send", address, "1000"], ["offers"], ["swaps"],
+            ["wallet", "balance"], ["wallet", "address"], ["wallet", "send", address, "1000", "--yes"], ["offers"], ["swaps"],
             ["swap", "show", "nope"], ["swap", "claim", "nope"], ["swap", "refund", "nope"], ["recover", "--from-height", "0"],
-            ["pay", "x", "1000"], ["swap-out", "1000"], ["quote", "1000"], ["max"],
+            ["pay", "x", "1000", "--yes"], ["swap-out", "1000", "--yes"], ["quote", "1000"], ["max"],
         ]
         func check(_ arguments: [String], expectDaemon: Bool) throws {
             let outcome = try run(arguments + ["--datadir", datadir, "--json"])

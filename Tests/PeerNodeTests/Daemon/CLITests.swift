@@ -147,7 +147,7 @@ final class CLITests: XCTestCase {
         let json = try run(["status", "--datadir", datadir, "--json"])
         let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(parsed["network"] as? String, "regtest")
-        let pay = try run(["pay", "bob", "20000", "--datadir", datadir])
+        let pay = try run(["pay", "bob", "20000", "--yes", "--datadir", datadir])
         XCTAssertEqual(pay.status, 1)
         // `peernode run` wires the engines: the command reaches the client engine's checks.
         XCTAssertTrue(pay.stderr.contains("no contact named or with pubky \"bob\""), pay.stderr)

@@ -59,9 +59,21 @@ final class DaemonPayTests: XCTestCase {
             let swapsBefore = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
             XCTAssertEqual(swapsBefore, 0, "a quote pays nothing and records no swap")
 
+            // Money moves only when confirmed: no terminal and no --yes is refused (exit 2),
+            // and fees above --max-fee are refused (exit 1); neither records a swap.
+            let unconfirmed = try await runCLI(["pay", "carol", "20000", "--datadir", client.datadir])
+            XCTAssertEqual(unconfirmed.status, 2, unconfirmed.stderr)
+            XCTAssertTrue(unconfirmed.stderr.contains("pay moves money: run it on a terminal to confirm, or pass --yes; "
+                                                      + "nothing was paid"), unconfirmed.stderr)
+            let tooDear = try await runCLI(["pay", "carol", "20000", "--yes", "--max-fee", "100", "--datadir", client.datadir])
+            XCTAssertEqual(tooDear.status, 1, tooDear.stderr)
+            XCTAssertTrue(tooDear.stderr.contains("above --max-fee 100 sat; nothing was paid"), tooDear.stderr)
+            let swapsRefused = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            XCTAssertEqual(swapsRefused, 0, "a refused pay records no swap")
+
             // pay, as a user runs it, while blocks are mined.
             miner.start()
-            let pay = try await runCLI(["pay", "carol", "20000", "--datadir", client.datadir])
+            let pay = try await runCLI(["pay", "carol", "20000", "--yes", "--datadir", client.datadir])
             print("$ peernode pay carol 20000\n" + pay.stderr + pay.stdout + "(exit \(pay.status))")
             XCTAssertEqual(pay.status, 0, pay.stderr)
             let lines = pay.stdout.split(separator: "\n").map(String.init)
@@ -100,6 +112,11 @@ final class DaemonPayTests: XCTestCase {
             let clientLightning = try XCTUnwrap(clientStatus["lightning"]?["balance_sat"]?.int64Value)
             XCTAssertLessThanOrEqual(clientLightning, 500_000 - invoiceTotal)
             XCTAssertGreaterThanOrEqual(clientLightning, 500_000 - invoiceTotal - fees["routing_fee_max_sat"]!.int64Value!)
+            // Under --max-fee the checked quote is the one committed: pay goes through `--quote`
+            // (carol has 40,000 sat once it confirms).
+            let capped = try await runCLI(["pay", "carol", "20000", "--yes", "--max-fee", "5000", "--datadir", client.datadir])
+            XCTAssertEqual(capped.status, 0, capped.stderr)
+            XCTAssertTrue(capped.stderr.contains("route: committing quote "), capped.stderr)
 
             // swap-out to the client's own wallet, through the control API.
             let collected = Collected()
@@ -121,17 +138,17 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(direct["route"], .string("direct"))
             XCTAssertEqual(direct["status"], .string("sent"))
             try await waitFor("carol's wallet holds the direct payment too") {
-                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(70_000)
             }
             let clientSwaps = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
-            XCTAssertEqual(clientSwaps, 2, "the direct payment is no swap")
+            XCTAssertEqual(clientSwaps, 3, "the direct payment is no swap (two pays and a swap-out are)")
             miner.stop()
 
             // No provider among the contacts: a clear error, nothing paid, no swap recorded.
             _ = try await client.node.result("contacts.remove", ["contact": .string("prov")])
             let before = try await client.node.result("status")["lightning"]?["balance_sat"]
             let swapsNow = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
-            let refused = try await runCLI(["pay", "carol", "60000", "--datadir", client.datadir])
+            let refused = try await runCLI(["pay", "carol", "60000", "--yes", "--datadir", client.datadir])
             print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
                   + "(exit \(refused.status))")
             XCTAssertEqual(refused.status, 1)
