@@ -34,7 +34,8 @@ enum LifecycleScenarios {
         defer { pay.stop() }
         try clock.stage("pay carol \(formatSats(amountSat)); wait until the client saw the provider's lock") { () throws(Failure) in
             let deadline = Date().addingTimeInterval(60)
-            while !pay.progressContains("lock_seen") {
+            // The heartbeat says where the swap waits (its state and the tip) while no event comes.
+            while !(pay.progressContains("lock_seen") && pay.progressContains("\"stage\":\"waiting\"")) {
                 guard pay.isRunning else { throw Failure("`pay` ended before the lock was seen: \(pay.outcome)") }
                 guard Date() < deadline else { throw Failure("no lock_seen within 60 s: \(pay.outcome)") }
                 usleep(100_000)
@@ -60,9 +61,20 @@ enum LifecycleScenarios {
             try client.launch()
             try client.waitReady()
         }
+        // Re-attach by a prefix of the id while blocks come: every step, then the end.
+        let prefix = String(swapID.prefix(8))
+        let watch = try clock.stage("`peernode swap watch \(prefix)` while a block is mined every second") { () throws(Failure) -> ToolResult in
+            try Scenario.withAutomine(net) { () throws(Failure) -> ToolResult in
+                let result = try client.cli(["swap", "watch", prefix], timeout: 120)
+                clock.note("exit \(result.status): \(JSON.line(result.json ?? [:]).prefix(200))")
+                return result
+            }
+        }
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
             try CrashScenarios.settle(net)
         }
+        let listed = try client.cliText(["swaps"])
+        let shown = try client.cliText(["swap", "show", prefix])
         clock.note("mined \(blocks) block(s)")
         let after = try net.hub.rpc.balances()
         let received = try carol.walletBalance().total - carolBefore
@@ -72,11 +84,19 @@ enum LifecycleScenarios {
                   "\(ended) after \(String(format: "%.2f", seconds)) s"),
             Check("`pay` was detached: exit 5 naming the swap it let go of",
                   pay.outcome.hasPrefix("exit 5") && JSON.string(detached["code"]) == "detached" && !swapID.isEmpty
-                      && (JSON.string(detached["message"]) ?? "").contains("peernode swap show \(swapID)"),
+                      && (JSON.string(detached["message"]) ?? "").contains("peernode swap watch \(swapID)"),
                   pay.outcome),
             Check("the restarted daemon finished that swap", swaps.count == 1 && swaps.first?.id == swapID
                       && swaps.first?.state == "completed",
                   swaps.map { "\($0.id) \($0.state)" }.joined(separator: "; ")),
+            Check("`swap watch <prefix>` followed the swap to its end",
+                  watch.ok && JSON.string(watch.json?["state"]) == "completed" && JSON.string(watch.json?["swap_id"]) == swapID
+                      && watch.stderr.contains("claim_confirmed"),
+                  "exit \(watch.status): \(watch.failureText.prefix(300))"),
+            Check("`swaps` shows kind, amount, state and fees; `swap show <prefix>` a timeline",
+                  listed.stdout.contains(" pay ") && listed.stdout.contains("30,000 sat") && listed.stdout.contains("completed")
+                      && shown.ok && shown.stdout.contains("timeline:") && shown.stdout.hasPrefix("swap:") && shown.stdout.contains(swapID),
+                  listed.stdout + "\n" + shown.stdout),
             Check("carol got exactly \(formatSats(amountSat))", received == amountSat,
                   "carol +\(formatSats(received)); \(provider.name) Lightning "
                       + "\(formatMsat(before.lightningMsat(provider.name))) -> \(formatMsat(after.lightningMsat(provider.name)))"),

@@ -86,17 +86,24 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 0, command: "offers")
             return ControlMessage.Request(command: "offers", args: .object(["refresh": .bool(arguments.flag("refresh"))]))
         } render: { Render.offers($0) },
-        remote(["swaps"], "List swaps, newest first, with their state.", "[--limit <n>]") { arguments in
+        remote(["swaps"], "List swaps, newest first: kind, amount, contact or destination, state, fees, time.", "[--limit <n>]") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "swaps")
             var args: [String: JSONValue] = [:]
             if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.satoshis(limit, "n", command: "swaps")) }
             return ControlMessage.Request(command: "swaps", args: .object(args))
         } render: { Render.swaps($0) },
-        remote(["swap", "show"], "Show a swap's contract and its event log.", "<id>") { arguments in
+        remote(["swap", "show"], "Show what happened to a swap: amount, route, fees and a timeline of its steps (raw under --json).",
+               "<id>", details: ["<id> may be a unique prefix of the id (from `peernode swaps`)."]) { arguments in
             let id = try CLICommand.positional(arguments, 0, "id", command: "swap show")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap show")
             return ControlMessage.Request(command: "swap.show", args: .object(["id": .string(id)]))
         } render: { Render.swap($0) },
+        remote(["swap", "watch"], "Follow a swap until it ends: each step as it happens, and where it waits.", "<id>",
+               details: ["<id> may be a unique prefix of the id. Ctrl-C stops watching; the swap goes on (exit 5)."]) { arguments in
+            let id = try CLICommand.positional(arguments, 0, "id", command: "swap watch")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap watch")
+            return ControlMessage.Request(command: "swap.watch", args: .object(["id": .string(id)]))
+        } render: { "swap \(Render.text($0["swap_id"])) ended: \(Render.text($0["state"]))" },
         remote(["swap", "claim"], "Claim a swap's lock by hand, whatever its cached status.", "<id>") { arguments in
             let id = try CLICommand.positional(arguments, 0, "id", command: "swap claim")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap claim")

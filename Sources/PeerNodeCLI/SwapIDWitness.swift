@@ -8,8 +8,14 @@ final class SwapIDWitness: Sendable {
 
     var id: String? { seen.withLock { $0 } }
 
-    func see(_ progress: JSONValue) {
-        guard let id = progress["swap_id"]?.stringValue, !id.isEmpty else { return }
-        seen.withLock { $0 = $0 ?? id }
+    /// True the first time an id is seen.
+    @discardableResult
+    func see(_ progress: JSONValue) -> Bool {
+        guard let id = progress["swap_id"]?.stringValue, !id.isEmpty else { return false }
+        return seen.withLock { seen in
+            guard seen == nil else { return false }
+            seen = id
+            return true
+        }
     }
 }

@@ -123,7 +123,10 @@ enum Main {
         let outcome: Result<JSONValue, ControlError>
         do {
             outcome = try await client.send(request) { progress in
-                swapID.see(progress)
+                if swapID.see(progress), !json, let id = swapID.id {
+                    // The id from the first line that has it, so the user can follow it anywhere.
+                    Output.err("swap \(id) (follow it from anywhere: `peernode swap watch \(id)`)")
+                }
                 // Progress goes to stderr, so stdout holds only the result.
                 Output.err(json ? JSONNaming.normalized(progress).canonicalString : Render.progress(progress))
             }
@@ -173,7 +176,7 @@ enum Main {
         guard let swapID else {
             return "no swap had started yet; `peernode swaps --datadir \(context.datadir)` lists what the daemon holds"
         }
-        return "swap \(swapID) goes on in the daemon; follow it with `peernode swap show \(swapID) --datadir \(context.datadir)` "
+        return "swap \(swapID) goes on in the daemon; follow it with `peernode swap watch \(swapID) --datadir \(context.datadir)` "
             + "(start the daemon again with `peernode run --datadir \(context.datadir)` if it stopped)"
     }
 

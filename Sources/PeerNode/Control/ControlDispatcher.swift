@@ -20,7 +20,8 @@ import Transport
 /// | `wallet.send` | `address`, `amount_sat`, `fee_rate_sat_vb`? | txid, fee |
 /// | `offers` | `refresh`? | offers, and skipped contacts with reasons |
 /// | `swaps` | `limit`? | swaps, newest first, with their state |
-/// | `swap.show` | `id` | the swap's record and events |
+/// | `swap.show` | `id` (or a unique prefix) | the swap's record and events |
+/// | `swap.watch` | `id` (or a unique prefix) | progress lines per event and `waiting` heartbeats; the final state |
 /// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? (pay) | the engine's |
 /// | `recover` | `from_height`?, `gap_limit`?, `contract`? | swaps found on chain, the re-created one (docs/RECOVERY.md) |
 ///
@@ -35,7 +36,7 @@ struct ControlDispatcher: ControlHandler {
     let stop: @Sendable () -> Void
 
     static let commands = ["status", "stop", "contacts.add", "contacts.rename", "contacts.list", "contacts.remove", "wallet.balance",
-                           "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "pay", "swap-out",
+                           "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "swap.watch", "pay", "swap-out",
                            "quote", "max", "swap.claim", "swap.refund", "recover"]
 
     func handle(_ request: ControlMessage.Request, progress: @escaping ControlProgress) async -> Result<JSONValue, ControlError> {
@@ -65,6 +66,7 @@ struct ControlDispatcher: ControlHandler {
         case "offers": return try await offers(args)
         case "swaps": return try await swaps(args)
         case "swap.show": return try await showSwap(args)
+        case "swap.watch": return try await watchSwap(args, progress: progress)
         case "pay":
             return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat"),
                                               options: try args.swapOptions(quote: true)), progress)
@@ -75,8 +77,8 @@ struct ControlDispatcher: ControlHandler {
             return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact"),
                                                 options: try args.swapOptions(quote: false)), progress)
         case "max": return try await swapCommand(.max(contact: try args.optionalString("contact")), progress)
-        case "swap.claim": return try await swapCommand(.claim(swapID: try args.string("id")), progress)
-        case "swap.refund": return try await swapCommand(.refund(swapID: try args.string("id")), progress)
+        case "swap.claim": return try await swapCommand(.claim(swapID: try await resolveSwapID(try args.string("id"))), progress)
+        case "swap.refund": return try await swapCommand(.refund(swapID: try await resolveSwapID(try args.string("id"))), progress)
         case "recover": return try await recover(args)
         default: throw .unknownCommand(command)
         }
@@ -89,6 +91,19 @@ struct ControlDispatcher: ControlHandler {
             if case .refund = command { which = "the provider engine" } else { which = "the client engine" }
             throw .notAvailable("\(command.name) is not available: \(which) is not wired into this daemon yet")
         }
-        return try await client.run(command, progress: progress)
+        // pay and swap-out may wait for blocks: a heartbeat says where the swap stands.
+        switch command {
+        case .pay, .swapOut:
+            let heartbeat = SwapHeartbeat()
+            let watched: ControlProgress = { line in
+                heartbeat.see(line)
+                await progress(line)
+            }
+            heartbeat.start(services: services, progress: progress)
+            defer { heartbeat.stop() }
+            return try await client.run(command, progress: watched)
+        default:
+            return try await client.run(command, progress: progress)
+        }
     }
 }

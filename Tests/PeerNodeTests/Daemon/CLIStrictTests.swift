@@ -80,7 +80,7 @@ final class CLIStrictTests: XCTestCase {
             ["status"], ["contacts", "add", "x", other, "127.0.0.1:1"], ["contacts", "add", "y", other, "127.0.0.1:1"],
             ["contacts", "rename", "x", "y"], ["contacts", "list"], ["contacts", "remove", "nobody"], ["contacts", "remove", "x"],
             ["wallet", "balance"], ["wallet", "address"], ["wallet", "send", address, "1000", "--yes"], ["offers"], ["swaps"],
-            ["swap", "show", "nope"], ["swap", "claim", "nope"], ["swap", "refund", "nope"], ["recover", "--from-height", "0"],
+            ["swap", "show", "nope"], ["swap", "watch", "nope"], ["swap", "claim", "nope"], ["swap", "refund", "nope"], ["recover", "--from-height", "0"],
             ["pay", "x", "1000", "--yes"], ["swap-out", "1000", "--yes"], ["quote", "1000"], ["max"],
         ]
         func check(_ arguments: [String], expectDaemon: Bool) throws {

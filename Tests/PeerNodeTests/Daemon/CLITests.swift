@@ -19,7 +19,7 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(top.stdout.contains("usage: peernode <command>"))
         XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error"))
         for command in ["init", "run", "status", "stop", "contacts add", "contacts rename", "contacts list", "contacts remove", "wallet balance",
-                        "wallet address", "wallet send", "offers", "swaps", "swap show", "swap claim", "swap refund", "pay",
+                        "wallet address", "wallet send", "offers", "swaps", "swap show", "swap watch", "swap claim", "swap refund", "pay",
                         "swap-out", "quote", "max", "recover"] {
             XCTAssertTrue(top.stdout.contains("  \(command) "), command)
             let help = try run(command.split(separator: " ").map(String.init) + ["--help"])
