@@ -77,7 +77,7 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 2, command: "wallet send")
             var args: [String: JSONValue] = ["address": .string(address), "amount_sat": .integer(amount)]
             if let rate = arguments.options["fee-rate"] {
-                args["fee_rate_sat_vb"] = .integer(try CLICommand.satoshis(rate, "sat/vB", command: "wallet send"))
+                args["fee_rate_sat_vb"] = try CLICommand.feeRate(rate, command: "wallet send")
             }
             return ControlMessage.Request(command: "wallet.send", args: .object(args))
         } render: { Render.sent($0) },
@@ -89,7 +89,7 @@ enum Commands {
         remote(["swaps"], "List swaps, newest first: kind, amount, contact or destination, state, fees, time.", "[--limit <n>]") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "swaps")
             var args: [String: JSONValue] = [:]
-            if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.satoshis(limit, "n", command: "swaps")) }
+            if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.count(limit, "--limit", command: "swaps")) }
             return ControlMessage.Request(command: "swaps", args: .object(args))
         } render: { Render.swaps($0) },
         remote(["swap", "show"], "Show what happened to a swap: amount, route, fees and a timeline of its steps (raw under --json).",
@@ -126,7 +126,7 @@ enum Commands {
                 args["from_height"] = .integer(value)
             }
             if let gap = arguments.options["gap-limit"] {
-                args["gap_limit"] = .integer(try CLICommand.satoshis(gap, "n", command: "recover"))
+                args["gap_limit"] = .integer(try CLICommand.count(gap, "--gap-limit", command: "recover"))
             }
             if let contract = arguments.options["contract"] {
                 var text = contract

@@ -93,7 +93,8 @@ enum Local {
             }
             let config = NodeConfig.path(context.datadir, NodeConfig.configFileName)
             Output.out(Render.fields([
-                ("created", "\(context.datadir) (\(network.rawValue))"),
+                ("created", "\(context.datadir) (\(network.rawValue)"
+                    + (arguments.options["network"] == nil ? ", the default; --network testnet|signet|regtest for another)" : ")")),
                 ("pubky", made.pubky.z32),
                 ("seed", "\(NodeConfig.path(context.datadir, NodeConfig.seedFileName)) (mode 0600; back it up: it controls this node's funds)"),
                 ("config", made.wroteConfig ? "\(config) (set the bitcoind_rpc_* and lnd_* keys)" : "\(config) (kept as it was)"),

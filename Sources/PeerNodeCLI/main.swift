@@ -155,7 +155,10 @@ enum Main {
             return ExitCode.detached
         case .failure(let error):
             if json { Output.out(Self.errorJSON(code: error.code, message: error.message)) }
-            Output.err("peernode \(command.name): \(error.message)")
+            // The daemon's message may name the command itself ("swap-out: ..."): said once.
+            let message = error.message.hasPrefix(command.name + ": ") ? String(error.message.dropFirst(command.name.count + 2))
+                                                                      : error.message
+            Output.err("peernode \(command.name): \(message)")
             switch error.code {
             case ControlError.Code.invalidRequest, ControlError.Code.unknownCommand, ControlError.Code.contactConflict:
                 return ExitCode.usage

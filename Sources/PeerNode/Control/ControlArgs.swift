@@ -39,6 +39,24 @@ struct ControlArgs {
         return number
     }
 
+    /// A fee rate in sat/vB with up to 3 decimals (a whole sat per kvB), from 0.001 to 10,000.
+    func optionalFeeRate(_ name: String) throws(ControlError) -> FeeRate? {
+        guard let field = value[name], field != .null else { return nil }
+        let problem = ControlError.invalidRequest("\(command): \"\(name)\" must be a number of sat/vB above 0, at most 10000, "
+                                                  + "with at most 3 decimals")
+        guard case .number(let text) = field else { throw problem }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = Int64(parts[0]), whole >= 0, whole <= 10_000 else { throw problem }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            guard parts[1].count <= 3, let digits = Int64(parts[1]), digits >= 0 else { throw problem }
+            fraction = digits * [100, 10, 1][parts[1].count - 1]
+        }
+        let perKvB = whole * 1_000 + fraction
+        guard perKvB > 0, perKvB <= 10_000_000, let rate = try? FeeRate(satPerKvB: perKvB) else { throw problem }
+        return rate
+    }
+
     func bool(_ name: String, default defaultValue: Bool) throws(ControlError) -> Bool {
         guard let field = value[name], field != .null else { return defaultValue }
         guard let flag = field.boolValue else { throw .invalidRequest("\(command): \"\(name)\" must be true or false") }

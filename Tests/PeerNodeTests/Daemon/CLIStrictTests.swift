@@ -59,6 +59,22 @@ final class CLIStrictTests: XCTestCase {
             XCTAssertEqual(outcome.status, 2, "\(arguments): \(outcome.stderr)")
             XCTAssertTrue(outcome.stderr.contains(expected), "\(arguments): \(outcome.stderr)")
         }
+        // Counts are not amounts; fee rates take decimals.
+        for (arguments, status, expected) in [
+            (["swaps", "--limit", "x"], Int32(2), "--limit must be a whole number above 0, got \"x\""),
+            (["recover", "--gap-limit", "0"], 2, "--gap-limit must be a whole number above 0"),
+            (["wallet", "send", "bcrt1qxyz", "1000", "--yes", "--fee-rate", "1.2345"], 2, "--fee-rate must be a rate in sat/vB such as 2 or 1.5"),
+            (["wallet", "send", "bcrt1qxyz", "1000", "--yes", "--fee-rate", "1.5"], 3, "the daemon is not running"),
+        ] {
+            let outcome = try run(arguments + ["--datadir", root])
+            XCTAssertEqual(outcome.status, status, "\(arguments): \(outcome.stderr)")
+            XCTAssertTrue(outcome.stderr.contains(expected), "\(arguments): \(outcome.stderr)")
+            XCTAssertFalse(outcome.stderr.contains("satoshis"), "\(arguments): \(outcome.stderr)")
+        }
+        let made = try run(["init", "--datadir", root + "/main"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(made.stdout.contains("(mainnet, the default; --network testnet|signet|regtest for another)"), made.stdout)
+
         let confirmed = try run(["pay", "carol", "1000", "--yes", "--datadir", root])
         XCTAssertEqual(confirmed.status, 3, "with --yes it goes as far as the daemon: \(confirmed.stderr)")
 
