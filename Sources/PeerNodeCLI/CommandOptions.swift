@@ -14,7 +14,7 @@ enum CommandOptions {
         "offers": ["refresh"],
         "swaps": ["limit"],
         "recover": ["from-height", "gap-limit", "contract"],
-        "pay": ["contract-type", "quote", "yes", "max-fee"],
+        "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
         "swap-out": ["to", "contract-type", "yes"],
         "quote": ["contact", "contract-type"],
         "max": ["contact"],

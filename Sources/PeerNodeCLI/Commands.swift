@@ -145,13 +145,24 @@ enum Commands {
             return ControlMessage.Request(command: "recover", args: .object(args))
         } render: { Render.generic($0) },
         remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
-               "<contact> <sats> [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
+               "<contact> <sats> [--yes] [--max-fee <sats>] [--from savings|spending] [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
                details: payDetails + quoteDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
             try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
             var args: [String: JSONValue] = ["contact": .string(contact), "amount_sat": .integer(amount)]
             try CLICommand.swapOptions(arguments, into: &args, quote: true, command: "pay")
+            if let from = arguments.options["from"] {
+                guard PaymentSource(rawValue: from) != nil else {
+                    throw UsageError("--from must be savings (on-chain, directly) or spending (Lightning, through a provider), "
+                                     + "got \"\(from)\"", command: "pay")
+                }
+                if from == "savings", args["contract_type"] != nil || args["quote_id"] != nil || arguments.options["max-fee"] != nil {
+                    throw UsageError("--from savings sends on-chain directly: --contract-type, --quote and --max-fee are for a swap",
+                                     command: "pay")
+                }
+                args["from"] = .string(from)
+            }
             return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",

@@ -48,6 +48,10 @@ enum MoneyGate {
             return ask(question) ? .proceed(request) : .exit(cancelled())
         }
         if yes && maxFee == nil { return .proceed(request) }
+        if request.args["from"]?.stringValue == "savings" {
+            return ask("pay \(Render.text(request.args["contact"])) \(Render.sats(request.args["amount_sat"])) from on-chain savings, "
+                       + "directly (the fee at the node's estimate for 6 blocks)?") ? .proceed(request) : .exit(cancelled())
+        }
         // pay with --quote committed a quote the user already saw.
         if request.args["quote_id"] != nil { return ask("commit quote \(Render.text(request.args["quote_id"]))?") ? .proceed(request) : .exit(cancelled()) }
 

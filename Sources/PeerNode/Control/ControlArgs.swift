@@ -79,6 +79,17 @@ extension ControlArgs {
             guard quote else { throw .invalidRequest("\(command) takes no \"quote_id\"; only pay commits an earlier quote") }
             options.quoteID = id
         }
+        if let from = try optionalString("from") {
+            guard quote else { throw .invalidRequest("\(command) takes no \"from\"; only pay chooses where the money comes from") }
+            guard let source = PaymentSource(rawValue: from) else {
+                throw .invalidRequest("\(command): \"from\" must be savings or spending, not \"\(from)\"")
+            }
+            if source == .savings, options.contractType != nil || options.quoteID != nil {
+                throw .invalidRequest("\(command): paying from savings sends on-chain directly; a contract type or a quote "
+                                      + "is for a swap from spending funds")
+            }
+            options.source = source
+        }
         return options
     }
 }

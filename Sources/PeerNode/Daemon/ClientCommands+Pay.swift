@@ -25,6 +25,15 @@ extension ClientCommands {
 
         if let type = options.contractType {
             progress.stage("route", "a \(type.rawValue) contract was asked for: paying through a provider, not from savings")
+        } else if options.source == .spending {
+            progress.stage("route", "--from spending: paying through a provider, not from savings")
+        } else if options.source == .savings {
+            guard let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
+                                                   progress: progress) else {
+                throw ControlError(code: "not_paid", message: "on-chain savings do not cover \(Self.grouped(amountSat)) sat and its fee; "
+                                   + "nothing was paid (without --from savings, pay swaps from spending funds)")
+            }
+            return direct
         } else if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
                                                    progress: progress) {
             return direct

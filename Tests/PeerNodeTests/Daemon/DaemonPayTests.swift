@@ -133,8 +133,18 @@ final class DaemonPayTests: XCTestCase {
                 try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
             }
 
+            // --from savings: only the wallet, directly; refused (nothing paid) when it does not cover it.
+            let notCovered = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(60_000),
+                                                                "from": .string("savings")])
+            XCTAssertEqual(notCovered.failureCode, "not_paid")
+            XCTAssertTrue(notCovered.failureMessage.contains("on-chain savings do not cover 60,000 sat and its fee; nothing was paid"),
+                          notCovered.failureMessage)
+            let badSource = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(1_000),
+                                                               "from": .string("bank")])
+            XCTAssertEqual(badSource.failureCode, "invalid_request")
             // Savings now cover 30,000 sat and its fee: `pay` sends directly, no swap.
-            let direct = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000)])
+            let direct = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000),
+                                                              "from": .string("savings")])
             XCTAssertEqual(direct["route"], .string("direct"))
             XCTAssertEqual(direct["status"], .string("sent"))
             try await waitFor("carol's wallet holds the direct payment too") {
