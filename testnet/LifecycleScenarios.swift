@@ -63,6 +63,9 @@ enum LifecycleScenarios {
         }
         // Re-attach by a prefix of the id while blocks come: every step, then the end.
         let prefix = String(swapID.prefix(8))
+        let interrupted = try clock.stage("`peernode swap watch \(prefix)`, then Ctrl-C (SIGINT) to it") { () throws(Failure) -> (Int32, [String: Any]) in
+            try interruptWatch(net, client, prefix)
+        }
         let watch = try clock.stage("`peernode swap watch \(prefix)` while a block is mined every second") { () throws(Failure) -> ToolResult in
             try Scenario.withAutomine(net) { () throws(Failure) -> ToolResult in
                 let result = try client.cli(["swap", "watch", prefix], timeout: 120)
@@ -89,6 +92,10 @@ enum LifecycleScenarios {
             Check("the restarted daemon finished that swap", swaps.count == 1 && swaps.first?.id == swapID
                       && swaps.first?.state == "completed",
                   swaps.map { "\($0.id) \($0.state)" }.joined(separator: "; ")),
+            Check("Ctrl-C of `swap watch` exits 5 saying the swap goes on and how to follow it",
+                  interrupted.0 == 5 && JSON.string(interrupted.1["code"]) == "interrupted" && JSON.string(interrupted.1["swap_id"]) == swapID
+                      && (JSON.string(interrupted.1["message"]) ?? "").contains("peernode swap watch \(swapID)"),
+                  "exit \(interrupted.0): \(interrupted.1)"),
             Check("`swap watch <prefix>` followed the swap to its end",
                   watch.ok && JSON.string(watch.json?["state"]) == "completed" && JSON.string(watch.json?["swap_id"]) == swapID
                       && watch.stderr.contains("claim_confirmed"),
@@ -104,6 +111,40 @@ enum LifecycleScenarios {
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
         return checks
+    }
+}
+
+extension LifecycleScenarios {
+    /// Starts `swap watch <prefix> --json`, waits for its first line, sends it SIGINT; its
+    /// exit code and the JSON error it printed.
+    static func interruptWatch(_ net: Testnet, _ client: Node, _ prefix: String) throws(Failure) -> (Int32, [String: Any]) {
+        let out = net.supervisor.runDirectory + "/client-watch.out"
+        let err = net.supervisor.runDirectory + "/client-watch.err"
+        guard FileManager.default.createFile(atPath: out, contents: nil), FileManager.default.createFile(atPath: err, contents: nil),
+              let outHandle = FileHandle(forWritingAtPath: out), let errHandle = FileHandle(forWritingAtPath: err) else {
+            throw Failure("cannot create \(out) or \(err)")
+        }
+        defer { try? outHandle.close(); try? errHandle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: net.binaries.node)
+        process.arguments = ["swap", "watch", prefix, "--datadir", client.datadir, "--json"]
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
+        try net.supervisor.launch(process, name: "peernode swap watch (client)")
+        defer { net.supervisor.release(process) }
+        let deadline = Date().addingTimeInterval(30)
+        while !((try? String(contentsOfFile: err, encoding: .utf8)) ?? "").contains("swap_id") {
+            guard process.isRunning, Date() < deadline else { throw Failure("`swap watch` printed no progress line within 30 s") }
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        let stop = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < stop { usleep(50_000) }
+        guard !process.isRunning else { throw Failure("`swap watch` did not exit within 10 s of SIGINT") }
+        process.waitUntilExit()
+        let printed = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, JSON.object((JSON.parse(printed) as? [String: Any])?["error"]) ?? [:])
     }
 }
 
