@@ -183,6 +183,16 @@ enum Render {
             case .object:
                 lines.append("\(indent)\(key):")
                 lines.append(generic(member, indent: indent + "  "))
+            case .array(let items) where items.isEmpty:
+                lines.append("\(indent)\(key): none")
+            case .array(let items):
+                // One item per line (`recover`'s swaps found), not a line of raw JSON.
+                lines.append("\(indent)\(key):")
+                for item in items {
+                    let body = generic(item, indent: indent + "    ")
+                    let trimmed = body.drop { $0 == " " }
+                    lines.append("\(indent)  - " + trimmed)
+                }
             default:
                 lines.append("\(indent)\(key): \(key.hasSuffix("_sat") ? sats(member) : text(member))")
             }

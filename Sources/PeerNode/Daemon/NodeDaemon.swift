@@ -68,6 +68,7 @@ public final class NodeDaemon: Sendable {
     static let shutdownSeconds: UInt64 = 9
 
     public let options: Options
+    private let watchdog = Mutex<Task<Void, Never>?>(nil)
     private let stop: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
 
@@ -104,11 +105,13 @@ public final class NodeDaemon: Sendable {
         } catch {
             log("start-up failed: \(error)")
             await teardown.run(log: log)
+            watchdog.withLock { $0?.cancel() }
             throw error
         }
         for await _ in stop { break }
         log("shutting down")
         await teardown.run(log: log)
+        watchdog.withLock { $0?.cancel() }
         log("stopped")
     }
 
@@ -138,7 +141,7 @@ public final class NodeDaemon: Sendable {
                     }
                     log("received signal \(signal): stopping (attached commands are detached; a second signal exits at once)")
                     sink.yield()
-                    Self.exitIfStillStopping(afterSeconds: Self.shutdownSeconds, log: log)
+                    self.exitIfStillStopping(afterSeconds: Self.shutdownSeconds, log: log)
                 }
             }
             teardown.add("signal watcher") {
@@ -262,13 +265,19 @@ public final class NodeDaemon: Sendable {
                                      controlSocket: config.controlSocket))
     }
 
-    /// The watchdog of a signalled shutdown (the `peernode run` process only).
-    private static func exitIfStillStopping(afterSeconds seconds: UInt64, log: DaemonLog) {
-        Task.detached {
-            try? await Task.sleep(nanoseconds: seconds * 1_000_000_000)
+    /// The watchdog of a signalled shutdown; cancelled when the shutdown finishes in time
+    /// (a process that runs daemons and goes on, like a test, must not be ended later).
+    private func exitIfStillStopping(afterSeconds seconds: UInt64, log: DaemonLog) {
+        let task = Task.detached {
+            do {
+                try await Task.sleep(nanoseconds: seconds * 1_000_000_000)
+            } catch {
+                return
+            }
             log("shutdown did not finish within \(seconds) s: exiting now (every state is durable; the next start resumes it)")
             _exit(ExitCode.failure)
         }
+        watchdog.withLock { $0 = task }
     }
 
     /// The swap index high-water mark beside the seed (`SwapIndexMark`): the store's counter
