@@ -18,17 +18,20 @@ import Transport
 ///
 /// 1. the config (file + command line) and the seed are read and checked: a bad setting
 ///    fails here, before any file, socket or connection is made;
-/// 2. the event loop, the signal watcher, and a check that no daemon already answers on
-///    the control socket;
+/// 2. the data directory's lock (`DataDirectoryLock`: one daemon per directory), the event
+///    loop, the signal watcher, and a check that no daemon already answers on the control
+///    socket;
 /// 3. the store; Bitcoin Core (network check); LND (network check);
 /// 4. the wallet (first sync, then a sync loop), the provider desk when `provider=1`, the
 ///    router, the engines (the `SwapEngines` hook);
 /// 5. the peer listener, then the control socket (mode 0600; a stale one is replaced).
 ///
 /// Shutdown runs the same steps backwards: the control socket and the peer listener stop
-/// accepting first (the socket file is removed), running commands are answered, peers
-/// are closed, the engines stop, and the store closes last, after every writer is gone.
-/// Every store write is one committed transaction, so nothing is left half-written.
+/// accepting first (the socket file is removed), short running commands are answered and
+/// attached ones (`pay` waiting on its swap) detached, peers are closed, the engines stop,
+/// the store closes after every writer is gone, and the lock is released last. Every
+/// store write is one committed transaction, so nothing is left half-written: a second
+/// signal exits at once, and a watchdog exits 9 s after the first if a step hangs.
 public final class NodeDaemon: Sendable {
     public struct Options: Sendable {
         public var datadir: String
