@@ -228,6 +228,12 @@ extension ClientCommands {
         }
         var result = plan.json
         for (key, value) in Self.sent(report) { result[key] = value }
+        // The balance the route was chosen from is the one before paying; the result says
+        // what is left (issue 14), and keeps the first as `spending_balance_before_sat`.
+        if let before = result["spending_balance_sat"] { result["spending_balance_before_sat"] = before }
+        if let after = try? await services.lightning.channelBalance() {
+            result["spending_balance_sat"] = .integer(Int64(clamping: after / 1_000))
+        }
         return result
     }
 

@@ -127,6 +127,12 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(out["status"], .string("sent"))
             XCTAssertEqual(out["own_wallet"], .bool(true))
             XCTAssertEqual(out["fees"]?["amount_sat"], .integer(50_000))
+            // The balance left after paying, not the one the route was chosen from.
+            let balanceBefore = try XCTUnwrap(out["spending_balance_before_sat"]?.int64Value)
+            let balanceAfter = try XCTUnwrap(out["spending_balance_sat"]?.int64Value)
+            let invoice = try XCTUnwrap(out["fees"]?["invoice_total_sat"]?.int64Value)
+            XCTAssertGreaterThanOrEqual(balanceBefore - balanceAfter, invoice,
+                                        "before \(balanceBefore), after \(balanceAfter), invoice \(invoice)")
             XCTAssertFalse(progress.isEmpty)
             XCTAssertTrue(progress.allSatisfy { $0["elapsed_ms"]?.int64Value != nil && $0["stage"]?.stringValue != nil })
             try await waitFor("the client's wallet holds the swap-out") {
