@@ -102,6 +102,7 @@ enum Main {
         }
         let json = context.json
         let swapID = SwapIDWitness()
+        let shown = ProgressLinesShown()
         // Ctrl-C of an attached command lets go of the swap, which the daemon goes on with.
         var interrupt: (watcher: SignalWatcher, task: Task<Void, Never>)?
         if ControlMessage.attachedCommands.contains(built.command),
@@ -127,8 +128,13 @@ enum Main {
                     // The id from the first line that has it, so the user can follow it anywhere.
                     Output.err("swap \(id) (follow it from anywhere: `peernode swap watch \(id)`)")
                 }
-                // Progress goes to stderr, so stdout holds only the result.
-                Output.err(json ? JSONNaming.normalized(progress).canonicalString : Render.progress(progress))
+                // Progress goes to stderr, so stdout holds only the result. A step the engine
+                // reports twice (the claim's broadcast, then its acceptance) is shown once.
+                if json {
+                    Output.err(JSONNaming.normalized(progress).canonicalString)
+                } else if shown.first(progress) {
+                    Output.err(Render.progress(progress))
+                }
             }
         } catch {
             await interrupt?.watcher.stop()

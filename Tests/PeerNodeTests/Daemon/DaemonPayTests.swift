@@ -92,6 +92,10 @@ final class DaemonPayTests: XCTestCase {
                           "lock_verified", "claim_broadcast"] {
                 XCTAssertTrue(pay.stderr.contains("] \(stage): "), "no progress line for \(stage)")
             }
+            // The engine reports the claim's broadcast twice (sent, then accepted): shown once.
+            XCTAssertEqual(pay.stderr.components(separatedBy: "] claim_broadcast: ").count - 1, 1, pay.stderr)
+            XCTAssertTrue(pay.stderr.contains("swap \(pay.stdout.split(separator: "\n").first { $0.hasPrefix("swap:") }?.split(separator: " ").last ?? "?") "
+                                              + "(follow it from anywhere: `peernode swap watch "), "the swap id is named early: \(pay.stderr)")
 
             // The contact's wallet gets exactly X once mined; both records end in success.
             try await waitFor("carol's wallet holds the payment") {
