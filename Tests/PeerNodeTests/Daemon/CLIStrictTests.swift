@@ -88,6 +88,33 @@ final class CLIStrictTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("5 detached"), "the help documents the detach exit code: \(help.stdout)")
     }
 
+    /// On a terminal, a command that moves money asks first: anything but yes pays nothing;
+    /// yes goes on (here to a daemon that is not running). The terminal is util-linux
+    /// `script`'s pseudo-terminal.
+    func testOnATerminalMoneyMovesOnlyAfterYes() throws {
+        let root = try DaemonFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let peernode = try productExecutable("peernode").path
+        for (answer, status, expected) in [("n", Int32(1), "not confirmed; nothing was paid"), ("y", 3, "the daemon is not running")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-qec", "\(peernode) wallet send bcrt1qxyz 1000 --datadir \(root)", "/dev/null"]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            Thread.sleep(forTimeInterval: 1)
+            input.fileHandleForWriting.write(Data((answer + "\n").utf8))
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status, printed)
+            XCTAssertTrue(printed.contains("send 1,000 sat to bcrt1qxyz at the node's fee estimate (6 blocks)? [y/N]"), printed)
+            XCTAssertTrue(printed.contains(expected), "\(answer): \(printed)")
+        }
+    }
+
     /// Every command's every outcome under --json is one JSON object on stdout; failures
     /// are `{"error": {"code", "message"}}`.
     func testJSONOutputParsesForEveryCommandSuccessAndError() async throws {
