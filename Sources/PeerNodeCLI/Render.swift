@@ -104,8 +104,21 @@ enum Render {
 
     static func swaps(_ result: JSONValue) -> String {
         let list = result["swaps"]?.arrayValue ?? []
-        if list.isEmpty { return "no swaps" }
-        return table(["ID", "KIND", "AMOUNT", "TO / WITH", "STATE", "FEES", "UPDATED"], list.map { swap in
+        let payments = result["payments"]?.arrayValue ?? []
+        var out = list.isEmpty ? "no swaps" : swapTable(list)
+        if !payments.isEmpty {
+            out += "\n\npaid from on-chain savings (no swap):\n"
+            out += table(["TXID", "AMOUNT", "TO", "FEE", "AT"], payments.map { payment in
+                [String(text(payment["txid"]).prefix(12)), sats(payment["amount_sat"]),
+                 "\(text(payment["contact"])) (\(String(text(payment["destination"]).prefix(14)))…)", sats(payment["onchain_fee_sat"]),
+                 payment["at"]?.int64Value.map(JSONNaming.iso8601) ?? "-"]
+            })
+        }
+        return out
+    }
+
+    private static func swapTable(_ list: [JSONValue]) -> String {
+        table(["ID", "KIND", "AMOUNT", "TO / WITH", "STATE", "FEES", "UPDATED"], list.map { swap in
             let kind = text(swap["kind"]) == "-" ? text(swap["role"]) : text(swap["kind"])
             let peer = swap["peer_name"]?.stringValue ?? (String(text(swap["peer"]).prefix(12)) + "…")
             let to: String

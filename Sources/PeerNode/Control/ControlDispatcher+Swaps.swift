@@ -18,7 +18,9 @@ extension ControlDispatcher {
                 row.merge(Self.summary(of: record)) { _, new in new }
                 rows.append(.object(row))
             }
-            return .object(["swaps": .array(rows)])
+            // Payments from savings are no swaps; listed beside them so `swaps` accounts for all.
+            let payments = try await SavingsPayments.newest(Int(limit), in: services.store)
+            return .object(["swaps": .array(rows), "payments": .array(payments)])
         } catch {
             throw .failed(error.description)
         }

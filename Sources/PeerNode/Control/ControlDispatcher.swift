@@ -19,7 +19,7 @@ import Transport
 /// | `wallet.address` | | a fresh address |
 /// | `wallet.send` | `address`, `amount_sat`, `fee_rate_sat_vb`? | txid, fee |
 /// | `offers` | `refresh`? | offers, and skipped contacts with reasons |
-/// | `swaps` | `limit`? | swaps, newest first, with their state |
+/// | `swaps` | `limit`? | swaps, newest first, with kind, amount, destination, state, fees; `payments` from savings |
 /// | `swap.show` | `id` (or a unique prefix) | the swap's record and events |
 /// | `swap.watch` | `id` (or a unique prefix) | progress lines per event and `waiting` heartbeats; the final state |
 /// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? and `from`? (pay: `savings`, `spending`) | the engine's |

@@ -78,6 +78,15 @@ extension ClientCommands {
                 result["onchain_fee_sat"] = .integer(fee)
                 result["total_sat"] = .integer(amountSat + fee)
             }
+            // `swaps` lists it beside the swaps. The money is out whatever happens here, so a
+            // store failure is logged, not reported as a failed payment.
+            var record = result
+            record["at"] = .integer(Int64(clamping: services.clock.nowUnix))
+            do {
+                try await SavingsPayments.record(.object(record), in: services.store)
+            } catch {
+                progress.stage("note", "the payment is sent but could not be listed in `swaps`: \(error)")
+            }
             return .object(result)
         } catch .insufficientFunds(let needed, _) {
             progress.stage("route", "on-chain savings do not cover \(amountSat) sat plus its fee (\(needed) sat needed); "

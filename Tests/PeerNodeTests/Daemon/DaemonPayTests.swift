@@ -162,6 +162,13 @@ final class DaemonPayTests: XCTestCase {
             }
             let clientSwaps = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
             XCTAssertEqual(clientSwaps, 3, "the direct payment is no swap (two pays and a swap-out are)")
+            // ... but `swaps` accounts for it beside them.
+            let payments = try await client.node.result("swaps")["payments"]?.arrayValue ?? []
+            XCTAssertEqual(payments.count, 1)
+            XCTAssertEqual(payments.first?["txid"], direct["txid"])
+            XCTAssertEqual(payments.first?["amount_sat"], .integer(30_000))
+            XCTAssertEqual(payments.first?["contact"], .string("carol"))
+            XCTAssertEqual(payments.first?["route"], .string("direct"))
             miner.stop()
 
             // No provider among the contacts: a clear error, nothing paid, no swap recorded.
