@@ -15,7 +15,7 @@ enum CommandOptions {
         "swaps": ["limit"],
         "recover": ["from-height", "gap-limit", "contract"],
         "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
-        "swap-out": ["to", "contract-type", "yes"],
+        "swap-out": ["to", "contract-type", "yes", "max-fee"],
         "quote": ["contact", "contract-type"],
         "max": ["contact"],
     ]

@@ -166,7 +166,8 @@ enum Commands {
             return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
-               "<sats> [--to <address>] [--contract-type taproot_boltz|p2wsh_v2]", details: payDetails) { arguments in
+               "<sats> [--yes] [--max-fee <sats>] [--to <address>] [--contract-type taproot_boltz|p2wsh_v2]",
+               details: payDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
                                                  command: "swap-out")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")

@@ -19,8 +19,9 @@ enum MoneyGate {
 
     static let commands: Set<String> = ["pay", "swap-out", "wallet.send"]
 
-    static func check(_ request: ControlMessage.Request, name: String, arguments: Arguments,
+    static func check(_ given: ControlMessage.Request, name: String, arguments: Arguments,
                       client: ControlClient) async -> Outcome {
+        var request = given
         let yes = arguments.flag("yes")
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
         var maxFee: Int64?
@@ -35,6 +36,11 @@ enum MoneyGate {
                                                           + "whose fees `peernode quote` showed", command: name)))
             }
             maxFee = value
+            // The daemon holds the route to it too (a swap-out routes afresh after the check).
+            if case .object(var args) = request.args {
+                args["max_fee_sat"] = .integer(value)
+                request = ControlMessage.Request(command: request.command, args: .object(args))
+            }
         }
         if !yes && !interactive {
             return .exit(Main.usageFailure(UsageError("\(name) moves money: run it on a terminal to confirm, or pass --yes; "

@@ -79,6 +79,7 @@ extension ControlArgs {
             guard quote else { throw .invalidRequest("\(command) takes no \"quote_id\"; only pay commits an earlier quote") }
             options.quoteID = id
         }
+        options.maxFeeSat = try optionalInt("max_fee_sat", in: 0...2_100_000_000_000_000)
         if let from = try optionalString("from") {
             guard quote else { throw .invalidRequest("\(command) takes no \"from\"; only pay chooses where the money comes from") }
             guard let source = PaymentSource(rawValue: from) else {

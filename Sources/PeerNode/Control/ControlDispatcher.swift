@@ -22,7 +22,7 @@ import Transport
 /// | `swaps` | `limit`? | swaps, newest first, with kind, amount, destination, state, fees; `payments` from savings |
 /// | `swap.show` | `id` (or a unique prefix) | the swap's record and events |
 /// | `swap.watch` | `id` (or a unique prefix) | progress lines per event and `waiting` heartbeats; the final state |
-/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? and `from`? (pay: `savings`, `spending`) | the engine's |
+/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? and `from`? (pay: `savings`, `spending`), `max_fee_sat`? (pay, swap-out) | the engine's |
 /// | `recover` | `from_height`?, `gap_limit`?, `contract`? | swaps found on chain, the re-created one (docs/RECOVERY.md) |
 ///
 /// The swap commands go to the engines; while none is wired they fail with

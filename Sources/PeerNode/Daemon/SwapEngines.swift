@@ -86,11 +86,15 @@ public struct SwapOptions: Sendable, Equatable {
     /// `pay --from`: where the money comes from; nil lets `pay` choose (savings when they
     /// cover the amount and its fee, else a swap).
     public var source: PaymentSource?
+    /// `--max-fee`: providers whose fees in all (routing included) exceed it are skipped.
+    public var maxFeeSat: Int64?
 
-    public init(contractType: ContractType? = nil, quoteID: String? = nil, source: PaymentSource? = nil) {
+    public init(contractType: ContractType? = nil, quoteID: String? = nil, source: PaymentSource? = nil,
+                maxFeeSat: Int64? = nil) {
         self.contractType = contractType
         self.quoteID = quoteID
         self.source = source
+        self.maxFeeSat = maxFeeSat
     }
 }
 

@@ -122,6 +122,13 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(capped.status, 0, capped.stderr)
             XCTAssertTrue(capped.stderr.contains("route: committing quote "), capped.stderr)
 
+            // max_fee_sat (`--max-fee`) skips a provider whose fees in all exceed it: nothing paid.
+            let capped2 = try await client.node.call("swap-out", ["amount_sat": .integer(50_000), "max_fee_sat": .integer(100)])
+            XCTAssertEqual(capped2.failureCode, "no_route")
+            XCTAssertTrue(capped2.failureMessage.contains("prov: its fees come to at most "), capped2.failureMessage)
+            XCTAssertTrue(capped2.failureMessage.contains("above --max-fee 100 sat"), capped2.failureMessage)
+            XCTAssertTrue(capped2.failureMessage.hasSuffix("nothing was paid"), capped2.failureMessage)
+
             // swap-out to the client's own wallet, through the control API.
             let collected = Collected()
             let swapOut = try await client.node.client.send(ControlMessage.Request(
