@@ -89,8 +89,8 @@ enum ChainScenarios {
             Check("the quote said how long it is valid", validFor > 0 && validFor <= Int64(shortQuoteLifetime),
                   "valid_for_seconds \(validFor), lifetime \(shortQuoteLifetime) s"),
             Check("the expired quote is refused with quote_expired, exit 1", refused.status == 1
-                      && JSON.string(refused.json?["code"]) == "quote_expired" && refused.failureText.contains("nothing was paid"),
-                  "exit \(refused.status), code \(JSON.string(refused.json?["code"]) ?? "none"): \(refused.failureText)"),
+                      && JSON.string(JSON.object(refused.json?["error"])?["code"]) == "quote_expired" && refused.failureText.contains("nothing was paid"),
+                  "exit \(refused.status), code \(JSON.string(JSON.object(refused.json?["error"])?["code"]) ?? "none"): \(refused.failureText)"),
             Check("nothing paid: client, carol and provA unchanged, no provider swap",
                   middle.lightningMsat("client") == before.lightningMsat("client")
                       && middle.lightningMsat(provider.name) == before.lightningMsat(provider.name)

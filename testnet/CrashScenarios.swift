@@ -270,7 +270,7 @@ final class BackgroundCommand {
         }
         defer { try? out.close(); try? err.close() }
         process.executableURL = URL(fileURLWithPath: net.binaries.node)
-        process.arguments = arguments + ["--datadir", node.datadir, "--json"]
+        process.arguments = Node.confirmed(arguments) + ["--datadir", node.datadir, "--json"]
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

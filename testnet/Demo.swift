@@ -74,7 +74,7 @@ struct Demo {
             return json
         }
 
-        let paid = try clock.stage("pay carol \(formatSats(Self.amountSat)) (`peernode pay carol \(Self.amountSat)`), blocks mined every second") {
+        let paid = try clock.stage("pay carol \(formatSats(Self.amountSat)) (`peernode pay carol \(Self.amountSat) --yes`), blocks mined every second") {
             () throws(Failure) -> [String: Any] in
             // A block a second lets a lock and a claim confirm while `pay` waits.
             _ = try net.hub.rpc.call("hub_automine", [1])
@@ -84,7 +84,7 @@ struct Demo {
                 if let stage = lines.fresh(line) { Console.out("[\(clock.stamp)]   … \(stage)") }
             }
             guard result.ok, let json = result.json else {
-                let code = JSON.string(result.json?["code"]).map { " [\($0)]" } ?? ""
+                let code = JSON.string(JSON.object(result.json?["error"])?["code"]).map { " [\($0)]" } ?? ""
                 throw Failure("pay failed (exit \(result.status))\(code): \(result.failureText)")
             }
             clock.note(Self.routeAndFees(json))

@@ -138,12 +138,19 @@ final class Node {
 
     /// `peernode <arguments> --datadir <dir> --json`.
     func cli(_ arguments: [String], timeout: TimeInterval = 30, line: ((String) -> Void)? = nil) throws(Failure) -> ToolResult {
-        try net.tools.run(net.binaries.node, arguments + ["--datadir", datadir, "--json"], timeout: timeout, line: line)
+        try net.tools.run(net.binaries.node, Self.confirmed(arguments) + ["--datadir", datadir, "--json"], timeout: timeout, line: line)
     }
 
     /// `peernode <arguments>` as a person sees it (no --json).
     func cliText(_ arguments: [String], timeout: TimeInterval = 30) throws(Failure) -> ToolResult {
-        try net.tools.run(net.binaries.node, arguments + ["--datadir", datadir], timeout: timeout)
+        try net.tools.run(net.binaries.node, Self.confirmed(arguments) + ["--datadir", datadir], timeout: timeout)
+    }
+
+    /// The runner answers for the user: `pay`, `swap-out` and `wallet send` ask before money
+    /// moves and refuse without a terminal, so the runner passes `--yes`.
+    static func confirmed(_ arguments: [String]) -> [String] {
+        let moves = ["pay", "swap-out"].contains(arguments.first ?? "") || arguments.prefix(2) == ["wallet", "send"]
+        return moves && !arguments.contains("--yes") ? arguments + ["--yes"] : arguments
     }
 
     /// A command that must succeed; its JSON result.

@@ -17,8 +17,9 @@ struct Arguments {
     var unknown: [String] = []
 
     static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
-                                                 "contract-type", "quote", "from-height", "gap-limit", "contract"]
-    static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh"]
+                                                 "contract-type", "quote", "from-height", "gap-limit", "contract",
+                                                 "max-fee", "from"]
+    static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh", "replace", "yes", "version"]
 
     static func parse(_ words: [String]) throws(UsageError) -> Arguments {
         var parsed = Arguments()

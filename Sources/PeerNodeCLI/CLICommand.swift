@@ -29,15 +29,16 @@ struct CLICommand {
         lines += ["", "common options:",
                   "  --datadir <dir>   the data directory (default: ~/.peernode)",
                   "  --socket <path>   the daemon's control socket (default: control_socket of the config)",
-                  "  --json            print the daemon's raw JSON result",
+                  "  --json            print one JSON object on stdout, errors included (docs/CLI.md)",
                   "  --help, -h        this text",
                   "", CLICommand.exitCodes]
         return lines.joined(separator: "\n")
     }
 
     static let exitCodes = """
-        exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running,
-                    4 configuration or data directory error
+        exit codes: 0 ok, 1 the command failed, 2 usage error (or a refused contact change), 3 the daemon is
+                    not running, 4 configuration or data directory error (no data directory: run `peernode init`),
+                    5 detached (Ctrl-C, or the daemon stopping, let go of a swap that goes on in the daemon)
         """
 
     /// The positional at `index`, or a usage error naming it.
@@ -53,6 +54,33 @@ struct CLICommand {
             throw UsageError("<\(name)> must be a whole number of satoshis above 0, got \"\(text)\"", command: command)
         }
         return value
+    }
+
+    /// A positive whole number that is not an amount (`--limit`, `--gap-limit`).
+    static func count(_ text: String, _ name: String, command: String) throws(UsageError) -> Int64 {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int64(text), value > 0 else {
+            throw UsageError("\(name) must be a whole number above 0, got \"\(text)\"", command: command)
+        }
+        return value
+    }
+
+    /// A fee rate in sat/vB: above 0, up to 3 decimals (a whole sat per kvB), at most
+    /// 10,000; sent as the decimal the user typed.
+    static func feeRate(_ text: String, command: String) throws(UsageError) -> JSONValue {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        guard (parts.count == 1 || parts.count == 2), digits(parts[0]), parts.count == 1 || (digits(parts[1]) && parts[1].count <= 3),
+              let whole = Int64(parts[0]), whole <= 10_000 else {
+            throw UsageError("--fee-rate must be a rate in sat/vB such as 2 or 1.5 (at most 3 decimals, up to 10,000), got \"\(text)\"",
+                             command: command)
+        }
+        let fraction = parts.count == 2 ? (Int64(parts[1]) ?? 0) * [100, 10, 1][parts[1].count - 1] : 0
+        let perKvB = whole * 1_000 + fraction
+        guard perKvB > 0, perKvB <= 10_000_000 else {
+            throw UsageError("--fee-rate must be above 0 and at most 10,000 sat/vB, got \"\(text)\"", command: command)
+        }
+        return .number(text)
     }
 
     /// `--contract-type` and (where `quote` allows) `--quote` into the request's args.

@@ -19,15 +19,40 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 0, command: "status")
             return ControlMessage.Request(command: "status")
         } render: { Render.status($0) },
-        remote(["contacts", "add"], "Save a contact (or update the one with the same pubky).", "<name> <pubky> <host:port>") { arguments in
+        remote(["stop"], "Stop the daemon as SIGTERM does: attached commands are detached, state is kept, it exits.", "",
+               details: ["The daemon stops taking commands, answers `pay`s that wait on a swap with the swap id (the swap",
+                         "goes on at the next `peernode run`), and exits within 10 s."]) { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "stop")
+            return ControlMessage.Request(command: "stop")
+        } render: { "stopping the daemon (pid \(Render.text($0["pid"])))" },
+        remote(["contacts", "add"], "Save a contact; never renames or re-keys an existing one without --replace.",
+               "<name> <pubky> <host:port> | <name> <pubky>@<host:port> [--replace]",
+               details: ["A pubky already saved under another name, or a name another pubky holds, is refused (exit 2)",
+                         "with what exists: rename it (`peernode contacts rename <old> <new>`) or add with --replace,",
+                         "which points the name at this pubky and drops the contact that held it."]) { arguments in
             let name = try CLICommand.positional(arguments, 0, "name", command: "contacts add")
-            let pubky = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
-            let address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
-            try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
+            let pubky: String
+            let address: String
+            let second = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
+            if arguments.positionals.count == 2, let at = second.lastIndex(of: "@") {
+                pubky = String(second[..<at])
+                address = String(second[second.index(after: at)...])
+            } else {
+                pubky = second
+                address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
+                try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
+            }
             let (host, port) = try hostPort(address, command: "contacts add")
             return ControlMessage.Request(command: "contacts.add", args: .object([
-                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port)]))
+                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port),
+                "replace": .bool(arguments.flag("replace"))]))
         } render: { Render.contact($0["contact"], verb: "saved") },
+        remote(["contacts", "rename"], "Give a contact a new name.", "<name|pubky> <new-name>") { arguments in
+            let which = try CLICommand.positional(arguments, 0, "name|pubky", command: "contacts rename")
+            let name = try CLICommand.positional(arguments, 1, "new-name", command: "contacts rename")
+            try CLICommand.noExtraPositionals(arguments, 2, command: "contacts rename")
+            return ControlMessage.Request(command: "contacts.rename", args: .object(["contact": .string(which), "name": .string(name)]))
+        } render: { Render.contact($0["contact"], verb: "renamed \"\(Render.text($0["old_name"]))\" to") },
         remote(["contacts", "list"], "List the contacts.", "") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "contacts list")
             return ControlMessage.Request(command: "contacts.list")
@@ -52,7 +77,7 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 2, command: "wallet send")
             var args: [String: JSONValue] = ["address": .string(address), "amount_sat": .integer(amount)]
             if let rate = arguments.options["fee-rate"] {
-                args["fee_rate_sat_vb"] = .integer(try CLICommand.satoshis(rate, "sat/vB", command: "wallet send"))
+                args["fee_rate_sat_vb"] = try CLICommand.feeRate(rate, command: "wallet send")
             }
             return ControlMessage.Request(command: "wallet.send", args: .object(args))
         } render: { Render.sent($0) },
@@ -61,17 +86,24 @@ enum Commands {
             try CLICommand.noExtraPositionals(arguments, 0, command: "offers")
             return ControlMessage.Request(command: "offers", args: .object(["refresh": .bool(arguments.flag("refresh"))]))
         } render: { Render.offers($0) },
-        remote(["swaps"], "List swaps, newest first, with their state.", "[--limit <n>]") { arguments in
+        remote(["swaps"], "List swaps, newest first: kind, amount, contact or destination, state, fees, time.", "[--limit <n>]") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "swaps")
             var args: [String: JSONValue] = [:]
-            if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.satoshis(limit, "n", command: "swaps")) }
+            if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.count(limit, "--limit", command: "swaps")) }
             return ControlMessage.Request(command: "swaps", args: .object(args))
         } render: { Render.swaps($0) },
-        remote(["swap", "show"], "Show a swap's contract and its event log.", "<id>") { arguments in
+        remote(["swap", "show"], "Show what happened to a swap: amount, route, fees and a timeline of its steps (raw under --json).",
+               "<id>", details: ["<id> may be a unique prefix of the id (from `peernode swaps`)."]) { arguments in
             let id = try CLICommand.positional(arguments, 0, "id", command: "swap show")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap show")
             return ControlMessage.Request(command: "swap.show", args: .object(["id": .string(id)]))
         } render: { Render.swap($0) },
+        remote(["swap", "watch"], "Follow a swap until it ends: each step as it happens, and where it waits.", "<id>",
+               details: ["<id> may be a unique prefix of the id. Ctrl-C stops watching; the swap goes on (exit 5)."]) { arguments in
+            let id = try CLICommand.positional(arguments, 0, "id", command: "swap watch")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap watch")
+            return ControlMessage.Request(command: "swap.watch", args: .object(["id": .string(id)]))
+        } render: { "swap \(Render.text($0["swap_id"])) ended: \(Render.text($0["state"]))" },
         remote(["swap", "claim"], "Claim a swap's lock by hand, whatever its cached status.", "<id>") { arguments in
             let id = try CLICommand.positional(arguments, 0, "id", command: "swap claim")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap claim")
@@ -94,7 +126,7 @@ enum Commands {
                 args["from_height"] = .integer(value)
             }
             if let gap = arguments.options["gap-limit"] {
-                args["gap_limit"] = .integer(try CLICommand.satoshis(gap, "n", command: "recover"))
+                args["gap_limit"] = .integer(try CLICommand.count(gap, "--gap-limit", command: "recover"))
             }
             if let contract = arguments.options["contract"] {
                 var text = contract
@@ -113,17 +145,29 @@ enum Commands {
             return ControlMessage.Request(command: "recover", args: .object(args))
         } render: { Render.generic($0) },
         remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
-               "<contact> <sats> [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
+               "<contact> <sats> [--yes] [--max-fee <sats>] [--from savings|spending] [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
                details: payDetails + quoteDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
             try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
             var args: [String: JSONValue] = ["contact": .string(contact), "amount_sat": .integer(amount)]
             try CLICommand.swapOptions(arguments, into: &args, quote: true, command: "pay")
+            if let from = arguments.options["from"] {
+                guard PaymentSource(rawValue: from) != nil else {
+                    throw UsageError("--from must be savings (on-chain, directly) or spending (Lightning, through a provider), "
+                                     + "got \"\(from)\"", command: "pay")
+                }
+                if from == "savings", args["contract_type"] != nil || args["quote_id"] != nil || arguments.options["max-fee"] != nil {
+                    throw UsageError("--from savings sends on-chain directly: --contract-type, --quote and --max-fee are for a swap",
+                                     command: "pay")
+                }
+                args["from"] = .string(from)
+            }
             return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
-               "<sats> [--to <address>] [--contract-type taproot_boltz|p2wsh_v2]", details: payDetails) { arguments in
+               "<sats> [--yes] [--max-fee <sats>] [--to <address>] [--contract-type taproot_boltz|p2wsh_v2]",
+               details: payDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-out"), "sats",
                                                  command: "swap-out")
             try CLICommand.noExtraPositionals(arguments, 1, command: "swap-out")

@@ -41,6 +41,13 @@ struct Context {
         return NodeConfig.path(datadir, NodeConfig.socketFileName)
     }
 
+    /// False when nothing is at `datadir`: the commands say to run `peernode init` (exit 4)
+    /// rather than that the daemon is not running.
+    var datadirExists: Bool {
+        var info = stat()
+        return stat(datadir, &info) == 0
+    }
+
     /// Also reads `recover --contract @file`.
     static func readSmallFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -86,7 +93,8 @@ enum Local {
             }
             let config = NodeConfig.path(context.datadir, NodeConfig.configFileName)
             Output.out(Render.fields([
-                ("created", "\(context.datadir) (\(network.rawValue))"),
+                ("created", "\(context.datadir) (\(network.rawValue)"
+                    + (arguments.options["network"] == nil ? ", the default; --network testnet|signet|regtest for another)" : ")")),
                 ("pubky", made.pubky.z32),
                 ("seed", "\(NodeConfig.path(context.datadir, NodeConfig.seedFileName)) (mode 0600; back it up: it controls this node's funds)"),
                 ("config", made.wroteConfig ? "\(config) (set the bitcoind_rpc_* and lnd_* keys)" : "\(config) (kept as it was)"),
@@ -94,8 +102,7 @@ enum Local {
             ]))
             return ExitCode.success
         } catch {
-            Output.err("peernode: \(error)")
-            return error.exitCode
+            return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
         }
     }
 
@@ -112,8 +119,7 @@ enum Local {
         } catch let error as UsageError {
             return Main.usageFailure(error)
         } catch {
-            Output.err("peernode: configuration error: \(error)")
-            return ExitCode.configError
+            return Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError)
         }
         // peernode.log in the data directory (time, level, rotated by size: docs/LOGS.md),
         // and the same lines on stderr for the terminal or supervisor running it. Without
@@ -130,24 +136,25 @@ enum Local {
             try await daemon.run()
             return ExitCode.success
         } catch {
-            Output.err("peernode: \(error)")
-            return error.exitCode
+            return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
         }
     }
 
     static func help(_ arguments: Arguments) async -> Int32 {
         let topic = Array(arguments.positionals)
+        let text: String
         if topic.isEmpty {
-            Output.out(Commands.overview)
+            text = Commands.overview
         } else if topic == ["config"] {
-            Output.out(ConfigKey.table)
+            text = ConfigKey.table
         } else if let (command, used) = Commands.find(topic), used == topic.count {
-            Output.out(command.help)
+            text = command.help
         } else if !Commands.group(topic[0]).isEmpty && topic.count == 1 {
-            Output.out(Main.groupHelp(topic[0]))
+            text = Main.groupHelp(topic[0])
         } else {
             return Main.usageFailure(UsageError("no help for \"\(topic.joined(separator: " "))\"; `peernode help` lists the commands"))
         }
+        Output.out(Invocation.json ? JSONValue.object(["help": .string(text)]).canonicalString : text)
         return ExitCode.success
     }
 }

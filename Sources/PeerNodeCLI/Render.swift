@@ -104,21 +104,85 @@ enum Render {
 
     static func swaps(_ result: JSONValue) -> String {
         let list = result["swaps"]?.arrayValue ?? []
-        if list.isEmpty { return "no swaps" }
-        return table(["ID", "ROLE", "STATE", "FINAL", "PEER"], list.map { swap in
-            [text(swap["id"]), text(swap["role"]), text(swap["state"]), text(swap["final"]), String(text(swap["peer"]).prefix(12)) + "…"]
-        })
+        let payments = result["payments"]?.arrayValue ?? []
+        var out = list.isEmpty ? "no swaps" : swapTable(list)
+        if !payments.isEmpty {
+            out += "\n\npaid from on-chain savings (no swap):\n"
+            out += table(["TXID", "AMOUNT", "TO", "FEE", "AT"], payments.map { payment in
+                [String(text(payment["txid"]).prefix(12)), sats(payment["amount_sat"]),
+                 "\(text(payment["contact"])) (\(String(text(payment["destination"]).prefix(14)))…)", sats(payment["onchain_fee_sat"]),
+                 payment["at"]?.int64Value.map(JSONNaming.iso8601) ?? "-"]
+            })
+        }
+        return out
     }
 
+    private static func swapTable(_ list: [JSONValue]) -> String {
+        table(["ID", "KIND", "AMOUNT", "TO / WITH", "STATE", "FEES", "UPDATED"], list.map { swap in
+            let kind = text(swap["kind"]) == "-" ? text(swap["role"]) : text(swap["kind"])
+            let peer = swap["peer_name"]?.stringValue ?? (String(text(swap["peer"]).prefix(12)) + "…")
+            let to: String
+            if let destination = swap["destination"]?.stringValue {
+                to = "\(String(destination.prefix(14)))… via \(peer)"
+            } else {
+                to = peer
+            }
+            let state = text(swap["state"]) + (swap["final"]?.boolValue == true ? "" : " (running)")
+            let when = swap["updated_at"]?.int64Value ?? swap["created_at"]?.int64Value
+            return [String(text(swap["id"]).prefix(12)), kind, sats(swap["amount_sat"]), to, state, sats(swap["fees_sat"]),
+                    when.map(JSONNaming.iso8601) ?? "-"]
+        }) + "\nids: a unique prefix is enough (`peernode swap show <prefix>`)"
+    }
+
+    /// `swap show`: the contract's facts, then a timeline, one line per step.
     static func swap(_ result: JSONValue) -> String {
         let swap = result["swap"]
-        var out = fields([("id", text(swap?["id"])), ("role", text(swap?["role"])), ("peer", text(swap?["peer"])),
-                          ("created", text(swap?["created_at"])), ("contract", text(swap?["contract"]))])
-        out += "\n\nevents:\n"
-        out += table(["#", "KIND", "FINAL", "AT", "DATA"], (result["events"]?.arrayValue ?? []).map { event in
-            [text(event["sequence"]), text(event["kind"]), text(event["final"]), text(event["at"]), text(event["data"])]
-        })
-        return out
+        let contract = swap?["contract"]
+        var pairs: [(String, String)] = [("swap", text(swap?["id"])), ("role", text(swap?["role"]))]
+        if let amount = contract?["amount_sat"] ?? contract?["quote"]?["amount_sat"] { pairs.append(("amount", sats(amount))) }
+        if let destination = contract?["destination"]?.stringValue { pairs.append(("destination", destination)) }
+        if let provider = contract?["provider"]?["name"]?.stringValue { pairs.append(("provider", provider)) }
+        if let total = contract?["quote"]?["total_sat"] { pairs.append(("invoice total", sats(total))) }
+        if let fee = contract?["quote"]?["service_fee_sat"] { pairs.append(("service fee", sats(fee))) }
+        pairs.append(("peer", text(swap?["peer"])))
+        if let created = swap?["created_at"]?.int64Value { pairs.append(("created", JSONNaming.iso8601(created))) }
+        var out = fields(pairs)
+        out += "\n\ntimeline:\n"
+        let events = result["events"]?.arrayValue ?? []
+        var previous: JSONValue?
+        out += events.map { event in
+            let when = event["at"]?.int64Value.map(JSONNaming.iso8601) ?? "-"
+            let final = event["final"]?.boolValue == true ? " (final)" : ""
+            // What this step did: the facts it added or changed since the one before.
+            let detail = summary(event["data"], since: previous)
+            previous = event["data"]
+            return "  \(when)  \(text(event["kind"]))\(final)" + (detail.isEmpty ? "" : ": " + detail)
+        }.joined(separator: "\n")
+        return out + "\n(the raw contract and events: `--json`)"
+    }
+
+    /// An event's data in one line: txids and amounts first, other scalars after; with
+    /// `since`, only what changed from it. A raw transaction is named by its size (the
+    /// bytes are under --json).
+    static func summary(_ data: JSONValue?, since previous: JSONValue? = nil) -> String {
+        guard case .object(var members)? = data else { return "" }
+        if case .object(let before)? = previous {
+            members = members.filter { before[$0.key] != $0.value }
+        }
+        let keys = members.keys.sorted { a, b in
+            let ra = a.contains("txid") || a.hasSuffix("_sat") ? 0 : 1
+            let rb = b.contains("txid") || b.hasSuffix("_sat") ? 0 : 1
+            return ra != rb ? ra < rb : a < b
+        }
+        return keys.compactMap { key -> String? in
+            switch members[key]! {
+            case .string(let value) where value.count > 100: return "\(key) (\(value.count / 2) bytes)"
+            case .string(let value): return "\(key) \(value)"
+            case .number: return key.hasSuffix("_sat") ? "\(key) \(sats(members[key]))" : "\(key) \(text(members[key]))"
+            case .bool(let flag): return "\(key) \(flag)"
+            default: return nil
+            }
+        }.joined(separator: ", ")
     }
 
     /// Any result as indented `key: value` lines (the engines' results until they get
@@ -132,6 +196,16 @@ enum Render {
             case .object:
                 lines.append("\(indent)\(key):")
                 lines.append(generic(member, indent: indent + "  "))
+            case .array(let items) where items.isEmpty:
+                lines.append("\(indent)\(key): none")
+            case .array(let items):
+                // One item per line (`recover`'s swaps found), not a line of raw JSON.
+                lines.append("\(indent)\(key):")
+                for item in items {
+                    let body = generic(item, indent: indent + "    ")
+                    let trimmed = body.drop { $0 == " " }
+                    lines.append("\(indent)  - " + trimmed)
+                }
             default:
                 lines.append("\(indent)\(key): \(key.hasSuffix("_sat") ? sats(member) : text(member))")
             }

@@ -52,7 +52,13 @@ extension Render {
         if let contact = result["contact"]?.stringValue { pairs.append(("to", "\(contact) (\(text(result["destination"])))")) }
         pairs.append(("route", routeLine(result)))
         if let id = result["quote_id"]?.stringValue {
-            pairs.append(("quote", "\(id), valid for \(text(result["valid_for_seconds"])) s (until unix \(text(result["valid_until_unix"])))"))
+            if result["contact"] == nil {
+                // Without a contact there is no destination to commit it to: an estimate only.
+                pairs.append(("quote", "\(id): an estimate (no contact, so `pay --quote` cannot commit it)"))
+            } else {
+                let until = result["valid_until_unix"]?.int64Value.map(JSONNaming.iso8601) ?? text(result["valid_until_unix"])
+                pairs.append(("quote", "\(id), valid for \(text(result["valid_for_seconds"])) s (until \(until))"))
+            }
         }
         out.append(fields(pairs))
         out += skippedLines(result)
@@ -66,7 +72,8 @@ extension Render {
         if let contact = result["contact"]?.stringValue, let id = result["quote_id"]?.stringValue {
             out.append("quote only: nothing was paid; commit it with `peernode pay \(contact) \(text(result["amount_sat"])) --quote \(id)`")
         } else {
-            out.append("quote only: nothing was paid")
+            out.append("quote only: nothing was paid; for a quote `pay` can commit, ask with "
+                       + "`peernode quote \(text(result["amount_sat"])) --contact <name>`")
         }
         return out.joined(separator: "\n")
     }

@@ -18,8 +18,13 @@ enum Main {
             return usageFailure(error)
         }
         guard !arguments.positionals.isEmpty else {
+            if arguments.flag("version") {
+                Output.out(Invocation.json ? JSONValue.object(["version": .string(Version.current)]).canonicalString
+                                           : "peernode \(Version.current)")
+                return ExitCode.success
+            }
             if arguments.flag("help") {
-                Output.out(Commands.overview)
+                Output.out(Invocation.json ? JSONValue.object(["help": .string(Commands.overview)]).canonicalString : Commands.overview)
                 return ExitCode.success
             }
             return usageFailure(UsageError("no command given"))
@@ -31,19 +36,25 @@ enum Main {
                     Output.out(groupHelp(word))
                     return ExitCode.success
                 }
-                let rest = arguments.positionals.dropFirst().first.map { "unknown subcommand \"\($0)\"" } ?? "missing subcommand"
+                let rest = arguments.positionals.dropFirst().first.map { typed in
+                    let names = Commands.group(word).map { $0.words[1] }
+                    let hint = KeySuggestion.closest(to: typed, among: names).map { "; did you mean `peernode \(word) \($0)`?" } ?? ""
+                    return "unknown subcommand \"\(typed)\"" + hint
+                } ?? "missing subcommand"
                 return usageFailure(UsageError("\(word): \(rest)\n\n\(groupHelp(word))"))
             }
-            return usageFailure(UsageError("unknown command \"\(word)\""))
+            let names = Commands.all.map(\.name) + ["help"]
+            let hint = KeySuggestion.closest(to: word, among: names).map { "; did you mean `peernode \($0)`?" } ?? ""
+            return usageFailure(UsageError("unknown command \"\(word)\"" + hint))
         }
         if arguments.flag("help") {
-            Output.out(command.help)
+            Output.out(Invocation.json ? JSONValue.object(["help": .string(command.help)]).canonicalString : command.help)
             return ExitCode.success
         }
         var rest = arguments
         rest.positionals = Array(arguments.positionals.dropFirst(used))
-        if command.words != ["run"], let unknown = rest.unknown.first {
-            return usageFailure(UsageError("unknown option \(unknown)", command: command.name))
+        if let refused = CommandOptions.firstRefused(rest, command: command.name) {
+            return usageFailure(UsageError("\(command.name) has no option \(refused)", command: command.name))
         }
         switch command.action {
         case .local(let body):
@@ -57,10 +68,10 @@ enum Main {
                        build: (Arguments) throws -> ControlMessage.Request,
                        render: (JSONValue) -> String) async -> Int32 {
         let context: Context
-        let request: ControlMessage.Request
+        let built: ControlMessage.Request
         do {
             context = try Context(arguments)
-            request = try build(arguments)
+            built = try build(arguments)
         } catch let error as UsageError {
             return usageFailure(error)
         } catch {
@@ -70,48 +81,129 @@ enum Main {
         do {
             loop = try EventLoop()
         } catch {
-            Output.err("peernode: cannot start the event loop: \(error)")
-            return ExitCode.failure
+            return failure(code: "internal", message: "cannot start the event loop: \(error)", exit: ExitCode.failure)
+        }
+        if context.socketOverride == nil, !context.datadirExists {
+            await loop.shutdown()
+            return failure(code: "no_data_directory", message: "the data directory \(context.datadir) does not exist; create it with "
+                           + "`peernode init --datadir \(context.datadir)`, then start the daemon with `peernode run`",
+                           exit: ExitCode.configError)
         }
         let client = ControlClient(socketPath: context.socketPath, loop: loop)
+        var request = built
+        if MoneyGate.commands.contains(request.command) {
+            switch await MoneyGate.check(request, name: command.name, arguments: arguments, client: client) {
+            case .proceed(let confirmed):
+                request = confirmed
+            case .exit(let code):
+                await loop.shutdown()
+                return code
+            }
+        }
         let json = context.json
+        let swapID = SwapIDWitness()
+        let shown = ProgressLinesShown()
+        // Ctrl-C of an attached command lets go of the swap, which the daemon goes on with.
+        var interrupt: (watcher: SignalWatcher, task: Task<Void, Never>)?
+        if ControlMessage.attachedCommands.contains(built.command),
+           let watcher = try? await SignalWatcher.start(watching: [SIGINT], loop: loop) {
+            let name = command.name
+            interrupt = (watcher, Task {
+                for await _ in watcher.signals {
+                    let follow = Self.follow(swapID.id, context: context)
+                    if json {
+                        Output.out(Self.errorJSON(code: "interrupted", message: "interrupted; " + follow,
+                                                  extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
+                    }
+                    Output.err("peernode \(name): interrupted; the command stopped, the daemon did not.\n\(follow)")
+                    exit(ExitCode.detached)
+                }
+            })
+        }
+        defer { interrupt?.task.cancel() }
         let outcome: Result<JSONValue, ControlError>
         do {
             outcome = try await client.send(request) { progress in
-                // Progress goes to stderr, so stdout holds only the result.
-                Output.err(json ? progress.canonicalString : Render.progress(progress))
+                if swapID.see(progress), !json, let id = swapID.id {
+                    // The id from the first line that has it, so the user can follow it anywhere.
+                    Output.err("swap \(id) (follow it from anywhere: `peernode swap watch \(id)`)")
+                }
+                // Progress goes to stderr, so stdout holds only the result. A step the engine
+                // reports twice (the claim's broadcast, then its acceptance) is shown once.
+                if json {
+                    Output.err(JSONNaming.normalized(progress).canonicalString)
+                } else if shown.first(progress) {
+                    Output.err(Render.progress(progress))
+                }
             }
         } catch {
+            await interrupt?.watcher.stop()
             await loop.shutdown()
             if case .daemonNotRunning(let socket, let reason) = error {
-                Output.err("peernode: the daemon is not running: nothing answers on \(socket) (\(reason)).\n"
-                    + "Start it with `peernode run --datadir \(context.datadir)`.")
-                return ExitCode.daemonUnreachable
+                return failure(code: "daemon_not_running", message: "the daemon is not running: nothing answers on \(socket) (\(reason)).\n"
+                               + "Start it with `peernode run --datadir \(context.datadir)`.", exit: ExitCode.daemonUnreachable)
             }
-            Output.err("peernode: \(error)")
-            return ExitCode.failure
+            return failure(code: "control", message: "\(error)", exit: ExitCode.failure)
         }
+        await interrupt?.watcher.stop()
         await loop.shutdown()
         switch outcome {
         case .success(let result):
-            Output.out(json ? result.canonicalString : render(result))
+            Output.out(json ? JSONNaming.normalized(result).canonicalString : render(result))
             return ExitCode.success
-        case .failure(let error):
+        case .failure(let error) where error.code == ControlError.Code.detached:
+            let follow = Self.follow(swapID.id, context: context)
             if json {
-                Output.out(JSONValue.object(["code": .string(error.code), "message": .string(error.message)]).canonicalString)
+                Output.out(Self.errorJSON(code: error.code, message: error.message + "; " + follow,
+                                          extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
             }
-            Output.err("peernode \(command.name): \(error.message)")
+            Output.err("peernode \(command.name): \(error.message)\n\(follow)")
+            return ExitCode.detached
+        case .failure(let error):
+            if json { Output.out(Self.errorJSON(code: error.code, message: error.message)) }
+            // The daemon's message may name the command itself ("swap-out: ..."): said once.
+            let message = error.message.hasPrefix(command.name + ": ") ? String(error.message.dropFirst(command.name.count + 2))
+                                                                      : error.message
+            Output.err("peernode \(command.name): \(message)")
             switch error.code {
-            case ControlError.Code.invalidRequest, ControlError.Code.unknownCommand: return ExitCode.usage
+            case ControlError.Code.invalidRequest, ControlError.Code.unknownCommand, ControlError.Code.contactConflict:
+                return ExitCode.usage
             default: return ExitCode.failure
             }
         }
     }
 
+    /// Every failure under `--json`: `{"error": {"code", "message"}}` on stdout (docs/CLI.md).
+    static func errorJSON(code: String, message: String, extra: [String: JSONValue] = [:]) -> String {
+        var error: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
+        error.merge(extra) { _, new in new }
+        return JSONValue.object(["error": .object(error)]).canonicalString
+    }
+
+    /// How to follow a swap this command let go of.
+    static func follow(_ swapID: String?, context: Context) -> String {
+        guard let swapID else {
+            return "no swap had started yet; `peernode swaps --datadir \(context.datadir)` lists what the daemon holds"
+        }
+        return "swap \(swapID) goes on in the daemon; follow it with `peernode swap watch \(swapID) --datadir \(context.datadir)` "
+            + "(start the daemon again with `peernode run --datadir \(context.datadir)` if it stopped)"
+    }
+
     static func usageFailure(_ error: UsageError) -> Int32 {
+        // A message that carries its own help (a group's subcommands) or a suggestion needs no pointer to more.
+        if error.message.contains("\n") || error.message.hasSuffix("?") {
+            return failure(code: "usage", message: error.message, exit: ExitCode.usage)
+        }
         let hint = error.command.isEmpty ? "`peernode --help` lists the commands" : "see `peernode \(error.command) --help`"
-        Output.err("peernode: \(error.message)\n\(hint)")
-        return ExitCode.usage
+        return failure(code: "usage", message: "\(error.message); \(hint)", exit: ExitCode.usage)
+    }
+
+    /// A failure before or outside the daemon's answer: the message on stderr, and under
+    /// `--json` the `{"error": {"code", "message"}}` object on stdout.
+    static func failure(code: String, message: String, exit: Int32) -> Int32 {
+        if Invocation.json { Output.out(errorJSON(code: code, message: message)) }
+        Output.err("peernode: \(message)")
+        return exit
     }
 
     static func groupHelp(_ word: String) -> String {

@@ -16,11 +16,25 @@ public enum ConfigTemplate {
         for key in ConfigKey.all where key.name != "network" && key.name != "datadir" {
             lines.append("# \(key.summary)")
             lines.append("# allowed: \(key.allowed)")
-            let example = key.defaultValue.isEmpty ? placeholder(for: key.name) : key.defaultValue
+            let example = key.defaultValue.isEmpty ? placeholder(for: key.name) : value(of: key.defaultValue, on: network)
             lines.append("#\(key.name)=\(example)")
             lines.append("")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The value a default describes, as the file takes it: the default table says
+    /// "8332 mainnet, 18332 testnet, ..." or "50000 (5 %)", and uncommenting the line must
+    /// give a value that starts the node (issue 14).
+    static func value(of described: String, on network: Network) -> String {
+        let parts = described.split(separator: ",").map { $0.trimmingPrefix(" ") }
+        var chosen = parts.first.map(String.init) ?? described
+        if parts.count > 1 {
+            let mine = parts.first { $0.hasSuffix(" " + network.rawValue) } ?? parts.first { $0.hasSuffix(" elsewhere") }
+            if let mine { chosen = String(mine) }
+        }
+        // The value is the first word; what follows (a network, a unit, a note) is description.
+        return String(chosen.prefix { $0 != " " })
     }
 
     /// What to write for keys with no default: a hint of the form the value takes.

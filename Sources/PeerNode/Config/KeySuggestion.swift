@@ -1,8 +1,8 @@
 /// "Did you mean …?" for unknown keys: the known key at the smallest edit distance, if
 /// it is close enough to be a typo (at most 2 edits, or 3 for long keys) rather than a
 /// different word.
-enum KeySuggestion {
-    static func closest(to key: String, among known: [String]) -> String? {
+public enum KeySuggestion {
+    public static func closest(to key: String, among known: [String]) -> String? {
         let lowered = key.lowercased()
         var best: (name: String, distance: Int)?
         for candidate in known {

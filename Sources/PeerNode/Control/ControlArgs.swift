@@ -39,6 +39,24 @@ struct ControlArgs {
         return number
     }
 
+    /// A fee rate in sat/vB with up to 3 decimals (a whole sat per kvB), from 0.001 to 10,000.
+    func optionalFeeRate(_ name: String) throws(ControlError) -> FeeRate? {
+        guard let field = value[name], field != .null else { return nil }
+        let problem = ControlError.invalidRequest("\(command): \"\(name)\" must be a number of sat/vB above 0, at most 10000, "
+                                                  + "with at most 3 decimals")
+        guard case .number(let text) = field else { throw problem }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = Int64(parts[0]), whole >= 0, whole <= 10_000 else { throw problem }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            guard parts[1].count <= 3, let digits = Int64(parts[1]), digits >= 0 else { throw problem }
+            fraction = digits * [100, 10, 1][parts[1].count - 1]
+        }
+        let perKvB = whole * 1_000 + fraction
+        guard perKvB > 0, perKvB <= 10_000_000, let rate = try? FeeRate(satPerKvB: perKvB) else { throw problem }
+        return rate
+    }
+
     func bool(_ name: String, default defaultValue: Bool) throws(ControlError) -> Bool {
         guard let field = value[name], field != .null else { return defaultValue }
         guard let flag = field.boolValue else { throw .invalidRequest("\(command): \"\(name)\" must be true or false") }
@@ -60,6 +78,18 @@ extension ControlArgs {
         if let id = try optionalString("quote_id") {
             guard quote else { throw .invalidRequest("\(command) takes no \"quote_id\"; only pay commits an earlier quote") }
             options.quoteID = id
+        }
+        options.maxFeeSat = try optionalInt("max_fee_sat", in: 0...2_100_000_000_000_000)
+        if let from = try optionalString("from") {
+            guard quote else { throw .invalidRequest("\(command) takes no \"from\"; only pay chooses where the money comes from") }
+            guard let source = PaymentSource(rawValue: from) else {
+                throw .invalidRequest("\(command): \"from\" must be savings or spending, not \"\(from)\"")
+            }
+            if source == .savings, options.contractType != nil || options.quoteID != nil {
+                throw .invalidRequest("\(command): paying from savings sends on-chain directly; a contract type or a quote "
+                                      + "is for a swap from spending funds")
+            }
+            options.source = source
         }
         return options
     }

@@ -32,7 +32,7 @@ extension ControlDispatcher {
             }),
             "skipped": .array(report.skipped.map { skipped in
                 .object(["contact": .string(skipped.contact.name), "pubky": .string(skipped.contact.pubky.z32),
-                         "reason": .string(skipped.reason.description)])
+                         "reason": .string(ClientCommands.describe(skipped.reason))])
             }),
             "probed": .integer(report.probed),
         ])

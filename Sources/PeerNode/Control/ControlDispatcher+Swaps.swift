@@ -7,20 +7,27 @@ extension ControlDispatcher {
             var rows: [JSONValue] = []
             for record in try await services.store.allSwaps(limit: Int(limit)) {
                 let last = try await services.store.lastEvent(of: record.id)
-                rows.append(.object([
+                var row: [String: JSONValue] = [
                     "id": .string(record.id), "role": .string(record.role.rawValue), "peer": .string(record.peer),
                     "created_at": .integer(record.createdAt), "state": last.map { .string($0.kind) } ?? .null,
                     "final": .bool(last?.isFinal ?? false), "updated_at": last.map { .integer($0.at) } ?? .null,
-                ]))
+                ]
+                if let pubky = try? Pubky(parsing: record.peer), let contact = try await services.store.contact(pubky: pubky) {
+                    row["peer_name"] = .string(contact.name)
+                }
+                row.merge(Self.summary(of: record)) { _, new in new }
+                rows.append(.object(row))
             }
-            return .object(["swaps": .array(rows)])
+            // Payments from savings are no swaps; listed beside them so `swaps` accounts for all.
+            let payments = try await SavingsPayments.newest(Int(limit), in: services.store)
+            return .object(["swaps": .array(rows), "payments": .array(payments)])
         } catch {
             throw .failed(error.description)
         }
     }
 
     func showSwap(_ args: ControlArgs) async throws(ControlError) -> JSONValue {
-        let id = try args.string("id")
+        let id = try await resolveSwapID(try args.string("id"))
         do {
             guard let record = try await services.store.swap(id) else { throw ControlError.notFound("no swap with id \(id)") }
             let events = try await services.store.events(of: id)
@@ -39,6 +46,31 @@ extension ControlDispatcher {
             throw error
         } catch {
             throw .failed("\(error)")
+        }
+    }
+
+    /// What `swaps` shows of a swap's contract: its kind, the amount, where it goes and the
+    /// fees (a client's: what it pays above the amount, routing excluded; a provider's: its
+    /// service fee earned).
+    static func summary(of record: SwapRecord) -> [String: JSONValue] {
+        let contract = record.contract
+        switch record.role {
+        case .client:
+            // The command that made it, as the user typed it.
+            let kind: JSONValue = switch contract["purpose"]?.stringValue {
+            case "payContact"?: .string("pay")
+            case "swapOut"?: .string("swap-out")
+            default: contract["purpose"] ?? .null
+            }
+            var out: [String: JSONValue] = ["kind": kind, "amount_sat": contract["amount_sat"] ?? .null,
+                                            "destination": contract["destination"] ?? .null]
+            if let total = contract["quote"]?["total_sat"]?.int64Value, let amount = contract["amount_sat"]?.int64Value {
+                out["fees_sat"] = .integer(total - amount)
+            }
+            return out
+        case .provider:
+            return ["kind": .string("provide"), "amount_sat": contract["quote"]?["amount_sat"] ?? .null,
+                    "fees_sat": contract["quote"]?["service_fee_sat"] ?? .null]
         }
     }
 }

@@ -30,9 +30,8 @@ extension ControlDispatcher {
         let address = try args.string("address")
         let amount = try args.amount("amount_sat")
         let rate: FeeRate
-        if let given = try args.optionalInt("fee_rate_sat_vb", in: 1...10_000) {
-            // 1...10,000 sat/vB is within FeeRate's range.
-            rate = try! FeeRate(satPerVByte: given)
+        if let given = try args.optionalFeeRate("fee_rate_sat_vb") {
+            rate = given
         } else {
             do {
                 rate = try await services.feeEstimator.feeRate(targetBlocks: Self.sendConfirmationTarget)

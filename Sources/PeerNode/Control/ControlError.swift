@@ -22,9 +22,16 @@ public struct ControlError: Error, Equatable, Sendable, CustomStringConvertible 
     public static func notAvailable(_ message: String) -> ControlError { ControlError(code: Code.notAvailable, message: message) }
     /// A backend (Bitcoin Core, LND, a peer) failed or refused.
     public static func backend(_ message: String) -> ControlError { ControlError(code: Code.backend, message: message) }
+    /// Saving would silently change an existing contact (`ContactConflict`); nothing changed.
+    public static func contactConflict(_ message: String) -> ControlError { ControlError(code: Code.contactConflict, message: message) }
     public static func failed(_ message: String) -> ControlError { ControlError(code: Code.failed, message: message) }
     /// The daemon is shutting down and takes no new commands.
     public static let shuttingDown = ControlError(code: Code.shuttingDown, message: "the daemon is shutting down")
+
+    /// The daemon stopped while an attached command (`pay`, `swap-out`, `swap.watch`)
+    /// waited on its swap: the swap is stored and goes on when the daemon runs again.
+    public static let detached = ControlError(code: Code.detached, message: "the daemon is stopping; the swap is saved "
+                                                  + "and goes on when the daemon runs again")
 
     /// The codes of the control API.
     public enum Code {
@@ -35,6 +42,8 @@ public struct ControlError: Error, Equatable, Sendable, CustomStringConvertible 
         public static let backend = "backend_error"
         public static let failed = "failed"
         public static let shuttingDown = "shutting_down"
+        public static let detached = "detached"
+        public static let contactConflict = "contact_conflict"
         public static let `internal` = "internal"
     }
 }

@@ -14,6 +14,10 @@ public enum ControlMessage {
     /// The longest request line accepted; requests are a command name and a few fields.
     public static let maxLineBytes = 64 * 1024
 
+    /// Commands that follow a swap while it waits for blocks: a shutdown detaches them
+    /// (answers `detached`) instead of waiting for the swap to end (`ControlServer`).
+    public static let attachedCommands: Set<String> = ["pay", "swap-out", "swap.watch"]
+
     public struct Request: Sendable, Equatable {
         public let command: String
         /// Always an object (empty when the request had none).

@@ -4,8 +4,11 @@ import Transport
 /// connection, runs them through the handler, writes progress lines and the reply.
 ///
 /// Closing is graceful: the socket stops accepting at once (and its file is removed),
-/// idle connections are closed, and a command already running is let finish and answered
-/// before its connection closes, so no command is cut off half-way by a shutdown.
+/// idle connections are closed, and a short command already running is let finish and
+/// answered before its connection closes. An attached command (`pay`, `swap-out`,
+/// `swap.watch`: `ControlMessage.attachedCommands`) may wait for blocks; it is not waited
+/// for but detached: answered `detached` at once, while its swap stays in the store for
+/// the next start to resume. So a shutdown never waits for a swap to finish.
 public actor ControlServer {
     public nonisolated let path: String
     private let listener: PipeListener
@@ -15,6 +18,9 @@ public actor ControlServer {
         let connection: PipeConnection
         var task: Task<Void, Never>?
         var busy = false
+        /// The running attached command's answer, resumed by whichever comes first: the
+        /// command's own reply or the shutdown's `detached`.
+        var answer: CheckedContinuation<ControlMessage.Reply, Never>?
     }
 
     private var slots: [UInt64: Slot] = [:]
@@ -92,9 +98,10 @@ public actor ControlServer {
                 let progress: ControlProgress = { value in
                     try? await connection.write(ControlMessage.Reply.progress(value).line)
                 }
-                switch await handler.handle(request, progress: progress) {
-                case .success(let result): reply = .result(result)
-                case .failure(let error): reply = .error(error)
+                if ControlMessage.attachedCommands.contains(request.command) {
+                    reply = await attached(request, progress: progress, slot: slot)
+                } else {
+                    reply = Self.reply(await handler.handle(request, progress: progress))
                 }
             } catch {
                 reply = .error(error)
@@ -106,8 +113,44 @@ public actor ControlServer {
         await connection.close()
     }
 
-    /// Stops accepting (removing the socket file), closes idle connections, waits for
-    /// running commands to be answered, and returns once every connection is closed.
+    private static func reply(_ outcome: Result<JSONValue, ControlError>) -> ControlMessage.Reply {
+        switch outcome {
+        case .success(let result): return .result(result)
+        case .failure(let error): return .error(error)
+        }
+    }
+
+    /// Runs an attached command in its own task, so a shutdown can answer for it
+    /// (`detach`) without waiting; the command itself goes on until the engines stop.
+    private func attached(_ request: ControlMessage.Request, progress: @escaping ControlProgress,
+                          slot: UInt64) async -> ControlMessage.Reply {
+        let handler = self.handler
+        return await withCheckedContinuation { continuation in
+            slots[slot]?.answer = continuation
+            if closing {
+                detach(slot)
+                return
+            }
+            Task {
+                let outcome = await handler.handle(request, progress: progress)
+                self.answer(slot, Self.reply(outcome))
+            }
+        }
+    }
+
+    private func answer(_ slot: UInt64, _ reply: ControlMessage.Reply) {
+        guard let continuation = slots[slot]?.answer else { return }
+        slots[slot]?.answer = nil
+        continuation.resume(returning: reply)
+    }
+
+    private func detach(_ slot: UInt64) {
+        answer(slot, .error(.detached))
+    }
+
+    /// Stops accepting (removing the socket file), closes idle connections, detaches
+    /// attached commands, waits for the other running commands to be answered, and
+    /// returns once every connection is closed.
     public func close() async {
         guard !closing else { return }
         closing = true
@@ -116,6 +159,7 @@ public actor ControlServer {
         for slot in slots.values where !slot.busy {
             await slot.connection.close()
         }
+        for id in Array(slots.keys) { detach(id) }
         for slot in slots.values {
             await slot.task?.value
         }

@@ -65,8 +65,12 @@ extension ClientCommands {
         guard let best, let amount = best.result.amountSat, let quote = best.result.quote else {
             let plan = RoutePlan(amountSat: 0, ranked: [], skipped: skipped, candidates: candidates.count,
                                  spendingBalanceSat: balanceSat)
+            guard budgetSat > 0 else {
+                throw ControlError(code: "no_route", message: "the spending balance of \(ClientCommands.grouped(balanceSat)) sat does not cover "
+                                   + "the routing reserve of \(ClientCommands.grouped(balanceSat - budgetSat)) sat: nothing can be sent")
+            }
             throw ControlError(code: "no_route",
-                               message: "no provider can swap any amount from a budget of \(budgetSat) sat (\(plan.whyNoRoute))")
+                               message: "no provider can swap any amount from a budget of \(ClientCommands.grouped(budgetSat)) sat (\(plan.whyNoRoute))")
         }
         result["max_sat"] = .integer(amount)
         result["outcome"] = .string(Self.describe(best.result.outcome))
@@ -135,5 +139,18 @@ actor DialQuoter: Quoter {
     func close() async {
         await connection?.close()
         connection = nil
+    }
+}
+
+extension ClientCommands {
+    /// 1,250,000: amounts in messages read as the CLI prints them.
+    static func grouped(_ value: Int64) -> String {
+        let digits = Array(String(value.magnitude))
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return (value < 0 ? "-" : "") + out
     }
 }

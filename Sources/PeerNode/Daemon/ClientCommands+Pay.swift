@@ -25,12 +25,21 @@ extension ClientCommands {
 
         if let type = options.contractType {
             progress.stage("route", "a \(type.rawValue) contract was asked for: paying through a provider, not from savings")
+        } else if options.source == .spending {
+            progress.stage("route", "--from spending: paying through a provider, not from savings")
+        } else if options.source == .savings {
+            guard let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
+                                                   progress: progress) else {
+                throw ControlError(code: "not_paid", message: "on-chain savings do not cover \(Self.grouped(amountSat)) sat and its fee; "
+                                   + "nothing was paid (without --from savings, pay swaps from spending funds)")
+            }
+            return direct
         } else if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
                                                    progress: progress) {
             return direct
         }
         var result = try await swap(amountSat: amountSat, destination: destination, purpose: .payContact,
-                                    contractType: options.contractType, progress: progress)
+                                    contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
         result["contact"] = .string(contact.name)
         result["contact_pubky"] = .string(contact.pubky.z32)
         return .object(result)
@@ -69,6 +78,15 @@ extension ClientCommands {
                 result["onchain_fee_sat"] = .integer(fee)
                 result["total_sat"] = .integer(amountSat + fee)
             }
+            // `swaps` lists it beside the swaps. The money is out whatever happens here, so a
+            // store failure is logged, not reported as a failed payment.
+            var record = result
+            record["at"] = .integer(Int64(clamping: services.clock.nowUnix))
+            do {
+                try await SavingsPayments.record(.object(record), in: services.store)
+            } catch {
+                progress.stage("note", "the payment is sent but could not be listed in `swaps`: \(error)")
+            }
             return .object(result)
         } catch .insufficientFunds(let needed, _) {
             progress.stage("route", "on-chain savings do not cover \(amountSat) sat plus its fee (\(needed) sat needed); "
@@ -102,7 +120,7 @@ extension ClientCommands {
         progress.stage("route", "swapping \(amountSat) sat out to \(destination.encoded(for: network))"
                        + (address == nil ? " (this node's wallet)" : ""))
         var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut,
-                                    contractType: options.contractType, progress: progress)
+                                    contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
         result["own_wallet"] = .bool(address == nil)
         return .object(result)
     }
@@ -207,9 +225,9 @@ extension ClientCommands {
     /// Routes and pays X to `destination` through the chosen provider. Returns once the
     /// claim is broadcast; throws with what happened to the funds otherwise.
     func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose, contractType: ContractType?,
-              progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
+              progress: CommandProgress, maxFeeSat: Int64? = nil) async throws(ControlError) -> [String: JSONValue] {
         let (plan, report) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: try Self.destinationType(destination),
-                                                          contractType: contractType, progress: progress) {
+                                                          contractType: contractType, progress: progress, maxFeeSat: maxFeeSat) {
             (choice) async throws(ClientEngineError) -> ClientPayReport in
             progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
                            + "\(choice.contractType.rawValue) contract: "
@@ -219,6 +237,12 @@ extension ClientCommands {
         }
         var result = plan.json
         for (key, value) in Self.sent(report) { result[key] = value }
+        // The balance the route was chosen from is the one before paying; the result says
+        // what is left (issue 14), and keeps the first as `spending_balance_before_sat`.
+        if let before = result["spending_balance_sat"] { result["spending_balance_before_sat"] = before }
+        if let after = try? await services.lightning.channelBalance() {
+            result["spending_balance_sat"] = .integer(Int64(clamping: after / 1_000))
+        }
         return result
     }
 
@@ -242,11 +266,11 @@ extension ClientCommands {
     /// `not_found` before anything is quoted or paid: then every contact is asked again
     /// (once) and `attempt` runs with the fresh route.
     func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
-                                     progress: CommandProgress,
+                                     progress: CommandProgress, maxFeeSat: Int64? = nil,
                                      _ attempt: (RouteCandidate) async throws(ClientEngineError) -> Outcome)
         async throws(ControlError) -> (RoutePlan, Outcome) {
         var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                   progress: progress)
+                                   progress: progress, maxFeeSat: maxFeeSat)
         var askedAgain = false
         while true {
             guard let choice = plan.choice else { throw plan.noRouteError }
@@ -257,7 +281,7 @@ extension ClientCommands {
                 progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
                                + "asking the contacts again")
                 plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                       progress: progress, refresh: true)
+                                       progress: progress, refresh: true, maxFeeSat: maxFeeSat)
             } catch {
                 throw Self.controlError(error)
             }
@@ -267,7 +291,7 @@ extension ClientCommands {
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
     /// `refresh` asks every contact again instead of using cached offers.
     func route(amountSat: Int64, destinationType: DestinationType, contractType: ContractType? = nil,
-               progress: CommandProgress, refresh: Bool = false) async throws(ControlError) -> RoutePlan {
+               progress: CommandProgress, refresh: Bool = false, maxFeeSat: Int64? = nil) async throws(ControlError) -> RoutePlan {
         let rate: FeeRate
         do {
             rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
@@ -295,7 +319,12 @@ extension ClientCommands {
             // The engine refuses a quote above this; choosing such a provider would only fail later.
             let providerFee = candidate.serviceFeeSat + candidate.providerOnchainFeeSat
             let maximum = policy.maximumFee(amountSat: candidate.lockAmountSat)
-            if providerFee > maximum {
+            if let maxFeeSat, candidate.totalCostSat > maxFeeSat {
+                // The user's own cap for this command (`--max-fee`): every fee, routing included.
+                skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
+                                              reason: "its fees come to at most \(Self.grouped(candidate.totalCostSat)) sat, "
+                                                + "above --max-fee \(Self.grouped(maxFeeSat)) sat"))
+            } else if providerFee > maximum {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
                                               reason: "charges \(providerFee) sat in fees, above this node's maximum of "
                                                 + "\(maximum) sat (\(Self.percent(ppm: policy.maxFeePPM)) of \(candidate.lockAmountSat) sat)"))

@@ -15,6 +15,9 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     case file(String)
     /// Another daemon answers on the control socket.
     case alreadyRunning(socket: String)
+    /// Another daemon holds the data directory's lock (`DataDirectoryLock`); its pid
+    /// when the lock file names it.
+    case locked(datadir: String, pid: Int32?)
     /// Something that is not a socket sits at the control socket's path.
     case socketPathTaken(path: String, reason: String)
     case bitcoind(url: String, reason: String)
@@ -41,6 +44,10 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
             return reason
         case .alreadyRunning(let socket):
             return "a peernode daemon is already running on \(socket); stop it first (or set control_socket to another path)"
+        case .locked(let datadir, let pid):
+            let holder = pid.map { "daemon (pid \($0))" } ?? "daemon"
+            return "another peernode \(holder) is already running on the data directory \(datadir); "
+                + "stop it first (`peernode stop --datadir \(datadir)`): two daemons on one directory would drive the same swaps"
         case .socketPathTaken(let path, let reason):
             return "cannot create the control socket at \(path): \(reason)"
         case .bitcoind(let url, let reason):
@@ -58,10 +65,26 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The stable code `--json` reports for this failure (docs/CLI.md).
+    public var code: String {
+        switch self {
+        case .config, .misconfigured: return "config"
+        case .notInitialized: return "not_initialized"
+        case .seedExists: return "seed_exists"
+        case .badSeed: return "bad_seed"
+        case .locked, .alreadyRunning: return "already_running"
+        case .file, .socketPathTaken, .listen: return "file"
+        case .bitcoind: return "bitcoind"
+        case .lnd: return "lnd"
+        case .store: return "store"
+        case .wallet: return "wallet"
+        }
+    }
+
     /// The `peernode` exit code for this failure.
     public var exitCode: Int32 {
         switch self {
-        case .config, .notInitialized, .seedExists, .badSeed, .misconfigured: return ExitCode.configError
+        case .config, .notInitialized, .seedExists, .badSeed, .misconfigured, .locked: return ExitCode.configError
         default: return ExitCode.failure
         }
     }
@@ -78,4 +101,10 @@ public enum ExitCode {
     public static let daemonUnreachable: Int32 = 3
     /// The configuration or the data directory is wrong (bad key or value, no seed).
     public static let configError: Int32 = 4
+    /// An attached command (`pay`, `swap-out`, `swap watch`) let go of its swap, which goes
+    /// on in the daemon (Ctrl-C of the command, or the daemon stopping): it printed the
+    /// swap id and how to follow it.
+    public static let detached: Int32 = 5
+    /// `peernode run` stopped at once on a second SIGINT/SIGTERM (128 + SIGINT, as shells say).
+    public static let interrupted: Int32 = 130
 }

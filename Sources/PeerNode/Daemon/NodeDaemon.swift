@@ -18,17 +18,20 @@ import Transport
 ///
 /// 1. the config (file + command line) and the seed are read and checked: a bad setting
 ///    fails here, before any file, socket or connection is made;
-/// 2. the event loop, the signal watcher, and a check that no daemon already answers on
-///    the control socket;
+/// 2. the data directory's lock (`DataDirectoryLock`: one daemon per directory), the event
+///    loop, the signal watcher, and a check that no daemon already answers on the control
+///    socket;
 /// 3. the store; Bitcoin Core (network check); LND (network check);
 /// 4. the wallet (first sync, then a sync loop), the provider desk when `provider=1`, the
 ///    router, the engines (the `SwapEngines` hook);
 /// 5. the peer listener, then the control socket (mode 0600; a stale one is replaced).
 ///
 /// Shutdown runs the same steps backwards: the control socket and the peer listener stop
-/// accepting first (the socket file is removed), running commands are answered, peers
-/// are closed, the engines stop, and the store closes last, after every writer is gone.
-/// Every store write is one committed transaction, so nothing is left half-written.
+/// accepting first (the socket file is removed), short running commands are answered and
+/// attached ones (`pay` waiting on its swap) detached, peers are closed, the engines stop,
+/// the store closes after every writer is gone, and the lock is released last. Every
+/// store write is one committed transaction, so nothing is left half-written: a second
+/// signal exits at once, and a watchdog exits 9 s after the first if a step hangs.
 public final class NodeDaemon: Sendable {
     public struct Options: Sendable {
         public var datadir: String
@@ -62,7 +65,13 @@ public final class NodeDaemon: Sendable {
     /// How long the background offer refresh waits between rounds (random in the range).
     static let offerRefreshMilliseconds: ClosedRange<UInt64> = 120_000...300_000
 
+    /// A signalled daemon is gone within this many seconds: the watchdog exits the
+    /// process if the orderly shutdown has not finished by then (a backend that does not
+    /// answer must not keep the operator waiting; every state is already durable).
+    static let shutdownSeconds: UInt64 = 9
+
     public let options: Options
+    private let watchdog = Mutex<Task<Void, Never>?>(nil)
     private let stop: AsyncStream<Void>
     private let stopSink: AsyncStream<Void>.Continuation
 
@@ -82,24 +91,30 @@ public final class NodeDaemon: Sendable {
         let config = try DataDirectory.loadConfig(datadir: options.datadir, overrides: options.overrides,
                                                   allowUnsafe: options.allowUnsafe)
         let seed = try DataDirectory.loadSeed(datadir: options.datadir)
+        // Before anything else is made: a second daemon on this directory stops here.
+        let lock = try DataDirectoryLock.acquire(datadir: options.datadir)
         let loop: EventLoop
         do {
             loop = try EventLoop()
         } catch {
+            lock.release()
             throw .file("cannot start the event loop: \(ErrorText.describe(error))")
         }
         var teardown = Teardown()
+        teardown.add("data directory lock") { lock.release() }
         teardown.add("event loop") { await loop.shutdown() }
         do {
             try await start(config: config, seed: seed, loop: loop, teardown: &teardown)
         } catch {
             log("start-up failed: \(ErrorText.describe(error))")
             await teardown.run(log: log)
+            watchdog.withLock { $0?.cancel() }
             throw error
         }
         for await _ in stop { break }
         log("shutting down")
         await teardown.run(log: log)
+        watchdog.withLock { $0?.cancel() }
         log("stopped")
     }
 
@@ -118,9 +133,18 @@ public final class NodeDaemon: Sendable {
             }
             let sink = stopSink
             let forward = Task {
+                var received = 0
                 for await signal in watcher.signals {
-                    log("received signal \(signal)")
+                    received += 1
+                    guard received == 1 else {
+                        // The operator insists: every state is durable (each store write is one
+                        // committed transaction), so leaving now loses nothing a restart needs.
+                        log("received signal \(signal) again: exiting now")
+                        _exit(ExitCode.interrupted)
+                    }
+                    log("received signal \(signal): stopping (attached commands are detached; a second signal exits at once)")
                     sink.yield()
+                    self.exitIfStillStopping(afterSeconds: Self.shutdownSeconds, log: log)
                 }
             }
             teardown.add("signal watcher") {
@@ -235,12 +259,28 @@ public final class NodeDaemon: Sendable {
         let bound = NodeConfig.HostPort(host: config.listen.host, port: listener.port)
         log("listening for peers on \(bound)" + (config.provider.enabled ? " (provider on)" : ""))
 
-        let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description)
+        let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description,
+                                           stop: { [stopSink] in stopSink.yield() })
         let control = try await ControlServer.start(path: config.controlSocket, handler: dispatcher, loop: loop)
         teardown.add("control socket") { await control.close() }
         log("control socket \(config.controlSocket)")
         options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
                                      controlSocket: config.controlSocket))
+    }
+
+    /// The watchdog of a signalled shutdown; cancelled when the shutdown finishes in time
+    /// (a process that runs daemons and goes on, like a test, must not be ended later).
+    private func exitIfStillStopping(afterSeconds seconds: UInt64, log: DaemonLog) {
+        let task = Task.detached {
+            do {
+                try await Task.sleep(nanoseconds: seconds * 1_000_000_000)
+            } catch {
+                return
+            }
+            log("shutdown did not finish within \(seconds) s: exiting now (every state is durable; the next start resumes it)")
+            _exit(ExitCode.failure)
+        }
+        watchdog.withLock { $0 = task }
     }
 
     /// The swap index high-water mark beside the seed (`SwapIndexMark`): the store's counter

@@ -83,9 +83,25 @@ public enum SwapCommand: Sendable, Equatable {
 public struct SwapOptions: Sendable, Equatable {
     public var contractType: ContractType?
     public var quoteID: String?
+    /// `pay --from`: where the money comes from; nil lets `pay` choose (savings when they
+    /// cover the amount and its fee, else a swap).
+    public var source: PaymentSource?
+    /// `--max-fee`: providers whose fees in all (routing included) exceed it are skipped.
+    public var maxFeeSat: Int64?
 
-    public init(contractType: ContractType? = nil, quoteID: String? = nil) {
+    public init(contractType: ContractType? = nil, quoteID: String? = nil, source: PaymentSource? = nil,
+                maxFeeSat: Int64? = nil) {
         self.contractType = contractType
         self.quoteID = quoteID
+        self.source = source
+        self.maxFeeSat = maxFeeSat
     }
+}
+
+/// `pay --from savings|spending`.
+public enum PaymentSource: String, Sendable, Equatable, CaseIterable {
+    /// The on-chain wallet, directly: no swap.
+    case savings
+    /// The Lightning balance, through a provider's swap.
+    case spending
 }

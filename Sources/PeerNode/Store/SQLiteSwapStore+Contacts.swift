@@ -1,18 +1,18 @@
 import Transport
 
 extension SQLiteSwapStore: ContactStore {
-    public func saveContact(_ contact: SavedContact) throws(StoreError) {
-        try connection.transaction { () throws(StoreError) in
-            let nameTaken = try connection.withStatement("""
-                SELECT 1 FROM contacts WHERE name = ?1 AND pubky <> ?2
-                """) { statement throws(StoreError) -> Bool in
-                try statement.bind(contact.name, at: 1)
-                try statement.bind(contact.pubky.z32, at: 2)
-                return try statement.step()
+    /// Checked and written in one transaction, so two `contacts add` at once cannot both
+    /// pass the check.
+    public func saveContact(_ contact: SavedContact, replace: Bool) throws(StoreError) -> ContactConflict? {
+        try connection.transaction { () throws(StoreError) -> ContactConflict? in
+            let samePubky = try self.contact(pubky: contact.pubky)
+            let sameName = try self.contact(named: contact.name)
+            if let holder = sameName, holder.pubky != contact.pubky {
+                guard replace else { return .nameHeldBy(existing: holder) }
+                try deleteContact(holder.pubky)
             }
-            if nameTaken {
-                throw StoreError.database(operation: "save contact",
-                                          message: "another contact is already named \"\(contact.name)\"")
+            if let saved = samePubky, saved.name != contact.name, !replace {
+                return .pubkySavedAs(existing: saved, wanted: contact.name)
             }
             try connection.withStatement("""
                 INSERT INTO contacts (pubky, name, host, port, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -25,6 +25,28 @@ extension SQLiteSwapStore: ContactStore {
                 try statement.bind(contact.addedAt, at: 5)
                 try statement.run()
             }
+            return nil
+        }
+    }
+
+    public func renameContact(pubky: Pubky, to name: String) throws(StoreError) -> ContactConflict? {
+        try connection.transaction { () throws(StoreError) -> ContactConflict? in
+            if let holder = try contact(named: name), holder.pubky != pubky {
+                return .nameHeldBy(existing: holder)
+            }
+            try connection.withStatement("UPDATE contacts SET name = ?1 WHERE pubky = ?2") { statement throws(StoreError) in
+                try statement.bind(name, at: 1)
+                try statement.bind(pubky.z32, at: 2)
+                try statement.run()
+            }
+            return nil
+        }
+    }
+
+    private func deleteContact(_ pubky: Pubky) throws(StoreError) {
+        try connection.withStatement("DELETE FROM contacts WHERE pubky = ?1") { statement throws(StoreError) in
+            try statement.bind(pubky.z32, at: 1)
+            try statement.run()
         }
     }
 

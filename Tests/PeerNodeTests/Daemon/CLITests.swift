@@ -17,9 +17,9 @@ final class CLITests: XCTestCase {
         let top = try run(["--help"])
         XCTAssertEqual(top.status, 0)
         XCTAssertTrue(top.stdout.contains("usage: peernode <command>"))
-        XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not running"))
-        for command in ["init", "run", "status", "contacts add", "contacts list", "contacts remove", "wallet balance",
-                        "wallet address", "wallet send", "offers", "swaps", "swap show", "swap claim", "swap refund", "pay",
+        XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error"))
+        for command in ["init", "run", "status", "stop", "contacts add", "contacts rename", "contacts list", "contacts remove", "wallet balance",
+                        "wallet address", "wallet send", "offers", "swaps", "swap show", "swap watch", "swap claim", "swap refund", "pay",
                         "swap-out", "quote", "max", "recover"] {
             XCTAssertTrue(top.stdout.contains("  \(command) "), command)
             let help = try run(command.split(separator: " ").map(String.init) + ["--help"])
@@ -43,14 +43,14 @@ final class CLITests: XCTestCase {
             (["contacts"], "missing subcommand"),
             (["contacts", "add", "bob", "pk", "localhost"], "must end with a port"),
             (["status", "extra"], "unexpected argument"),
-            (["status", "--bogus"], "unknown option --bogus"),
+            (["status", "--bogus"], "status has no option --bogus; see `peernode status --help`"),
             (["init", "--network", "moon"], "--network must be"),
             (["wallet", "send", "addr"], "missing <sats>"),
             (["pay", "bob", "1000", "--contract-type", "p2sh"], "--contract-type must be one of taproot_boltz, p2wsh_v2, got \"p2sh\""),
             (["pay", "bob", "1000", "--contract-type", "p2wsh"], "--contract-type p2wsh is retired"),
             (["quote", "1000", "--contract-type=segwit"], "--contract-type must be one of"),
-            (["quote", "1000", "--quote", "q1"], "--quote is for `pay` only"),
-            (["swap-out", "1000", "--quote", "q1"], "--quote is for `pay` only"),
+            (["quote", "1000", "--quote", "q1"], "quote has no option --quote; see `peernode quote --help`"),
+            (["swap-out", "1000", "--quote", "q1"], "swap-out has no option --quote; see `peernode swap-out --help`"),
             (["pay", "bob", "1000", "--quote="], "--quote needs the quote id"),
         ]
         for (arguments, expected) in cases {
@@ -147,7 +147,7 @@ final class CLITests: XCTestCase {
         let json = try run(["status", "--datadir", datadir, "--json"])
         let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(parsed["network"] as? String, "regtest")
-        let pay = try run(["pay", "bob", "20000", "--datadir", datadir])
+        let pay = try run(["pay", "bob", "20000", "--yes", "--datadir", datadir])
         XCTAssertEqual(pay.status, 1)
         // `peernode run` wires the engines: the command reaches the client engine's checks.
         XCTAssertTrue(pay.stderr.contains("no contact named or with pubky \"bob\""), pay.stderr)

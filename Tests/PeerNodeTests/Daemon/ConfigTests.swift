@@ -41,6 +41,27 @@ final class ConfigTests: XCTestCase {
 
     // MARK: defaults
 
+    /// Issue 14: the template wrote descriptions as values ("bitcoind_rpc_port=8332 mainnet,
+    /// 18332 testnet, ..."), so uncommenting a line stopped startup. Each line that shows a
+    /// default, uncommented alone, must start (placeholders of keys with no default aside).
+    func testEveryTemplateDefaultLineStartsOnceUncommented() throws {
+        let placeholders: Set<String> = ["bitcoind_rpc_user", "bitcoind_rpc_password", "bitcoind_rpc_cookie", "lnd_macaroon",
+                                         "extra_provider"]
+        for network in [Network.mainnet, .testnet, .signet, .regtest] {
+            let lines = ConfigTemplate.text(network: network).split(separator: "\n").map(String.init)
+            var tried = 0
+            for line in lines where line.hasPrefix("#") && line.contains("=") && !line.hasPrefix("# ") {
+                let uncommented = String(line.dropFirst())
+                let key = String(uncommented.prefix { $0 != "=" })
+                guard !placeholders.contains(key) else { continue }
+                tried += 1
+                let file = lines.filter { $0.hasPrefix("network=") } + Self.base.dropFirst() + [uncommented]
+                XCTAssertNoThrow(try resolve(file), "\(network): \(uncommented)")
+            }
+            XCTAssertGreaterThan(tried, 20, "\(network): the template shows the defaults")
+        }
+    }
+
     func testConfigDefaultsOnRegtest() throws {
         let config = try resolve(Self.base)
         XCTAssertEqual(config.network, .regtest)

@@ -59,9 +59,21 @@ final class DaemonPayTests: XCTestCase {
             let swapsBefore = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
             XCTAssertEqual(swapsBefore, 0, "a quote pays nothing and records no swap")
 
+            // Money moves only when confirmed: no terminal and no --yes is refused (exit 2),
+            // and fees above --max-fee are refused (exit 1); neither records a swap.
+            let unconfirmed = try await runCLI(["pay", "carol", "20000", "--datadir", client.datadir])
+            XCTAssertEqual(unconfirmed.status, 2, unconfirmed.stderr)
+            XCTAssertTrue(unconfirmed.stderr.contains("pay moves money: run it on a terminal to confirm, or pass --yes; "
+                                                      + "nothing was paid"), unconfirmed.stderr)
+            let tooDear = try await runCLI(["pay", "carol", "20000", "--yes", "--max-fee", "100", "--datadir", client.datadir])
+            XCTAssertEqual(tooDear.status, 1, tooDear.stderr)
+            XCTAssertTrue(tooDear.stderr.contains("above --max-fee 100 sat; nothing was paid"), tooDear.stderr)
+            let swapsRefused = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
+            XCTAssertEqual(swapsRefused, 0, "a refused pay records no swap")
+
             // pay, as a user runs it, while blocks are mined.
             miner.start()
-            let pay = try await runCLI(["pay", "carol", "20000", "--datadir", client.datadir])
+            let pay = try await runCLI(["pay", "carol", "20000", "--yes", "--datadir", client.datadir])
             print("$ peernode pay carol 20000\n" + pay.stderr + pay.stdout + "(exit \(pay.status))")
             XCTAssertEqual(pay.status, 0, pay.stderr)
             let lines = pay.stdout.split(separator: "\n").map(String.init)
@@ -80,6 +92,10 @@ final class DaemonPayTests: XCTestCase {
                           "lock_verified", "claim_broadcast"] {
                 XCTAssertTrue(pay.stderr.contains("] \(stage): "), "no progress line for \(stage)")
             }
+            // The engine reports the claim's broadcast twice (sent, then accepted): shown once.
+            XCTAssertEqual(pay.stderr.components(separatedBy: "] claim_broadcast: ").count - 1, 1, pay.stderr)
+            XCTAssertTrue(pay.stderr.contains("swap \(pay.stdout.split(separator: "\n").first { $0.hasPrefix("swap:") }?.split(separator: " ").last ?? "?") "
+                                              + "(follow it from anywhere: `peernode swap watch "), "the swap id is named early: \(pay.stderr)")
 
             // The contact's wallet gets exactly X once mined; both records end in success.
             try await waitFor("carol's wallet holds the payment") {
@@ -100,6 +116,18 @@ final class DaemonPayTests: XCTestCase {
             let clientLightning = try XCTUnwrap(clientStatus["lightning"]?["balance_sat"]?.int64Value)
             XCTAssertLessThanOrEqual(clientLightning, 500_000 - invoiceTotal)
             XCTAssertGreaterThanOrEqual(clientLightning, 500_000 - invoiceTotal - fees["routing_fee_max_sat"]!.int64Value!)
+            // Under --max-fee the checked quote is the one committed: pay goes through `--quote`
+            // (carol has 40,000 sat once it confirms).
+            let capped = try await runCLI(["pay", "carol", "20000", "--yes", "--max-fee", "5000", "--datadir", client.datadir])
+            XCTAssertEqual(capped.status, 0, capped.stderr)
+            XCTAssertTrue(capped.stderr.contains("route: committing quote "), capped.stderr)
+
+            // max_fee_sat (`--max-fee`) skips a provider whose fees in all exceed it: nothing paid.
+            let capped2 = try await client.node.call("swap-out", ["amount_sat": .integer(50_000), "max_fee_sat": .integer(100)])
+            XCTAssertEqual(capped2.failureCode, "no_route")
+            XCTAssertTrue(capped2.failureMessage.contains("prov: its fees come to at most "), capped2.failureMessage)
+            XCTAssertTrue(capped2.failureMessage.contains("above --max-fee 100 sat"), capped2.failureMessage)
+            XCTAssertTrue(capped2.failureMessage.hasSuffix("nothing was paid"), capped2.failureMessage)
 
             // swap-out to the client's own wallet, through the control API.
             let collected = Collected()
@@ -110,28 +138,51 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(out["status"], .string("sent"))
             XCTAssertEqual(out["own_wallet"], .bool(true))
             XCTAssertEqual(out["fees"]?["amount_sat"], .integer(50_000))
+            // The balance left after paying, not the one the route was chosen from.
+            let balanceBefore = try XCTUnwrap(out["spending_balance_before_sat"]?.int64Value)
+            let balanceAfter = try XCTUnwrap(out["spending_balance_sat"]?.int64Value)
+            let invoice = try XCTUnwrap(out["fees"]?["invoice_total_sat"]?.int64Value)
+            XCTAssertGreaterThanOrEqual(balanceBefore - balanceAfter, invoice,
+                                        "before \(balanceBefore), after \(balanceAfter), invoice \(invoice)")
             XCTAssertFalse(progress.isEmpty)
             XCTAssertTrue(progress.allSatisfy { $0["elapsed_ms"]?.int64Value != nil && $0["stage"]?.stringValue != nil })
             try await waitFor("the client's wallet holds the swap-out") {
                 try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
             }
 
+            // --from savings: only the wallet, directly; refused (nothing paid) when it does not cover it.
+            let notCovered = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(60_000),
+                                                                "from": .string("savings")])
+            XCTAssertEqual(notCovered.failureCode, "not_paid")
+            XCTAssertTrue(notCovered.failureMessage.contains("on-chain savings do not cover 60,000 sat and its fee; nothing was paid"),
+                          notCovered.failureMessage)
+            let badSource = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(1_000),
+                                                               "from": .string("bank")])
+            XCTAssertEqual(badSource.failureCode, "invalid_request")
             // Savings now cover 30,000 sat and its fee: `pay` sends directly, no swap.
-            let direct = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000)])
+            let direct = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000),
+                                                              "from": .string("savings")])
             XCTAssertEqual(direct["route"], .string("direct"))
             XCTAssertEqual(direct["status"], .string("sent"))
             try await waitFor("carol's wallet holds the direct payment too") {
-                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+                try await carol.node.result("wallet.balance")["confirmed_sat"] == .integer(70_000)
             }
             let clientSwaps = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
-            XCTAssertEqual(clientSwaps, 2, "the direct payment is no swap")
+            XCTAssertEqual(clientSwaps, 3, "the direct payment is no swap (two pays and a swap-out are)")
+            // ... but `swaps` accounts for it beside them.
+            let payments = try await client.node.result("swaps")["payments"]?.arrayValue ?? []
+            XCTAssertEqual(payments.count, 1)
+            XCTAssertEqual(payments.first?["txid"], direct["txid"])
+            XCTAssertEqual(payments.first?["amount_sat"], .integer(30_000))
+            XCTAssertEqual(payments.first?["contact"], .string("carol"))
+            XCTAssertEqual(payments.first?["route"], .string("direct"))
             miner.stop()
 
             // No provider among the contacts: a clear error, nothing paid, no swap recorded.
             _ = try await client.node.result("contacts.remove", ["contact": .string("prov")])
             let before = try await client.node.result("status")["lightning"]?["balance_sat"]
             let swapsNow = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
-            let refused = try await runCLI(["pay", "carol", "60000", "--datadir", client.datadir])
+            let refused = try await runCLI(["pay", "carol", "60000", "--yes", "--datadir", client.datadir])
             print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
                   + "(exit \(refused.status))")
             XCTAssertEqual(refused.status, 1)

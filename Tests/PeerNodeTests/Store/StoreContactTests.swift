@@ -7,8 +7,8 @@ final class StoreContactTests: XCTestCase {
         let store = try SQLiteSwapStore.openInMemory()
         let bob = try SavedContact(pubky: StoreFixture.pubky(2).uri, name: "bob", host: "bob.example", port: 9735, addedAt: 100)
         let alice = try SavedContact(pubky: StoreFixture.pubky(3), name: "alice", host: "::1", port: 1, addedAt: 200)
-        try await store.saveContact(bob)
-        try await store.saveContact(alice)
+        try await store.add(bob)
+        try await store.add(alice)
 
         let all = try await store.contacts()
         XCTAssertEqual(all, [alice, bob])
@@ -25,24 +25,63 @@ final class StoreContactTests: XCTestCase {
         XCTAssertEqual(left, [alice])
     }
 
-    func testSavingAgainUpdatesAddressAndNameButKeepsAddedAt() async throws {
+    func testSavingAgainUpdatesTheAddressAndKeepsAddedAt() async throws {
         let store = try SQLiteSwapStore.openInMemory()
-        try await store.saveContact(try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.1", port: 9000, addedAt: 100))
-        try await store.saveContact(try SavedContact(pubky: StoreFixture.pubky(2), name: "robert", host: "10.0.0.2", port: 9001, addedAt: 999))
+        try await store.add(try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.1", port: 9000, addedAt: 100))
+        try await store.add(try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.2", port: 9001, addedAt: 999))
         let all = try await store.contacts()
-        XCTAssertEqual(all, [try SavedContact(pubky: StoreFixture.pubky(2), name: "robert", host: "10.0.0.2", port: 9001, addedAt: 100)])
+        XCTAssertEqual(all, [try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.2", port: 9001, addedAt: 100)])
     }
 
-    func testANameUsedByAnotherContactIsRefused() async throws {
+    /// Issue 14: `contacts add bob <carol's pubky>` renamed carol to bob, so `pay bob` paid carol.
+    func testAPubkySavedUnderAnotherNameIsNotRenamedWithoutReplace() async throws {
+        let store = try SQLiteSwapStore.openInMemory()
+        let carol = try SavedContact(pubky: StoreFixture.pubky(2), name: "carol", host: "10.0.0.1", port: 9000, addedAt: 100)
+        try await store.add(carol)
+        let asBob = try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.2", port: 9001, addedAt: 999)
+        let conflict = try await store.saveContact(asBob, replace: false)
+        XCTAssertEqual(conflict, .pubkySavedAs(existing: carol, wanted: "bob"))
+        XCTAssertTrue(conflict?.description.contains("`peernode contacts rename carol bob`") == true, "\(String(describing: conflict))")
+        XCTAssertTrue(conflict?.description.contains("--replace") == true)
+        let unchanged = try await store.contacts()
+        XCTAssertEqual(unchanged, [carol])
+
+        let replaced = try await store.saveContact(asBob, replace: true)
+        XCTAssertNil(replaced)
+        let renamed = try await store.contacts()
+        XCTAssertEqual(renamed, [try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "10.0.0.2", port: 9001, addedAt: 100)])
+    }
+
+    func testANameUsedByAnotherContactIsRefusedAsAConflictNotADatabaseError() async throws {
         let store = try SQLiteSwapStore.openInMemory()
         let bob = try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "a.example", port: 1, addedAt: 1)
-        try await store.saveContact(bob)
-        await XCTAssertThrowsStoreError(.database(operation: "save contact", message: "another contact is already named \"bob\"")) {
-            () async throws(StoreError) in
-            try await store.saveContact(try! SavedContact(pubky: StoreFixture.pubky(3), name: "bob", host: "b.example", port: 2, addedAt: 2))
-        }
+        try await store.add(bob)
+        let other = try SavedContact(pubky: StoreFixture.pubky(3), name: "bob", host: "b.example", port: 2, addedAt: 2)
+        let conflict = try await store.saveContact(other, replace: false)
+        XCTAssertEqual(conflict, .nameHeldBy(existing: bob))
+        XCTAssertTrue(conflict?.description.contains("already used by pubky \(bob.pubky.z32)") == true, "\(String(describing: conflict))")
         let all = try await store.contacts()
         XCTAssertEqual(all, [bob])
+        // --replace: the name now means the new pubky; the old contact is gone.
+        let replaced = try await store.saveContact(other, replace: true)
+        XCTAssertNil(replaced)
+        let now = try await store.contacts()
+        XCTAssertEqual(now, [other])
+    }
+
+    func testRenameMovesANameAndRefusesOneInUse() async throws {
+        let store = try SQLiteSwapStore.openInMemory()
+        let bob = try SavedContact(pubky: StoreFixture.pubky(2), name: "bob", host: "a.example", port: 1, addedAt: 1)
+        let carol = try SavedContact(pubky: StoreFixture.pubky(3), name: "carol", host: "b.example", port: 2, addedAt: 2)
+        try await store.add(bob)
+        try await store.add(carol)
+        let taken = try await store.renameContact(pubky: bob.pubky, to: "carol")
+        XCTAssertEqual(taken, .nameHeldBy(existing: carol))
+        let renamed = try await store.renameContact(pubky: bob.pubky, to: "robert")
+        XCTAssertNil(renamed)
+        let all = try await store.contacts()
+        XCTAssertEqual(all.map(\.name), ["carol", "robert"])
+        XCTAssertEqual(all.last?.pubky, bob.pubky)
     }
 
     func testMalformedContactsCannotBeBuilt() {
@@ -85,6 +124,11 @@ final class StoreContactTests: XCTestCase {
 }
 
 extension SQLiteSwapStore {
+    /// Saves a contact that must not conflict.
+    fileprivate func add(_ contact: SavedContact) throws {
+        if let conflict = try saveContact(contact, replace: false) { throw conflict }
+    }
+
     fileprivate func insertRawContact() {
         try! connection.execute("INSERT INTO contacts (pubky, name, host, port, added_at) VALUES ('garbage', 'x', 'h', 1, 0)")
     }
