@@ -1,0 +1,57 @@
+import Bitcoin
+import Offers
+import Synchronization
+import Transport
+
+/// The honest side of a flood benchmark: what a contact that connects fresh and asks for
+/// a quote waits, measured again and again while a flood runs (or while nothing does).
+extension Flood {
+    /// Every `intervalMilliseconds`: TCP connect, handshake, OfferRequest, QuoteRequest,
+    /// close. Reports `probes`, `probe_failures` and the latency percentiles in microseconds.
+    func probe(_ report: inout AttackReport) async {
+        let identity = NodeIdentity(seed: .generate())
+        let target = target, counters = counters, network = options.network, amount = options.amountSat
+        let interval = options.intervalMilliseconds
+        let samples = Mutex<[Int]>([])
+        await forDuration(workers: 1) { _ in
+            while !Task.isCancelled {
+                let started = ContinuousClock.now
+                if await Self.connectAndQuote(identity, target: target, network: network, amount: amount,
+                                              counters: counters) {
+                    let micros = Int((ContinuousClock.now - started) / .microseconds(1))
+                    samples.withLock { $0.append(micros) }
+                    counters.add("probes")
+                } else {
+                    counters.add("probe_failures")
+                }
+                await Self.pause(milliseconds: interval)
+            }
+        }
+        let sorted = samples.withLock { $0 }.sorted()
+        if !sorted.isEmpty {
+            report.set("p50_us", Self.percentile(sorted, 50))
+            report.set("p99_us", Self.percentile(sorted, 99))
+            report.set("max_us", sorted[sorted.count - 1])
+        }
+    }
+
+    /// One honest probe; true when a signed quote came back.
+    static func connectAndQuote(_ identity: NodeIdentity, target: FloodTarget, network: Network, amount: Int64,
+                                counters: FloodCounters) async -> Bool {
+        guard let connection = try? await target.dial(identity, from: "127.0.0.1", counters: counters) else { return false }
+        defer { Task { await connection.close() } }
+        let offerRequest = OfferRequest(requestID: RandomID.make(), network: network.rawValue)
+        guard let offerBytes = try? await connection.request(offerRequest.encoded, id: offerRequest.requestID),
+              case .offer(let offer)? = try? SwapMessage(bytes: offerBytes) else { return false }
+        let quoteRequest = QuoteRequest(requestID: RandomID.make(), offerID: offer.body.offerID, amountSat: amount)
+        guard let quoteBytes = try? await connection.request(quoteRequest.encoded, id: quoteRequest.requestID),
+              case .quote? = try? SwapMessage(bytes: quoteBytes) else { return false }
+        return true
+    }
+
+    /// The nearest-rank percentile of sorted samples.
+    static func percentile(_ sorted: [Int], _ p: Int) -> Int {
+        let rank = max(1, (p * sorted.count + 99) / 100)
+        return sorted[min(rank, sorted.count) - 1]
+    }
+}
