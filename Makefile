@@ -35,13 +35,15 @@ clean:
 
 # Transport benchmarks (issue 3), then the swap benchmark on the regtest hub (issue 9:
 # accept -> claim latency, swaps/s through one provider, memory per in-flight swap): release
-# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50".
+# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50". Then issue 22's
+# flood figures: honest connect-and-quote latency during each flood, CPU per handshake (docs/PEERS.md).
 BENCH_ARGS ?=
 bench: setup
 	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
 	.build/release/peernode-bench
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build -c release --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/release/peernode-testnet bench $(BENCH_ARGS)
+	.build/release/peernode-testnet bench-floods
 
 # The regtest hub: Bitcoin Core JSON-RPC and LND REST on loopback; prints its endpoints as
 # JSON and runs until Ctrl-C. Extra flags: make hub HUB_ARGS="--ln-node alice:500000".

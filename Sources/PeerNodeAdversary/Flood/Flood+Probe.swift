@@ -16,13 +16,14 @@ extension Flood {
         await forDuration(workers: 1) { _ in
             while !Task.isCancelled {
                 let started = ContinuousClock.now
-                if await Self.connectAndQuote(identity, target: target, network: network, amount: amount,
-                                              counters: counters) {
+                if let failure = await Self.connectAndQuote(identity, target: target, network: network, amount: amount,
+                                                            counters: counters) {
+                    counters.add("probe_failures")
+                    counters.add("probe_failed_" + failure)
+                } else {
                     let micros = Int((ContinuousClock.now - started) / .microseconds(1))
                     samples.withLock { $0.append(micros) }
                     counters.add("probes")
-                } else {
-                    counters.add("probe_failures")
                 }
                 await Self.pause(milliseconds: interval)
             }
@@ -35,18 +36,25 @@ extension Flood {
         }
     }
 
-    /// One honest probe; true when a signed quote came back.
+    /// One honest probe: nil when a signed quote came back, else the step that failed
+    /// (`dial`, `offer`, `quote`, or the Reject's code).
     static func connectAndQuote(_ identity: NodeIdentity, target: FloodTarget, network: Network, amount: Int64,
-                                counters: FloodCounters) async -> Bool {
-        guard let connection = try? await target.dial(identity, from: "127.0.0.1", counters: counters) else { return false }
+                                counters: FloodCounters) async -> String? {
+        guard let connection = try? await target.dial(identity, from: "127.0.0.1", counters: counters) else { return "dial" }
         defer { Task { await connection.close() } }
         let offerRequest = OfferRequest(requestID: RandomID.make(), network: network.rawValue)
-        guard let offerBytes = try? await connection.request(offerRequest.encoded, id: offerRequest.requestID),
-              case .offer(let offer)? = try? SwapMessage(bytes: offerBytes) else { return false }
+        let offer: Signed<Offer>
+        switch (try? await connection.request(offerRequest.encoded, id: offerRequest.requestID)).flatMap({ try? SwapMessage(bytes: $0) }) {
+        case .offer(let signed)?: offer = signed
+        case .reject(let reject)?: return "offer_" + reject.code.rawValue
+        default: return "offer"
+        }
         let quoteRequest = QuoteRequest(requestID: RandomID.make(), offerID: offer.body.offerID, amountSat: amount)
-        guard let quoteBytes = try? await connection.request(quoteRequest.encoded, id: quoteRequest.requestID),
-              case .quote? = try? SwapMessage(bytes: quoteBytes) else { return false }
-        return true
+        switch (try? await connection.request(quoteRequest.encoded, id: quoteRequest.requestID)).flatMap({ try? SwapMessage(bytes: $0) }) {
+        case .quote?: return nil
+        case .reject(let reject)?: return "quote_" + reject.code.rawValue
+        default: return "quote"
+        }
     }
 
     /// The nearest-rank percentile of sorted samples.
