@@ -39,11 +39,11 @@ enum FloodScenarios {
                 }
             },
             Scenario(name: "flood-slot-holders-20-identities", summary: "256 authenticated slot holders sharing 20 identities "
-                         + "from 20 hosts in 20 /24s: at most 8 per identity; the honest pay succeeds", group: .other) {
+                         + "from 20 hosts in 20 /24s: at most 4 per identity; the honest pay succeeds", group: .other) {
                 net, clock throws(Failure) in
                 try flood(net, clock, attack: "slot-holders",
                           extra: ["--sources", hosts(20), "--connections", "256", "--identities", "20"]) { report in
-                    [heldCheck(report, atMost: 20 * 8, why: "8 per pubky")]
+                    [heldCheck(report, atMost: 20 * 4, why: "4 per pubky")]
                 }
             },
             Scenario(name: "flood-quotes", summary: "10,000 QuoteRequests from one identity, 32 in flight: it gets its share "
