@@ -16,7 +16,8 @@ struct Flood {
 
     func run() async -> AttackReport {
         var report = AttackReport(attack: options.attack)
-        report.set("sources", options.sources.joined(separator: ","))
+        // The probe is the honest contact: it always dials from 127.0.0.1.
+        report.set("sources", options.attack == .probe ? "127.0.0.1" : options.sources.joined(separator: ","))
         report.set("seconds", options.seconds)
         let started = ContinuousClock.now
         switch options.attack {
