@@ -41,7 +41,16 @@ extension Flood {
     static func connectAndQuote(_ identity: NodeIdentity, target: FloodTarget, network: Network, amount: Int64,
                                 counters: FloodCounters) async -> String? {
         guard let connection = try? await target.dial(identity, from: "127.0.0.1", counters: counters) else { return "dial" }
-        defer { Task { await connection.close() } }
+        let failure = await offerAndQuote(over: connection, network: network, amount: amount)
+        // Closed before the next probe: connections left closing would count against the
+        // probe's own pubky share (4) at the provider.
+        await connection.close()
+        _ = await connection.waitUntilClosed()
+        return failure
+    }
+
+    /// An OfferRequest, then a QuoteRequest under that offer: nil when a quote came back.
+    static func offerAndQuote(over connection: PeerConnection, network: Network, amount: Int64) async -> String? {
         let offerRequest = OfferRequest(requestID: RandomID.make(), network: network.rawValue)
         let offer: Signed<Offer>
         switch (try? await connection.request(offerRequest.encoded, id: offerRequest.requestID)).flatMap({ try? SwapMessage(bytes: $0) }) {
