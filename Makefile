@@ -14,7 +14,7 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario with real processes (39, about 5.5 minutes: the kill -9 set, the adversaries,
+# scenario with real processes (48: the kill -9 set, the adversaries, the floods,
 # the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
 test: setup
@@ -35,13 +35,15 @@ clean:
 
 # Transport benchmarks (issue 3), then the swap benchmark on the regtest hub (issue 9:
 # accept -> claim latency, swaps/s through one provider, memory per in-flight swap): release
-# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50".
+# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50". Then issue 22's
+# flood figures: honest connect-and-quote latency during each flood, CPU per handshake (docs/PEERS.md).
 BENCH_ARGS ?=
 bench: setup
 	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
 	.build/release/peernode-bench
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build -c release --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/release/peernode-testnet bench $(BENCH_ARGS)
+	.build/release/peernode-testnet bench-floods
 
 # The regtest hub: Bitcoin Core JSON-RPC and LND REST on loopback; prints its endpoints as
 # JSON and runs until Ctrl-C. Extra flags: make hub HUB_ARGS="--ln-node alice:500000".

@@ -52,10 +52,13 @@ final class HostileKit {
         return KitOutcome(status: result.status, report: result.json ?? [:], said: said)
     }
 
-    /// Starts an attack in the background (the runner mines while it waits).
-    func start(_ attack: String, against provider: Node, amountSat: Int64) throws(Failure) -> KitProcess {
-        try KitProcess(net, executable: net.binaries.adversary, arguments: try arguments(attack, against: provider, amountSat: amountSat),
-                       label: "\(name)-\(attack)")
+    /// Starts an attack in the background (the runner mines while it waits); `extra` are
+    /// the flood flags (`--sources`, `--seconds`, ...), `label` names its output files.
+    func start(_ attack: String, against provider: Node, amountSat: Int64, extra: [String] = [],
+               label: String? = nil) throws(Failure) -> KitProcess {
+        try KitProcess(net, executable: net.binaries.adversary,
+                       arguments: try arguments(attack, against: provider, amountSat: amountSat) + extra,
+                       label: "\(name)-\(label ?? attack)")
     }
 
     private static func bytes(hex: String) -> [UInt8]? {

@@ -11,6 +11,9 @@ struct NodeSpec {
     var extraConfig: [String] = []
     /// Added to the daemon's environment at every start (`PEERNODE_TEST_CLOCK=hub`).
     var environment: [String: String] = [:]
+    /// Keep the daemon's own per-host peer budgets (16 per IP) instead of the runner's 256:
+    /// for the flood scenarios, whose attackers dial from other loopback addresses.
+    var realPeerBudgets = false
 }
 
 /// One `peernode` node of the run: its data directory (seed, config, store, socket), its
@@ -62,10 +65,12 @@ final class Node {
             "lnd_rest_port=\(lnPort)",
             "lnd_macaroon=lnd.macaroon",
             "wallet_sync_seconds=1",
+        ]
+        if !spec.realPeerBudgets {
             // Every daemon here dials from 127.0.0.1: to the per-host budget they are one
             // host. Real nodes each have their own address and keep the default 16.
-            "peer_connections_per_host=256",
-        ]
+            lines.append("peer_connections_per_host=256")
+        }
         if spec.provider {
             lines += ["provider=1", "base_fee_sat=\(spec.baseFeeSat)", "fee_ppm=\(spec.feePPM)"]
         }

@@ -45,7 +45,7 @@ struct Scenario: Sendable {
 
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
         + RefundScenarios.all
-        + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all
+        + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all
 
     static let base: [Scenario] = [

@@ -14,6 +14,7 @@ let usage = """
            peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--bin <dir>]
+           peernode-testnet bench-floods [--seconds N] [--bin <dir>]
            peernode-testnet soak --minutes <n> [--seed <s>] [--bin <dir>]
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
@@ -24,6 +25,10 @@ let usage = """
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run
+    bench-floods  issue 22's figures (build in release): an honest contact's connect-and-quote
+                latency p50/p99 during each flood of the hostile kit against a quiet run, N
+                seconds each (10); the provider's CPU per handshake against the responder's
+                cryptography
     soak        random payments and swaps with random kill -9 on one network for <n>
                 minutes; prints swaps done, crashes injected and funds lost (must be 0)
 
@@ -54,6 +59,7 @@ let command = words.removeFirst()
 
 let selection: [Scenario]
 var benchOptions = BenchOptions()
+var floodBenchSeconds = 10
 var soakOptions: SoakOptions?
 switch command {
 case "demo":
@@ -83,6 +89,14 @@ case "scenarios":
 case "bench":
     guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N and --concurrent N, got \(words.joined(separator: " "))") }
     benchOptions = options
+    selection = []
+case "bench-floods":
+    if !words.isEmpty {
+        guard words.count == 2, words[0] == "--seconds", let seconds = Int(words[1]), seconds > 0 else {
+            fail(usage: "bench-floods takes --seconds N, got \(words.joined(separator: " "))")
+        }
+        floodBenchSeconds = seconds
+    }
     selection = []
 case "soak":
     selection = []
@@ -130,6 +144,7 @@ let code: Int32
 switch command {
 case "demo": code = runDemo(run)
 case "bench": code = runBench(run, benchOptions)
+case "bench-floods": code = runFloodBench(run, seconds: floodBenchSeconds)
 case "soak": code = soakOptions.map { runSoak($0, run) } ?? 2
 default: code = runScenarios(selection, run)
 }

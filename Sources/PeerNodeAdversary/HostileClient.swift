@@ -19,6 +19,13 @@ struct HostileClient {
         log("kit \(identity.pubky.z32) plays \(options.attack.rawValue) against \(options.provider.z32)")
         let loop: EventLoop
         do { loop = try EventLoop() } catch { throw KitError("cannot start the event loop: \(error)") }
+        if options.attack.isFlood {
+            let target = FloodTarget(provider: options.provider, host: options.providerHost, port: options.providerPort,
+                                     loop: loop)
+            let report = await Flood(options: options, target: target, log: log).run()
+            await loop.shutdown()
+            return report
+        }
         let rpc = BitcoinCoreRPC(endpoint: BitcoinCoreEndpoint(host: options.bitcoindHost, port: options.bitcoindPort),
                                  credentials: .user(options.rpcUser, password: options.rpcPassword), loop: loop)
         let chain = KitChain(rpc: rpc)
@@ -109,7 +116,8 @@ struct HostileClient {
         case .pushAfterRefund:
             try await pushAfterRefund(&report, swap: swap, lock: lock, watcher: watcher, session: session, chain: chain)
             report.set("payment", await payment.state.rawValue)
-        case .retiredP2WSH:
+        case .retiredP2WSH, .slotChurn, .slotHolders, .quoteFlood, .pushFlood, .addressFlood, .handshakeFlood, .probe:
+            // The floods never get here (`run` hands them to `Flood`).
             break
         }
     }

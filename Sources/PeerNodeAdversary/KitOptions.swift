@@ -11,6 +11,8 @@ struct KitOptions {
                                   [--lnd <host:port> --lnd-macaroon <file>]
                                   [--seed-file <file>] [--amount <sat>] [--network regtest]
                                   [--wait-seconds <s>]
+                                  [--sources <ip,...>] [--seconds <s>] [--connections <n>] [--identities <n>]
+                                  [--count <n>] [--in-flight <n>] [--interval-ms <ms>]
 
         Plays a scripted hostile client against a provider daemon and prints one JSON line
         saying what happened. Attacks: \(Attack.names).
@@ -24,6 +26,18 @@ struct KitOptions {
           --seed-file         32 raw bytes (as `peernode init` writes); default: a fresh identity
           --amount            sat the destination should receive (default 25000)
           --wait-seconds      the longest wait for the provider or the chain (default 600)
+
+        Floods (slot-churn, slot-holders, quote-flood, push-flood, address-flood,
+        handshake-flood) and the honest probe run for --seconds (default 30) and need no
+        Lightning node:
+          --sources           loopback addresses the flood's sockets bind to, comma-separated
+                              (default 127.1.0.1; Linux routes all of 127/8 to loopback);
+                              the probe always dials from 127.0.0.1
+          --connections       parallel connections or workers (default 300)
+          --identities        pubkys the slot holders share (default: one per connection)
+          --count             QuoteRequests a quote flood sends at most (default 10000)
+          --in-flight         QuoteRequests waiting at once (default 32)
+          --interval-ms       pause between two probes (default 200)
 
         exit codes: 0 the attack ran as scripted (whatever the provider did), 1 it could not
         run (the message says why), 2 usage error
@@ -44,13 +58,22 @@ struct KitOptions {
     var amountSat: Int64 = 25_000
     var network: Network = .regtest
     var waitSeconds: UInt64 = 600
+    var sources = ["127.1.0.1"]
+    var seconds: UInt64 = 30
+    var connections = 300
+    var identities: Int?
+    var count = 10_000
+    var inFlight = 32
+    var intervalMilliseconds = 200
 
     /// Parses `words`; a message naming the problem when they do not make a command line.
     static func parse(_ words: [String]) throws(KitError) -> KitOptions {
         var values: [String: String] = [:]
         var index = 0
         let known: Set<String> = ["--attack", "--provider", "--provider-address", "--bitcoind", "--rpc-user", "--rpc-password",
-                                  "--lnd", "--lnd-macaroon", "--seed-file", "--amount", "--network", "--wait-seconds"]
+                                  "--lnd", "--lnd-macaroon", "--seed-file", "--amount", "--network", "--wait-seconds",
+                                  "--sources", "--seconds", "--connections", "--identities", "--count", "--in-flight",
+                                  "--interval-ms"]
         while index < words.count {
             let flag = words[index]
             guard known.contains(flag) else { throw KitError("unknown argument \(flag)") }
@@ -95,6 +118,24 @@ struct KitOptions {
             guard let seconds = UInt64(wait), seconds > 0 else { throw KitError("--wait-seconds must be a positive number") }
             options.waitSeconds = seconds
         }
+        if let list = values["--sources"] {
+            let sources = list.split(separator: ",").map(String.init)
+            guard !sources.isEmpty, sources.allSatisfy({ SocketAddress(numericHost: $0, port: 0) != nil }) else {
+                throw KitError("--sources must be numeric IP addresses, comma-separated, got \(list)")
+            }
+            options.sources = sources
+        }
+        func positive(_ flag: String) throws(KitError) -> Int? {
+            guard let text = values[flag] else { return nil }
+            guard let number = Int(text), number > 0 else { throw KitError("\(flag) must be a positive number") }
+            return number
+        }
+        if let seconds = try positive("--seconds") { options.seconds = UInt64(seconds) }
+        if let connections = try positive("--connections") { options.connections = connections }
+        options.identities = try positive("--identities")
+        if let count = try positive("--count") { options.count = count }
+        if let inFlight = try positive("--in-flight") { options.inFlight = inFlight }
+        if let interval = try positive("--interval-ms") { options.intervalMilliseconds = interval }
         return options
     }
 

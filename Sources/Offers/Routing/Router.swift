@@ -36,6 +36,10 @@ public actor Router {
     private let sleeper: any Sleeper
     private let clock: any UnixClock
     private var cache: [Pubky: ProviderOffer] = [:]
+    /// Probes running now, by contact: a second ask for the same contact waits for the
+    /// first one's answer instead of opening a connection of its own (payments that start
+    /// together would each probe, and a provider lets one pubky hold only 4 connections).
+    private var probing: [Contact: Task<ProbeResult, Never>] = [:]
     private var refreshTask: Task<Void, Never>?
     private var refreshes = 0
 
@@ -152,6 +156,19 @@ public actor Router {
         return contacts.filter { seen.insert($0.pubky).inserted }
     }
 
+    /// The answer of the probe of `contact` running now, or of a new one, forgotten once
+    /// it answers. The caller that started it owns it: when that caller's deadline cancels
+    /// it, the probe is cancelled as before, and those who joined get its answer (a
+    /// timeout) too, as they would have got their own a moment later.
+    private func sharedProbe(_ contact: Contact, prober: any OfferProber, timeoutMilliseconds: UInt64) async -> ProbeResult {
+        if let running = probing[contact] { return await running.value }
+        let task = Task { await prober.probe(contact, timeoutMilliseconds: timeoutMilliseconds) }
+        probing[contact] = task
+        let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        probing[contact] = nil
+        return result
+    }
+
     /// One result per contact, in order. Contacts not done by the overall deadline are
     /// `overallDeadline`.
     private func probeAll(_ contacts: [Contact]) async -> [ProbeResult] {
@@ -171,7 +188,7 @@ public actor Router {
                     group.addTask {
                         let result = await Deadline.run(milliseconds: perContact, sleeper: sleeper,
                                                         onTimeout: .skipped(.timedOut(milliseconds: perContact))) {
-                            await prober.probe(contact, timeoutMilliseconds: perContact)
+                            await self.sharedProbe(contact, prober: prober, timeoutMilliseconds: perContact)
                         }
                         collected.set(index, result)
                     }

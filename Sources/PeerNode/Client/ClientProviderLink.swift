@@ -31,6 +31,10 @@ actor ClientProviderLink {
     private let onPush: @Sendable ([UInt8]) async -> Void
     private let onReconnect: @Sendable () async -> Void
     private var connection: PeerConnection?
+    /// The dial in progress: callers that come while it runs wait for it rather than dial
+    /// again (the actor lets them in while it waits), so payments that start together
+    /// share one connection and stay within the provider's per-pubky share.
+    private var dialing: Task<PeerConnection, any Error>?
     private var supervisor: Task<Void, Never>?
 
     init(contact: Offers.Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
@@ -48,13 +52,25 @@ actor ClientProviderLink {
     /// The open connection, dialling when there is none.
     func open() async throws(ClientEngineError) -> PeerConnection {
         if let connection, await connection.closedReason == nil { return connection }
-        let push = onPush
-        let handlers = PeerHandlers(onPush: { message, _ in await push(message) })
+        let task: Task<PeerConnection, any Error>
+        if let running = dialing {
+            task = running
+        } else {
+            let push = onPush
+            let handlers = PeerHandlers(onPush: { message, _ in await push(message) })
+            let connector = self.connector, contact = self.contact
+            task = Task { try await connector(contact, handlers) }
+            dialing = task
+        }
         do {
-            let fresh = try await connector(contact, handlers)
-            connection = fresh
+            let fresh = try await task.value
+            if dialing == task {
+                connection = fresh
+                dialing = nil
+            }
             return fresh
         } catch {
+            if dialing == task { dialing = nil }
             throw .provider("cannot reach \(contact): \(error)")
         }
     }

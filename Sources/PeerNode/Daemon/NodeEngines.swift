@@ -80,7 +80,9 @@ public enum NodeEngines {
                                                     // Regtest tests only (PEERNODE_TEST_LOCK, LockFault.swift).
                                                     lockFault: LockFault.fromEnvironment(network: config.network, log: log)),
                                                 push: services.peerServer.providerPush,
-                                                log: ProviderLog { log("provider: \($0)") })
+                                                log: ProviderLog { log("provider: \($0)") },
+                                                // Its clients with a live swap are kept from eviction.
+                                                liveClients: services.protectedPeers.liveSwaps)
                     try await engine.start()
                     provider = engine
                 }

@@ -28,7 +28,8 @@ public struct NodeServices: Sendable {
     public let dialer: PeerDialer
     /// Serves inbound peers; engines push to clients through its connections.
     public let peerServer: PeerServer
-    /// The peers `peerServer` never evicts for a newcomer (saved contacts).
+    /// The peers `peerServer` never evicts for a newcomer (saved contacts, clients with a
+    /// live provider swap).
     public let protectedPeers: ProtectedPeers
     public let clock: any UnixClock
 }

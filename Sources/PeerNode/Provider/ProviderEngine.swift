@@ -52,9 +52,14 @@ public actor ProviderEngine {
     var risk: RiskLimits
     /// Lines a peer's own messages cause are budgeted per peer.
     var peerLines = LogThrottle()
+    /// The clients of the swaps below, for the daemon's eviction policy (`ProtectedPeers`).
+    public nonisolated let liveClients: LiveSwapPeers
 
-    /// Swaps being driven (unfinished), by id.
-    var swaps: [String: ProviderSwapRecord] = [:]
+    /// Swaps being driven (unfinished), by id. Every change hands their clients to
+    /// `liveClients`, so the set follows the swaps wherever they start, resume or end.
+    var swaps: [String: ProviderSwapRecord] = [:] {
+        didSet { liveClients.replace(with: Set(swaps.values.map(\.client))) }
+    }
     var states: [String: ProviderSwapState] = [:]
     private var mailboxes: [String: AsyncStream<ProviderSwapInput>.Continuation] = [:]
     private var drivers: [String: Task<Void, Never>] = [:]
@@ -88,8 +93,9 @@ public actor ProviderEngine {
 
     public init(dependencies: ProviderDependencies, configuration: ProviderConfiguration,
                 riskSettings: RiskLimits.Settings = RiskLimits.Settings(),
-                push: @escaping ProviderPush, log: ProviderLog = .silent) {
+                push: @escaping ProviderPush, log: ProviderLog = .silent, liveClients: LiveSwapPeers = LiveSwapPeers()) {
         self.dependencies = dependencies
+        self.liveClients = liveClients
         self.configuration = configuration
         self.push = push
         self.log = log

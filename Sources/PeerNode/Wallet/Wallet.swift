@@ -27,6 +27,12 @@ public actor Wallet {
     var persistedReceiveMark = 0
     var labelled: [String: [WalletAddress]] = [:]
     var labelOrder: [String] = []
+    /// Askers remembered; the oldest is forgotten beyond it.
+    var labelledCapacity = Wallet.labelledCapacity
+    /// Unpaid addresses of forgotten askers, handed to new askers before any fresh key is
+    /// derived (issue 22: a flood of new identities would otherwise derive, and watch, a
+    /// key per ask without end). They stay the wallet's, watched like any other.
+    var recycled: [WalletAddress] = []
 
     static let issuedMarkKey = "wallet.receive_issued_high_water"
     /// How far ahead of the index handed out the mark is written: one write per this many
@@ -64,20 +70,38 @@ public actor Wallet {
     /// unpaid one again (audit M-6: a fresh address per request let any peer push the
     /// wallet's coins past its gap limit, and grow its memory). A paid address is never
     /// handed out again. At most `labelledCapacity` askers are kept; the oldest is
-    /// forgotten first.
+    /// forgotten first, and its unpaid addresses go to the next new askers, so the keys
+    /// handed out this way stay within `labelledCapacity + 1` askers' worth.
     public func reusableAddress(for label: String) async -> WalletAddress {
         let unpaid = (labelled[label] ?? []).filter { !keys.isUsed($0.scriptPubKey) }
         if unpaid.count >= Self.unpaidPerLabel, let oldest = unpaid.first {
             labelled[label] = unpaid
             return oldest
         }
-        let address = await newAddress()
+        let address: WalletAddress
+        if let reused = takeRecycled(avoiding: unpaid) {
+            address = reused
+        } else {
+            address = await newAddress()
+        }
         if labelled.updateValue(unpaid + [address], forKey: label) == nil { labelOrder.append(label) }
-        if labelOrder.count > Self.labelledCapacity {
-            labelled[labelOrder.removeFirst()] = nil
+        if labelOrder.count > labelledCapacity, let forgotten = labelled.removeValue(forKey: labelOrder.removeFirst()) {
+            recycled += forgotten.filter { !keys.isUsed($0.scriptPubKey) }
         }
         return address
     }
+
+    /// The oldest recycled address still unpaid and not among `held`; paid ones are dropped.
+    private func takeRecycled(avoiding held: [WalletAddress]) -> WalletAddress? {
+        while let index = recycled.firstIndex(where: { !held.contains($0) }) {
+            let address = recycled.remove(at: index)
+            if !keys.isUsed(address.scriptPubKey) { return address }
+        }
+        return nil
+    }
+
+    /// Remember at most `count` askers (tests use a handful).
+    func limitRememberedAskers(to count: Int) { labelledCapacity = max(1, count) }
 
     /// Reads the persisted high-water mark of handed-out receive indexes from `store` and
     /// keeps it there from now on. Call before the first sync.

@@ -8,10 +8,10 @@
 ///   the peers that proved a pubky; a full one evicts its oldest stalled handshake.
 /// - 16 connections per IP and 32 per network group (/24, /64): a NATed household or a
 ///   small office fits; one host or one rented /24 holds an eighth of the peer budget.
-/// - 8 connections per pubky: our own client opens one connection per payment, so a node
-///   paying five at once holds five (4 refused the fifth, EndToEndConcurrencyTests); 8
-///   leaves room for that and a reconnect or two, and still keeps one identity from
-///   crowding the others out. Lower it once the client shares one connection per peer.
+/// - 4 connections per pubky: our client holds one connection per provider for its swaps
+///   (`ClientProviderLink`) and probes it for offers over one more at a time (concurrent
+///   payments share the probe, `Router`), which leaves room for a reconnect while the old
+///   connection is still being closed, and keeps one identity from crowding the others out.
 /// - 256 authenticated peers, of which the 4 fastest and the 4 longest connected (and any
 ///   the node marks protected) are never evicted for a newcomer.
 public struct PeerLimits: Sendable, Equatable {
@@ -45,7 +45,7 @@ public struct PeerLimits: Sendable, Equatable {
 
     public init(channel: ChannelLimits = ChannelLimits(), maxInboundConnections: Int = 256,
                 maxHandshakes: Int = 64, maxHandshakesPerHost: Int = 8, maxConnectionsPerHost: Int = 16,
-                maxConnectionsPerNetworkGroup: Int = 32, maxConnectionsPerPubky: Int = 8,
+                maxConnectionsPerNetworkGroup: Int = 32, maxConnectionsPerPubky: Int = 4,
                 evictionProtectLowestLatency: Int = 4, evictionProtectLongestConnected: Int = 4,
                 maxInFlightRequests: Int = 32, requestTimeoutMilliseconds: UInt64 = 30_000,
                 maxQueuedPushes: Int = 64, maxJSONDepth: Int = 32) {

@@ -156,6 +156,24 @@ final class RouterTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(prober.peak, 2, "probes ran in parallel")
     }
 
+    /// Payments that start together each ask for the same provider's offer: one probe
+    /// connection answers them all, so a client holds one probe per provider at a time
+    /// and the provider's per-pubky share (4) is not spent on duplicates.
+    func testConcurrentProbesOfOneContactShareOneProbe() async {
+        let prober = ScriptedProber(delayMilliseconds: 100) { _ in .answer(Self.signedOffer(1)) }
+        let router = router(prober)
+        let provider = Self.contact(1, "prov")
+        let reports = await withTaskGroup(of: ProbeReport.self) { group in
+            for _ in 0..<5 { group.addTask { await router.probe([provider], refresh: true) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(reports.map(\.offers.count), [1, 1, 1, 1, 1])
+        XCTAssertEqual(prober.calls, 1)
+        // Once it answered, a new probe asks again.
+        _ = await router.probe([provider], refresh: true)
+        XCTAssertEqual(prober.calls, 2)
+    }
+
     func testOverallDeadlineReportsTheUnfinished() async {
         let prober = ScriptedProber { $0.name.hasPrefix("hangs") ? .hang : .answer(Self.signedOffer(1)) }
         let contacts = [Self.contact(1, "quick"), Self.contact(2, "hangs-a"), Self.contact(3, "hangs-b")]

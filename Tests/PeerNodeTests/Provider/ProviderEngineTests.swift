@@ -300,6 +300,25 @@ final class ProviderEngineTests: ProviderHarnessTestCase {
         XCTAssertNotNil(harness.hub.chain.unspentOutput(lock.outPoint, includeMempool: true))
     }
 
+    func testAClientWithAnUnfinishedSwapIsALiveSwapPeerUntilItEndsAndAfterARestart() async throws {
+        XCTAssertTrue(harness.engine.liveClients.all.isEmpty)
+        let (accept, secrets, payment, _) = try await harness.startLockedSwap()
+        let id = accept.swapID
+        // Locked and waiting for the claim: the daemon must not evict this client for a
+        // newcomer (ProtectedPeers reads this set).
+        XCTAssertEqual(harness.engine.liveClients.all, [harness.client.pubky])
+
+        // A restarted engine resumes the swap, and with it the client's protection.
+        try await harness.restart()
+        XCTAssertEqual(harness.engine.liveClients.all, [harness.client.pubky])
+
+        await harness.engine.receive(push: PreimagePush(swapID: id, preimage: secrets.preimage).encoded,
+                                     from: harness.client.pubky)
+        try await harness.waitForState(.settled, of: id, pollingChain: false)
+        guard case .succeeded? = try await payment.value else { return XCTFail("the payment did not succeed") }
+        XCTAssertTrue(harness.engine.liveClients.all.isEmpty)
+    }
+
     func testAcceptedTooCloseToTheTimeoutIsCancelledAndNothingIsLocked() async throws {
         let payerBefore = try harness.hub.balanceMsat("payer")
         let secrets = try harness.secrets(0)

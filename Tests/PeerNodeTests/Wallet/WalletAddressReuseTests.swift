@@ -62,4 +62,34 @@ final class WalletAddressReuseTests: XCTestCase {
         for _ in 0..<20 { after.insert(await wallet.reusableAddress(for: "peer-a")) }
         XCTAssertFalse(after.contains(first), "a paid address is not handed out again")
     }
+
+    /// Issue 22: a flood of ever-new askers (one handshake each) must not derive keys
+    /// without end. Once the oldest askers are forgotten, their unpaid addresses go to the
+    /// newcomers, so the keys handed out stay bounded by the askers remembered.
+    func testAFloodOfNewAskersStopsDerivingKeysOnceOldAskersAreForgotten() async throws {
+        let wallet = try fixture.wallet()
+        await wallet.limitRememberedAskers(to: 8)
+        var handed: Set<WalletAddress> = []
+        for asker in 0..<200 {
+            var own: Set<WalletAddress> = []
+            for _ in 0..<Wallet.unpaidPerLabel { own.insert(await wallet.reusableAddress(for: "asker-\(asker)")) }
+            XCTAssertEqual(own.count, Wallet.unpaidPerLabel, "each asker still gets distinct addresses")
+            handed.formUnion(own)
+        }
+        let bound = 9 * Wallet.unpaidPerLabel
+        XCTAssertLessThanOrEqual(handed.count, bound, "200 askers, at most \(bound) keys")
+        let next = await wallet.newAddress()
+        XCTAssertLessThanOrEqual(Int(next.path.index), bound, "the window did not move past the remembered askers'")
+
+        // A recycled address that gets paid is never handed out again.
+        let paid = try XCTUnwrap(handed.first)
+        try fixture.chain.mine(1, to: paid.scriptPubKey)
+        try await wallet.sync()
+        for asker in 200..<260 {
+            for _ in 0..<Wallet.unpaidPerLabel {
+                let address = await wallet.reusableAddress(for: "asker-\(asker)")
+                XCTAssertNotEqual(address, paid)
+            }
+        }
+    }
 }

@@ -30,7 +30,7 @@ final class ConnectionBudgetTests: XCTestCase {
         let limits = PeerLimits()
         XCTAssertEqual([limits.maxHandshakes, limits.maxHandshakesPerHost, limits.maxConnectionsPerHost,
                         limits.maxConnectionsPerNetworkGroup, limits.maxConnectionsPerPubky,
-                        limits.maxInboundConnections], [64, 8, 16, 32, 8, 256])
+                        limits.maxInboundConnections], [64, 8, 16, 32, 4, 256])
     }
 
     func testNetworkGroups() {
@@ -84,10 +84,11 @@ final class ConnectionBudgetTests: XCTestCase {
 
     func testPerPubkyCap() {
         let carol = F.carol.pubky
-        let existing = (0..<8).map { peer(UInt64($0), "10.\($0).0.1", pubky: carol) }
+        let existing = (0..<4).map { peer(UInt64($0), "10.\($0).0.1", pubky: carol) }
         let newcomer = peer(9, "10.9.0.1", pubky: carol)
         XCTAssertEqual(budget().admitPeer(newcomer, among: existing),
-                       .refuse(ConnectionRefusal(budget: .connectionsPerPubky, limit: 8)))
+                       .refuse(ConnectionRefusal(budget: .connectionsPerPubky, limit: 4)))
+        XCTAssertEqual(budget().admitPeer(newcomer, among: Array(existing.dropLast())), .admit)
         XCTAssertEqual(budget().admitPeer(peer(9, "10.9.0.1"), among: existing), .admit)
         // Handshakes in progress have no pubky yet.
         XCTAssertEqual(budget().admitPeer(newcomer, among: (0..<4).map { handshake(UInt64($0), nil) }), .admit)
