@@ -20,8 +20,9 @@ enum PaceScenarios {
     static let rate = 200
     static let blockSeconds = 600
     static let hubArguments = ["--clock-rate", String(rate), "--block-interval-seconds", String(blockSeconds)]
-    /// Config of every node at mainnet pace: mainnet's confirmations, no zero-conf claims.
-    static let pacedConfig = ["confirmations=2", "zero_conf=0"]
+    /// Config of every node at mainnet pace: mainnet's confirmations, no zero-conf claims,
+    /// and claims final at 6 deep as on mainnet.
+    static let pacedConfig = ["confirmations=2", "zero_conf=0", "client_finality_confirmations=6"]
     static let followHub = ["PEERNODE_TEST_CLOCK": "hub"]
 
     static let all: [Scenario] = [

@@ -72,6 +72,12 @@ public struct ClientEngineConfiguration: Sendable {
         network == .mainnet ? 2 : 1
     }
 
+    /// Claim confirmations before a swap is final: on mainnet as deep as the provider's own
+    /// finality for a refund (6), so neither side stops watching a spend a reorg could undo.
+    public static func defaultFinalityConfirmations(_ network: Network) -> Int {
+        network == .mainnet ? 6 : 1
+    }
+
     /// Lock confirmations to wait for: none when zero-conf is allowed for this lock
     /// amount, else the larger of the quote's and this client's own minimum.
     public func requiredConfirmations(quoted: Int, lockAmountSat: Int64) -> Int {

@@ -65,6 +65,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (under 2 on mainnet needs --allow-unsafe)"),
         ConfigKey("client_min_confirmations", "client: fewest lock confirmations before claiming, whatever the provider quotes",
                   default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (under 2 on mainnet needs --allow-unsafe); zero_conf may claim earlier"),
+        ConfigKey("client_finality_confirmations", "client: claim confirmations before a swap is final (watched and rebroadcast until then)",
+                  default: "6 mainnet, 1 elsewhere", allowed: "1 to 100"),
         ConfigKey("zero_conf", "claim from an unconfirmed lock (up to max_zero_conf_sat)",
                   default: "0 mainnet, 1 elsewhere", allowed: "0 or 1"),
         ConfigKey("max_zero_conf_sat", "largest swap claimed with zero confirmations",

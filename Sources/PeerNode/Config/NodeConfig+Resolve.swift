@@ -118,6 +118,8 @@ private struct ConfigResolver {
         resolved.peerConnectionsPerHost = try value("peer_connections_per_host")?.int(in: 1...1_024) ?? 16
         resolved.clientMinConfirmations = try value("client_min_confirmations")?.int(in: 1...100)
             ?? ClientEngineConfiguration.defaultMinimumConfirmations(network)
+        resolved.clientFinalityConfirmations = try value("client_finality_confirmations")?.int(in: 1...100)
+            ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
     }

@@ -117,6 +117,12 @@ public struct NodeConfig: Sendable, Equatable {
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.
     public var clientMinConfirmations = 1
+    /// Confirmations of its claim after which the client calls a swap final (audit L-1).
+    /// Until then it keeps watching the claim and broadcasts it again if a reorg drops it,
+    /// which matters once the lock's timeout has passed: an unconfirmed claim then races
+    /// the provider's refund. `pay` still returns at the first confirmation.
+    /// `client_finality_confirmations`: 6 on mainnet, 1 elsewhere.
+    public var clientFinalityConfirmations = 1
 
     // MARK: files in the data directory
 

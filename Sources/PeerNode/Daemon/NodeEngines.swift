@@ -89,7 +89,9 @@ public enum NodeEngines {
                 let configuration = ClientEngineConfiguration(
                     network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
                     allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
-                    minimumConfirmations: config.clientMinConfirmations, giveUpSeconds: settings.giveUpSeconds, confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds)
+                    minimumConfirmations: config.clientMinConfirmations, giveUpSeconds: settings.giveUpSeconds,
+                    confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds,
+                    completionConfirmations: config.clientFinalityConfirmations)
                 let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: store,
                                               lightning: services.lightning, chain: services.chain,
                                               feeEstimator: services.feeEstimator, follower: follower,

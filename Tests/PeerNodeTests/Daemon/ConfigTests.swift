@@ -76,6 +76,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.htlcTimeoutBlocks, 144)
         XCTAssertEqual(config.confirmations, 1)
         XCTAssertEqual(config.clientMinConfirmations, 1)
+        XCTAssertEqual(config.clientFinalityConfirmations, 1)
         XCTAssertEqual(config.zeroConf, NodeConfig.ZeroConfPolicy(enabled: true, maxSat: 100_000))
         XCTAssertEqual(config.maxFeePPM, 50_000, "the client pays a provider at most 5 % by default")
         XCTAssertEqual(config.fees.floor.satPerKvB, 1_000)
@@ -93,6 +94,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.bitcoind.port, 8332)
         XCTAssertEqual(config.confirmations, 2)
         XCTAssertEqual(config.clientMinConfirmations, 2, "a client waits for 2 on mainnet whatever is quoted (L-2)")
+        XCTAssertEqual(config.clientFinalityConfirmations, 6, "a client watches its claim until 6 deep on mainnet (L-1)")
         XCTAssertFalse(config.zeroConf.enabled)
         XCTAssertEqual(config.fees.floor.satPerKvB, 5_000)
         for (network, port) in [("testnet", 18332), ("signet", 38332)] {
@@ -128,6 +130,7 @@ final class ConfigTests: XCTestCase {
             ("htlc_timeout_blocks=37", { $0.htlcTimeoutBlocks == 37 }),
             ("confirmations=6", { $0.confirmations == 6 }),
             ("client_min_confirmations=3", { $0.clientMinConfirmations == 3 }),
+            ("client_finality_confirmations=4", { $0.clientFinalityConfirmations == 4 }),
             ("zero_conf=0", { !$0.zeroConf.enabled }),
             ("max_fee_ppm=0", { $0.maxFeePPM == 0 }),
             ("max_fee_ppm=1000000", { $0.maxFeePPM == 1_000_000 }),
@@ -187,6 +190,8 @@ final class ConfigTests: XCTestCase {
             ("confirmations=0", "out of range"),
             ("client_min_confirmations=0", "out of range"),
             ("client_min_confirmations=101", "out of range"),
+            ("client_finality_confirmations=0", "out of range"),
+            ("client_finality_confirmations=101", "out of range"),
             ("confirmations=101", "out of range"),
             ("zero_conf=true", "not 0 or 1"),
             ("max_fee_ppm=1000001", "out of range"),
