@@ -87,6 +87,14 @@ public final class HubLightning: Sendable {
         return try endpoint(name)
     }
 
+    /// Injects `fault` into the node's LND REST server (`hub_ln_fault`).
+    public func inject(_ fault: LNDFault, node name: String) throws -> LightningEndpoint {
+        _ = try network.node(name)
+        guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
+        server.handler.faults.inject(fault)
+        return try endpoint(name)
+    }
+
     /// Satoshis to millisatoshis, refusing what no Bitcoin amount can be.
     static func msat(_ sat: Int64) throws(HubLightningError) -> UInt64 {
         guard sat >= 0, sat <= CoreAmount.maxMoney else { throw .invalidAmount(sat) }

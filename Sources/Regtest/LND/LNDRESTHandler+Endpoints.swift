@@ -41,7 +41,10 @@ extension LNDRESTHandler {
             let hash = try LNDTarget.bytes(hashText, field: "r_hash")
             do {
                 let updates = try network.subscribeInvoice(node: node, paymentHash: hash)
-                return Self.streaming(updates) { LNDMessages.invoice($0, channelID: channelID) }
+                return streaming(updates) { LNDMessages.invoice($0, channelID: channelID) }
+            } catch .invoiceNotFound where faults.silentUnknownInvoice {
+                // LND keeps the subscription open with nothing on it.
+                return streaming(AsyncStream<Int> { _ in }) { _ in .null }
             } catch {
                 throw LNDRPCError(error, notFoundCode: true)
             }
@@ -50,7 +53,7 @@ extension LNDRESTHandler {
         case .trackPayment(let hashText):
             let hash = try LNDTarget.bytes(hashText, field: "payment_hash")
             do {
-                return Self.streaming(try network.trackPayment(node: node, paymentHash: hash), LNDMessages.payment)
+                return streaming(try network.trackPayment(node: node, paymentHash: hash), LNDMessages.payment)
             } catch {
                 throw LNDRPCError(error)
             }
@@ -191,7 +194,7 @@ extension LNDRESTHandler {
         do {
             let updates = try network.sendPayment(from: node, paymentRequest: request, amountMsat: amount,
                                                   feeLimitMsat: feeLimit, cltvLimit: cltvLimit, timeoutSeconds: timeout)
-            return Self.streaming(updates, LNDMessages.payment)
+            return streaming(updates, breakAfterFirst: faults.takeSendStreamError(), LNDMessages.payment)
         } catch {
             throw LNDRPCError(error)
         }
@@ -229,17 +232,31 @@ extension LNDRESTHandler {
 
     /// A simulator stream as LND's gateway streams it: one `{"result": ...}` line per
     /// value, ending when the simulator's stream ends (at a final state). A client that
-    /// goes away ends the forwarding task, and with it the simulator's subscription.
-    static func streaming<Value: Sendable>(_ source: AsyncStream<Value>,
-                                           _ encode: @escaping @Sendable (Value) -> JSONValue) -> HTTPServerResponse {
+    /// goes away ends the forwarding task, and with it the simulator's subscription. An
+    /// injected fault (`LNDFaults`) ends it early with LND's shutdown error line:
+    /// `breakAfterFirst` after the first value, a restart at once.
+    func streaming<Value: Sendable>(_ source: AsyncStream<Value>, breakAfterFirst: Bool = false,
+                                    _ encode: @escaping @Sendable (Value) -> JSONValue) -> HTTPServerResponse {
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let faults = self.faults
+        let key = faults.opened {
+            continuation.yield(LNDFaults.shutdownLine)
+            continuation.finish()
+        }
         let forwarder = Task {
             for await value in source {
                 continuation.yield(LNDJSON.streamLine(result: encode(value)))
+                if breakAfterFirst {
+                    continuation.yield(LNDFaults.shutdownLine)
+                    break
+                }
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in forwarder.cancel() }
+        continuation.onTermination = { _ in
+            forwarder.cancel()
+            faults.closed(key)
+        }
         return .streaming(HTTPStreamingResponse(status: .ok, headers: ["Content-Type": "application/json"], body: body))
     }
 }

@@ -60,6 +60,28 @@ extension BitcoinRPCMethods {
                     throw lightningError(error)
                 }
             },
+            RPCMethod("hub_ln_fault",
+                      summary: "Injects into a node's LND REST server a fault real LND causes: send_stream_error (the "
+                          + "next /v2/router/send stream carries LND's 'routerrpc server shutting down' error line after "
+                          + "its first update and ends; the payment goes on), restart (every open stream gets that line "
+                          + "and ends; invoices and payments stay), silent_unknown_invoice (a subscription to an unknown "
+                          + "invoice stays open and silent, as in LND), clear (lifts the standing ones).",
+                      arguments: [RPCArgument("name", .string, "The node's name"),
+                                  RPCArgument("fault", .string, "send_stream_error, restart, silent_unknown_invoice or clear")],
+                      result: "{...}    (json object) the node, as hub_ln_addnode answers",
+                      examples: [.cli("\"alice\" \"send_stream_error\""), .rpc("\"alice\", \"restart\"")]) { params in
+                let name = params.string(0) ?? ""
+                let text = params.string(1) ?? ""
+                guard let fault = LNDFault(rawValue: text) else {
+                    throw RPCError.invalidParameter("unknown fault \"\(text)\"; expected one of "
+                                                    + LNDFault.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                do {
+                    return try lightning.inject(fault, node: name).json
+                } catch {
+                    throw lightningError(error)
+                }
+            },
             RPCMethod("hub_ln_nodes",
                       summary: "Lists every Lightning node by name, as the start-up JSON lists them under \"lightning\".",
                       result: "{...}    (json object) name -> the node, as hub_ln_addnode answers",

@@ -59,6 +59,37 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// Issue 15: the client's LND breaks the send stream with its shutdown line after the
+    /// payment started. The swap tracks the payment instead of ending it failed (which
+    /// left the HTLC held and never claimed), claims, and X arrives.
+    func testASendStreamBrokenAfterItStartedIsTrackedAndTheSwapCompletes() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        fixture.hub.servers["client"]!.handler.faults.inject(.sendStreamError)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+        XCTAssertEqual(report.amountSat, amount)
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        try await clientEventually("the provider's invoice settles") {
+            try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash).state == .settled
+        }
+        try await clientEventually("the tracked payment succeeds") {
+            if case .succeeded = try await fixture.clientLND.paymentStatus(paymentHash: swap.request.paymentHash) {
+                return true
+            }
+            return false
+        }
+        XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("routerrpc server shutting down") },
+                      "the broken stream is reported")
+        await fixture.shutDown(engine)
+    }
+
     /// Audit H-5: an index counter behind the records (a restored database) hands out an
     /// index whose payment hash a stored client swap already used. The engine refuses it
     /// before the provider hears of it: that preimage may be public.
