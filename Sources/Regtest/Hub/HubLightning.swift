@@ -87,12 +87,11 @@ public final class HubLightning: Sendable {
         return try endpoint(name)
     }
 
-    /// Injects `fault` into the node's LND REST server (`hub_ln_fault`).
-    public func inject(_ fault: LNDFault, node name: String) throws -> LightningEndpoint {
+    /// The fault controls of the node's LND REST server (`hub_ln_fault`).
+    public func faults(node name: String) throws -> LNDFaults {
         _ = try network.node(name)
         guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
-        server.handler.faults.inject(fault)
-        return try endpoint(name)
+        return server.handler.faults
     }
 
     /// Satoshis to millisatoshis, refusing what no Bitcoin amount can be.

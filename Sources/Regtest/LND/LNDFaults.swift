@@ -14,6 +14,7 @@ public final class LNDFaults: Sendable {
         var silentUnknownInvoice = false
         var nextStream = 0
         var open: [Int: @Sendable () -> Void] = [:]
+        var sendRequests = 0
     }
 
     private let state = Mutex(State())
@@ -39,6 +40,9 @@ public final class LNDFaults: Sendable {
         for cut in cuts { cut() }
     }
 
+    /// Counts one `/v2/router/send` request.
+    func countSend() { state.withLock { $0.sendRequests += 1 } }
+
     /// True once per armed `send_stream_error`: this send stream is the one to break.
     func takeSendStreamError() -> Bool {
         state.withLock { state in
@@ -47,6 +51,9 @@ public final class LNDFaults: Sendable {
             return true
         }
     }
+
+    /// `send_stream_error` faults armed and not yet used.
+    public var sendStreamErrorsArmed: Int { state.withLock { $0.sendStreamErrors } }
 
     var silentUnknownInvoice: Bool { state.withLock { $0.silentUnknownInvoice } }
 
@@ -63,6 +70,10 @@ public final class LNDFaults: Sendable {
     func closed(_ key: Int) {
         _ = state.withLock { $0.open.removeValue(forKey: key) }
     }
+
+    /// How many `/v2/router/send` requests the node has had, refused ones included: a
+    /// test checks with it that a payment is never sent twice.
+    public var sendRequests: Int { state.withLock { $0.sendRequests } }
 
     /// How many streams are open now (for tests).
     public var openStreams: Int { state.withLock { $0.open.count } }

@@ -187,6 +187,7 @@ extension LNDRESTHandler {
     // MARK: payments
 
     private func sendPayment(_ body: LNDRequestBody) throws(LNDRPCError) -> HTTPServerResponse {
+        faults.countSend()
         let request = try body.string("payment_request")
         let amount = try amountMsat(body, sat: "amt", msat: "amt_msat")
         let feeLimit = try amountMsat(body, sat: "fee_limit_sat", msat: "fee_limit_msat")
