@@ -223,6 +223,25 @@ final class LNDClientEndToEndTests: XCTestCase {
         await hub.shutDown(alice, bob)
     }
 
+    /// LND keeps a subscription to an invoice it does not know open and silent (the
+    /// `silent_unknown_invoice` fault): the client waits one request's time for the first
+    /// update, then looks the invoice up and ends with LND's NotFound, instead of waiting
+    /// for ever.
+    func testASilentSubscriptionToAnUnknownInvoiceEndsWithTheLookupsNotFound() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        hub.servers["bob"]!.handler.faults.inject(.silentUnknownInvoice)
+        var configuration = hub.configuration("bob")
+        configuration.requestTimeoutMilliseconds = 500
+        let bob = try await LNDRESTClient.connect(configuration: configuration, sleeper: hub.loop.sleeper,
+                                                  connector: hub.connector)
+        let updates = LNDIterator(bob.subscribeInvoice(paymentHash: SHA256.hash(preimage(0x5f))))
+        let started = ContinuousClock.now
+        let error = await lndExpectError { try await lndNext(updates, seconds: 5) }
+        XCTAssertEqual((error as? LightningBackendError)?.isNotFound, true, "\(String(describing: error))")
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(450), "the silent stream was waited for")
+        await hub.shutDown(bob)
+    }
+
     /// A hold invoice cancelled after the payment's timeout fails in LND with TIMEOUT: the
     /// words say the money came back, not that no route was found.
     func testTheTimeoutReasonSaysWhatItMeans() {
