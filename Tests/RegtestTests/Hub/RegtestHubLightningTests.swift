@@ -193,6 +193,24 @@ final class RegtestHubLightningTests: XCTestCase {
         await harness.shutDown()
     }
 
+    /// `hub_ln_fault`: a fault name it does not know and an unknown node are refused with
+    /// Core's codes and a message listing the faults; a known fault answers the counts.
+    func testTheFaultControlRefusesBadInputAndReportsItsCounts() async throws {
+        let harness = try await RegtestHubHarness(housekeepingMilliseconds: 600_000)
+        _ = try await harness.addNode("alice", balanceSat: Self.aliceSat)
+        let unknownFault = try await harness.rpc.raw("hub_ln_fault", "[\"alice\",\"explode\"]")
+        XCTAssertTrue(unknownFault.body.contains("\"code\":-8"), unknownFault.body)
+        XCTAssertTrue(unknownFault.body.contains("send_stream_error, restart, silent_unknown_invoice, clear"), unknownFault.body)
+        let unknownNode = try await harness.rpc.raw("hub_ln_fault", "[\"carol\",\"restart\"]")
+        XCTAssertTrue(unknownNode.body.contains("\"code\":-5"), unknownNode.body)
+        let armed = try await harness.rpc.call("hub_ln_fault", "[\"alice\",\"send_stream_error\"]")
+        XCTAssertEqual(armed["send_stream_errors_armed_before"]?.intValue, 0)
+        XCTAssertEqual(armed["send_requests"]?.intValue, 0)
+        let cleared = try await harness.rpc.call("hub_ln_fault", "[\"alice\",\"clear\"]")
+        XCTAssertEqual(cleared["send_stream_errors_armed_before"]?.intValue, 1, "armed and never used")
+        await harness.shutDown()
+    }
+
     /// Waits for the hold invoice to be ACCEPTED and returns its HTLC's expiry height.
     private func acceptedExpiry(_ payee: LNDRESTClient, _ hash: [UInt8]) async throws -> Int {
         try await within(seconds: 10) {
