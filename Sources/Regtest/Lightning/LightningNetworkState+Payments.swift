@@ -130,6 +130,8 @@ extension LightningNetworkState {
         invoice.htlcs.append(InvoiceHTLC(amountMsat: amountMsat, acceptHeight: tip, expiryHeight: expiryHeight,
                                          state: .accepted, acceptTime: now, resolveTime: nil))
         invoice.state = .accepted
+        // LND counts accepted and settled HTLCs of a non-open invoice in amt_paid.
+        invoice.amountPaidMsat += amountMsat
         nodes[payee]!.invoices[hash]!.invoice = invoice
         nodes[payee]!.invoices[hash]!.held = HeldHTLC(payer: payer, amountMsat: amountMsat, feeMsat: feeMsat,
                                                       htlcIndex: invoice.htlcs.count - 1)

@@ -57,6 +57,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(accepted?.htlcs, [InvoiceStatus.HTLC(amountMsat: Self.amount, acceptHeight: SimEnvironment.startHeight,
                                                             expiryHeight: expectedExpiry, state: .accepted)])
         XCTAssertEqual(accepted?.earliestHeldExpiry, expectedExpiry)
+        // LND counts an accepted HTLC in amt_paid (it was 0 until the settle here).
+        XCTAssertEqual(accepted?.amountPaidMsat, Self.amount)
         let looked = try await bob.lookupInvoice(paymentHash: hash)
         XCTAssertEqual(looked, accepted)
         let locked = try await alice.channelBalance()
