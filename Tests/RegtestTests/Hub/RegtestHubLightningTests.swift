@@ -45,6 +45,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let inFlight = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(inFlight?.status, .inFlight)
         let expiry = try await acceptedExpiry(bob, hash)
         XCTAssertEqual(expiry, start + Int(Self.finalCLTV) + 40)
@@ -93,6 +95,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         let expiry = try await acceptedExpiry(bob, hash)
         try await harness.generate(expiry - 12 - 1 - start)
         let stillHeld = try await bob.lookupInvoice(paymentHash: hash)
@@ -123,6 +127,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         _ = try await acceptedExpiry(bob, SHA256.hash(secret))
         try await bob.settleInvoice(preimage: secret)
         let succeeded = try await lndNext(payment)

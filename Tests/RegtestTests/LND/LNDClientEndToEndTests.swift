@@ -47,6 +47,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let inFlight = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(inFlight?.status, .inFlight)
         XCTAssertEqual(inFlight?.paymentHash, hash)
 
@@ -100,6 +102,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let first = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(first?.status, .inFlight)
         try await within(seconds: 10) {
             while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
@@ -138,6 +142,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         try await within(seconds: 10) {
             while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
                 try await Task.sleep(nanoseconds: 5_000_000)
@@ -208,6 +214,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         let tracked = LNDIterator(alice.trackPayment(paymentHash: hash))
         _ = try await lndNext(tracked)
         XCTAssertEqual(hub.servers["alice"]!.handler.faults.openStreams, 2)
@@ -290,6 +298,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         let expiry = try await within(seconds: 10) {
             while true {
                 let invoice = try await bob.lookupInvoice(paymentHash: hash)

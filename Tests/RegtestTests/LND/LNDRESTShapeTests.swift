@@ -159,7 +159,7 @@ final class LNDRESTShapeTests: XCTestCase {
         let payment = try XCTUnwrap(envelope["result"] as? [String: Any])
         XCTAssertEqual(payment["payment_hash"] as? String, hash.hex)
         XCTAssertEqual(payment["payment_preimage"] as? String, String(repeating: "0", count: 64))
-        XCTAssertEqual(payment["status"] as? String, "IN_FLIGHT")
+        XCTAssertEqual(payment["status"] as? String, "INITIATED")
         XCTAssertEqual(payment["failure_reason"] as? String, "FAILURE_REASON_NONE")
         XCTAssertEqual(payment["value_msat"] as? String, "250000000")
         XCTAssertEqual(payment["value_sat"] as? String, "250000")
