@@ -11,15 +11,15 @@ extension LNDRESTHandler {
         switch route {
         case .getInfo: return try getInfo()
         case .channelBalance: return try channelBalance()
-        case .addInvoice: return try addInvoice(LNDRequestBody(body))
+        case .addInvoice: return try addInvoice(LNDRequestBody(body, fields: LNDRequestFields.invoice))
         case .lookupInvoiceV1(let hashHex):
             guard let hash = [UInt8](hex: hashHex) else {
                 throw LNDRPCError(.unknown, "unable to decode r_hash_str: invalid hex")
             }
             return try lookup(hash)
-        case .addHoldInvoice: return try addHoldInvoice(LNDRequestBody(body))
-        case .settleInvoice: return try settleInvoice(LNDRequestBody(body))
-        case .cancelInvoice: return try cancelInvoice(LNDRequestBody(body))
+        case .addHoldInvoice: return try addHoldInvoice(LNDRequestBody(body, fields: LNDRequestFields.addHoldInvoice))
+        case .settleInvoice: return try settleInvoice(LNDRequestBody(body, fields: LNDRequestFields.settleInvoice))
+        case .cancelInvoice: return try cancelInvoice(LNDRequestBody(body, fields: LNDRequestFields.cancelInvoice))
         case .lookupInvoiceV2:
             let hash = try LNDTarget.bytes(target.query["payment_hash"] ?? "", field: "payment_hash")
             return try lookup(hash)
@@ -49,7 +49,7 @@ extension LNDRESTHandler {
                 throw LNDRPCError(error, notFoundCode: true)
             }
         case .sendPayment:
-            return try sendPayment(LNDRequestBody(body))
+            return try sendPayment(LNDRequestBody(body, fields: LNDRequestFields.sendPayment))
         case .trackPayment(let hashText):
             let hash = try LNDTarget.bytes(hashText, field: "payment_hash")
             do {
