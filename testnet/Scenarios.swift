@@ -44,7 +44,7 @@ struct Scenario: Sendable {
     }
 
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
-        + RefundScenarios.all
+        + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all
 

@@ -35,15 +35,23 @@ public protocol LightningBackend: Sendable {
     func subscribeInvoice(paymentHash: [UInt8]) -> AsyncThrowingStream<InvoiceStatus, any Error>
 
     /// Pays a BOLT11 invoice, yielding each status until SUCCEEDED or FAILED. A refusal
-    /// before the payment starts (already paid, in flight, bad request) is thrown as
-    /// `.lnd`; a stream that breaks before a final status throws `.unreachable`, and the
-    /// payment may then still complete: look again before treating it as failed.
+    /// before the payment starts is thrown as `.lnd` (`isAlreadyExists`: the node has this
+    /// payment already, in flight or paid: track it); a connection that fails before the
+    /// node answers throws `.unreachable`; a stream that breaks or carries an error after
+    /// the node accepted the payment throws `.paymentStatusUnknown`: the payment may still
+    /// complete, so track it, never treat it as failed.
     /// - Parameters:
     ///   - feeLimitSat: the most the route may cost.
     ///   - cltvLimit: the most blocks the payment's time lock may span; 0: the node's maximum.
     ///   - timeoutSeconds: how long the node keeps trying to find a route.
     func payInvoice(paymentRequest: String, feeLimitSat: UInt64, cltvLimit: UInt32,
                     timeoutSeconds: UInt32) -> AsyncThrowingStream<PaymentUpdate, any Error>
+
+    /// The outgoing payment for `paymentHash` as the node tracks it (LND `TrackPaymentV2`):
+    /// its status now, then each change, ending after SUCCEEDED or FAILED. A payment the
+    /// node never sent throws `.lnd` with `isNotFound`; a stream that breaks throws
+    /// `.paymentStatusUnknown` or `.unreachable` (track again).
+    func trackPayment(paymentHash: [UInt8]) -> AsyncThrowingStream<PaymentUpdate, any Error>
 
     /// An outgoing payment as the node tracks it now (in flight while the payee holds it);
     /// nil when the node never sent one for `paymentHash`.

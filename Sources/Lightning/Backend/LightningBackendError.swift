@@ -14,6 +14,10 @@ public enum LightningBackendError: Error, Sendable, Equatable, CustomStringConve
     case malformedResponse(url: String, reason: String)
     /// The caller passed something that cannot be sent (a hash that is not 32 bytes).
     case invalidArgument(String)
+    /// A payment stream that LND had accepted (HTTP 200) broke or carried an error line
+    /// before a final status: the payment exists and may still succeed, so its status is
+    /// unknown, never "refused". Track it (`trackPayment`) to learn the outcome.
+    case paymentStatusUnknown(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,7 +33,17 @@ public enum LightningBackendError: Error, Sendable, Equatable, CustomStringConve
             return "unexpected answer from the Lightning node at \(url): \(reason)"
         case .invalidArgument(let reason):
             return "invalid Lightning request: \(reason)"
+        case .paymentStatusUnknown(let url, let reason):
+            return "the status of the payment at the Lightning node \(url) is unknown (\(reason)); it may still "
+                + "succeed, so it is tracked, not sent again"
         }
+    }
+
+    /// LND's gRPC AlreadyExists on a send (HTTP 409: "invoice is already paid", "payment
+    /// is in transition"): the node has this payment already, so track it, never resend.
+    public var isAlreadyExists: Bool {
+        if case .lnd(let code, _, _) = self { return code == 6 }
+        return false
     }
 
     /// LND's gRPC NotFound (an unknown invoice or payment).

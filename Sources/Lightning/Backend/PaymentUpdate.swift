@@ -40,7 +40,10 @@ public struct PaymentUpdate: Sendable, Hashable {
 
         public var description: String {
             switch self {
-            case .timeout: return "timed out before a route was found"
+            // LND also gives TIMEOUT for a held payment the payee cancelled after the
+            // payment's timeout_seconds: the money came back, whatever the route did.
+            case .timeout: return "LND's payment timeout passed before it succeeded (no route in time, or the payee "
+                + "cancelled a held payment after the timeout); the amount is back in the channel"
             case .noRoute: return "no route within the fee and CLTV limits"
             case .error: return "the payment failed with an unexpected error"
             case .incorrectPaymentDetails: return "the payee refused it (unknown, cancelled or wrong amount)"

@@ -37,7 +37,11 @@ extension LNDRESTClient {
 
         while !Task.isCancelled {
             do {
-                let lines = try await openStream(.get, "/v2/invoices/subscribe/\(Self.urlHash(paymentHash))")
+                let opened = try await openStream(.get, "/v2/invoices/subscribe/\(Self.urlHash(paymentHash))")
+                // Bounded: a silent subscription (an invoice LND does not know) is given
+                // up for the lookup below, which says what became of the invoice.
+                let lines = LNDFirstLineDeadline.lines(opened, milliseconds: configuration.requestTimeoutMilliseconds,
+                                                       sleeper: sleeper, url: url)
                 for try await line in lines {
                     if deliver(try Self.invoiceStatus(from: try streamResult(line), url: url)) { return }
                 }

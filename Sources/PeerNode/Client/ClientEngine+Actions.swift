@@ -73,29 +73,82 @@ extension ClientEngine {
         }
         let feeLimit = UInt64(clamping: configuration.routingFee.fee(paymentSat: accept.totalSat))
         let cltvLimit = UInt32(clamping: invoice.minFinalCLTVExpiryDelta) &+ configuration.routeCLTVAllowance
-        let stream = lightning.payInvoice(paymentRequest: accept.invoice, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
-                                          timeoutSeconds: configuration.paymentTimeoutSeconds)
         let id = run.id
+        let hash = run.secrets.paymentHash
+        let request = accept.invoice
+        let timeout = configuration.paymentTimeoutSeconds
+        let lightning = self.lightning
         run.payment?.cancel()
         run.payment = Task { [weak self] in
+            // After a restart the node may hold this payment already (sent before the
+            // stop): track it, and send only when the node never had it. LND would refuse
+            // a second send (409), but tracking is what tells the outcome.
+            if resuming, await self?.track(id, paymentHash: hash) != .unknownToNode { return }
+            let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
+                                              timeoutSeconds: timeout)
             do {
                 for try await update in stream {
                     await self?.feed(id, .payment(update.status))
                 }
             } catch let error as LightningBackendError {
-                if case .lnd = error, !resuming {
+                switch error {
+                case .lnd where error.isAlreadyExists,
+                     .paymentStatusUnknown, .unreachable:
+                    // The node has the payment (409), or the stream broke after it took
+                    // it, or the answer was lost: the payment may be held by the provider.
+                    // Its outcome comes from tracking, never from this error.
+                    await self?.note(id, "\(error)")
+                    if await self?.track(id, paymentHash: hash) == .unknownToNode {
+                        await self?.note(id, "the Lightning node never received the payment; waiting for the give-up timer")
+                    }
+                case .lnd:
                     // Refused before it started (expired, bad request): nothing left the node.
                     await self?.feed(id, .payment(.failed(.other(error.description))))
-                } else {
-                    // On resume the node refuses a duplicate of the payment it already has;
-                    // a broken stream says nothing either. The lock or the timer decides.
-                    await self?.note(id, "payment status unknown (\(error)); waiting for the lock or the give-up timer")
+                default:
+                    await self?.note(id, "payment status unknown (\(error)); tracking it")
+                    _ = await self?.track(id, paymentHash: hash)
                 }
             } catch {
                 await self?.note(id, "payment stream ended: \(error)")
             }
         }
     }
+
+    /// How tracking a payment ended.
+    enum PaymentTracking: Equatable {
+        /// A final status was fed to the machine.
+        case final
+        /// The Lightning node has no payment for the hash: nothing left it.
+        case unknownToNode
+        /// The swap's task was cancelled (the swap ended).
+        case cancelled
+    }
+
+    /// Follows the payment for `paymentHash` (LND `TrackPaymentV2`), feeding each status
+    /// to the machine, until it is final. A broken stream or an unreachable node is
+    /// tracked again after a pause, for as long as the swap runs: while the payment may be
+    /// held, only its outcome, the lock or the give-up timer may end the swap.
+    func track(_ id: String, paymentHash: [UInt8]) async -> PaymentTracking {
+        var said = false
+        while !Task.isCancelled {
+            do {
+                for try await update in lightning.trackPayment(paymentHash: paymentHash) {
+                    feed(id, .payment(update.status))
+                    if update.status.isFinal { return .final }
+                }
+            } catch let error as LightningBackendError where error.isNotFound {
+                return .unknownToNode
+            } catch {
+                if !said { note(id, "tracking the payment: \(error); trying again") }
+                said = true
+            }
+            do { try await sleeper.sleep(milliseconds: Self.trackRetryMilliseconds) } catch { break }
+        }
+        return .cancelled
+    }
+
+    /// The pause before tracking a payment again after its stream broke.
+    static let trackRetryMilliseconds: UInt64 = 1_000
 
     func note(_ id: String, _ text: String) { report(id, .note, text) }
 

@@ -87,6 +87,13 @@ public final class HubLightning: Sendable {
         return try endpoint(name)
     }
 
+    /// The fault controls of the node's LND REST server (`hub_ln_fault`).
+    public func faults(node name: String) throws -> LNDFaults {
+        _ = try network.node(name)
+        guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
+        return server.handler.faults
+    }
+
     /// Satoshis to millisatoshis, refusing what no Bitcoin amount can be.
     static func msat(_ sat: Int64) throws(HubLightningError) -> UInt64 {
         guard sat >= 0, sat <= CoreAmount.maxMoney else { throw .invalidAmount(sat) }

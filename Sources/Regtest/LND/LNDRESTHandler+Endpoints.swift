@@ -11,15 +11,15 @@ extension LNDRESTHandler {
         switch route {
         case .getInfo: return try getInfo()
         case .channelBalance: return try channelBalance()
-        case .addInvoice: return try addInvoice(LNDRequestBody(body))
+        case .addInvoice: return try addInvoice(LNDRequestBody(body, fields: LNDRequestFields.invoice))
         case .lookupInvoiceV1(let hashHex):
             guard let hash = [UInt8](hex: hashHex) else {
                 throw LNDRPCError(.unknown, "unable to decode r_hash_str: invalid hex")
             }
             return try lookup(hash)
-        case .addHoldInvoice: return try addHoldInvoice(LNDRequestBody(body))
-        case .settleInvoice: return try settleInvoice(LNDRequestBody(body))
-        case .cancelInvoice: return try cancelInvoice(LNDRequestBody(body))
+        case .addHoldInvoice: return try addHoldInvoice(LNDRequestBody(body, fields: LNDRequestFields.addHoldInvoice))
+        case .settleInvoice: return try settleInvoice(LNDRequestBody(body, fields: LNDRequestFields.settleInvoice))
+        case .cancelInvoice: return try cancelInvoice(LNDRequestBody(body, fields: LNDRequestFields.cancelInvoice))
         case .lookupInvoiceV2:
             let hash = try LNDTarget.bytes(target.query["payment_hash"] ?? "", field: "payment_hash")
             return try lookup(hash)
@@ -41,16 +41,19 @@ extension LNDRESTHandler {
             let hash = try LNDTarget.bytes(hashText, field: "r_hash")
             do {
                 let updates = try network.subscribeInvoice(node: node, paymentHash: hash)
-                return Self.streaming(updates) { LNDMessages.invoice($0, channelID: channelID) }
+                return streaming(updates) { LNDMessages.invoice($0, channelID: channelID) }
+            } catch .invoiceNotFound where faults.silentUnknownInvoice {
+                // LND keeps the subscription open with nothing on it.
+                return streaming(AsyncStream<Int> { _ in }) { _ in .null }
             } catch {
                 throw LNDRPCError(error, notFoundCode: true)
             }
         case .sendPayment:
-            return try sendPayment(LNDRequestBody(body))
+            return try sendPayment(LNDRequestBody(body, fields: LNDRequestFields.sendPayment))
         case .trackPayment(let hashText):
             let hash = try LNDTarget.bytes(hashText, field: "payment_hash")
             do {
-                return Self.streaming(try network.trackPayment(node: node, paymentHash: hash), LNDMessages.payment)
+                return streaming(try network.trackPayment(node: node, paymentHash: hash), LNDMessages.payment)
             } catch {
                 throw LNDRPCError(error)
             }
@@ -184,6 +187,7 @@ extension LNDRESTHandler {
     // MARK: payments
 
     private func sendPayment(_ body: LNDRequestBody) throws(LNDRPCError) -> HTTPServerResponse {
+        faults.countSend()
         let request = try body.string("payment_request")
         let amount = try amountMsat(body, sat: "amt", msat: "amt_msat")
         let feeLimit = try amountMsat(body, sat: "fee_limit_sat", msat: "fee_limit_msat")
@@ -191,7 +195,7 @@ extension LNDRESTHandler {
         do {
             let updates = try network.sendPayment(from: node, paymentRequest: request, amountMsat: amount,
                                                   feeLimitMsat: feeLimit, cltvLimit: cltvLimit, timeoutSeconds: timeout)
-            return Self.streaming(updates, LNDMessages.payment)
+            return streaming(updates, breakAfterFirst: faults.takeSendStreamError(), LNDMessages.payment)
         } catch {
             throw LNDRPCError(error)
         }
@@ -229,17 +233,31 @@ extension LNDRESTHandler {
 
     /// A simulator stream as LND's gateway streams it: one `{"result": ...}` line per
     /// value, ending when the simulator's stream ends (at a final state). A client that
-    /// goes away ends the forwarding task, and with it the simulator's subscription.
-    static func streaming<Value: Sendable>(_ source: AsyncStream<Value>,
-                                           _ encode: @escaping @Sendable (Value) -> JSONValue) -> HTTPServerResponse {
+    /// goes away ends the forwarding task, and with it the simulator's subscription. An
+    /// injected fault (`LNDFaults`) ends it early with LND's shutdown error line:
+    /// `breakAfterFirst` after the first value, a restart at once.
+    func streaming<Value: Sendable>(_ source: AsyncStream<Value>, breakAfterFirst: Bool = false,
+                                    _ encode: @escaping @Sendable (Value) -> JSONValue) -> HTTPServerResponse {
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let faults = self.faults
+        let key = faults.opened {
+            continuation.yield(LNDFaults.shutdownLine)
+            continuation.finish()
+        }
         let forwarder = Task {
             for await value in source {
                 continuation.yield(LNDJSON.streamLine(result: encode(value)))
+                if breakAfterFirst {
+                    continuation.yield(LNDFaults.shutdownLine)
+                    break
+                }
             }
             continuation.finish()
         }
-        continuation.onTermination = { _ in forwarder.cancel() }
+        continuation.onTermination = { _ in
+            forwarder.cancel()
+            faults.closed(key)
+        }
         return .streaming(HTTPStreamingResponse(status: .ok, headers: ["Content-Type": "application/json"], body: body))
     }
 }

@@ -33,6 +33,8 @@ public struct LNDRESTHandler: Sendable {
     /// no channels): derived from the node key, so it differs per node.
     let channelID: UInt64
     let blockHash: @Sendable () -> String
+    /// Faults a test injected (`hub_ln_fault`), and the streams a restart ends.
+    public let faults = LNDFaults()
 
     /// - Parameter blockHash: the chain tip's hash in hex, for `getinfo` (the simulator
     ///   knows only the height).

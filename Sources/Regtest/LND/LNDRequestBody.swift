@@ -1,14 +1,14 @@
 import Lightning
 import Transport
 
-/// A request's JSON body read the way LND's gateway reads it: unknown fields ignored,
-/// absent fields at their defaults, integers as strings or numbers, bytes as base64 in
+/// A request's JSON body read the way LND's gateway reads it: a field the message does
+/// not have refused (`LNDRequestFields`), absent fields at their defaults, integers as strings or numbers, bytes as base64 in
 /// either alphabet. A value of the wrong type is InvalidArgument (HTTP 400), as the
 /// gateway's protobuf decoder reports it.
 struct LNDRequestBody {
     let fields: [String: JSONValue]
 
-    init(_ bytes: [UInt8]) throws(LNDRPCError) {
+    init(_ bytes: [UInt8], fields known: Set<String>) throws(LNDRPCError) {
         // An empty body is an empty message.
         guard !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             fields = [:]
@@ -22,6 +22,10 @@ struct LNDRequestBody {
         }
         guard let object = json.objectValue else {
             throw LNDRPCError(.invalidArgument, "the request body must be a JSON object")
+        }
+        // protojson's refusal, which the gateway answers as InvalidArgument (HTTP 400).
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw LNDRPCError(.invalidArgument, "proto: unknown field \"\(unknown)\"")
         }
         fields = object
     }

@@ -87,7 +87,6 @@ extension LightningNetworkState {
         invoice.state = .settled
         invoice.settleDate = now
         invoice.settleIndex = nodes[name]!.nextSettleIndex
-        invoice.amountPaidMsat += held.amountMsat
         nodes[name]!.nextSettleIndex += 1
         nodes[name]!.invoices[hash]!.invoice = invoice
         nodes[name]!.invoices[hash]!.held = nil
@@ -121,6 +120,8 @@ extension LightningNetworkState {
         guard var entry = nodes[name]?.invoices[hash], !entry.invoice.state.isFinal else { return }
         if let held = entry.held {
             resolveHeld(&entry.invoice, held, settled: false, now: now)
+            // A cancelled HTLC no longer counts in amt_paid (LND sums accepted and settled ones).
+            entry.invoice.amountPaidMsat -= held.amountMsat
             inFlightMsat -= held.lockedMsat
             nodes[held.payer]!.balanceMsat += held.lockedMsat
             finishPayment(payer: held.payer, hash: hash) {

@@ -49,7 +49,7 @@ extension LightningNetworkState {
         let hash = invoice.paymentHash
         if let previous = payer.payments[hash]?.payment {
             switch previous.status {
-            case .inFlight: throw .paymentInFlight
+            case .initiated, .inFlight: throw .paymentInFlight
             case .succeeded: throw .alreadyPaid
             // LND lets a failed payment be tried again; the new attempt replaces it.
             case .failed: break
@@ -58,7 +58,7 @@ extension LightningNetworkState {
 
         let payment = SimulatedPayment(
             paymentHash: hash, valueMsat: amountMsat, feeMsat: 0, preimage: nil,
-            paymentRequest: invoice.string, status: .inFlight, failureReason: .none, failureDetail: nil,
+            paymentRequest: invoice.string, status: .initiated, failureReason: .none, failureDetail: nil,
             creationDate: now, paymentIndex: payer.nextPaymentIndex)
         nodes[order.payer]!.nextPaymentIndex += 1
         nodes[order.payer]!.payments[hash] = PaymentEntry(payment: payment, subscribers: [continuation])
@@ -72,6 +72,9 @@ extension LightningNetworkState {
                 $0.failureDetail = failure.detail
             }
         case .success(let (payee, feeMsat)):
+            // The HTLC goes out: IN_FLIGHT, whatever the payee then does with it.
+            updatePayment(payer: order.payer, hash: hash) { $0.status = .inFlight }
+            publishPayment(node: order.payer, hash: hash)
             let expiry = tip + Int(policy.totalCLTVDelta(finalCLTVDelta: invoice.minFinalCLTVExpiryDelta))
             deliver(payer: order.payer, payee: payee, hash: hash, amountMsat: amountMsat, feeMsat: feeMsat,
                     tip: tip, expiryHeight: expiry, now: now)
@@ -130,6 +133,8 @@ extension LightningNetworkState {
         invoice.htlcs.append(InvoiceHTLC(amountMsat: amountMsat, acceptHeight: tip, expiryHeight: expiryHeight,
                                          state: .accepted, acceptTime: now, resolveTime: nil))
         invoice.state = .accepted
+        // LND counts accepted and settled HTLCs of a non-open invoice in amt_paid.
+        invoice.amountPaidMsat += amountMsat
         nodes[payee]!.invoices[hash]!.invoice = invoice
         nodes[payee]!.invoices[hash]!.held = HeldHTLC(payer: payer, amountMsat: amountMsat, feeMsat: feeMsat,
                                                       htlcIndex: invoice.htlcs.count - 1)

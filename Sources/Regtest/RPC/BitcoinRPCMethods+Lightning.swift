@@ -60,6 +60,40 @@ extension BitcoinRPCMethods {
                     throw lightningError(error)
                 }
             },
+            RPCMethod("hub_ln_fault",
+                      summary: "Injects into a node's LND REST server a fault real LND causes: send_stream_error (the "
+                          + "next /v2/router/send stream carries LND's 'routerrpc server shutting down' error line after "
+                          + "its first update and ends; the payment goes on), restart (every open stream gets that line "
+                          + "and ends; invoices and payments stay), silent_unknown_invoice (a subscription to an unknown "
+                          + "invoice stays open and silent, as in LND), clear (lifts the standing ones).",
+                      arguments: [RPCArgument("name", .string, "The node's name"),
+                                  RPCArgument("fault", .string, "send_stream_error, restart, silent_unknown_invoice or clear")],
+                      result: "{...}    (json object) name, fault, send_stream_errors_armed_before (not yet used), "
+                          + "send_requests (every /v2/router/send the node had, refused ones included), open_streams "
+                          + "(after the fault)",
+                      examples: [.cli("\"alice\" \"send_stream_error\""), .rpc("\"alice\", \"restart\"")]) { params in
+                let name = params.string(0) ?? ""
+                let text = params.string(1) ?? ""
+                guard let fault = LNDFault(rawValue: text) else {
+                    throw RPCError.invalidParameter("unknown fault \"\(text)\"; expected one of "
+                                                    + LNDFault.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                let faults: LNDFaults
+                do {
+                    faults = try lightning.faults(node: name)
+                } catch {
+                    throw lightningError(error)
+                }
+                let armedBefore = faults.sendStreamErrorsArmed
+                faults.inject(fault)
+                var result = OrderedJSONObject()
+                result.add("name", .string(name))
+                result.add("fault", .string(fault.rawValue))
+                result.add("send_stream_errors_armed_before", .int(armedBefore))
+                result.add("send_requests", .int(faults.sendRequests))
+                result.add("open_streams", .int(faults.openStreams))
+                return result.json
+            },
             RPCMethod("hub_ln_nodes",
                       summary: "Lists every Lightning node by name, as the start-up JSON lists them under \"lightning\".",
                       result: "{...}    (json object) name -> the node, as hub_ln_addnode answers",

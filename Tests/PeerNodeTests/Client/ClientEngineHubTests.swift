@@ -59,6 +59,79 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// Issue 15: the client's LND breaks the send stream with its shutdown line after the
+    /// payment started. The swap tracks the payment instead of ending it failed (which
+    /// left the HTLC held and never claimed), claims, and X arrives.
+    func testASendStreamBrokenAfterItStartedIsTrackedAndTheSwapCompletes() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        fixture.hub.servers["client"]!.handler.faults.inject(.sendStreamError)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+        XCTAssertEqual(report.amountSat, amount)
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        try await clientEventually("the provider's invoice settles") {
+            try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash).state == .settled
+        }
+        try await clientEventually("the tracked payment succeeds") {
+            if case .succeeded = try await fixture.clientLND.paymentStatus(paymentHash: swap.request.paymentHash) {
+                return true
+            }
+            return false
+        }
+        XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("routerrpc server shutting down") },
+                      "the broken stream is reported")
+        await fixture.shutDown(engine)
+    }
+
+    /// Issue 15: the client stops while its payment is held by the provider (no lock
+    /// yet). On restart it tracks the payment instead of sending it again (LND would
+    /// answer 409, and the client never learnt the outcome); the late lock is claimed, the
+    /// tracked payment succeeds, X arrives, and the node saw exactly one send.
+    func testARestartWhileThePaymentIsHeldTracksItAndNeverSendsAgain() async throws {
+        let fixture = try await ClientEngineFixture(lock: .never)
+        let first = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let amount = self.amount
+        let paying = Task { try await fixture.pay(first, amountSat: amount, route: decision, within: 60) }
+        try await clientEventually("the payment is held") {
+            guard let id = try await fixture.store.allSwaps(limit: 1).first?.id else { return false }
+            return try await fixture.lastKind(of: id) == "payment_in_flight"
+        }
+        let records = try await fixture.store.allSwaps(limit: 1)
+        let id = try XCTUnwrap(records.first).id
+        await first.shutDown()
+        paying.cancel()
+        let faults = fixture.hub.servers["client"]!.handler.faults
+        XCTAssertEqual(faults.sendRequests, 1)
+
+        let second = try fixture.engine()
+        _ = try await second.recover()
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        await fixture.provider.lockLate(swap.accept.body.swapID)
+        try await clientEventually("the claim is out") { try await fixture.lastKind(of: id) == "claim_broadcast" }
+        try fixture.hub.mine(1)
+        try await clientEventually("the swap completes") { try await fixture.lastKind(of: id) == "completed" }
+        _ = try await fixture.contactWallet.sync()
+        let received = await fixture.contactWallet.balance()
+        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        try await clientEventually("the tracked payment succeeds") {
+            if case .succeeded = try await fixture.clientLND.paymentStatus(paymentHash: swap.request.paymentHash) {
+                return true
+            }
+            return false
+        }
+        XCTAssertEqual(faults.sendRequests, 1, "the payment was sent once, before the restart")
+        await fixture.shutDown(second)
+    }
+
     /// Audit H-5: an index counter behind the records (a restored database) hands out an
     /// index whose payment hash a stored client swap already used. The engine refuses it
     /// before the provider hears of it: that preimage may be public.

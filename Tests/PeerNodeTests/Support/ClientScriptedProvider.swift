@@ -196,6 +196,13 @@ actor ClientScriptedProvider {
         }
     }
 
+    /// A provider scripted `.never` that locks honestly after all (late: after a client
+    /// restart, say).
+    func lockLate(_ swapID: String) async {
+        lockBehaviour = .honest
+        await invoiceAccepted(swapID)
+    }
+
     func cancelInvoice(of swapID: String) async throws {
         guard let swap = swaps[swapID] else { return }
         try await lnd.cancelInvoice(paymentHash: swap.request.paymentHash)

@@ -45,6 +45,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let inFlight = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(inFlight?.status, .inFlight)
         let expiry = try await acceptedExpiry(bob, hash)
         XCTAssertEqual(expiry, start + Int(Self.finalCLTV) + 40)
@@ -93,6 +95,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         let expiry = try await acceptedExpiry(bob, hash)
         try await harness.generate(expiry - 12 - 1 - start)
         let stillHeld = try await bob.lookupInvoice(paymentHash: hash)
@@ -123,6 +127,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         _ = try await acceptedExpiry(bob, SHA256.hash(secret))
         try await bob.settleInvoice(preimage: secret)
         let succeeded = try await lndNext(payment)
@@ -190,6 +196,24 @@ final class RegtestHubLightningTests: XCTestCase {
         XCTAssertEqual(harness.hub.endpoints["lightning"]?.keys, ["alice", "bob"])
         XCTAssertEqual(harness.hub.endpoints["lightning"]?["bob"]?["macaroon_hex"], nodes["bob"]?["macaroon_hex"])
         _ = try await harness.balances()
+        await harness.shutDown()
+    }
+
+    /// `hub_ln_fault`: a fault name it does not know and an unknown node are refused with
+    /// Core's codes and a message listing the faults; a known fault answers the counts.
+    func testTheFaultControlRefusesBadInputAndReportsItsCounts() async throws {
+        let harness = try await RegtestHubHarness(housekeepingMilliseconds: 600_000)
+        _ = try await harness.addNode("alice", balanceSat: Self.aliceSat)
+        let unknownFault = try await harness.rpc.raw("hub_ln_fault", "[\"alice\",\"explode\"]")
+        XCTAssertTrue(unknownFault.body.contains("\"code\":-8"), unknownFault.body)
+        XCTAssertTrue(unknownFault.body.contains("send_stream_error, restart, silent_unknown_invoice, clear"), unknownFault.body)
+        let unknownNode = try await harness.rpc.raw("hub_ln_fault", "[\"carol\",\"restart\"]")
+        XCTAssertTrue(unknownNode.body.contains("\"code\":-5"), unknownNode.body)
+        let armed = try await harness.rpc.call("hub_ln_fault", "[\"alice\",\"send_stream_error\"]")
+        XCTAssertEqual(armed["send_stream_errors_armed_before"]?.intValue, 0)
+        XCTAssertEqual(armed["send_requests"]?.intValue, 0)
+        let cleared = try await harness.rpc.call("hub_ln_fault", "[\"alice\",\"clear\"]")
+        XCTAssertEqual(cleared["send_stream_errors_armed_before"]?.intValue, 1, "armed and never used")
         await harness.shutDown()
     }
 

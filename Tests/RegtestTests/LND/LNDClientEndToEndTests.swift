@@ -47,6 +47,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let inFlight = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(inFlight?.status, .inFlight)
         XCTAssertEqual(inFlight?.paymentHash, hash)
 
@@ -57,6 +59,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(accepted?.htlcs, [InvoiceStatus.HTLC(amountMsat: Self.amount, acceptHeight: SimEnvironment.startHeight,
                                                             expiryHeight: expectedExpiry, state: .accepted)])
         XCTAssertEqual(accepted?.earliestHeldExpiry, expectedExpiry)
+        // LND counts an accepted HTLC in amt_paid (it was 0 until the settle here).
+        XCTAssertEqual(accepted?.amountPaidMsat, Self.amount)
         let looked = try await bob.lookupInvoice(paymentHash: hash)
         XCTAssertEqual(looked, accepted)
         let locked = try await alice.channelBalance()
@@ -98,6 +102,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         let first = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(first?.status, .inFlight)
         try await within(seconds: 10) {
             while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
@@ -136,6 +142,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         try await within(seconds: 10) {
             while try await bob.lookupInvoice(paymentHash: hash).state != .accepted {
                 try await Task.sleep(nanoseconds: 5_000_000)
@@ -148,6 +156,108 @@ final class LNDClientEndToEndTests: XCTestCase {
         let cancelled = try await alice.paymentStatus(paymentHash: hash)
         XCTAssertEqual(cancelled, .failed(.incorrectPaymentDetails))
         await hub.shutDown(alice, bob)
+    }
+
+    /// Issue 15: LND writes `routerrpc server shutting down` on a send stream it had
+    /// accepted when it stops. The payment goes on in LND, so the client reads that line
+    /// as "status unknown" (it was `.lnd`, which the swap took for a refusal and ended
+    /// failed while the payee held the HTLC), and `trackPayment` follows it to the end.
+    func testAnErrorLineAfterTheSendStartedIsStatusUnknownAndTrackingFollowsThePayment() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let secret = preimage(0x5d)
+        let hash = SHA256.hash(secret)
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "swap 4",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        hub.servers["alice"]!.handler.faults.inject(.sendStreamError)
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        let first = try await lndNext(payment)
+        XCTAssertEqual(first?.status, .inFlight)
+        let broken = await lndExpectError { try await lndNext(payment) }
+        guard case .paymentStatusUnknown(_, let reason) = broken as? LightningBackendError else {
+            return XCTFail("expected paymentStatusUnknown, got \(String(describing: broken))")
+        }
+        XCTAssertTrue(reason.contains("routerrpc server shutting down"), reason)
+
+        // A second send is refused (409, AlreadyExists): the node has it; track it.
+        let again = await lndExpectError {
+            for try await _ in alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0, timeoutSeconds: 60) {}
+        }
+        XCTAssertEqual((again as? LightningBackendError)?.isAlreadyExists, true, "\(String(describing: again))")
+
+        let tracked = LNDIterator(alice.trackPayment(paymentHash: hash))
+        let now = try await lndNext(tracked)
+        XCTAssertEqual(now?.status, .inFlight, "still held by the payee")
+        XCTAssertEqual(now?.paymentHash, hash)
+        try await bob.settleInvoice(preimage: secret)
+        let done = try await lndNext(tracked)
+        XCTAssertEqual(done?.status, .succeeded(preimage: secret))
+        XCTAssertEqual(done?.amountMsat, Self.amount)
+        let end = try await lndNext(tracked)
+        XCTAssertNil(end)
+        let balance = try await alice.channelBalance()
+        XCTAssertEqual(balance, Self.payerBalance - Self.amount - Self.fee, "paid once")
+        await hub.shutDown(alice, bob)
+    }
+
+    /// An LND restart cuts every open stream with the shutdown line; the payment and the
+    /// held HTLC stay, and tracking the hash afterwards finds it in flight.
+    func testARestartEndsOpenStreamsButNotThePayment() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let hash = SHA256.hash(preimage(0x5e))
+        let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "swap 5",
+                                                   expirySeconds: 600, cltvExpiry: 144)
+        let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                   timeoutSeconds: 60))
+        _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
+        let tracked = LNDIterator(alice.trackPayment(paymentHash: hash))
+        _ = try await lndNext(tracked)
+        XCTAssertEqual(hub.servers["alice"]!.handler.faults.openStreams, 2)
+        hub.servers["alice"]!.handler.faults.inject(.restart)
+        for stream in [payment, tracked] {
+            let cut = await lndExpectError { try await lndNext(stream) }
+            guard case .paymentStatusUnknown = cut as? LightningBackendError else {
+                return XCTFail("expected paymentStatusUnknown, got \(String(describing: cut))")
+            }
+        }
+        let held = try await alice.paymentStatus(paymentHash: hash)
+        XCTAssertEqual(held, .inFlight)
+        let invoice = try await bob.lookupInvoice(paymentHash: hash)
+        XCTAssertEqual(invoice.state, .accepted)
+        await hub.shutDown(alice, bob)
+    }
+
+    /// LND keeps a subscription to an invoice it does not know open and silent (the
+    /// `silent_unknown_invoice` fault): the client waits one request's time for the first
+    /// update, then looks the invoice up and ends with LND's NotFound, instead of waiting
+    /// for ever.
+    func testASilentSubscriptionToAnUnknownInvoiceEndsWithTheLookupsNotFound() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        hub.servers["bob"]!.handler.faults.inject(.silentUnknownInvoice)
+        var configuration = hub.configuration("bob")
+        configuration.requestTimeoutMilliseconds = 500
+        let bob = try await LNDRESTClient.connect(configuration: configuration, sleeper: hub.loop.sleeper,
+                                                  connector: hub.connector)
+        let updates = LNDIterator(bob.subscribeInvoice(paymentHash: SHA256.hash(preimage(0x5f))))
+        let started = ContinuousClock.now
+        let error = await lndExpectError { try await lndNext(updates, seconds: 5) }
+        XCTAssertEqual((error as? LightningBackendError)?.isNotFound, true, "\(String(describing: error))")
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(450), "the silent stream was waited for")
+        await hub.shutDown(bob)
+    }
+
+    /// A hold invoice cancelled after the payment's timeout fails in LND with TIMEOUT: the
+    /// words say the money came back, not that no route was found.
+    func testTheTimeoutReasonSaysWhatItMeans() {
+        let text = PaymentUpdate.FailureReason(lndName: "FAILURE_REASON_TIMEOUT").description
+        XCTAssertFalse(text.contains("before a route was found"), text)
+        XCTAssertTrue(text.contains("cancelled a held payment"), text)
     }
 
     /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
@@ -188,6 +298,8 @@ final class LNDClientEndToEndTests: XCTestCase {
         let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
                                                    timeoutSeconds: 60))
         _ = try await lndNext(payment)
+        let afterInitiated = try await lndNext(payment)
+        XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         let expiry = try await within(seconds: 10) {
             while true {
                 let invoice = try await bob.lookupInvoice(paymentHash: hash)

@@ -159,7 +159,7 @@ final class LNDRESTShapeTests: XCTestCase {
         let payment = try XCTUnwrap(envelope["result"] as? [String: Any])
         XCTAssertEqual(payment["payment_hash"] as? String, hash.hex)
         XCTAssertEqual(payment["payment_preimage"] as? String, String(repeating: "0", count: 64))
-        XCTAssertEqual(payment["status"] as? String, "IN_FLIGHT")
+        XCTAssertEqual(payment["status"] as? String, "INITIATED")
         XCTAssertEqual(payment["failure_reason"] as? String, "FAILURE_REASON_NONE")
         XCTAssertEqual(payment["value_msat"] as? String, "250000000")
         XCTAssertEqual(payment["value_sat"] as? String, "250000")
@@ -230,6 +230,21 @@ final class LNDRESTShapeTests: XCTestCase {
         let (badBody, parseError) = try await post("/v2/invoices/cancel", "{\"payment_hash\": 7}")
         XCTAssertEqual(badBody, 400)
         XCTAssertEqual(parseError["code"] as? Int, 3)
+
+        // A field the message does not have: LND's decoder refuses it (InvalidArgument,
+        // HTTP 400), on a unary and on a streamed call alike.
+        let (misspelt, misspeltError) = try await post("/v2/invoices/cancel", "{\"paymenthash\": \"\"}")
+        XCTAssertEqual(misspelt, 400)
+        XCTAssertEqual(misspeltError["code"] as? Int, 3)
+        XCTAssertEqual(misspeltError["message"] as? String, "proto: unknown field \"paymenthash\"")
+        let payer = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
+        let sendUnknown = try await payer.send(HTTPRequest(method: .post, target: "/v2/router/send",
+                                                           body: Array("{\"payment_request\":\"x\",\"fee_limit\":5}".utf8)),
+                                               to: endpoint("alice"))
+        await payer.shutDown()
+        XCTAssertEqual(sendUnknown.status.code, 400)
+        let sendError = try XCTUnwrap(object(sendUnknown.body)["error"] as? [String: Any])
+        XCTAssertEqual(sendError["message"] as? String, "proto: unknown field \"fee_limit\"")
 
         // An unknown path, before any authentication.
         let (missing, missingBody) = try await get("/v1/nothing")

@@ -49,6 +49,8 @@ final class HoldInvoiceTests: XCTestCase {
         XCTAssertEqual(open?.isHold, true)
 
         var payment = try pay(added.paymentRequest)
+        let initiated = await payment.next()
+        XCTAssertEqual(initiated?.status, .initiated, "INITIATED comes first, as in LND 0.18+")
         let inFlight = await payment.next()
         XCTAssertEqual(inFlight?.status, .inFlight)
         XCTAssertEqual(inFlight?.valueMsat, Self.amountMsat)
@@ -123,7 +125,7 @@ final class HoldInvoiceTests: XCTestCase {
         try network.cancelInvoice(node: "bob", paymentHash: added.paymentHash)
 
         let updates = await collect(payment)
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
         XCTAssertEqual(updates.last?.failureReason, .incorrectPaymentDetails)
         XCTAssertEqual(updates.last?.failureReason.lndName, "FAILURE_REASON_INCORRECT_PAYMENT_DETAILS")
         XCTAssertEqual(updates.last?.failureDetail, .canceledByPayee)
@@ -153,7 +155,7 @@ final class HoldInvoiceTests: XCTestCase {
         try network.cancelInvoice(node: "bob", paymentHash: added.paymentHash)
         let updates = await collect(try network.sendPayment(from: "alice", paymentRequest: added.paymentRequest,
                                                              feeLimitMsat: 10_000, timeoutSeconds: 60))
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
         XCTAssertEqual(updates.last?.failureReason, .incorrectPaymentDetails)
         XCTAssertEqual(updates.last?.failureDetail, .invoiceNotOpen(.canceled))
         XCTAssertEqual(updates.last?.feeMsat, 0)
@@ -213,7 +215,7 @@ final class HoldInvoiceTests: XCTestCase {
         XCTAssertEqual(canceled?.htlcs.first?.state, .canceled)
 
         let updates = await collect(payment)
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
         XCTAssertEqual(updates.last?.failureReason, .incorrectPaymentDetails)
         XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 356, height: 344))
         XCTAssertEqual(network.balances().nodes["alice"], Self.payerFunds)
@@ -236,7 +238,7 @@ final class HoldInvoiceTests: XCTestCase {
                                                      amountMsat: Self.amountMsat, cltvExpiry: 18)
         let updates = await collect(try world.network.sendPayment(from: "alice", paymentRequest: added.paymentRequest,
                                                                    feeLimitMsat: 10_000, timeoutSeconds: 60))
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
         XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 118, height: 100))
         XCTAssertEqual(world.network.balances().nodes["alice"], Self.payerFunds)
         XCTAssertTrue(world.network.balances().isConserved)

@@ -62,7 +62,7 @@ final class PaymentRuleTests: XCTestCase {
     func testPaymentOverFeeLimitFailsWithNoRouteAndMovesNothing() async throws {
         let invoice = try holdInvoice()
         let updates = try await send(invoice.paymentRequest, feeLimitMsat: Self.feeMsat - 1)
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .failed])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .failed])
         // LND finds no route within the fee limit: its reason is NO_ROUTE.
         XCTAssertEqual(updates.last?.failureReason, .noRoute)
         XCTAssertEqual(updates.last?.failureReason.lndName, "FAILURE_REASON_NO_ROUTE")
@@ -73,7 +73,7 @@ final class PaymentRuleTests: XCTestCase {
 
         // A failed payment may be tried again; at exactly the fee it goes through.
         let retry = try await send(invoice.paymentRequest, feeLimitMsat: Self.feeMsat)
-        XCTAssertEqual(retry.map(\.status), [.inFlight])
+        XCTAssertEqual(retry.map(\.status), [.initiated, .inFlight])
         XCTAssertEqual(try network.payment(node: "alice", paymentHash: invoice.paymentHash).feeMsat, Self.feeMsat)
         XCTAssertEqual(try network.lookupInvoice(node: "bob", paymentHash: invoice.paymentHash).state, .accepted)
     }
@@ -92,7 +92,7 @@ final class PaymentRuleTests: XCTestCase {
         }
 
         let atLimit = try await send(invoice.paymentRequest, cltvLimit: 256)
-        XCTAssertEqual(atLimit.map(\.status), [.inFlight])
+        XCTAssertEqual(atLimit.map(\.status), [.initiated, .inFlight])
         XCTAssertEqual(try network.lookupInvoice(node: "bob", paymentHash: invoice.paymentHash).htlcs.first?.expiryHeight,
                        world.tip + 256)
     }
@@ -123,7 +123,7 @@ final class PaymentRuleTests: XCTestCase {
 
         try network.setOnline(node: "bob", true)
         let retry = try await send(invoice.paymentRequest)
-        XCTAssertEqual(retry.map(\.status), [.inFlight])
+        XCTAssertEqual(retry.map(\.status), [.initiated, .inFlight])
         XCTAssertEqual(try network.lookupInvoice(node: "bob", paymentHash: invoice.paymentHash).state, .accepted)
     }
 
@@ -174,7 +174,7 @@ final class PaymentRuleTests: XCTestCase {
     func testPlainInvoiceSettlesAtOnce() async throws {
         let added = try network.addInvoice(node: "bob", amountMsat: Self.amountMsat, memo: "coffee")
         let updates = try await send(added.paymentRequest)
-        XCTAssertEqual(updates.map(\.status), [.inFlight, .succeeded])
+        XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .succeeded])
         let secret = try XCTUnwrap(updates.last?.preimage)
         XCTAssertEqual(SHA256.hash(secret), added.paymentHash)
         XCTAssertEqual(updates.last?.feeMsat, Self.feeMsat)

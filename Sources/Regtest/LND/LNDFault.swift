@@ -1,0 +1,17 @@
+/// A fault a test injects into one node's LND REST server (hub control `hub_ln_fault`):
+/// each is something a real LND does to its REST clients, which the simulator would
+/// otherwise never do, so a client's handling of it can be tested.
+public enum LNDFault: String, Sendable, CaseIterable {
+    /// The next `POST /v2/router/send` stream, after its first update, carries the line
+    /// LND writes when its router stops (`{"error":{"code":2,"message":"routerrpc server
+    /// shutting down"}}`) and ends. The payment itself goes on, as LND resumes it.
+    case sendStreamError = "send_stream_error"
+    /// LND restarts: every stream open now carries that shutdown line and ends. Invoices,
+    /// held HTLCs and payments stay as they were, as LND keeps them in its database.
+    case restart
+    /// From now on a subscription to an invoice the node does not know stays open with
+    /// nothing on it, as LND keeps it (instead of the simulator's 404).
+    case silentUnknownInvoice = "silent_unknown_invoice"
+    /// Lifts every standing fault (`silent_unknown_invoice`, an unused `send_stream_error`).
+    case clear
+}
