@@ -61,6 +61,7 @@ final class Node {
             "lnd_rest_host=127.0.0.1",
             "lnd_rest_port=\(lnPort)",
             "lnd_macaroon=lnd.macaroon",
+            "lnd_rest_tls=0",  // the hub serves LND REST in plain HTTP on loopback
             "wallet_sync_seconds=1",
             // Every daemon here dials from 127.0.0.1: to the per-host budget they are one
             // host. Real nodes each have their own address and keep the default 16.
