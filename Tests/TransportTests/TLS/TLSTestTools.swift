@@ -143,9 +143,13 @@ final class TLSTestTools {
                 print("refused:", error, file=sys.stderr, flush=True)
                 raw.close()
         """
+        // The interpreter itself, not a launcher (pyenv's shim is a script that would keep
+        // python as its child, out of reach of the kill in `stop`).
+        let python = try run(["python3", "-c", "import sys; print(sys.executable)"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, mode.rawValue, path("\(name).cert"), path("\(name).key")]
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, mode.rawValue, path("\(name).cert"), path("\(name).key")]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
