@@ -18,12 +18,14 @@ let package = Package(
                        providers: [.apt(["libuv1-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
 
         // Declarations only: libbitcoinkernel.so is opened with dlopen, never linked.
         .systemLibrary(name: "CBitcoinKernel"),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
-        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "Bitcoin"]),
+        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "COpenSSL", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin", "Transport"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Bitcoin", "Transport", "Regtest"]),
 
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "TestSupport"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "COpenSSL", "TestSupport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "Transport", "TestSupport"]),
         .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "Transport", "TestSupport"]),

@@ -64,6 +64,7 @@ final class Node {
             "lnd_rest_host=127.0.0.1",
             "lnd_rest_port=\(lnPort)",
             "lnd_macaroon=lnd.macaroon",
+            "lnd_rest_tls=0",  // the hub serves LND REST in plain HTTP on loopback
             "wallet_sync_seconds=1",
         ]
         if !spec.realPeerBudgets {

@@ -3,7 +3,7 @@ import Bitcoin
 extension LNDRESTClient {
     /// Where the node is and how to talk to it.
     public struct Configuration: Sendable {
-        /// Loopback in practice: TLS is not supported yet.
+        /// The host LND's tls.cert names (its IP or name); loopback for plain HTTP.
         public var host: String
         /// LND's `restlisten` port (8080 by default).
         public var port: Int

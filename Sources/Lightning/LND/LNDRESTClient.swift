@@ -186,6 +186,11 @@ public final class LNDRESTClient: LightningBackend {
     /// since LND reports it as code 2 / HTTP 500 like any other error.
     func errorFrom(status: Int, body: [UInt8]) -> LightningBackendError {
         guard let json = try? LNDJSON.parse(body) else {
+            // Go's net/http answer to plain HTTP on a TLS port: LND's default REST port.
+            if status == 400 && String(decoding: body, as: UTF8.self).contains("Client sent an HTTP request to an HTTPS server") {
+                return .unreachable(url: url, reason: "this port serves TLS (LND answered \"Client sent an HTTP request to an HTTPS server\"); "
+                                    + "set lnd_tls_cert to LND's tls.cert and lnd_rest_tls=1")
+            }
             if status == 401 || status == 403 { return .unauthorized(url: url, message: "HTTP \(status)") }
             return .malformedResponse(url: url, reason: "HTTP \(status) without an LND error body")
         }

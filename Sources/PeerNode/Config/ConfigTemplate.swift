@@ -43,6 +43,7 @@ public enum ConfigTemplate {
         case "bitcoind_rpc_user": return "<user>"
         case "bitcoind_rpc_password": return "<password>"
         case "bitcoind_rpc_cookie": return "/home/<you>/.bitcoin/.cookie"
+        case "lnd_tls_cert": return "/home/<you>/.lnd/tls.cert"
         case "lnd_macaroon": return "/home/<you>/.lnd/data/chain/bitcoin/mainnet/admin.macaroon"
         case "extra_provider": return "<pubky>@host:port"
         default: return ""

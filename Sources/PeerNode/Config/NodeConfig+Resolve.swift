@@ -79,10 +79,12 @@ private struct ConfigResolver {
         let rpcPort = try value("bitcoind_rpc_port")?.int(in: 1...65535) ?? defaultPort
         let credentials = try bitcoindCredentials()
 
+        let lndHost = try value("lnd_rest_host")?.host() ?? "127.0.0.1"
         let lnd = NodeConfig.LNDSettings(
-            host: try value("lnd_rest_host")?.host() ?? "127.0.0.1",
+            host: lndHost,
             port: try value("lnd_rest_port")?.int(in: 1...65535) ?? 8080,
-            macaroonPath: try required("lnd_macaroon", "give the path of LND's admin.macaroon").path(in: datadir))
+            macaroonPath: try required("lnd_macaroon", "give the path of LND's admin.macaroon").path(in: datadir),
+            tlsCertificatePath: try lndTLSCertificate(host: lndHost))
 
         let provider = try providerSettings()
         let confirmations = try value("confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
@@ -122,6 +124,29 @@ private struct ConfigResolver {
             ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
+    }
+
+    /// LND's REST port is TLS unless `lnd_rest_tls=0`, which only a loopback host may use:
+    /// the macaroon goes in every request, and in plain HTTP anyone on the path could take it.
+    private func lndTLSCertificate(host: String) throws(ConfigError) -> String? {
+        let tls = try value("lnd_rest_tls")?.bool() ?? true
+        let certificate = try value("lnd_tls_cert")?.path(in: datadir)
+        if tls {
+            guard let certificate else {
+                throw ConfigError(key: "lnd_tls_cert", value: nil, origin: nil,
+                                  problem: .missing("give the path of LND's tls.cert (or lnd_rest_tls=0 for plain HTTP on loopback)"))
+            }
+            return certificate
+        }
+        if certificate != nil {
+            throw mismatch("lnd_tls_cert", certificate, "set together with lnd_rest_tls=0, which turns TLS off",
+                           allowed: "remove lnd_tls_cert, or lnd_rest_tls=0")
+        }
+        guard NodeConfig.isLoopback(host) else {
+            throw mismatch("lnd_rest_tls", "0", "plain HTTP to \(host), which is not loopback, would send the macaroon in the clear",
+                           allowed: "0 only with a loopback lnd_rest_host (127.0.0.0/8, ::1, localhost); else 1 with lnd_tls_cert")
+        }
+        return nil
     }
 
     private func required(_ key: String, _ hint: String) throws(ConfigError) -> ConfigValue {

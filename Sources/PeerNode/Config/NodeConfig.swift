@@ -26,14 +26,18 @@ public struct NodeConfig: Sendable, Equatable {
         public var host: String
         public var port: Int
         public var macaroonPath: String
+        /// LND's `tls.cert`, the only certificate its REST port is trusted with (read again
+        /// at every connection); nil: plain HTTP, allowed only on loopback (`lnd_rest_tls=0`).
+        public var tlsCertificatePath: String?
 
-        public init(host: String, port: Int, macaroonPath: String) {
+        public init(host: String, port: Int, macaroonPath: String, tlsCertificatePath: String? = nil) {
             self.host = host
             self.port = port
             self.macaroonPath = macaroonPath
+            self.tlsCertificatePath = tlsCertificatePath
         }
 
-        public var url: String { "http://\(HostPort(host: host, port: port))" }
+        public var url: String { "\(tlsCertificatePath == nil ? "http" : "https")://\(HostPort(host: host, port: port))" }
     }
 
     public struct ProviderSettings: Sendable, Equatable {
@@ -147,4 +151,14 @@ public struct NodeConfig: Sendable, Equatable {
     public static let mainnetMinimumConfirmations = 2
     public static let mainnetMaxZeroConfSat: Int64 = 100_000
     public static let mainnetMinimumFeeFloorSatPerKvB: Int64 = 5_000
+}
+
+extension NodeConfig {
+    /// 127.0.0.0/8, ::1 or `localhost`: where plain HTTP never leaves the machine.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 }

@@ -332,10 +332,15 @@ public final class NodeDaemon: Sendable {
         defer { for index in macaroon.indices { macaroon[index] = 0 } }
         let configuration = LNDRESTClient.Configuration(host: config.lnd.host, port: config.lnd.port, macaroon: macaroon,
                                                         network: config.network)
+        // TLS trusting only lnd_tls_cert, or plain HTTP (loopback only, checked by the config).
+        let connector: HTTPClient.Connector
+        if let certificatePath = config.lnd.tlsCertificatePath {
+            connector = TLSHTTPConnector(loop: loop, certificatePath: certificatePath).connector
+        } else {
+            connector = { host, port in try await TCPConnection.connect(host: host, port: port, loop: loop) }
+        }
         do {
-            let client = try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper) { host, port in
-                try await TCPConnection.connect(host: host, port: port, loop: loop)
-            }
+            let client = try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper, connector: connector)
             options.log("LND at \(config.lnd.url)")
             return client
         } catch .wrongNetwork(_, let expected, let actual) {

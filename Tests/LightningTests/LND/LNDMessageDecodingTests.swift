@@ -69,6 +69,15 @@ final class LNDMessageDecodingTests: XCTestCase {
         XCTAssertThrowsError(try payment("SUCCEEDED"))
     }
 
+    func testPlainHTTPToLNDsTLSPortSaysToSetTheCertificate() {
+        let client = LNDRESTClient(configuration: .init(host: "127.0.0.1", port: 8080, macaroon: [1], network: .regtest),
+                                   sleeper: NeverSleeper()) { _, _ in throw ByteStreamError.closed }
+        // Go's net/http writes exactly this when plain HTTP reaches a TLS listener.
+        let error = client.errorFrom(status: 400, body: Array("Client sent an HTTP request to an HTTPS server.\n".utf8))
+        guard case .unreachable(_, let reason) = error else { return XCTFail("got \(error)") }
+        XCTAssertTrue(reason.contains("lnd_tls_cert"), reason)
+    }
+
     func testErrorBodies() {
         let client = LNDRESTClient(configuration: .init(host: "127.0.0.1", port: 8080, macaroon: [1], network: .regtest),
                                    sleeper: NeverSleeper()) { _, _ in throw ByteStreamError.closed }

@@ -11,7 +11,8 @@ final class ConfigTests: XCTestCase {
     static let datadir = "/var/lib/peernode"
     static let pubky = NodeIdentity(seed: try! NodeSeed(bytes: [UInt8](repeating: 7, count: 32))).pubky.z32
     /// The least a regtest node needs: credentials and a macaroon.
-    static let base = ["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=secret-pw", "lnd_macaroon=admin.macaroon"]
+    static let base = ["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=secret-pw", "lnd_macaroon=admin.macaroon",
+                       "lnd_tls_cert=tls.cert"]
 
     /// The base config with `line` replacing the base's line for the same key, last.
     private func with(_ line: String) -> [String] {
@@ -69,7 +70,9 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.controlSocket, "/var/lib/peernode/peernode.sock")
         XCTAssertEqual(config.bitcoind.url, "http://127.0.0.1:18443/")
         XCTAssertEqual(config.bitcoindCredentials, .user("u", password: "secret-pw"))
-        XCTAssertEqual(config.lnd, NodeConfig.LNDSettings(host: "127.0.0.1", port: 8080, macaroonPath: "/var/lib/peernode/admin.macaroon"))
+        XCTAssertEqual(config.lnd, NodeConfig.LNDSettings(host: "127.0.0.1", port: 8080, macaroonPath: "/var/lib/peernode/admin.macaroon",
+                                                          tlsCertificatePath: "/var/lib/peernode/tls.cert"))
+        XCTAssertEqual(config.lnd.url, "https://127.0.0.1:8080")
         XCTAssertEqual(config.provider, NodeConfig.ProviderSettings(enabled: false, baseFeeSat: 500, feePPM: 2_000,
                                                                     minAmountSat: 10_000, maxAmountSat: 1_000_000))
         XCTAssertEqual(config.provider.quoteLifetimeSeconds, 300)
@@ -117,6 +120,7 @@ final class ConfigTests: XCTestCase {
             ("lnd_rest_host=localhost", { $0.lnd.host == "localhost" }),
             ("lnd_rest_port=65535", { $0.lnd.port == 65535 }),
             ("lnd_macaroon=/etc/lnd/admin.macaroon", { $0.lnd.macaroonPath == "/etc/lnd/admin.macaroon" }),
+            ("lnd_tls_cert=/home/u/.lnd/tls.cert", { $0.lnd.tlsCertificatePath == "/home/u/.lnd/tls.cert" }),
             ("provider=1", { $0.provider.enabled }),
             ("provider=0", { !$0.provider.enabled }),
             ("base_fee_sat=0", { $0.provider.baseFeeSat == 0 }),
@@ -147,7 +151,8 @@ final class ConfigTests: XCTestCase {
             let config = try resolve(with(line))
             XCTAssertTrue(check(config), line)
         }
-        let cookie = try resolve(["network=regtest", "bitcoind_rpc_cookie=/home/u/.bitcoin/regtest/.cookie", "lnd_macaroon=m"])
+        let cookie = try resolve(["network=regtest", "bitcoind_rpc_cookie=/home/u/.bitcoin/regtest/.cookie", "lnd_macaroon=m",
+                                  "lnd_rest_tls=0"])
         XCTAssertEqual(cookie.bitcoindCredentials, .cookieFile(path: "/home/u/.bitcoin/regtest/.cookie"))
         let two = try resolve(Self.base + ["extra_provider=\(Self.pubky)@a:1", "extra_provider=pk:\(Self.pubky)@[::1]:2"])
         XCTAssertEqual(two.extraProviders.map(\.host), ["a", "::1"])
@@ -245,6 +250,28 @@ final class ConfigTests: XCTestCase {
         XCTAssertTrue(both?.description.contains("either a cookie file or a user and password") == true)
     }
 
+    func testConfigLNDNeedsATLSCertificateUnlessPlainHTTPOnLoopback() throws {
+        let noCertificate = failure(Self.base.filter { !$0.hasPrefix("lnd_tls_cert=") })
+        XCTAssertEqual(noCertificate?.key, "lnd_tls_cert")
+        XCTAssertTrue(noCertificate?.description.contains("tls.cert") == true, noCertificate?.description ?? "")
+
+        let plain = try resolve(Self.base.filter { !$0.hasPrefix("lnd_tls_cert=") } + ["lnd_rest_tls=0"])
+        XCTAssertNil(plain.lnd.tlsCertificatePath)
+        XCTAssertEqual(plain.lnd.url, "http://127.0.0.1:8080")
+        for host in ["localhost", "127.0.0.2", "::1"] {
+            XCTAssertNoThrow(try resolve(Self.base.filter { !$0.hasPrefix("lnd_tls_cert=") }
+                                         + ["lnd_rest_tls=0", "lnd_rest_host=\(host)"]), host)
+        }
+
+        let remote = failure(Self.base.filter { !$0.hasPrefix("lnd_tls_cert=") } + ["lnd_rest_tls=0", "lnd_rest_host=10.0.0.5"])
+        XCTAssertEqual(remote?.key, "lnd_rest_tls")
+        XCTAssertTrue(remote?.description.contains("loopback") == true, remote?.description ?? "")
+
+        let both = failure(Self.base + ["lnd_rest_tls=0"])
+        XCTAssertEqual(both?.key, "lnd_tls_cert")
+        XCTAssertTrue(try resolve(Self.base + ["lnd_rest_tls=1"]).lnd.tlsCertificatePath == "/var/lib/peernode/tls.cert")
+    }
+
     func testConfigNeverEchoesThePassword() {
         let error = failure(["network=regtest", "bitcoind_rpc_user=u", "bitcoind_rpc_password=", "lnd_macaroon=m"])
         XCTAssertEqual(error?.key, "bitcoind_rpc_password")
@@ -275,7 +302,7 @@ final class ConfigTests: XCTestCase {
         for (line, suggestion) in cases {
             let error = failure(Self.base + [line])
             XCTAssertEqual(error?.problem, .unknownKey(suggestion: suggestion), line)
-            XCTAssertEqual(error?.origin, "peernode.conf line 5", line)
+            XCTAssertEqual(error?.origin, "peernode.conf line 6", line)
             if let suggestion {
                 XCTAssertTrue(error?.description.contains("did you mean \(suggestion)?") == true, error?.description ?? "")
             }
@@ -287,8 +314,8 @@ final class ConfigTests: XCTestCase {
 
     func testConfigRefusesDuplicatesAndDatadirInTheFile() {
         let duplicate = failure(Self.base + ["fee_ppm=1", "fee_ppm=2"])
-        XCTAssertEqual(duplicate?.problem, .duplicate(firstOrigin: "peernode.conf line 5"))
-        XCTAssertEqual(duplicate?.origin, "peernode.conf line 6")
+        XCTAssertEqual(duplicate?.problem, .duplicate(firstOrigin: "peernode.conf line 6"))
+        XCTAssertEqual(duplicate?.origin, "peernode.conf line 7")
         XCTAssertEqual(failure(Self.base, overrides: ["--fee_ppm=1", "--fee_ppm=2"])?.key, "fee_ppm")
         XCTAssertEqual(failure(Self.base + ["datadir=/elsewhere"])?.key, "datadir")
     }

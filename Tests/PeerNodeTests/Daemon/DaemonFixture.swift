@@ -47,6 +47,7 @@ final class DaemonFixture {
             "lnd_rest_host=127.0.0.1",
             "lnd_rest_port=\(lightning.port)",
             "lnd_macaroon=alice.macaroon",
+            "lnd_rest_tls=0",  // the hub serves LND REST in plain HTTP on loopback
             "wallet_sync_seconds=1",
         ]
     }
