@@ -46,7 +46,7 @@ final class ConfigTests: XCTestCase {
     /// 18332 testnet, ..."), so uncommenting a line stopped startup. Each line that shows a
     /// default, uncommented alone, must start (placeholders of keys with no default aside).
     func testEveryTemplateDefaultLineStartsOnceUncommented() throws {
-        let placeholders: Set<String> = ["bitcoind_rpc_user", "bitcoind_rpc_password", "bitcoind_rpc_cookie", "lnd_macaroon",
+        let placeholders: Set<String> = ["bitcoind_rpc_user", "bitcoind_rpc_password", "bitcoind_rpc_cookie", "lnd_macaroon", "lnd_tls_cert",
                                          "extra_provider"]
         for network in [Network.mainnet, .testnet, .signet, .regtest] {
             let lines = ConfigTemplate.text(network: network).split(separator: "\n").map(String.init)
