@@ -102,6 +102,24 @@ final class ClientEngineFixture: Sendable {
         try await store.lastEvent(of: id)?.kind
     }
 
+    /// Mines the claim's block, waits for swap `id` to complete, and checks that the
+    /// destination holds exactly `amountSat`.
+    func mineUntilDelivered(_ id: String, amountSat: Int64, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try hub.mine(1)
+        try await clientEventually("the swap completes") { try await self.lastKind(of: id) == "completed" }
+        _ = try await contactWallet.sync()
+        let received = await contactWallet.balance()
+        XCTAssertEqual(received.total, amountSat, "the destination holds exactly X", file: file, line: line)
+    }
+
+    /// Waits until the client's LND reports the payment for `paymentHash` succeeded.
+    func trackedPaymentSucceeds(_ paymentHash: [UInt8]) async throws {
+        try await clientEventually("the tracked payment succeeds") {
+            if case .succeeded = try await self.clientLND.paymentStatus(paymentHash: paymentHash) { return true }
+            return false
+        }
+    }
+
     func clientBalanceMsat() throws -> UInt64 { try hub.lightning.node("client").balanceMsat }
 
     /// Transactions on chain or in the mempool spending `outpoint`.

@@ -28,11 +28,7 @@ final class ClientEngineHubTests: XCTestCase {
         XCTAssertEqual(claim.outputs, [TransactionOutput(value: amount, scriptPubKey: destination.script)])
         XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(report.claimTxid), "the kernel verified the claim")
 
-        try fixture.hub.mine(1)
-        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
-        _ = try await fixture.contactWallet.sync()
-        let received = await fixture.contactWallet.balance()
-        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
 
         let providerSwaps = await fixture.provider.swaps
         let swap = try XCTUnwrap(providerSwaps.values.first)
@@ -69,22 +65,13 @@ final class ClientEngineHubTests: XCTestCase {
         let decision = try await fixture.route(amountSat: amount)
         let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
         XCTAssertEqual(report.amountSat, amount)
-        try fixture.hub.mine(1)
-        try await clientEventually("the swap completes") { try await fixture.lastKind(of: report.swapID) == "completed" }
-        _ = try await fixture.contactWallet.sync()
-        let received = await fixture.contactWallet.balance()
-        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
         let providerSwaps = await fixture.provider.swaps
         let swap = try XCTUnwrap(providerSwaps.values.first)
         try await clientEventually("the provider's invoice settles") {
             try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash).state == .settled
         }
-        try await clientEventually("the tracked payment succeeds") {
-            if case .succeeded = try await fixture.clientLND.paymentStatus(paymentHash: swap.request.paymentHash) {
-                return true
-            }
-            return false
-        }
+        try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
         XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("routerrpc server shutting down") },
                       "the broken stream is reported")
         await fixture.shutDown(engine)
@@ -117,17 +104,8 @@ final class ClientEngineHubTests: XCTestCase {
         let swap = try XCTUnwrap(providerSwaps.values.first)
         await fixture.provider.lockLate(swap.accept.body.swapID)
         try await clientEventually("the claim is out") { try await fixture.lastKind(of: id) == "claim_broadcast" }
-        try fixture.hub.mine(1)
-        try await clientEventually("the swap completes") { try await fixture.lastKind(of: id) == "completed" }
-        _ = try await fixture.contactWallet.sync()
-        let received = await fixture.contactWallet.balance()
-        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
-        try await clientEventually("the tracked payment succeeds") {
-            if case .succeeded = try await fixture.clientLND.paymentStatus(paymentHash: swap.request.paymentHash) {
-                return true
-            }
-            return false
-        }
+        try await fixture.mineUntilDelivered(id, amountSat: amount)
+        try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
         XCTAssertEqual(faults.sendRequests, 1, "the payment was sent once, before the restart")
         await fixture.shutDown(second)
     }
@@ -259,11 +237,7 @@ final class ClientEngineHubTests: XCTestCase {
         try fixture.hub.mine(1)
         let report = try await pay.value
         XCTAssertEqual(report.swapID, id)
-        try fixture.hub.mine(1)
-        try await clientEventually("the swap completes") { try await fixture.lastKind(of: id) == "completed" }
-        _ = try await fixture.contactWallet.sync()
-        let received = await fixture.contactWallet.balance()
-        XCTAssertEqual(received.total, amount, "the destination holds exactly X")
+        try await fixture.mineUntilDelivered(id, amountSat: amount)
         await fixture.shutDown(engine)
     }
 
