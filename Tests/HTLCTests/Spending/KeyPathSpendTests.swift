@@ -176,6 +176,19 @@ final class KeyPathSpendTests: XCTestCase {
             XCTAssertEqual($0 as? BitcoinError, .musig2(.secretNonceForAnotherKey))
         }
 
+        // A stranger signs in its own session (itself in the provider's place, the same
+        // nonces and message) and passes the result off as the provider's.
+        let strangerAggregation = try MuSig2KeyAggregation(publicKeys: [Fixture.strangerKey.publicKey, client.publicKey])
+        let strangerSession = MuSig2Session(keyAggregation: strangerAggregation, aggregateNonce: session.aggregateNonce,
+                                            message: message)
+        let strangerNonce = try MuSig2SecretNonce(publicKey: Fixture.strangerKey.publicKey)
+        let strangerPublic = strangerNonce.publicNonce
+        let strangerSignature = try strangerSession.sign(strangerNonce, with: Fixture.strangerKey)
+        XCTAssertFalse(session.verify(strangerSignature, publicNonce: providerPublic, publicKey: provider.publicKey))
+        XCTAssertFalse(session.verify(strangerSignature, publicNonce: strangerPublic, publicKey: Fixture.strangerKey.publicKey))
+        XCTAssertFalse(try kernel.accepts(withKeyPathWitness(claim, try session.aggregate([strangerSignature, clientSignature])),
+                                          spending: spent))
+
         // The provider signs with a fresh nonce it never announced.
         let unannounced = try MuSig2SecretNonce(publicKey: provider.publicKey, secretKey: provider, message: message)
         let unannouncedSignature = try session.sign(unannounced, with: provider)
