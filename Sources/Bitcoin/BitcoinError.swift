@@ -21,8 +21,8 @@ public enum BitcoinError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAddress(String)
     /// A BIP32 extended key or derivation step was rejected.
     case invalidExtendedKey(String)
-    /// A MuSig2 key aggregation input or tweak was rejected.
-    case invalidKeyAggregation(String)
+    /// A MuSig2 (BIP327) input was rejected; the reason names the culprit signer.
+    case musig2(MuSig2Error)
     /// Bitcoin Core's kernel library could not be loaded or used.
     case kernelUnavailable(String)
     /// A kernel call returned an error status (not a script verdict).
@@ -40,7 +40,7 @@ public enum BitcoinError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidSighash(let why): return "cannot compute sighash: \(why)"
         case .invalidAddress(let why): return "invalid address: \(why)"
         case .invalidExtendedKey(let why): return "invalid extended key: \(why)"
-        case .invalidKeyAggregation(let why): return "invalid key aggregation: \(why)"
+        case .musig2(let why): return "MuSig2: \(why)"
         case .kernelUnavailable(let why): return "Bitcoin Core kernel unavailable: \(why)"
         case .kernelCallFailed(let function, let status): return "\(function) failed with status \(status)"
         }

@@ -1,7 +1,13 @@
-/// An integer modulo the secp256k1 group order n, for the little scalar arithmetic that
-/// libsecp256k1 does not expose (MuSig2's tweak accumulator may be 0, which its secret-key
-/// functions reject). Not constant-time: use it only for public values (tweaks, hashes of
-/// public keys), never for secret keys.
+import CSecp256k1
+
+/// An integer modulo the secp256k1 group order n, for MuSig2's scalar arithmetic.
+///
+/// Addition, negation and multiplication are libsecp256k1's own constant-time secret-key
+/// functions (`secp256k1_ec_seckey_tweak_add`, `_negate`, `_tweak_mul`); this type only adds
+/// what they refuse, the value 0 (MuSig2's tweak accumulator and many intermediate values may
+/// be 0), by branching on it. Only parsing and reduction of 32 bytes are done here, on
+/// public values (hashes, received signatures). Secret values pass through it when signing;
+/// their copies are plain Swift arrays, which are not reliably erased.
 struct Secp256k1Scalar: Hashable, Sendable {
     /// Big-endian 64-bit limbs: limbs[0] is the most significant.
     private var limbs: [UInt64]
@@ -44,23 +50,35 @@ struct Secp256k1Scalar: Hashable, Sendable {
         return out
     }
 
+    /// a + b mod n. Both nonzero and below n, libsecp256k1 fails only when the sum is 0.
     static func + (a: Secp256k1Scalar, b: Secp256k1Scalar) -> Secp256k1Scalar {
-        var sum = [UInt64](repeating: 0, count: 4)
-        var carry: UInt64 = 0
-        for i in (0..<4).reversed() {
-            let (s1, o1) = a.limbs[i].addingReportingOverflow(b.limbs[i])
-            let (s2, o2) = s1.addingReportingOverflow(carry)
-            sum[i] = s2
-            carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
-        }
-        // a, b < n, so a + b < 2n: subtract n once if the sum overflowed 2^256 or reached n.
-        if carry != 0 || !less(sum, order) { sum = subtract(sum, order).result }
-        return Secp256k1Scalar(uncheckedLimbs: sum)
+        if a.isZero { return b }
+        if b.isZero { return a }
+        var sum = a.bytes
+        let added = secp256k1_ec_seckey_tweak_add(Secp256k1Context.shared, &sum, b.bytes)
+        return added == 1 ? Secp256k1Scalar(validated: sum) : .zero
     }
 
+    /// n - a (0 for 0).
     static prefix func - (a: Secp256k1Scalar) -> Secp256k1Scalar {
-        a.isZero ? a : Secp256k1Scalar(uncheckedLimbs: subtract(order, a.limbs).result)
+        if a.isZero { return a }
+        var negated = a.bytes
+        Secp256k1Context.expect("secp256k1_ec_seckey_negate") { secp256k1_ec_seckey_negate($0, &negated) }
+        return Secp256k1Scalar(validated: negated)
     }
+
+    static func - (a: Secp256k1Scalar, b: Secp256k1Scalar) -> Secp256k1Scalar { a + -b }
+
+    /// a · b mod n. n is prime, so the product of two nonzero values is never 0.
+    static func * (a: Secp256k1Scalar, b: Secp256k1Scalar) -> Secp256k1Scalar {
+        if a.isZero || b.isZero { return .zero }
+        var product = a.bytes
+        Secp256k1Context.expect("secp256k1_ec_seckey_tweak_mul") { secp256k1_ec_seckey_tweak_mul($0, &product, b.bytes) }
+        return Secp256k1Scalar(validated: product)
+    }
+
+    /// Wraps libsecp256k1's output, which is always below n.
+    private init(validated bytes: [UInt8]) { limbs = Self.limbs(bytes) }
 
     private static func limbs(_ bytes: [UInt8]) -> [UInt64] {
         (0..<4).map { limb in

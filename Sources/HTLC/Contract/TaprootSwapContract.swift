@@ -23,9 +23,9 @@ import Bitcoin
 /// HASH160 could not settle the Lightning invoice. The refund leaf leaves the CLTV value on
 /// the stack as its true result (tapscript has no clean-stack rule beyond "one true item").
 ///
-/// The key path (a MuSig2 signature of both parties) would be a cheaper cooperative claim;
-/// it needs MuSig2 signing, which the Bitcoin module does not have, so this module spends
-/// the script paths only.
+/// The key path (a MuSig2 signature of both parties) is a cheaper cooperative claim; the
+/// Bitcoin module can sign it (`MuSig2Session`, docs/MUSIG2.md) but no engine asks for one
+/// yet, so this module spends the script paths only.
 public struct TaprootSwapContract: Sendable, Hashable {
     public let terms: SwapTerms
     public let claimLeaf: TapLeaf

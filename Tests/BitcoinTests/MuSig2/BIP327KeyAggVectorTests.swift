@@ -43,11 +43,11 @@ final class BIP327KeyAggVectorTests: XCTestCase {
             switch error["type"] as? String {
             case "invalid_contribution":
                 XCTAssertEqual(error["contrib"] as? String, "pubkey", context)
-                expected = .invalidSignerPublicKey(signer: try XCTUnwrap(error["signer"] as? Int))
+                expected = .musig2(.invalidContribution(signer: try XCTUnwrap(error["signer"] as? Int), .publicKey))
             case "value":
                 switch error["message"] as? String {
-                case "The tweak must be less than n.": expected = .tweakOutOfRange
-                case "The result of tweaking cannot be infinity.": expected = .tweakResultIsInfinity
+                case "The tweak must be less than n.": expected = .musig2(.tweakOutOfRange)
+                case "The result of tweaking cannot be infinity.": expected = .musig2(.tweakResultIsInfinity)
                 default: return XCTFail("\(context): unknown message \(error)")
                 }
             default:
@@ -85,10 +85,12 @@ final class BIP327KeyAggVectorTests: XCTestCase {
         let backward = try MuSig2KeyAggregation(publicKeys: [client, provider])
         XCTAssertEqual(forward.publicKeys, [provider, client])
         XCTAssertNotEqual(forward.xOnlyPublicKey, backward.xOnlyPublicKey)
-        XCTAssertThrowsError(try MuSig2KeyAggregation(publicKeys: []))
+        XCTAssertThrowsError(try MuSig2KeyAggregation(publicKeys: [])) {
+            XCTAssertEqual($0 as? BitcoinError, .musig2(.noPublicKeys))
+        }
         // A 65-byte uncompressed key is a valid point but not a BIP327 contribution.
         XCTAssertThrowsError(try MuSig2KeyAggregation(serializedKeys: [provider.compressed, client.serialized(compressed: false)])) {
-            XCTAssertEqual($0 as? BitcoinError, .invalidSignerPublicKey(signer: 1))
+            XCTAssertEqual($0 as? BitcoinError, .musig2(.invalidContribution(signer: 1, .publicKey)))
         }
     }
 

@@ -14,41 +14,30 @@ public struct MuSig2KeyAggregation: Sendable, Hashable {
     public private(set) var signAccumulatorNegated: Bool
     /// tacc: the accumulated tweak, a scalar mod n (32 big-endian bytes).
     public var tweakAccumulator: [UInt8] { tacc.bytes }
+    /// tacc as a scalar, for signing and aggregation.
+    var tweakScalar: Secp256k1Scalar { tacc }
 
     private var tacc: Secp256k1Scalar
+    /// HashKeys(pk1..pku), the list commitment every coefficient hashes.
+    private let listHash: [UInt8]
+    /// GetSecondKey: the first key unequal to the first, whose coefficient is 1 (nil if none).
+    private let secondKey: PublicKey?
 
     /// The aggregate key as BIP340 sees it (GetXonlyPubkey).
     public var xOnlyPublicKey: XOnlyPublicKey { aggregateKey.xOnlyPublicKey }
 
     /// KeyAgg over parsed keys. Fails only if the sum is the point at infinity.
     public init(publicKeys: [PublicKey]) throws {
-        guard !publicKeys.isEmpty else {
-            throw BitcoinError.invalidKeyAggregation("key aggregation needs at least one public key")
-        }
-        let list = publicKeys.flatMap(\.compressed)
-        let listHash = TaggedHash.hash(tag: "KeyAgg list", list)
-        // The second distinct key gets coefficient 1, saving a multiplication for it.
-        let secondKey = publicKeys.first { $0 != publicKeys[0] }
-        var terms = [secp256k1_pubkey]()
-        for key in publicKeys {
-            var point = key.cPubkey
-            if key != secondKey {
-                let hash = TaggedHash.hash(tag: "KeyAgg coefficient", listHash + key.compressed)
-                let coefficient = Secp256k1Scalar(reducing: hash)
-                try Secp256k1Context.call(.invalidKeyAggregation("key aggregation coefficient is zero")) {
-                    secp256k1_ec_pubkey_tweak_mul($0, &point, coefficient.bytes)
-                }
-            }
-            terms.append(point)
-        }
-        var sum = secp256k1_pubkey()
-        try withPointers(to: terms) { pointers in
-            try Secp256k1Context.call(.aggregateKeyIsInfinity) {
-                secp256k1_ec_pubkey_combine($0, &sum, pointers, pointers.count)
-            }
-        }
+        guard !publicKeys.isEmpty else { throw BitcoinError.musig2(.noPublicKeys) }
         self.publicKeys = publicKeys
-        aggregateKey = PublicKey(validated: sum)
+        listHash = TaggedHash.hash(tag: "KeyAgg list", publicKeys.flatMap(\.compressed))
+        // The second distinct key gets coefficient 1, saving a multiplication for it.
+        secondKey = publicKeys.first { $0 != publicKeys[0] }
+        let terms = publicKeys.map { [listHash, secondKey] key in
+            CurvePoint.multiply(key, by: Self.coefficient(for: key, listHash: listHash, secondKey: secondKey))
+        }
+        guard let sum = CurvePoint.sum(terms) else { throw BitcoinError.musig2(.aggregateKeyIsInfinity) }
+        aggregateKey = sum
         signAccumulatorNegated = false
         tacc = .zero
     }
@@ -59,7 +48,7 @@ public struct MuSig2KeyAggregation: Sendable, Hashable {
         var keys = [PublicKey]()
         for (index, bytes) in serializedKeys.enumerated() {
             guard bytes.count == PublicKey.compressedByteCount, let key = try? PublicKey(bytes) else {
-                throw BitcoinError.invalidSignerPublicKey(signer: index)
+                throw BitcoinError.musig2(.invalidContribution(signer: index, .publicKey))
             }
             keys.append(key)
         }
@@ -70,12 +59,12 @@ public struct MuSig2KeyAggregation: Sendable, Hashable {
     /// gacc' = g·gacc, tacc' = t + g·tacc.
     public func tweaked(by tweak: [UInt8], xOnly: Bool) throws -> MuSig2KeyAggregation {
         guard tweak.count == 32, let t = Secp256k1Scalar(exactly: tweak) else {
-            throw BitcoinError.tweakOutOfRange
+            throw BitcoinError.musig2(.tweakOutOfRange)
         }
         let negate = xOnly && aggregateKey.hasOddY
         var point = (negate ? aggregateKey.negated : aggregateKey).cPubkey
         // With t < n checked above, a failure here can only mean the result is infinity.
-        try Secp256k1Context.call(.tweakResultIsInfinity) {
+        try Secp256k1Context.call(.musig2(.tweakResultIsInfinity)) {
             secp256k1_ec_pubkey_tweak_add($0, &point, tweak)
         }
         var next = self
@@ -85,6 +74,22 @@ public struct MuSig2KeyAggregation: Sendable, Hashable {
         return next
     }
 
+    /// BIP327 KeyAggCoeff: the factor a_i the signer with `key` multiplies its secret by,
+    /// or nil when `key` is not one of the aggregated keys.
+    func coefficient(for key: PublicKey) -> Secp256k1Scalar? {
+        guard publicKeys.contains(key) else { return nil }
+        return Self.coefficient(for: key, listHash: listHash, secondKey: secondKey)
+    }
+
+    private static func coefficient(for key: PublicKey, listHash: [UInt8], secondKey: PublicKey?) -> Secp256k1Scalar {
+        if key == secondKey { return .one }
+        return Secp256k1Scalar(reducing: TaggedHash.hash(tag: "KeyAgg coefficient", listHash + key.compressed))
+    }
+
+    /// g·gacc as one sign: true when the secret keys must be negated to sign for Q
+    /// (g = -1 when Q has odd y, as BIP340 signs for the even-y point).
+    var signerKeysNegated: Bool { aggregateKey.hasOddY != signAccumulatorNegated }
+
     /// BIP327 KeySort: lexicographic order of the 33-byte encodings.
     public static func sorted(_ keys: [PublicKey]) -> [PublicKey] { keys.sorted() }
 
@@ -92,27 +97,4 @@ public struct MuSig2KeyAggregation: Sendable, Hashable {
     public static func sorted(serializedKeys: [[UInt8]]) -> [[UInt8]] {
         serializedKeys.sorted { $0.lexicographicallyPrecedes($1) }
     }
-}
-
-/// Calls `body` with an array of pointers to copies of `values`, valid only during the call
-/// (secp256k1_ec_pubkey_combine takes `const secp256k1_pubkey * const *`).
-private func withPointers<R>(to values: [secp256k1_pubkey],
-                             _ body: ([UnsafePointer<secp256k1_pubkey>?]) throws -> R) rethrows -> R {
-    try values.withUnsafeBufferPointer { buffer in
-        let base = buffer.baseAddress!
-        return try body((0..<buffer.count).map { Optional(base + $0) })
-    }
-}
-
-extension BitcoinError {
-    /// BIP327 "invalid contribution" by a signer's public key: `signer` is its index.
-    public static func invalidSignerPublicKey(signer: Int) -> BitcoinError {
-        .invalidKeyAggregation("public key of signer \(signer) is not a valid compressed secp256k1 point")
-    }
-    /// BIP327 ApplyTweak: "The tweak must be less than n."
-    public static let tweakOutOfRange = BitcoinError.invalidKeyAggregation("the tweak must be less than the curve order n")
-    /// BIP327 ApplyTweak: "The result of tweaking cannot be infinity."
-    public static let tweakResultIsInfinity = BitcoinError.invalidKeyAggregation("the result of tweaking is the point at infinity")
-    /// BIP327 KeyAgg: the weighted sum of the keys is the point at infinity.
-    public static let aggregateKeyIsInfinity = BitcoinError.invalidKeyAggregation("the aggregate public key is the point at infinity")
 }
