@@ -194,6 +194,12 @@ public final class NodeDaemon: Sendable {
 
         let lightning = try await connectLND(config, loop: loop)
         teardown.add("LND client") { await lightning.shutDown() }
+        // doctor's warnings about an LND that answers (not synced, no outbound liquidity).
+        if let status = try? await lightning.info() {
+            for check in await NodeDoctor.lndState(lightning, status: status) {
+                try Self.apply(check, log: log) { .lnd(url: config.lnd.url, reason: $0.detail) }
+            }
+        }
 
         let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
                                            teardown: &teardown)

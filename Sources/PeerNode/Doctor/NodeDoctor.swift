@@ -159,22 +159,32 @@ public enum NodeDoctor {
         do {
             let status = try await client.info()
             checks.append(DoctorCheck("lnd", .ok, "LND at \(config.lnd.url) (\(transport)): \(status.alias), \(status.network), height \(status.blockHeight)"))
-            checks.append(status.syncedToChain
-                ? DoctorCheck("lnd_synced", .ok, "LND is synced to the chain")
-                : DoctorCheck("lnd_synced", .warning, "LND is not synced to the chain yet: payments and invoices may fail until it is",
-                              fix: "wait for LND to catch up with its chain backend (`lncli getinfo`: synced_to_chain)"))
-            let outbound = try await client.channelBalance() / 1_000
-            if outbound == 0 {
-                checks.append(DoctorCheck("lnd_balance", .warning,
-                                          "no outbound Lightning liquidity (0 sat in channels): this node cannot pay through a provider",
-                                          fix: "open a channel from this LND (`lncli openchannel`)"))
-            } else {
-                checks.append(DoctorCheck("lnd_balance", .ok, "\(outbound) sat outbound in channels"))
-            }
+            checks += await lndState(client, status: status)
         } catch {
             checks.append(DoctorCheck("lnd", .fatal, error.description, fix: "check LND's logs"))
         }
         await client.shutDown()
+        return checks
+    }
+
+    /// What an LND that answers may still lack: being synced, outbound liquidity. Warnings
+    /// only (`run` logs them at start).
+    public static func lndState(_ client: LNDRESTClient, status: LightningNodeStatus) async -> [DoctorCheck] {
+        var checks = [status.syncedToChain
+            ? DoctorCheck("lnd_synced", .ok, "LND is synced to the chain")
+            : DoctorCheck("lnd_synced", .warning, "LND is not synced to the chain yet: payments and invoices may fail until it is",
+                          fix: "wait for LND to catch up with its chain backend (`lncli getinfo`: synced_to_chain)")]
+        do {
+            let outbound = try await client.channelBalance() / 1_000
+            checks.append(outbound == 0
+                ? DoctorCheck("lnd_balance", .warning,
+                              "no outbound Lightning liquidity (0 sat in channels): this node cannot pay through a provider",
+                              fix: "open a channel from this LND (`lncli openchannel`)")
+                : DoctorCheck("lnd_balance", .ok, "\(outbound) sat outbound in channels"))
+        } catch {
+            checks.append(DoctorCheck("lnd_balance", .warning, "cannot read the channel balance: \(error.description)",
+                                      fix: "check LND's logs"))
+        }
         return checks
     }
 

@@ -65,10 +65,10 @@ final class DaemonFixture {
 
     /// A daemon started in a task; returns once it serves (or throws its start-up error).
     func start(_ datadir: String, overrides: [ConfigEntry] = [], watchSignals: Bool = false,
-               engines: SwapEngineFactory? = nil) async throws -> RunningDaemon {
+               engines: SwapEngineFactory? = nil, log: DaemonLog = .silent) async throws -> RunningDaemon {
         let ready = ReadySignal()
         let daemon = NodeDaemon(options: NodeDaemon.Options(datadir: datadir, overrides: overrides, watchSignals: watchSignals,
-                                                             engines: engines, onReady: { ready.fire($0) }))
+                                                             log: log, engines: engines, onReady: { ready.fire($0) }))
         let task = Task<Void, any Error> {
             do {
                 try await daemon.run()

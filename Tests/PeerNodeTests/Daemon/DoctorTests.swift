@@ -49,6 +49,27 @@ final class DoctorTests: XCTestCase {
         await fixture.shutDown()
     }
 
+    /// `run` logs doctor's warnings and starts: here no outbound liquidity.
+    func testRunLogsTheWarningsAndStarts() async throws {
+        let fixture = try await DaemonFixture()
+        _ = try fixture.hub.lightning.setBalance(node: "alice", balanceSat: 0)
+        let (datadir, _) = try await fixture.dataDirectory("dry")
+        let lines = LogLines()
+        let daemon = try await fixture.start(datadir, log: DaemonLog { lines.append($0) })
+        try await daemon.stop()
+        XCTAssertTrue(lines.all.contains { $0.hasPrefix("warning (lnd_balance): no outbound Lightning liquidity") }, "\(lines.all)")
+        await fixture.shutDown()
+    }
+
+    func testNoDataDirectoryOrAStrayArgument() async throws {
+        let executable = try productExecutable("peernode")
+        let missing = try runProduct(executable, ["doctor", "--datadir", "/tmp/pnd-no-such-dir-\(getpid())", "--json"])
+        XCTAssertEqual(missing.status, 4, missing.stdout + missing.stderr)
+        XCTAssertTrue(missing.stdout.contains(#""code":"not_initialized""#), missing.stdout)
+        let stray = try runProduct(executable, ["doctor", "now"])
+        XCTAssertEqual(stray.status, 2, stray.stderr)
+    }
+
     func testInvoiceMacaroonIsFatal() async throws {
         let fixture = try await DaemonFixture()
         let (datadir, _) = try await fixture.dataDirectory("invoice")
@@ -112,6 +133,14 @@ final class DoctorTests: XCTestCase {
         XCTAssertTrue(text.contains(try tools.fingerprint("other")), text)
         await fixture.shutDown()
     }
+}
+
+private final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }
 
 /// Self-signed certificates from the openssl tool and a TLS server from Python's ssl module.
