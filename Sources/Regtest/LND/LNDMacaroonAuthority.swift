@@ -53,7 +53,9 @@ public struct LNDMacaroonAuthority: Sendable {
             return .macaroonMismatch
         }
         if let caveat = macaroon.caveats.first {
-            return LNDRPCError(.unknown, "caveat \"\(caveat.condition)\" not satisfied: the simulator checks no caveats")
+            // The bakery's wording (`caveat %q not satisfied: ...`); LND's own reasons name
+            // the macaroon too, which is how a client tells a refused credential.
+            return LNDRPCError(.unknown, "caveat \"\(caveat.condition)\" not satisfied: the simulator checks no macaroon caveats")
         }
         guard id.permissions.contains(call.permission) else { return .permissionDenied }
         return nil

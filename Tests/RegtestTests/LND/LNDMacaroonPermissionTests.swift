@@ -97,6 +97,20 @@ final class LNDMacaroonPermissionTests: XCTestCase {
                       "\(constrained.1)")
     }
 
+    /// A constrained macaroon's refusal reaches the node's client as a refused macaroon.
+    func testClientReportsARefusedCaveatAsUnauthorized() async throws {
+        let constrained = hub.servers["bob"]!.handler.macaroons.admin.adding(condition: "ipaddr 10.0.0.1").encoded
+        do {
+            let client = try await LNDRESTClient.connect(configuration: hub.configuration("bob", macaroon: constrained),
+                                                         sleeper: hub.loop.sleeper, connector: hub.connector)
+            await client.shutDown()
+            XCTFail("connected with a caveat the simulator does not check")
+        } catch {
+            guard case .unauthorized(_, let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.hasPrefix("caveat \"ipaddr 10.0.0.1\" not satisfied"), message)
+        }
+    }
+
     /// The node's client sees a permission refusal as a refused macaroon.
     func testClientReportsPermissionDeniedAsUnauthorized() async throws {
         let invoice = hub.servers["bob"]!.handler.macaroons.invoice.encoded
