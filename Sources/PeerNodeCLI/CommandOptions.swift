@@ -9,6 +9,8 @@ enum CommandOptions {
         "init": ["network"],
         // run also takes any config key as --<key>=<value> (Arguments.unknown).
         "run": ["network", "allow-unsafe"],
+        // doctor checks what run would start with, overrides included.
+        "doctor": ["network", "allow-unsafe"],
         "contacts add": ["replace"],
         "wallet send": ["fee-rate", "yes"],
         "offers": ["refresh"],
@@ -25,7 +27,7 @@ enum CommandOptions {
         let accepted = common.union(byCommand[command] ?? [])
         let given = arguments.options.keys.sorted() + arguments.flags.sorted()
         if let name = given.first(where: { !accepted.contains($0) }) { return "--" + name }
-        if command != "run", let unknown = arguments.unknown.first {
+        if command != "run", command != "doctor", let unknown = arguments.unknown.first {
             return String(unknown.prefix { $0 != "=" })
         }
         return nil

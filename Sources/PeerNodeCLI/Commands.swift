@@ -15,6 +15,13 @@ enum Commands {
                    details: ["Any config key can be given as --<key>=<value>; it wins over peernode.conf.",
                              "--allow-unsafe accepts mainnet settings that put funds at risk (see `peernode help config`)."],
                    action: .local(Local.run)),
+        CLICommand(words: ["doctor"], abstract: "Check everything the node needs, without the daemon; say what to do for each problem.",
+                   usage: "[--allow-unsafe] [--<key>=<value> ...]",
+                   details: ["Checks the data directory, Bitcoin Core (reachable, network, txindex), LND (macaroon permissions",
+                             "read offline, TLS with lnd_tls_cert, network, synced, outbound liquidity) and the peer port.",
+                             "Each check is ok, a warning (the node runs, degraded) or fatal (`run` refuses to start on it).",
+                             "Exit 0 when no check is fatal, 1 when one is, 4 when the config itself cannot be read."],
+                   action: .local(Local.doctor)),
         remote(["status"], "Show the node: network, pubky, chain tip, balances, peers, provider.", "") { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "status")
             return ControlMessage.Request(command: "status")

@@ -140,6 +140,39 @@ enum Local {
         }
     }
 
+    /// `peernode doctor`: the config as `run` reads it, then every check (`NodeDoctor`).
+    static func doctor(_ arguments: Arguments) async -> Int32 {
+        let context: Context
+        let overrides: [ConfigEntry]
+        do {
+            try CLICommand.noExtraPositionals(arguments, 0, command: "doctor")
+            context = try Context(arguments)
+            var words = arguments.unknown
+            if let network = arguments.options["network"] { words.append("--network=\(network)") }
+            if let socket = arguments.options["socket"] { words.append("--control_socket=\(socket)") }
+            overrides = try ConfigFileParser.parseOverrides(words)
+        } catch let error as UsageError {
+            return Main.usageFailure(error)
+        } catch {
+            return Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError)
+        }
+        let config: NodeConfig
+        let loop: EventLoop
+        do {
+            config = try DataDirectory.loadConfig(datadir: context.datadir, overrides: overrides,
+                                                  allowUnsafe: arguments.flag("allow-unsafe"))
+            loop = try EventLoop()
+        } catch let error as DaemonError {
+            return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
+        } catch {
+            return Main.failure(code: "file", message: "cannot start the event loop: \(error)", exit: ExitCode.failure)
+        }
+        let report = await NodeDoctor.examine(config: config, loop: loop)
+        await loop.shutdown()
+        Output.out(context.json ? report.json.canonicalString : report.text)
+        return report.exitCode
+    }
+
     static func help(_ arguments: Arguments) async -> Int32 {
         let topic = Array(arguments.positionals)
         let text: String

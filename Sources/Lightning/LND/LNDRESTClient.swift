@@ -205,7 +205,7 @@ public final class LNDRESTClient: LightningBackend {
     }
 
     static func isMacaroonRefusal(_ message: String) -> Bool {
-        message.contains("macaroon") || message.hasPrefix("verification failed") || message == "permission denied"
+        message.contains("macaroon") || message.hasPrefix("verification failed") || message == LNDStatusCode.permissionDeniedMessage
     }
 
     func malformed(_ reason: String) -> LightningBackendError {

@@ -45,4 +45,6 @@ public enum LNDStatusCode: Int, Sendable, Hashable {
     /// since it arrives as code 2 / HTTP 500 like any other error.
     public static let missingMacaroonMessage = "expected 1 macaroon, got 0"
     public static let macaroonMismatchMessage = "verification failed: signature mismatch after caveat verification"
+    /// A valid macaroon that lacks the call's permission (the bakery's ErrPermissionDenied).
+    public static let permissionDeniedMessage = "permission denied"
 }

@@ -47,7 +47,7 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "", allowed: "a file path; relative to the datadir; required unless lnd_rest_tls=0"),
         ConfigKey("lnd_rest_tls", "speak TLS to LND's REST port (0: plain HTTP, loopback hosts only)",
                   default: "1", allowed: "0 or 1 (0 only with a loopback lnd_rest_host)"),
-        ConfigKey("lnd_macaroon", "LND macaroon file (admin.macaroon, or invoices + offchain)",
+        ConfigKey("lnd_macaroon", "LND macaroon file (admin.macaroon, or one with the permissions `peernode doctor` checks)",
                   default: "", allowed: "a file path; relative to the datadir; required"),
         ConfigKey("provider", "run a swap provider: answer offers and quotes, lock and earn fees",
                   default: "0", allowed: "0 or 1"),

@@ -157,6 +157,8 @@ public final class NodeDaemon: Sendable {
             throw .alreadyRunning(socket: config.controlSocket)
         }
 
+        try Self.apply(NodeDoctor.dataDirectory(config.datadir), log: log) { .file($0.detail + ($0.fix.map { "; \($0)" } ?? "")) }
+
         // `init` made the database beside the seed, so a missing one was lost (or moved
         // away): SQLite would silently make an empty one, which must not pass for a new node.
         let databaseIsNew = PosixFile.kind(of: config.storeFile) == nil
@@ -183,9 +185,21 @@ public final class NodeDaemon: Sendable {
             throw .bitcoind(url: config.bitcoind.url, reason: error.description)
         }
         log("Bitcoin Core at \(config.bitcoind.url): \(info.chain), height \(info.tip.height)")
+        // doctor's check, with its words: without -txindex a lock or claim confirmed while
+        // the node was stopped cannot be fetched.
+        let indexCheck = await NodeDoctor.txIndex(rpc: rpc)
+        try Self.apply(indexCheck, log: log) {
+            .bitcoind(url: config.bitcoind.url, reason: $0.detail + ($0.fix.map { "; \($0)" } ?? ""))
+        }
 
         let lightning = try await connectLND(config, loop: loop)
         teardown.add("LND client") { await lightning.shutDown() }
+        // doctor's warnings about an LND that answers (not synced, no outbound liquidity).
+        if let status = try? await lightning.info() {
+            for check in await NodeDoctor.lndState(lightning, status: status) {
+                try Self.apply(check, log: log) { .lnd(url: config.lnd.url, reason: $0.detail) }
+            }
+        }
 
         let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
                                            teardown: &teardown)
@@ -321,7 +335,22 @@ public final class NodeDaemon: Sendable {
         return clock
     }
 
+    /// A `doctor` check at start: fatal stops the start with doctor's message and fix; a
+    /// warning is logged.
+    private static func apply(_ check: DoctorCheck, log: DaemonLog, _ error: (DoctorCheck) -> DaemonError) throws(DaemonError) {
+        switch check.status {
+        case .ok: return
+        case .warning: log("warning (\(check.name)): \(check.detail)" + (check.fix.map { "; \($0)" } ?? ""))
+        case .fatal: throw error(check)
+        }
+    }
+
     private func connectLND(_ config: NodeConfig, loop: EventLoop) async throws(DaemonError) -> LNDRESTClient {
+        // The macaroon's permissions read offline (no call needs `macaroon:read`): a missing
+        // one stops the start naming the calls that need it, not a refusal mid-swap.
+        try Self.apply(NodeDoctor.macaroon(config), log: options.log) {
+            .misconfigured(key: "lnd_macaroon", reason: $0.detail, fix: $0.fix ?? "")
+        }
         var macaroon: [UInt8]
         do {
             macaroon = try PosixFile.read(config.lnd.macaroonPath, limit: 64 * 1024)

@@ -19,6 +19,9 @@ public final class HubLightning: Sendable {
     /// cannot leave a server running.
     private let servers = Mutex<[String: LNDRESTServer]?>([:])
     private let housekeeping = Mutex<Task<Void, Never>?>(nil)
+    /// Where the nodes' macaroon files are (made at the first node), and each node's paths.
+    private let macaroonFiles = Mutex<LNDMacaroonFiles?>(nil)
+    private let macaroonPaths = Mutex<[String: [String: String]]>([:])
 
     /// - Parameters:
     ///   - host: where the LND REST servers listen (loopback).
@@ -52,6 +55,18 @@ public final class HubLightning: Sendable {
         } catch {
             throw HubLightningError.serverFailed(node: name, "\(error)")
         }
+        do {
+            let files = try macaroonFiles.withLock { files throws(LNDMacaroonFilesError) -> LNDMacaroonFiles in
+                if let files { return files }
+                files = try LNDMacaroonFiles.create()
+                return files!
+            }
+            let paths = try files.write(node: name, server.handler.macaroons)
+            macaroonPaths.withLock { $0[name] = paths }
+        } catch {
+            await server.stop()
+            throw HubLightningError.serverFailed(node: name, error.description)
+        }
         let kept = servers.withLock { servers -> Bool in
             guard servers != nil else { return false }
             servers![name] = server
@@ -69,7 +84,7 @@ public final class HubLightning: Sendable {
         let info = try network.node(name)
         guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
         return LightningEndpoint(info: info, url: server.url, host: server.host, port: server.port,
-                                 macaroonHex: server.macaroonHex)
+                                 macaroonHex: server.macaroonHex, macaroonPaths: macaroonPaths.withLock { $0[name] ?? [:] })
     }
 
     /// Every node that has a REST server, by name.
@@ -92,6 +107,13 @@ public final class HubLightning: Sendable {
         _ = try network.node(name)
         guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
         return server.handler.faults
+    }
+
+    /// The node's root key and macaroons, to bake one with other permissions in tests.
+    public func macaroons(node name: String) throws -> LNDMacaroonAuthority {
+        _ = try network.node(name)
+        guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
+        return server.handler.macaroons
     }
 
     /// Satoshis to millisatoshis, refusing what no Bitcoin amount can be.
@@ -128,6 +150,8 @@ public final class HubLightning: Sendable {
             return servers.map { Array($0.values) } ?? []
         }
         for server in running { await server.stop() }
+        let names = macaroonPaths.withLock { Array($0.keys) }
+        macaroonFiles.withLock { $0?.remove(nodes: names) }
     }
 }
 
@@ -137,8 +161,10 @@ public struct LightningEndpoint: Sendable, Hashable {
     public var url: String
     public var host: String
     public var port: Int
-    /// The macaroon a client sends in `Grpc-Metadata-macaroon`.
+    /// The macaroon a client sends in `Grpc-Metadata-macaroon` (the node's admin.macaroon).
     public var macaroonHex: String
+    /// The node's macaroon files by kind (`admin`, `invoice`, `readonly`), as LND writes them.
+    public var macaroonPaths: [String: String] = [:]
 
     public var name: String { info.name }
 
@@ -154,6 +180,7 @@ public struct LightningEndpoint: Sendable, Hashable {
             "rest_host": .string(host),
             "rest_port": .int(port),
             "macaroon_hex": .string(macaroonHex),
+            "macaroons": .object(macaroonPaths.keys.sorted().map { OrderedJSON.Member($0, .string(macaroonPaths[$0]!)) }),
             // LND reports channel balances in whole satoshis, rounding down.
             "balance_sat": .int(info.balanceMsat / 1_000),
             "balance_msat": .int(info.balanceMsat),

@@ -35,6 +35,9 @@ public final class RegtestHub: Sendable {
         public var clockRate: Int
         /// Simulated seconds between the blocks the hub mines by itself; nil: none.
         public var blockIntervalSeconds: Int?
+        /// False: the hub acts as a Core started without `-txindex` (`getindexinfo` is
+        /// empty; confirmed transactions need their block hash), for `doctor`'s tests.
+        public var txIndex: Bool = true
 
         public init(kernelPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(), rpcHost: String = "127.0.0.1",
                     rpcPort: Int = 0, credentials: HTTPBasicCredentials, autoMineSeconds: Int? = nil,
@@ -103,7 +106,7 @@ public final class RegtestHub: Sendable {
         let blockClock: @Sendable () -> Int64 = { min(simulated.now(), wall() + lead) }
         let chain = try RegtestChain(libraryPath: configuration.kernelPath, policy: configuration.policy,
                                      clock: blockClock)
-        let hubChain = HubChain(chain: chain, policy: configuration.policy, sleeper: loop.sleeper)
+        let hubChain = HubChain(chain: chain, policy: configuration.policy, sleeper: loop.sleeper, txIndex: configuration.txIndex)
         // Invoice times and expiry follow the simulated clock: an invoice's 10 minutes are
         // a block's worth of simulated time, as on mainnet. (HTLC expiry is in blocks.)
         let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost,

@@ -6,7 +6,8 @@ import Transport
 /// LND's shapes (field names, base64 bytes, int64 strings, enum names, error bodies and
 /// HTTP statuses, streams as newline-delimited `{"result": ...}` objects).
 ///
-/// Served, each behind the node's macaroon (`Grpc-Metadata-macaroon`, hex):
+/// Served, each behind a macaroon of the node (`Grpc-Metadata-macaroon`, hex) that
+/// carries the call's permission (`LNDCall`, checked by `LNDMacaroonAuthority`):
 ///
 ///     GET  /v1/getinfo                          GetInfo
 ///     GET  /v1/balance/channels                 ChannelBalance
@@ -26,9 +27,10 @@ import Transport
 public struct LNDRESTHandler: Sendable {
     public let network: LightningNetwork
     public let node: String
-    /// The node's macaroon: 32 random bytes standing in for LND's serialized macaroon.
-    /// The simulator checks possession only; there are no caveats or permissions.
-    public let macaroon: [UInt8]
+    /// The node's root key and its admin, invoice and readonly macaroons.
+    public let macaroons: LNDMacaroonAuthority
+    /// The node's `admin.macaroon`, serialized as LND writes it.
+    public var macaroon: [UInt8] { macaroons.admin.encoded }
     /// A stable stand-in for the channel the node's HTLCs arrive on (the simulator has
     /// no channels): derived from the node key, so it differs per node.
     let channelID: UInt64
@@ -38,12 +40,12 @@ public struct LNDRESTHandler: Sendable {
 
     /// - Parameter blockHash: the chain tip's hash in hex, for `getinfo` (the simulator
     ///   knows only the height).
-    public init(network: LightningNetwork, node: String, macaroon: [UInt8],
+    public init(network: LightningNetwork, node: String, macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(),
                 blockHash: @escaping @Sendable () -> String = { "" }) throws(LightningSimError) {
         let info = try network.node(node)
         self.network = network
         self.node = node
-        self.macaroon = macaroon
+        self.macaroons = macaroons
         self.blockHash = blockHash
         let digest = SHA256.hash(info.identityKey.compressed)
         // Short channel id layout (block, tx, output); kept below 2^63 so no reader
@@ -60,7 +62,7 @@ public struct LNDRESTHandler: Sendable {
         guard request.method == route.method else {
             return .complete(LNDRPCError(.unimplemented, "Method Not Allowed").unaryResponse)
         }
-        if let refusal = authenticate(request.headers) {
+        if let refusal = macaroons.check(request.headers, for: route.call) {
             return .complete(route.isStreaming ? refusal.streamResponse : refusal.unaryResponse)
         }
         do {
@@ -73,27 +75,6 @@ public struct LNDRESTHandler: Sendable {
         } catch {
             return .complete(route.isStreaming ? error.streamResponse : error.unaryResponse)
         }
-    }
-
-    /// nil when the request carries this node's macaroon, else LND's refusal.
-    private func authenticate(_ headers: HTTPHeaders) -> LNDRPCError? {
-        let values = headers["grpc-metadata-macaroon"]
-        guard values.count == 1 else {
-            return values.isEmpty ? .missingMacaroon : LNDRPCError(.unknown, "expected 1 macaroon, got \(values.count)")
-        }
-        guard let presented = [UInt8](hex: values[0]), LNDRESTHandler.constantTimeEqual(presented, macaroon) else {
-            return .macaroonMismatch
-        }
-        return nil
-    }
-
-    /// Compares without stopping at the first difference, so the time taken does not
-    /// tell a guesser how many leading bytes were right.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 
     // MARK: routes
@@ -131,6 +112,24 @@ public struct LNDRESTHandler: Sendable {
                 }
             default:
                 return nil
+            }
+        }
+
+        /// The gRPC call behind the REST path, whose permission the macaroon needs.
+        var call: LNDCall {
+            switch self {
+            case .getInfo: return .getInfo
+            case .channelBalance: return .channelBalance
+            case .addInvoice: return .addInvoice
+            case .lookupInvoiceV1: return .lookupInvoice
+            case .addHoldInvoice: return .addHoldInvoice
+            case .settleInvoice: return .settleInvoice
+            case .cancelInvoice: return .cancelInvoice
+            case .lookupInvoiceV2: return .lookupInvoiceV2
+            case .subscribeInvoice: return .subscribeSingleInvoice
+            case .sendPayment: return .sendPaymentV2
+            case .trackPayment: return .trackPaymentV2
+            case .decodePayReq: return .decodePayReq
             }
         }
 

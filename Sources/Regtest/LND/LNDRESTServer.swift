@@ -33,13 +33,14 @@ public final class LNDRESTServer: Sendable {
 
     /// Binds `host:port` (0: any free port) and serves `node`.
     /// - Parameters:
-    ///   - macaroon: nil draws 32 random bytes, so every hub run has fresh credentials.
+    ///   - macaroons: the node's root key and macaroons; by default a fresh random root
+    ///     key, so every hub run has fresh credentials.
     ///   - blockHash: the tip's hash in hex for `getinfo`.
     public static func start(network: LightningNetwork, node: String, host: String = "127.0.0.1", port: Int = 0,
-                             macaroon: [UInt8]? = nil, loop: EventLoop,
+                             macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(), loop: EventLoop,
                              configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
                              blockHash: @escaping @Sendable () -> String = { "" }) async throws -> LNDRESTServer {
-        let handler = try LNDRESTHandler(network: network, node: node, macaroon: macaroon ?? randomMacaroon(),
+        let handler = try LNDRESTHandler(network: network, node: node, macaroons: macaroons,
                                          blockHash: blockHash)
         let http = HTTPServer(configuration: configuration, sleeper: loop.sleeper, streamingHandler: handler.handle)
         let listener = try await TCPListener.bind(host: host, port: port, loop: loop)
@@ -61,11 +62,5 @@ public final class LNDRESTServer: Sendable {
         acceptor.cancel()
         await listener.close()
         await acceptor.value
-    }
-
-    /// 32 bytes from the system's secure generator (getrandom on Linux).
-    static func randomMacaroon() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }

@@ -17,6 +17,8 @@ struct LNDRPCError: Error, Sendable, Equatable {
     /// hence code 2 and HTTP 500 (lnd issue #2332), not 401.
     static let missingMacaroon = LNDRPCError(.unknown, LNDStatusCode.missingMacaroonMessage)
     static let macaroonMismatch = LNDRPCError(.unknown, LNDStatusCode.macaroonMismatchMessage)
+    /// A valid macaroon without the call's permission: the bakery's ErrPermissionDenied.
+    static let permissionDenied = LNDRPCError(.unknown, LNDStatusCode.permissionDeniedMessage)
 
     /// How LND reports each refusal of the simulator. Most are plain Go errors in LND
     /// (code 2); the codes below are the ones LND sets itself.

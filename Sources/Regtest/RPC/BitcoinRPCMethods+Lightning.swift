@@ -17,11 +17,11 @@ extension BitcoinRPCMethods {
         [
             RPCMethod("hub_ln_addnode",
                       summary: "Creates a Lightning node funded with balance_sat and starts its LND REST server "
-                          + "on a free loopback port with a fresh macaroon.",
+                          + "on a free loopback port with a fresh root key and LND's admin, invoice and readonly macaroons.",
                       arguments: [RPCArgument("name", .string, "The node's name (also its alias)"),
                                   RPCArgument("balance_sat", .number, default: "0", "Its spendable balance in satoshis")],
                       result: "{...}    (json object) name, alias, identity_pubkey, rest_url, rest_host, rest_port, "
-                          + "macaroon_hex, balance_sat, balance_msat, online",
+                          + "macaroon_hex (admin), macaroons (file paths by kind), balance_sat, balance_msat, online",
                       examples: [.cli("\"alice\" 500000"), .rpc("\"alice\", 500000")]) { params in
                 let name = params.string(0) ?? ""
                 let balance = try params.int(1, default: 0)

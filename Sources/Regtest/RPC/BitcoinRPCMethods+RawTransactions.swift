@@ -19,7 +19,7 @@ extension BitcoinRPCMethods {
                                   RPCArgument("blockhash", .hex, default: "", "The block in which to look for the transaction")],
                       result: "\"str\"    (string) The serialized transaction as a hex-encoded string for 'txid'\n{...}    (json object)",
                       examples: [.cli("\"mytxid\""), .cli("\"mytxid\" 1"), .rpc("\"mytxid\", 1")]) { params in
-                try rawTransaction(params, chain: chain)
+                try rawTransaction(params, chain: chain, txIndex: hub.txIndex)
             },
             RPCMethod("sendrawtransaction",
                       summary: "Submit a raw transaction (serialized, hex-encoded) to local node and network.",
@@ -69,7 +69,7 @@ extension BitcoinRPCMethods {
         ]
     }
 
-    private static func rawTransaction(_ params: RPCParameters, chain: RegtestChain) throws -> OrderedJSON {
+    private static func rawTransaction(_ params: RPCParameters, chain: RegtestChain, txIndex: Bool) throws -> OrderedJSON {
         let txid = try params.txid(0, name: "parameter 1")
         if txid == RegtestParameters.genesisBlock.transactions[0].txid {
             throw RPCError.invalidAddressOrKey("The genesis block coinbase is not considered an ordinary transaction and cannot be retrieved")
@@ -81,10 +81,13 @@ extension BitcoinRPCMethods {
             guard let block = chain.block(hash) else { throw RPCError.invalidAddressOrKey("Block hash not found") }
             givenBlock = block
         }
-        let found = givenBlock.map { chain.transaction(txid, inBlock: $0.hash) } ?? chain.transaction(txid)
+        var found = givenBlock.map { chain.transaction(txid, inBlock: $0.hash) } ?? chain.transaction(txid)
+        // Without -txindex Core finds a confirmed transaction only in a block it is given.
+        if !txIndex, givenBlock == nil, case .block = found?.location { found = nil }
         guard let found else {
-            let reason = givenBlock == nil ? "No such mempool or blockchain transaction"
-                : "No such transaction found in the provided block"
+            let reason = givenBlock != nil ? "No such transaction found in the provided block"
+                : txIndex ? "No such mempool or blockchain transaction"
+                : "No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries"
             throw RPCError.invalidAddressOrKey(reason + ". Use gettransaction for wallet transactions.")
         }
         let transaction = found.transaction

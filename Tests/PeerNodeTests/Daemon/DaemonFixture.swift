@@ -17,11 +17,13 @@ final class DaemonFixture {
     let rpc: BitcoinCoreRPC
     let root: String
 
-    init() async throws {
+    /// - Parameter txIndex: false: the hub acts as a Core run without `-txindex`.
+    init(txIndex: Bool = true) async throws {
         _ = try makeKernelVerifier()
         loop = try EventLoop()
-        hub = try await RegtestHub.start(RegtestHub.Configuration(credentials: Self.credentials, authFailureDelayMilliseconds: 1),
-                                         loop: loop)
+        var configuration = RegtestHub.Configuration(credentials: Self.credentials, authFailureDelayMilliseconds: 1)
+        configuration.txIndex = txIndex
+        hub = try await RegtestHub.start(configuration, loop: loop)
         lightning = try await hub.lightning.addNode(name: "alice", balanceSat: 500_000)
         rpc = BitcoinCoreRPC(endpoint: BitcoinCoreEndpoint(host: "127.0.0.1", port: hub.rpc.port),
                              credentials: .userPassword(Self.credentials), loop: loop)
@@ -63,10 +65,10 @@ final class DaemonFixture {
 
     /// A daemon started in a task; returns once it serves (or throws its start-up error).
     func start(_ datadir: String, overrides: [ConfigEntry] = [], watchSignals: Bool = false,
-               engines: SwapEngineFactory? = nil) async throws -> RunningDaemon {
+               engines: SwapEngineFactory? = nil, log: DaemonLog = .silent) async throws -> RunningDaemon {
         let ready = ReadySignal()
         let daemon = NodeDaemon(options: NodeDaemon.Options(datadir: datadir, overrides: overrides, watchSignals: watchSignals,
-                                                             engines: engines, onReady: { ready.fire($0) }))
+                                                             log: log, engines: engines, onReady: { ready.fire($0) }))
         let task = Task<Void, any Error> {
             do {
                 try await daemon.run()

@@ -1,4 +1,6 @@
+import Bitcoin
 import Foundation
+import Lightning
 import Regtest
 import TestSupport
 import Transport
@@ -28,7 +30,20 @@ final class PeerNodeRegtestLightningExecutableTests: XCTestCase {
             let port = try XCTUnwrap(node["rest_port"] as? Int)
             let macaroon = try XCTUnwrap(node["macaroon_hex"] as? String)
             XCTAssertEqual(node["rest_url"] as? String, "http://127.0.0.1:\(port)")
-            XCTAssertEqual(macaroon.count, 64)
+            // LND's admin.macaroon: V2, LND's identifier with admin's permissions.
+            let decoded = try Macaroon(decoding: try XCTUnwrap([UInt8](hex: macaroon)))
+            XCTAssertEqual(try LNDMacaroonID(decoding: decoded.identifier).permissions, LNDPermission.admin)
+            // The three files LND writes, where the JSON says, admin's equal to macaroon_hex.
+            let files = try XCTUnwrap(node["macaroons"] as? [String: String])
+            for (kind, permissions) in [("admin", LNDPermission.admin), ("invoice", LNDPermission.invoice),
+                                        ("readonly", LNDPermission.readOnly)] {
+                let path = try XCTUnwrap(files[kind], kind)
+                XCTAssertTrue(path.hasSuffix("/\(name)/\(kind).macaroon"), path)
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+                let file = try Macaroon(decoding: bytes)
+                XCTAssertEqual(try LNDMacaroonID(decoding: file.identifier).permissions, permissions, kind)
+                if kind == "admin" { XCTAssertEqual(bytes.hex, macaroon) }
+            }
 
             let (status, body) = try await getInfo(port: port, macaroonHex: macaroon, loop: loop)
             XCTAssertEqual(status, 200, body)

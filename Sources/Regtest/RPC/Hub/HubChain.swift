@@ -10,13 +10,18 @@ public final class HubChain: Sendable {
     public let policy: MempoolPolicy
     public let wallet: HubWallet
     public let autoMiner: AutoMiner
+    /// Whether the hub acts as a Core run with `-txindex` (the default, what peernode
+    /// asks for): `getindexinfo` reports it, and `getrawtransaction` finds a confirmed
+    /// transaction without its block hash only with it.
+    public let txIndex: Bool
     private let sequence = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - policy: the policy `chain` was created with (the chain does not expose it).
     ///   - sleeper: the timer the auto-miner waits on.
-    public init(chain: RegtestChain, policy: MempoolPolicy, sleeper: any Sleeper) {
+    public init(chain: RegtestChain, policy: MempoolPolicy, sleeper: any Sleeper, txIndex: Bool = true) {
         self.chain = chain
+        self.txIndex = txIndex
         self.policy = policy
         self.wallet = HubWallet(chain: chain, policy: policy)
         self.autoMiner = AutoMiner(chain: chain, sleeper: sleeper)

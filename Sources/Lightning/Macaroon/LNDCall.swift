@@ -1,0 +1,50 @@
+/// Each LND call the simulator serves and the node makes, with the permission LND's
+/// macaroon interceptor requires for it (lnd's `MainRPCServerPermissions`, and the
+/// invoicesrpc and routerrpc sub-servers' permission maps). One table, so the simulator
+/// refuses exactly what LND refuses and the node asks for exactly what it uses.
+public enum LNDCall: String, Sendable, CaseIterable {
+    case getInfo = "/lnrpc.Lightning/GetInfo"
+    case channelBalance = "/lnrpc.Lightning/ChannelBalance"
+    case addInvoice = "/lnrpc.Lightning/AddInvoice"
+    case lookupInvoice = "/lnrpc.Lightning/LookupInvoice"
+    case decodePayReq = "/lnrpc.Lightning/DecodePayReq"
+    case addHoldInvoice = "/invoicesrpc.Invoices/AddHoldInvoice"
+    case settleInvoice = "/invoicesrpc.Invoices/SettleInvoice"
+    case cancelInvoice = "/invoicesrpc.Invoices/CancelInvoice"
+    case lookupInvoiceV2 = "/invoicesrpc.Invoices/LookupInvoiceV2"
+    case subscribeSingleInvoice = "/invoicesrpc.Invoices/SubscribeSingleInvoice"
+    case sendPaymentV2 = "/routerrpc.Router/SendPaymentV2"
+    case trackPaymentV2 = "/routerrpc.Router/TrackPaymentV2"
+
+    public var permission: LNDPermission {
+        switch self {
+        case .getInfo: return LNDPermission("info", "read")
+        case .channelBalance, .decodePayReq, .trackPaymentV2: return LNDPermission("offchain", "read")
+        case .sendPaymentV2: return LNDPermission("offchain", "write")
+        case .lookupInvoice, .subscribeSingleInvoice: return LNDPermission("invoices", "read")
+        // LND guards LookupInvoiceV2 with invoices:write, not read.
+        case .addInvoice, .addHoldInvoice, .settleInvoice, .cancelInvoice, .lookupInvoiceV2:
+            return LNDPermission("invoices", "write")
+        }
+    }
+
+    /// The gRPC method's short name, for messages.
+    public var name: String { String(rawValue.split(separator: "/").last ?? "") }
+
+    /// What every node calls: the start-up check and status (GetInfo, ChannelBalance), and
+    /// paying as a client (SendPaymentV2, then TrackPaymentV2 after a restart or a cut stream).
+    public static let client: [LNDCall] = [.getInfo, .channelBalance, .sendPaymentV2, .trackPaymentV2]
+
+    /// What a provider calls on top: its hold invoices, watched, looked up, settled with
+    /// the claim's preimage or cancelled.
+    public static let provider: [LNDCall] = client + [
+        .addHoldInvoice, .subscribeSingleInvoice, .lookupInvoiceV2, .settleInvoice, .cancelInvoice,
+    ]
+
+    /// The permissions `held` lacks for `calls`, each with the calls that need it, in
+    /// permission order.
+    public static func missing(from held: Set<LNDPermission>, for calls: [LNDCall]) -> [(permission: LNDPermission, calls: [LNDCall])] {
+        let needed = Dictionary(grouping: calls, by: \.permission)
+        return needed.keys.filter { !held.contains($0) }.sorted().map { ($0, needed[$0]!) }
+    }
+}
