@@ -145,7 +145,8 @@ extension ClientEngine {
         do {
             try await commit(run, quote: quote, link: link)
         } catch {
-            feed(id, .refused(error.description))
+            // The outcome adds where the funds are; the reason alone keeps it said once.
+            feed(id, .refused(error.reason))
             _ = await lastState(updates)
             throw error
         }

@@ -326,12 +326,13 @@ extension ClientCommands {
                                                 + "above --max-fee \(Self.grouped(maxFeeSat)) sat"))
             } else if providerFee > maximum {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
-                                              reason: "charges \(providerFee) sat in fees, above this node's maximum of "
-                                                + "\(maximum) sat (\(Self.percent(ppm: policy.maxFeePPM)) of \(candidate.lockAmountSat) sat)"))
+                                              reason: "charges \(Self.grouped(providerFee)) sat in fees, above this node's maximum of "
+                                                + "\(Self.grouped(maximum)) sat (\(Self.percent(ppm: policy.maxFeePPM)) of the "
+                                                + "\(Self.grouped(candidate.lockAmountSat)) sat it would lock)"))
             } else if let balanceSat, candidate.spendSat > balanceSat {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
-                                              reason: "needs \(candidate.spendSat) sat of spending funds, "
-                                                + "the balance is \(balanceSat) sat"))
+                                              reason: "needs \(Self.grouped(candidate.spendSat)) sat of spending funds, "
+                                                + "the balance is \(Self.grouped(balanceSat)) sat"))
             } else {
                 fitting.append(candidate)
             }
@@ -493,7 +494,7 @@ struct RoutePlan: Sendable {
 
     var noRouteError: ControlError {
         let what = contractType.map { "with a \($0.rawValue) contract " } ?? ""
-        return ControlError(code: "no_route", message: "no provider can swap \(amountSat) sat \(what)(\(whyNoRoute)); nothing was paid")
+        return ControlError(code: "no_route", message: "no provider can swap \(ClientCommands.grouped(amountSat)) sat \(what)(\(whyNoRoute)); nothing was paid")
     }
 
     /// The provider a swap goes through, and its contract type.

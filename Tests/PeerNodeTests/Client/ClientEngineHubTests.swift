@@ -412,7 +412,10 @@ final class ClientEngineHubTests: XCTestCase {
         let lastEvent = try await fixture.store.lastEvent(of: record.id)
         let last = try XCTUnwrap(lastEvent)
         XCTAssertEqual(last.kind, "failed")
-        XCTAssertEqual(try ClientSwapState(kind: last.kind, data: last.data).outcome?.funds, .neverSent)
+        let outcome = try XCTUnwrap(try ClientSwapState(kind: last.kind, data: last.data).outcome)
+        XCTAssertEqual(outcome.funds, .neverSent)
+        // The recorded outcome (what `swap show` and `swaps` print) says the fate once.
+        XCTAssertEqual(outcome.description.components(separatedBy: "nothing was paid").count - 1, 1, outcome.description)
         XCTAssertEqual(try fixture.clientBalanceMsat(), before, "nothing paid")
         let swaps = await fixture.provider.swaps
         XCTAssertTrue(swaps.isEmpty)

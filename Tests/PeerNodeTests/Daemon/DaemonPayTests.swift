@@ -58,6 +58,20 @@ final class DaemonPayTests: XCTestCase {
                            + fees["provider_onchain_fee_sat"]!.int64Value!)
             let swapsBefore = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
             XCTAssertEqual(swapsBefore, 0, "a quote pays nothing and records no swap")
+            // A quote without --contact is an estimate `pay` cannot commit: it says so and how to get one.
+            let estimate = try await runCLI(["quote", "20000", "--datadir", client.datadir])
+            XCTAssertEqual(estimate.status, 0, estimate.stderr)
+            XCTAssertTrue(estimate.stdout.contains("quote only: nothing was paid; for a quote `pay` can commit, ask with "
+                                                   + "`peernode quote 20000 --contact <name>`"), estimate.stdout)
+            let firm = try await runCLI(["quote", "20000", "--contact", "carol", "--datadir", client.datadir])
+            XCTAssertTrue(firm.stdout.contains("quote only: nothing was paid; commit it with `peernode pay carol 20000 --quote "),
+                          firm.stdout)
+            // Below the offer's range: the smallest amount the user can pay, not the lock it never typed.
+            let small = try await client.node.call("quote", ["amount_sat": .integer(5_000), "contact": .string("carol")])
+            XCTAssertEqual(small.failureCode, "no_route")
+            XCTAssertTrue(small.failureMessage.hasPrefix("no provider can swap 5,000 sat (skipped "), small.failureMessage)
+            XCTAssertTrue(small.failureMessage.contains("prov: the smallest payment its offer allows is 14,"), small.failureMessage)
+            XCTAssertTrue(small.failureMessage.contains(" sat (not 5,000 sat)"), small.failureMessage)
 
             // Money moves only when confirmed: no terminal and no --yes is refused (exit 2),
             // and fees above --max-fee are refused (exit 1); neither records a swap.
@@ -186,7 +200,7 @@ final class DaemonPayTests: XCTestCase {
             print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
                   + "(exit \(refused.status))")
             XCTAssertEqual(refused.status, 1)
-            XCTAssertTrue(refused.stderr.contains("no provider can swap 60000 sat"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("no provider can swap 60,000 sat"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("carol: runs no provider"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("nothing was paid"), refused.stderr)
             let after = try await client.node.result("status")["lightning"]?["balance_sat"]
@@ -196,6 +210,12 @@ final class DaemonPayTests: XCTestCase {
             // A usage error is exit 2.
             let usage = try await runCLI(["pay", "carol", "lots", "--datadir", client.datadir])
             XCTAssertEqual(usage.status, 2)
+            // The daemon's refusal names the command once (it read "swap-out: swap-out: ...").
+            let badAddress = try await runCLI(["swap-out", "30000", "--to", "bc1qnotregtest", "--yes", "--datadir", client.datadir])
+            XCTAssertEqual(badAddress.status, 2, badAddress.stderr)
+            XCTAssertTrue(badAddress.stderr.hasPrefix("peernode swap-out: \"bc1qnotregtest\" is not a regtest address"),
+                          badAddress.stderr)
+            XCTAssertEqual(badAddress.stderr.components(separatedBy: "swap-out:").count - 1, 1, badAddress.stderr)
         } catch {
             miner.stop()
             await stopAll([client, carol, provider], fixture)
