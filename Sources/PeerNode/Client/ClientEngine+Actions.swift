@@ -45,7 +45,7 @@ extension ClientEngine {
     private func describe(_ state: ClientSwapState, of run: ClientSwapRun) -> String {
         switch state.phase {
         case .quoted: return "quoted"
-        case .accepted: return "the provider's accept is verified; invoice \(run.accept?.body.totalSat ?? 0) sat"
+        case .accepted: return "the provider's accept is verified; invoice \(OffersError.sats(run.accept?.body.totalSat ?? 0))"
         case .payStarted: return "paying the invoice"
         case .paymentInFlight: return "the payment is held by the provider; waiting for its lock"
         case .lockSeen: return "lock \(state.lock?.txid.hex ?? "?") seen (\(state.lock?.source.rawValue ?? "?"))"

@@ -154,6 +154,12 @@ final class CLIStrictTests: XCTestCase {
         XCTAssertEqual((object(made.stdout, "init again")?["error"] as? [String: Any])?["code"] as? String, "seed_exists")
 
         let node = try await fixture.start(datadir)
+        // recover without --json: labelled lines, not the raw JSON it once printed.
+        let recovered = try run(["recover", "--from-height", "0", "--datadir", datadir])
+        XCTAssertEqual(recovered.status, 0, recovered.stderr)
+        XCTAssertTrue(recovered.stdout.contains("from_height: 0"), recovered.stdout)
+        XCTAssertTrue(recovered.stdout.contains("found: none"), recovered.stdout)
+        XCTAssertFalse(recovered.stdout.contains("{") || recovered.stdout.contains("\":"), recovered.stdout)
         var succeeded = 0
         for arguments in commands {
             try check(arguments, expectDaemon: true)

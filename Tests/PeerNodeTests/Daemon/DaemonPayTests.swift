@@ -106,6 +106,10 @@ final class DaemonPayTests: XCTestCase {
                           "lock_verified", "claim_broadcast"] {
                 XCTAssertTrue(pay.stderr.contains("] \(stage): "), "no progress line for \(stage)")
             }
+            // Amounts in progress lines read as everywhere else: 21,065 sat, never 21065 sat.
+            XCTAssertNil(pay.stderr.range(of: #"[0-9]{4,} sat"#, options: .regularExpression).map { pay.stderr[$0] },
+                         pay.stderr)
+            XCTAssertTrue(pay.stderr.contains("(20,000 sat + claim fee "), pay.stderr)
             // The engine reports the claim's broadcast twice (sent, then accepted): shown once.
             XCTAssertEqual(pay.stderr.components(separatedBy: "] claim_broadcast: ").count - 1, 1, pay.stderr)
             XCTAssertTrue(pay.stderr.contains("swap \(pay.stdout.split(separator: "\n").first { $0.hasPrefix("swap:") }?.split(separator: " ").last ?? "?") "
