@@ -39,7 +39,11 @@ extension ClientEngine {
         _ = try await storeCall { () async throws(StoreError) in
             try await store.append(state.phase.rawValue, data: data, isFinal: state.phase.isFinal, to: id, at: now)
         }
-        report(run.id, .phase(state.phase), describe(state, of: run))
+        let detail = describe(state, of: run)
+        let step = state.phase.rawValue + "\u{0}" + detail
+        guard step != run.lastReportedStep else { return }
+        run.lastReportedStep = step
+        report(run.id, .phase(state.phase), detail)
     }
 
     private func describe(_ state: ClientSwapState, of run: ClientSwapRun) -> String {

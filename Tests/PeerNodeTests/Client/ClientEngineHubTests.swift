@@ -47,6 +47,9 @@ final class ClientEngineHubTests: XCTestCase {
         for phase in ["quoted", "pay_started", "lock_verified", "claim_broadcast", "completed"] {
             XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
         }
+        // Each step is reported, and so logged, once: the claim stored again when this node
+        // accepts it is not a new step (the daemon's log said claim_broadcast twice).
+        XCTAssertEqual(events.filter { $0.stage.description == "claim_broadcast" }.count, 1, "\(events.map(\.description))")
         XCTAssertTrue(events.contains { $0.stage == .quoting })
         XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
                       "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
