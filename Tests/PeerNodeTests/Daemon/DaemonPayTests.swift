@@ -330,6 +330,13 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertTrue(late.failureMessage.contains("is final (completed)"), late.failureMessage)
             let unknown = try await client.node.call("swap.claim", ["id": .string("nope")])
             XCTAssertEqual(unknown.failureCode, "not_found")
+
+            // max with a balance under the routing reserve says so (it said "a budget of -1 sat").
+            _ = try await fixture.rpc.call("hub_ln_setbalance", [.string("alice"), .number("0")])
+            let empty = try await client.node.call("max")
+            XCTAssertEqual(empty.failureCode, "no_route")
+            XCTAssertEqual(empty.failureMessage, "the spending balance of 0 sat does not cover the routing reserve of 1 sat: "
+                           + "nothing can be sent")
         } catch {
             await stopAll([client, provider], fixture)
             throw error
