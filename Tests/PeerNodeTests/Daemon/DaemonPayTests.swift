@@ -44,6 +44,10 @@ final class DaemonPayTests: XCTestCase {
                     "port": .integer(node.node.ready.listenPort)])
             }
 
+            // offers says of a contact without a provider what pay says (it said "refused with not_found").
+            let offers = try await client.node.result("offers")
+            let carolSkip = offers["skipped"]?.arrayValue?.first { $0["contact"] == .string("carol") }
+            XCTAssertEqual(carolSkip?["reason"], .string("runs no provider (it answered not_found)"), "\(offers)")
             // quote: the route and the breakdown, nothing paid.
             let quote = try await client.node.result("quote", ["amount_sat": .integer(20_000), "contact": .string("carol")])
             XCTAssertEqual(quote["provider"]?["name"], .string("prov"))
