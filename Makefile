@@ -23,6 +23,7 @@ test: setup
 	.build/debug/peernode-testnet demo
 	.build/debug/peernode-testnet scenarios --all
 	.build/debug/peernode-testnet soak --minutes 1
+	./scripts/readme-by-hand
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # libFuzzer targets for the Transport module (Fuzz/README.md); FUZZ_RUNS inputs per target.

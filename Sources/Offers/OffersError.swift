@@ -104,7 +104,7 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownOffer: return "no such offer"
         case .offerExpired: return "the offer has expired"
         case .amountOutOfRange(let amount, let minimum, let maximum):
-            return "\(amount) sat is outside the offered \(minimum)...\(maximum) sat"
+            return "a lock of \(Self.sats(amount)) is outside the offered \(Self.sats(minimum)) to \(Self.sats(maximum))"
         case .insufficientLiquidity(let available, let needed, let waiting):
             let when = waiting > 0
                 ? "\(Self.sats(waiting)) more become lockable by the next block, as its pending transactions go out or confirm"
@@ -133,7 +133,7 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// An amount as people read it: "1,500,000 sat".
-    static func sats(_ value: Int64) -> String {
+    public static func sats(_ value: Int64) -> String {
         let digits = String(value.magnitude)
         var grouped = ""
         for (index, digit) in digits.enumerated() {

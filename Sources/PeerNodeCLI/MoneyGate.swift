@@ -47,11 +47,8 @@ enum MoneyGate {
                                                       + "nothing was paid", command: name)))
         }
         guard request.command == "pay" || request.command == "swap-out" else {
-            // wallet send: the address, the amount and the fee rate are what the user typed.
             if yes { return .proceed(request) }
-            let rate = request.args["fee_rate_sat_vb"].map { "\(Render.text($0)) sat/vB" } ?? "the node's fee estimate (6 blocks)"
-            let question = "send \(Render.sats(request.args["amount_sat"])) to \(Render.text(request.args["address"])) at \(rate)?"
-            return ask(question) ? .proceed(request) : .exit(cancelled())
+            return await confirmSend(request, client: client)
         }
         if yes && maxFee == nil { return .proceed(request) }
         if request.args["from"]?.stringValue == "savings" {
@@ -99,6 +96,52 @@ enum MoneyGate {
         let what = request.command == "pay" ? "pay \(Render.text(request.args["contact"]))" : "swap out"
         return ask("\(what) \(Render.sats(request.args["amount_sat"])), \(spend) at most from the spending balance?")
             ? .proceed(committed) : .exit(cancelled())
+    }
+
+    /// wallet send: the daemon builds the transaction without sending it and the prompt
+    /// shows its exact fee; the confirmed send carries that fee, and the daemon refuses
+    /// (nothing sent) if the transaction it builds then pays another.
+    private static func confirmSend(_ request: ControlMessage.Request, client: ControlClient) async -> Outcome {
+        guard case .object(var args) = request.args else { return .proceed(request) }
+        var previewArgs = args
+        previewArgs["preview"] = .bool(true)
+        let plan: JSONValue
+        switch await beforehand(client, ControlMessage.Request(command: request.command, args: .object(previewArgs)),
+                                name: "wallet send") {
+        case .success(let value): plan = value
+        case .failure(let status): return .exit(status.code)
+        }
+        let question = "send \(Render.sats(request.args["amount_sat"])) to \(Render.text(request.args["address"])) "
+            + "with a fee of \(Render.sats(plan["fee_sat"])) (\(Render.text(plan["fee_rate_sat_vb"])) sat/vB, "
+            + "\(Render.text(plan["vsize"])) vB), \(Render.sats(plan["total_sat"])) from the wallet in all?"
+        guard ask(question) else { return .exit(cancelled()) }
+        args["expected_fee_sat"] = plan["fee_sat"] ?? .null
+        return .proceed(ControlMessage.Request(command: request.command, args: .object(args)))
+    }
+
+    /// One request to the daemon before the real one; a failure is printed as the command's.
+    private static func beforehand(_ client: ControlClient, _ request: ControlMessage.Request,
+                            name: String) async -> Result<JSONValue, ExitStatus> {
+        do {
+            switch try await client.send(request, progress: { _ in }) {
+            case .success(let value): return .success(value)
+            case .failure(let error):
+                return .failure(ExitStatus(Main.failure(code: error.code, message: "\(name): \(error.message)",
+                                                        exit: ExitCode.failure)))
+            }
+        } catch {
+            if case .daemonNotRunning = error {
+                return .failure(ExitStatus(Main.failure(code: "daemon_not_running", message: "the daemon is not running: \(error)",
+                                                        exit: ExitCode.daemonUnreachable)))
+            }
+            return .failure(ExitStatus(Main.failure(code: "control", message: "\(error)", exit: ExitCode.failure)))
+        }
+    }
+
+    /// An exit status as a `Result` failure.
+    struct ExitStatus: Error {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
     }
 
     /// `[y/N]` on stderr; a line from stdin.

@@ -78,7 +78,8 @@ enum Render {
 
     static func sent(_ result: JSONValue) -> String {
         fields([("sent", sats(result["amount_sat"])), ("to", text(result["address"])), ("txid", text(result["txid"])),
-                ("fee", sats(result["fee_sat"])), ("vsize", text(result["vsize"]))])
+                ("fee", "\(sats(result["fee_sat"])) (\(text(result["fee_rate_sat_vb"])) sat/vB, \(text(result["vsize"])) vB)"),
+                ("total", sats(result["total_sat"]))])
     }
 
     static func offers(_ result: JSONValue) -> String {

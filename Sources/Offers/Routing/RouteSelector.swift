@@ -44,7 +44,9 @@ public struct RouteSelector: Sendable {
         let lockAmount = amountSat + claimFee
         guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(lockAmount),
               offer.minAmountSat <= offer.maxAmountSat else {
-            return .failure(.amountOutOfRange(amountSat: lockAmount, minimum: offer.minAmountSat, maximum: offer.maxAmountSat))
+            // Said in amounts the payer types: the lock carries X plus the claim fee.
+            return .failure(.amountOutOfRange(amountSat: amountSat, minimumSat: max(1, offer.minAmountSat - claimFee),
+                                              maximumSat: offer.maxAmountSat - claimFee))
         }
         // The lock holds X plus exactly the claim fee: the claim must fit the payer's cap.
         let cap = claimPolicy.feeCap(lockValue: lockAmount)

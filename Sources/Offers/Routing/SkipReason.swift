@@ -18,8 +18,10 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case otherNetwork(String)
     case incompatibleVersion(Int64)
     case offerExpired
-    /// The amount to lock is outside the offer's range.
-    case amountOutOfRange(amountSat: Int64, minimum: Int64, maximum: Int64)
+    /// The amount to pay is outside what the offer allows. All three are amounts the payer
+    /// types (X): the offer's lock range less the claim fee the lock also carries, so the
+    /// message never names a lock amount the user never saw.
+    case amountOutOfRange(amountSat: Int64, minimumSat: Int64, maximumSat: Int64)
     /// The payer's own claim would pay more fee than its claim policy allows (by default
     /// 20 % of the lock): the lock could never be claimed, so the swap is not started.
     case claimFeeAboveCap(feeSat: Int64, capSat: Int64)
@@ -40,7 +42,11 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .incompatibleVersion(let version): return "speaks protocol version \(version), not \(ProtocolVersion.supported)"
         case .offerExpired: return "its offer has expired"
         case .amountOutOfRange(let amount, let minimum, let maximum):
-            return "\(amount) sat is outside its \(minimum)...\(maximum) sat range"
+            if maximum < minimum { return "its offer allows no payment now (it can lock no more than the claim needs)" }
+            if amount < minimum {
+                return "the smallest payment its offer allows is \(OffersError.sats(minimum)) (not \(OffersError.sats(amount)))"
+            }
+            return "the largest payment its offer allows is \(OffersError.sats(maximum)) (not \(OffersError.sats(amount)))"
         case .claimFeeAboveCap(let fee, let cap):
             return "the claim fee of \(fee) sat is above the cap of \(cap) sat for this amount at the current fee rate"
         case .contractTypeNotOffered(let wanted, let offered):

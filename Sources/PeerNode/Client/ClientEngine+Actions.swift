@@ -39,13 +39,17 @@ extension ClientEngine {
         _ = try await storeCall { () async throws(StoreError) in
             try await store.append(state.phase.rawValue, data: data, isFinal: state.phase.isFinal, to: id, at: now)
         }
-        report(run.id, .phase(state.phase), describe(state, of: run))
+        let detail = describe(state, of: run)
+        let step = state.phase.rawValue + "\u{0}" + detail
+        guard step != run.lastReportedStep else { return }
+        run.lastReportedStep = step
+        report(run.id, .phase(state.phase), detail)
     }
 
     private func describe(_ state: ClientSwapState, of run: ClientSwapRun) -> String {
         switch state.phase {
         case .quoted: return "quoted"
-        case .accepted: return "the provider's accept is verified; invoice \(run.accept?.body.totalSat ?? 0) sat"
+        case .accepted: return "the provider's accept is verified; invoice \(OffersError.sats(run.accept?.body.totalSat ?? 0))"
         case .payStarted: return "paying the invoice"
         case .paymentInFlight: return "the payment is held by the provider; waiting for its lock"
         case .lockSeen: return "lock \(state.lock?.txid.hex ?? "?") seen (\(state.lock?.source.rawValue ?? "?"))"

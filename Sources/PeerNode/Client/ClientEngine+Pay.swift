@@ -57,7 +57,8 @@ extension ClientEngine {
         // never claim would hold the payment until the provider refunds).
         try checkClaimFits(type, destination: destinationType, amountSat: amountSat, lockAmountSat: lockAmount, rate: rate,
                            purpose: .payContact, blocksLeft: offer.htlcTimeoutBlocks)
-        report(nil, .quoting, "asking \(contact) for \(lockAmount) sat (\(amountSat) + claim fee \(claimFee))")
+        report(nil, .quoting, "asking \(contact) for \(OffersError.sats(lockAmount)) (\(OffersError.sats(amountSat)) + claim fee "
+               + "\(OffersError.sats(claimFee)))")
 
         let link = link(for: contact)
         let quoteRequest = QuoteRequest(requestID: RandomID.make(), offerID: offer.offerID, amountSat: lockAmount)
@@ -138,14 +139,15 @@ extension ClientEngine {
         }
         let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
         named?(id)
-        report(id, .phase(.quoted), "quote \(quote.totalSat) sat for \(quote.amountSat) sat locked "
-               + "(service fee \(quote.serviceFeeSat), provider on-chain fee \(quote.onchainFeeSat))")
+        report(id, .phase(.quoted), "quote \(OffersError.sats(quote.totalSat)) for \(OffersError.sats(quote.amountSat)) locked "
+               + "(service fee \(OffersError.sats(quote.serviceFeeSat)), provider on-chain fee \(OffersError.sats(quote.onchainFeeSat)))")
         let updates = observe(run)
 
         do {
             try await commit(run, quote: quote, link: link)
         } catch {
-            feed(id, .refused(error.description))
+            // The outcome adds where the funds are; the reason alone keeps it said once.
+            feed(id, .refused(error.reason))
             _ = await lastState(updates)
             throw error
         }

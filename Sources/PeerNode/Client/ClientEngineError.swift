@@ -30,24 +30,42 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     case swapEnded(swapID: String, outcome: ClientSwapOutcome)
 
     public var description: String {
+        guard let fate else { return reason }
+        return "\(reason); \(fate)"
+    }
+
+    /// What went wrong, without where the funds are: a swap's recorded outcome adds its
+    /// fate once (`ClientSwapOutcome`), so it takes this and not `description`.
+    public var reason: String {
         switch self {
-        case .offers(let error): return "\(error); nothing was paid"
-        case .rejected(let code, let reason): return "the provider refused (\(code)): \(reason); nothing was paid"
-        case .provider(let what): return "provider: \(what); nothing was paid"
+        case .offers(let error): return "\(error)"
+        case .rejected(let code, let reason): return "the provider refused (\(code)): \(reason)"
+        case .provider(let what): return "provider: \(what)"
         case .insufficientBalance(let balance, let needed):
-            return "the spending balance of \(balance) sat does not cover \(needed) sat; nothing was paid"
+            return "the spending balance of \(OffersError.sats(balance)) does not cover \(OffersError.sats(needed))"
         case .unsupportedDestination(let what): return "cannot pay this destination: \(what)"
-        case .feeEstimate(let what): return "no fee estimate for the claim: \(what); nothing was paid"
+        case .feeEstimate(let what): return "no fee estimate for the claim: \(what)"
         case .claimNotViable(let what):
             return "the claim of this swap would not fit the claim policy (\(what)); pay a larger amount or wait for "
-                + "lower fees; nothing was paid"
+                + "lower fees"
         case .store(let what): return "the swap store failed: \(what)"
         case .corruptRecord(let what): return "a stored swap cannot be read: \(what)"
         case .paymentHashReused(let id):
             return "refusing to reuse the payment hash of swap \(id): its preimage may be public, so a provider could "
                 + "take the payment without locking. The swap index is behind: run `peernode recover` (see "
-                + "docs/RECOVERY.md) before paying again; nothing was paid"
-        case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome)"
+                + "docs/RECOVERY.md) before paying again"
+        case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome.reason)"
+        }
+    }
+
+    /// Where the funds are, said once at the end of `description`; nil where the error
+    /// cannot tell (a store failure, a destination refused before anything started).
+    public var fate: ClientFundsFate? {
+        switch self {
+        case .offers, .rejected, .provider, .insufficientBalance, .feeEstimate, .claimNotViable, .paymentHashReused:
+            return .neverSent
+        case .swapEnded(_, let outcome): return outcome.funds
+        case .unsupportedDestination, .store, .corruptRecord: return nil
         }
     }
 

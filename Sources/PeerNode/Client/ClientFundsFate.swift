@@ -14,7 +14,7 @@ public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStr
     public var description: String {
         switch self {
         case .neverSent: return "nothing was paid"
-        case .returned: return "the Lightning payment failed and the funds are back"
+        case .returned: return "the funds are back in the Lightning balance"
         case .heldUntilCancelled:
             return "the Lightning payment is held by the provider and returns when it cancels the invoice or the HTLC expires (the preimage was never revealed)"
         case .delivered: return "the destination received the amount on chain"

@@ -149,8 +149,7 @@ public struct ClientSwapMachine: Sendable {
             let have = state.lock?.confirmations ?? 0
             return end(.failed, "the lock had \(have) of \(settings.requiredConfirmations) confirmation"
                        + "\(settings.requiredConfirmations == 1 ? "" : "s") when no more than \(TimelockPolicy.firstClaimCutoff) blocks "
-                       + "were left before the timeout at \(state.timeoutHeight ?? 0) (height \(height)); no claim was made and "
-                       + "the preimage was never revealed", .heldUntilCancelled)
+                       + "were left before the timeout at \(state.timeoutHeight ?? 0) (height \(height)); no claim was made", .heldUntilCancelled)
         case .block:
             // A claim the engine deferred (the node did not hold the lock yet) is tried again.
             return [.checkChain] + claimIfDeep()
@@ -165,7 +164,7 @@ public struct ClientSwapMachine: Sendable {
             // does not hold) must not hand the provider the preimage for nothing.
             return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
         case .claimImpossible(let reason):
-            return end(.failed, "no claim could be made (\(reason)); the preimage was never revealed", .heldUntilCancelled)
+            return end(.failed, "no claim could be made (\(reason))", .heldUntilCancelled)
         case .payment(.failed(let reason)):
             return end(.failed, "the Lightning payment failed before the claim: \(reason)", .returned)
         case .recover:
@@ -210,8 +209,8 @@ public struct ClientSwapMachine: Sendable {
         case .claimTooLate(let tipHeight) where state.phase == .claimBroadcast && !state.claimAccepted:
             return end(.failed, "the signed claim was never accepted by this node and at height \(tipHeight) no more than "
                        + "\(TimelockPolicy.firstClaimCutoff) blocks are left before the timeout at "
-                       + "\(state.timeoutHeight.map(String.init) ?? "?"); it was not broadcast and the preimage was never "
-                       + "revealed, so the provider refunds its lock", .heldUntilCancelled)
+                       + "\(state.timeoutHeight.map(String.init) ?? "?"); it was not broadcast, so the provider "
+                       + "refunds its lock", .heldUntilCancelled)
         case .claimConfirmations(let count):
             return claimDepth(count)
         case .claimVersionConfirmations(let txid, let count) where state.claimVersions.contains(txid):

@@ -25,6 +25,9 @@ final class ClientSwapRun {
     var preimageDelivered = false
     /// The last status update's sequence, to drop stale or repeated pushes.
     var lastStatusSequence: UInt64?
+    /// The step last reported (phase and detail): storing the same step again (the claim
+    /// accepted by this node) is not reported, or logged, a second time.
+    var lastReportedStep: String?
     var observers: [UInt64: AsyncStream<ClientSwapState>.Continuation] = [:]
 
     init(id: String, index: UInt32, terms: ClientSwapTerms, secrets: SwapSecrets, machine: ClientSwapMachine,

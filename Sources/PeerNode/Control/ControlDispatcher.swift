@@ -17,7 +17,7 @@ import Transport
 /// | `contacts.remove` | `contact` (name or pubky) | the removed contact |
 /// | `wallet.balance` | | confirmed, unconfirmed, immature, total (after a sync) |
 /// | `wallet.address` | | a fresh address |
-/// | `wallet.send` | `address`, `amount_sat`, `fee_rate_sat_vb`? | txid, fee |
+/// | `wallet.send` | `address`, `amount_sat`, `fee_rate_sat_vb`?, `preview`?, `expected_fee_sat`? | txid (none when previewed), `fee_sat`, `vsize`, `fee_rate_sat_vb` |
 /// | `offers` | `refresh`? | offers, and skipped contacts with reasons |
 /// | `swaps` | `limit`? | swaps, newest first, with kind, amount, destination, state, fees; `payments` from savings |
 /// | `swap.show` | `id` (or a unique prefix) | the swap's record and events |

@@ -54,7 +54,7 @@ extension ClientCommands {
         _ = try? await wallet.sync()
         let confirmed = await wallet.balance().confirmed
         guard confirmed >= amountSat else {
-            progress.stage("route", "on-chain savings (\(confirmed) sat confirmed) do not cover \(amountSat) sat; "
+            progress.stage("route", "on-chain savings (\(Self.grouped(confirmed)) sat confirmed) do not cover \(Self.grouped(amountSat)) sat; "
                            + "paying from spending funds through a provider")
             return nil
         }
@@ -67,7 +67,7 @@ extension ClientCommands {
         do {
             // Coin selection adds the fee at this rate: it fails when X + fee is not covered.
             let sent = try await wallet.send(to: destination, amount: amountSat, feeRate: rate)
-            progress.stage("broadcast", "sent \(amountSat) sat from savings in \(sent.txid.hex)")
+            progress.stage("broadcast", "sent \(Self.grouped(amountSat)) sat from savings in \(sent.txid.hex)")
             var result: [String: JSONValue] = [
                 "status": .string("sent"), "route": .string("direct"), "settlement": .string("settling"),
                 "contact": .string(contact.name), "contact_pubky": .string(contact.pubky.z32),
@@ -89,7 +89,7 @@ extension ClientCommands {
             }
             return .object(result)
         } catch .insufficientFunds(let needed, _) {
-            progress.stage("route", "on-chain savings do not cover \(amountSat) sat plus its fee (\(needed) sat needed); "
+            progress.stage("route", "on-chain savings do not cover \(Self.grouped(amountSat)) sat plus its fee (\(Self.grouped(needed)) sat needed); "
                            + "paying from spending funds through a provider")
             return nil
         } catch .backend(let error) {
@@ -117,7 +117,7 @@ extension ClientCommands {
         } else {
             destination = await services.wallet.newAddress().address
         }
-        progress.stage("route", "swapping \(amountSat) sat out to \(destination.encoded(for: network))"
+        progress.stage("route", "swapping \(Self.grouped(amountSat)) sat out to \(destination.encoded(for: network))"
                        + (address == nil ? " (this node's wallet)" : ""))
         var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut,
                                     contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
@@ -198,7 +198,7 @@ extension ClientCommands {
         let now = services.clock.nowUnix
         let left = Int64(clamping: firm.quote.validUntilUnix) - Int64(clamping: now)
         progress.stage("route", "committing quote \(quoteID) from \(firm.contact.name) (\(firm.contractType.rawValue)): "
-                       + "\(firm.quote.totalSat) sat invoice, "
+                       + "\(Self.grouped(firm.quote.totalSat)) sat invoice, "
                        + (left >= 0 ? "valid for \(left) s more" : "expired \(-left) s ago by this node's clock; the provider decides"))
         let report: ClientPayReport
         do {
@@ -231,7 +231,7 @@ extension ClientCommands {
             (choice) async throws(ClientEngineError) -> ClientPayReport in
             progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
                            + "\(choice.contractType.rawValue) contract: "
-                           + "\(choice.invoiceTotalSat) sat invoice, \(choice.totalCostSat) sat in fees")
+                           + "\(Self.grouped(choice.invoiceTotalSat)) sat invoice, \(Self.grouped(choice.totalCostSat)) sat in fees")
             return try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
                                         contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
         }
@@ -326,12 +326,13 @@ extension ClientCommands {
                                                 + "above --max-fee \(Self.grouped(maxFeeSat)) sat"))
             } else if providerFee > maximum {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
-                                              reason: "charges \(providerFee) sat in fees, above this node's maximum of "
-                                                + "\(maximum) sat (\(Self.percent(ppm: policy.maxFeePPM)) of \(candidate.lockAmountSat) sat)"))
+                                              reason: "charges \(Self.grouped(providerFee)) sat in fees, above this node's maximum of "
+                                                + "\(Self.grouped(maximum)) sat (\(Self.percent(ppm: policy.maxFeePPM)) of the "
+                                                + "\(Self.grouped(candidate.lockAmountSat)) sat it would lock)"))
             } else if let balanceSat, candidate.spendSat > balanceSat {
                 skipped.append(RoutePlan.Skip(contact: candidate.provider.contact,
-                                              reason: "needs \(candidate.spendSat) sat of spending funds, "
-                                                + "the balance is \(balanceSat) sat"))
+                                              reason: "needs \(Self.grouped(candidate.spendSat)) sat of spending funds, "
+                                                + "the balance is \(Self.grouped(balanceSat)) sat"))
             } else {
                 fitting.append(candidate)
             }
@@ -493,7 +494,7 @@ struct RoutePlan: Sendable {
 
     var noRouteError: ControlError {
         let what = contractType.map { "with a \($0.rawValue) contract " } ?? ""
-        return ControlError(code: "no_route", message: "no provider can swap \(amountSat) sat \(what)(\(whyNoRoute)); nothing was paid")
+        return ControlError(code: "no_route", message: "no provider can swap \(ClientCommands.grouped(amountSat)) sat \(what)(\(whyNoRoute)); nothing was paid")
     }
 
     /// The provider a swap goes through, and its contract type.

@@ -9,15 +9,34 @@ extension Wallet {
         return try await broadcast(built)
     }
 
-    /// `send(to:amount:feeRate:)` for an address string on the wallet's network.
-    public func send(to address: String, amount: Int64, feeRate: FeeRate) async throws(WalletError) -> WalletTransaction {
-        let parsed: Address
+    /// `send(to:amount:feeRate:)` for an address string on the wallet's network. With
+    /// `expectedFeeSat` (the fee `previewSend` showed the user) a transaction paying any
+    /// other fee is not broadcast: the user confirmed that fee, not another.
+    public func send(to address: String, amount: Int64, feeRate: FeeRate,
+                     expectedFeeSat: Int64? = nil) async throws(WalletError) -> WalletTransaction {
+        let parsed = try parse(address)
+        let built = try build(paying: [TransactionOutput(value: amount, scriptPubKey: parsed.script)], feeRate: feeRate)
+        if let expectedFeeSat, let fee = built.fee, fee != expectedFeeSat {
+            state.releaseReservations(of: built.txid)
+            throw WalletError.feeChanged(shownSat: expectedFeeSat, nowSat: fee)
+        }
+        return try await broadcast(built)
+    }
+
+    /// What `send` would build now, without signing or reserving anything: its exact fee
+    /// and vsize, for the confirmation prompt. Nothing suspends between the two calls'
+    /// selections but other wallet work may; `send(expectedFeeSat:)` catches that.
+    public func previewSend(to address: String, amount: Int64, feeRate: FeeRate) throws(WalletError) -> CoinSelection {
+        let parsed = try parse(address)
+        return try select(paying: [TransactionOutput(value: amount, scriptPubKey: parsed.script)], feeRate: feeRate)
+    }
+
+    private func parse(_ address: String) throws(WalletError) -> Address {
         do {
-            parsed = try Address(address, network: configuration.network)
+            return try Address(address, network: configuration.network)
         } catch {
             throw WalletError.invalidDestination("\(error)")
         }
-        return try await send(to: parsed, amount: amount, feeRate: feeRate)
     }
 
     /// Locks `amount` in `contract` (the provider's side of a swap): one output paying the
@@ -86,6 +105,18 @@ extension Wallet {
     /// Selects coins, adds change, signs and reserves the coins, without suspending: no
     /// other call on the actor can run between selection and reservation.
     func build(paying outputs: [TransactionOutput], feeRate: FeeRate) throws(WalletError) -> WalletTransaction {
+        let selection = try select(paying: outputs, feeRate: feeRate)
+        var allOutputs = outputs
+        if let value = selection.change {
+            allOutputs.append(TransactionOutput(value: value, scriptPubKey: keys.nextAddress(.change).scriptPubKey))
+        }
+        return try signAndReserve(spending: selection.coins.map { ($0.outPoint, $0.output) }, outputs: allOutputs,
+                                  lockTime: antiFeeSnipingLockTime, expectedSize: selection.virtualSize)
+    }
+
+    /// The coins, fee and change `build` would use now; changes nothing (the change
+    /// address is only peeked), so a preview and the build after it agree.
+    func select(paying outputs: [TransactionOutput], feeRate: FeeRate) throws(WalletError) -> CoinSelection {
         guard !outputs.isEmpty else { throw WalletError.invalidAmount(0, reason: "nothing to pay") }
         for output in outputs {
             guard output.value > 0 else { throw WalletError.invalidAmount(output.value, reason: "amounts are positive") }
@@ -102,20 +133,15 @@ extension Wallet {
                                      changeDust: configuration.dustThreshold(for: change.scriptPubKey),
                                      feeRate: rate, lockTime: lockTime)
         }
-        var selection = try select(spendableCoins())
+        let selection = try select(spendableCoins())
         // Each unconfirmed coin is within the share alone; coins from two clusters join them.
         let parents = Set(selection.coins.filter { $0.height == nil }.map(\.outPoint.txid))
         let joined = state.unconfirmedCluster(of: parents)
         if joined.count + 1 > configuration.unconfirmedClusterShare
             || state.weight(of: joined) >= configuration.unconfirmedClusterWeightShare {
-            selection = try select(spendableCoins().filter { $0.height != nil })
+            return try select(spendableCoins().filter { $0.height != nil })
         }
-        var allOutputs = outputs
-        if let value = selection.change {
-            allOutputs.append(TransactionOutput(value: value, scriptPubKey: keys.nextAddress(.change).scriptPubKey))
-        }
-        return try signAndReserve(spending: selection.coins.map { ($0.outPoint, $0.output) }, outputs: allOutputs,
-                                  lockTime: lockTime, expectedSize: selection.virtualSize)
+        return selection
     }
 
     /// Signs a transaction spending wallet outputs (every input signalling replaceability)

@@ -21,6 +21,9 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     case signing(String)
     /// The chain backend failed or refused; Core's reason is inside.
     case backend(ChainBackendError)
+    /// The transaction built now pays another fee than the one the user was shown and
+    /// confirmed (the wallet's coins changed in between); it was not broadcast.
+    case feeChanged(shownSat: Int64, nowSat: Int64)
 
     public var description: String {
         switch self {
@@ -40,6 +43,9 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
             return "signing failed: \(reason)"
         case .backend(let error):
             return error.description
+        case .feeChanged(let shown, let now):
+            return "the fee would now be \(now) sat, not the \(shown) sat confirmed (the wallet's coins changed); "
+                + "nothing was sent: run the command again to see the new fee"
         }
     }
 }

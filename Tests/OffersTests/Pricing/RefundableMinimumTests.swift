@@ -43,7 +43,7 @@ final class RefundableMinimumTests: XCTestCase {
                                       from: Fixtures.client.pubky)
         guard case .reject(let reject) = try SwapMessage(bytes: try XCTUnwrap(small)) else { return XCTFail("a reject") }
         XCTAssertEqual(reject.code, .amountOutOfRange)
-        XCTAssertTrue(reject.reason.contains("72330"), reject.reason)
+        XCTAssertTrue(reject.reason.contains("the offered 72,330 sat to"), reject.reason)
         let fits = await desk.answer(QuoteRequest(requestID: "q2", offerID: offer.body.offerID, amountSat: 72_330).encoded,
                                      from: Fixtures.client.pubky)
         guard case .quote(let quote) = try SwapMessage(bytes: try XCTUnwrap(fits)) else { return XCTFail("a quote") }

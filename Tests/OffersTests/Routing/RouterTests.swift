@@ -102,8 +102,34 @@ final class RouterTests: XCTestCase {
         let decision = await router(prober).route(selector, contacts: contacts)
         XCTAssertEqual(decision.ranked.map(\.provider.contact.name), ["best", "long", "slow", "dear"])
         XCTAssertEqual(decision.choice?.provider.contact.name, "best")
-        guard case .amountOutOfRange(_, 10_000, 50_000) = decision.skipped.first?.reason else {
+        let claimFee = ContractSizes.claimFee(.taprootBoltz, destination: .p2tr, rate: Fixtures.rate(2))
+        guard case .amountOutOfRange(100_000, 10_000 - claimFee, 50_000 - claimFee) = decision.skipped.first?.reason else {
             return XCTFail("the small provider cannot take 100,000: \(decision.skipped)")
+        }
+    }
+
+    /// An amount outside an offer's range is refused in amounts the payer types: the
+    /// smallest or largest payment, not the lock (X + claim fee) it never typed (issue 14:
+    /// "6520 sat is outside its range").
+    func testAnAmountOutsideTheRangeNamesThePayableBound() async {
+        let prober = ScriptedProber { _ in .answer(Self.signedOffer(1, base: 0, max: 50_000)) }
+        let claimFee = ContractSizes.claimFee(.taprootBoltz, destination: .p2tr, rate: Fixtures.rate(2))
+        let smallest = OffersError.sats(10_000 - claimFee)
+        for (amount, expected) in [
+            (Int64(6_000), "the smallest payment its offer allows is \(smallest) (not 6,000 sat)"),
+            (10_000 - claimFee - 1, "the smallest payment its offer allows is \(smallest) (not \(OffersError.sats(10_000 - claimFee - 1)))"),
+            (50_000 - claimFee + 1, "the largest payment its offer allows is \(OffersError.sats(50_000 - claimFee)) "
+                + "(not \(OffersError.sats(50_000 - claimFee + 1)))"),
+        ] {
+            let selector = RouteSelector(amountSat: amount, destination: .p2tr, claimFeeRate: Fixtures.rate(2))
+            let decision = await router(prober).route(selector, contacts: [Self.contact(1, "bob")])
+            XCTAssertEqual(decision.skipped.first?.reason.description, expected, "paying \(amount)")
+        }
+        // The bounds themselves fit.
+        for amount in [10_000 - claimFee, 50_000 - claimFee] {
+            let selector = RouteSelector(amountSat: amount, destination: .p2tr, claimFeeRate: Fixtures.rate(2))
+            let decision = await router(prober).route(selector, contacts: [Self.contact(1, "bob")])
+            XCTAssertEqual(decision.ranked.count, 1, "paying \(amount): \(decision.skipped)")
         }
     }
 

@@ -47,6 +47,9 @@ final class ClientEngineHubTests: XCTestCase {
         for phase in ["quoted", "pay_started", "lock_verified", "claim_broadcast", "completed"] {
             XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
         }
+        // Each step is reported, and so logged, once: the claim stored again when this node
+        // accepts it is not a new step (the daemon's log said claim_broadcast twice).
+        XCTAssertEqual(events.filter { $0.stage.description == "claim_broadcast" }.count, 1, "\(events.map(\.description))")
         XCTAssertTrue(events.contains { $0.stage == .quoting })
         XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
                       "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
@@ -412,7 +415,10 @@ final class ClientEngineHubTests: XCTestCase {
         let lastEvent = try await fixture.store.lastEvent(of: record.id)
         let last = try XCTUnwrap(lastEvent)
         XCTAssertEqual(last.kind, "failed")
-        XCTAssertEqual(try ClientSwapState(kind: last.kind, data: last.data).outcome?.funds, .neverSent)
+        let outcome = try XCTUnwrap(try ClientSwapState(kind: last.kind, data: last.data).outcome)
+        XCTAssertEqual(outcome.funds, .neverSent)
+        // The recorded outcome (what `swap show` and `swaps` print) says the fate once.
+        XCTAssertEqual(outcome.description.components(separatedBy: "nothing was paid").count - 1, 1, outcome.description)
         XCTAssertEqual(try fixture.clientBalanceMsat(), before, "nothing paid")
         let swaps = await fixture.provider.swaps
         XCTAssertTrue(swaps.isEmpty)

@@ -267,7 +267,7 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(phases(closed), [.failed])
         XCTAssertEqual(closed.last, .finish)
         XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
-        XCTAssertTrue(machine.state.outcome?.reason.contains("never revealed") == true, "\(String(describing: machine.state.outcome))")
+        XCTAssertTrue(machine.state.outcome?.description.contains("never revealed") == true, "\(String(describing: machine.state.outcome))")
         XCTAssertFalse(buildsOrBroadcastsClaim(closed + machine.handle(.lockSeen(sighting(confirmations: 2)))))
         // Still waiting for a lock when the rule closes: no lock can be claimed any more.
         var waiting = self.machine(at: .paymentInFlight)
@@ -399,6 +399,61 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(phases(actions), [.failed])
         XCTAssertFalse(buildsOrBroadcastsClaim(actions))
         XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+    }
+
+    /// Every ending says where the funds are once: the reason says what happened, the fate
+    /// (appended by the outcome) where the money is. "nothing was paid; nothing was paid"
+    /// came from a refusal whose text already carried the fate (issue 14).
+    func testEveryEndingSaysWhereTheFundsAreOnce() {
+        let shallow = ClientSwapMachine.Settings(requiredConfirmations: 2)
+        let refusal = ClientEngineError.rejected(.quoteExpired, reason: "the quote has expired")
+        let endings: [(String, ClientSwapMachine, [ClientSwapInput])] = [
+            ("refused", machine(at: .quoted), [.refused(refusal.reason)]),
+            ("stopped before paying", machine(at: .accepted), [.recover]),
+            ("given up before paying", machine(at: .accepted), [.giveUp]),
+            ("payment failed", machine(at: .paymentInFlight), [.payment(.failed(.noRoute))]),
+            ("payment failed with a lock", machine(at: .lockSeen), [.payment(.failed(.noRoute))]),
+            ("payment failed before the claim", machine(at: .lockVerified), [.payment(.failed(.noRoute))]),
+            ("no lock in time", machine(at: .paymentInFlight), [.block(height: Self.timeout - 6)]),
+            ("lock not verified in time", machine(at: .lockSeen), [.block(height: Self.timeout - 6)]),
+            ("wrong lock", machine(at: .lockSeen), [.lockRejected("short")]),
+            ("shallow lock", machine(at: .lockSeen, settings: shallow), [.lockVerified(verified), .block(height: Self.timeout - 6)]),
+            ("claim impossible", machine(at: .lockVerified), [.claimImpossible("6 blocks left")]),
+            ("claim too late", ClientSwapMachine(settings: settings, state: machine(at: .claimBroadcast).state),
+             [.recover, .claimTooLate(tipHeight: 194)]),
+            ("give-up timer", machine(at: .payStarted), [.giveUp]),
+        ]
+        let phrases = ["nothing was paid", "never revealed", "the Lightning payment failed", "funds are back", "refunds"]
+        for (name, start, inputs) in endings {
+            var machine = start
+            for input in inputs { _ = machine.handle(input) }
+            guard let outcome = machine.state.outcome else { XCTFail("\(name): no outcome"); continue }
+            XCTAssertTrue([.failed, .abandoned].contains(machine.phase), "\(name): \(machine.phase)")
+            XCTAssertTrue(outcome.description.hasSuffix("; \(outcome.funds)"), "\(name): \(outcome)")
+            for phrase in phrases {
+                XCTAssertLessThanOrEqual(outcome.description.components(separatedBy: phrase).count - 1, 1,
+                                         "\(name) says \"\(phrase)\" twice: \(outcome)")
+            }
+        }
+    }
+
+    /// A client error ends with where the funds are, once, and its reason leaves it out.
+    func testClientErrorsSayTheFateOnce() {
+        let ended = ClientSwapOutcome(reason: "the Lightning payment failed: no_route", funds: .returned)
+        let errors: [ClientEngineError] = [
+            .offers(.quoteExpired), .rejected(.quoteExpired, reason: "the quote has expired"), .provider("no answer"),
+            .insufficientBalance(balanceSat: 1_000, neededSat: 21_088), .feeEstimate("none"), .claimNotViable("fee above cap"),
+            .paymentHashReused(swapID: "ab"), .swapEnded(swapID: "ab", outcome: ended),
+        ]
+        for error in errors {
+            let fate = try? XCTUnwrap(error.fate, "\(error)")
+            XCTAssertEqual(error.description, "\(error.reason); \(fate.map(String.init(describing:)) ?? "")")
+            XCTAssertFalse(error.reason.contains(fate?.description ?? "-"), "the reason repeats the fate: \(error)")
+            XCTAssertEqual(error.description.components(separatedBy: "nothing was paid").count - 1,
+                           fate == .neverSent ? 1 : 0, error.description)
+        }
+        XCTAssertEqual(ClientEngineError.insufficientBalance(balanceSat: 1_000, neededSat: 21_088).description,
+                       "the spending balance of 1,000 sat does not cover 21,088 sat; nothing was paid")
     }
 
     // MARK: stored form

@@ -44,6 +44,10 @@ final class DaemonPayTests: XCTestCase {
                     "port": .integer(node.node.ready.listenPort)])
             }
 
+            // offers says of a contact without a provider what pay says (it said "refused with not_found").
+            let offers = try await client.node.result("offers")
+            let carolSkip = offers["skipped"]?.arrayValue?.first { $0["contact"] == .string("carol") }
+            XCTAssertEqual(carolSkip?["reason"], .string("runs no provider (it answered not_found)"), "\(offers)")
             // quote: the route and the breakdown, nothing paid.
             let quote = try await client.node.result("quote", ["amount_sat": .integer(20_000), "contact": .string("carol")])
             XCTAssertEqual(quote["provider"]?["name"], .string("prov"))
@@ -58,6 +62,20 @@ final class DaemonPayTests: XCTestCase {
                            + fees["provider_onchain_fee_sat"]!.int64Value!)
             let swapsBefore = try await client.node.result("swaps")["swaps"]?.arrayValue?.count
             XCTAssertEqual(swapsBefore, 0, "a quote pays nothing and records no swap")
+            // A quote without --contact is an estimate `pay` cannot commit: it says so and how to get one.
+            let estimate = try await runCLI(["quote", "20000", "--datadir", client.datadir])
+            XCTAssertEqual(estimate.status, 0, estimate.stderr)
+            XCTAssertTrue(estimate.stdout.contains("quote only: nothing was paid; for a quote `pay` can commit, ask with "
+                                                   + "`peernode quote 20000 --contact <name>`"), estimate.stdout)
+            let firm = try await runCLI(["quote", "20000", "--contact", "carol", "--datadir", client.datadir])
+            XCTAssertTrue(firm.stdout.contains("quote only: nothing was paid; commit it with `peernode pay carol 20000 --quote "),
+                          firm.stdout)
+            // Below the offer's range: the smallest amount the user can pay, not the lock it never typed.
+            let small = try await client.node.call("quote", ["amount_sat": .integer(5_000), "contact": .string("carol")])
+            XCTAssertEqual(small.failureCode, "no_route")
+            XCTAssertTrue(small.failureMessage.hasPrefix("no provider can swap 5,000 sat (skipped "), small.failureMessage)
+            XCTAssertTrue(small.failureMessage.contains("prov: the smallest payment its offer allows is 14,"), small.failureMessage)
+            XCTAssertTrue(small.failureMessage.contains(" sat (not 5,000 sat)"), small.failureMessage)
 
             // Money moves only when confirmed: no terminal and no --yes is refused (exit 2),
             // and fees above --max-fee are refused (exit 1); neither records a swap.
@@ -92,6 +110,10 @@ final class DaemonPayTests: XCTestCase {
                           "lock_verified", "claim_broadcast"] {
                 XCTAssertTrue(pay.stderr.contains("] \(stage): "), "no progress line for \(stage)")
             }
+            // Amounts in progress lines read as everywhere else: 21,065 sat, never 21065 sat.
+            XCTAssertNil(pay.stderr.range(of: #"[0-9]{4,} sat"#, options: .regularExpression).map { pay.stderr[$0] },
+                         pay.stderr)
+            XCTAssertTrue(pay.stderr.contains("(20,000 sat + claim fee "), pay.stderr)
             // The engine reports the claim's broadcast twice (sent, then accepted): shown once.
             XCTAssertEqual(pay.stderr.components(separatedBy: "] claim_broadcast: ").count - 1, 1, pay.stderr)
             XCTAssertTrue(pay.stderr.contains("swap \(pay.stdout.split(separator: "\n").first { $0.hasPrefix("swap:") }?.split(separator: " ").last ?? "?") "
@@ -186,7 +208,7 @@ final class DaemonPayTests: XCTestCase {
             print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
                   + "(exit \(refused.status))")
             XCTAssertEqual(refused.status, 1)
-            XCTAssertTrue(refused.stderr.contains("no provider can swap 60000 sat"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("no provider can swap 60,000 sat"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("carol: runs no provider"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("nothing was paid"), refused.stderr)
             let after = try await client.node.result("status")["lightning"]?["balance_sat"]
@@ -196,6 +218,12 @@ final class DaemonPayTests: XCTestCase {
             // A usage error is exit 2.
             let usage = try await runCLI(["pay", "carol", "lots", "--datadir", client.datadir])
             XCTAssertEqual(usage.status, 2)
+            // The daemon's refusal names the command once (it read "swap-out: swap-out: ...").
+            let badAddress = try await runCLI(["swap-out", "30000", "--to", "bc1qnotregtest", "--yes", "--datadir", client.datadir])
+            XCTAssertEqual(badAddress.status, 2, badAddress.stderr)
+            XCTAssertTrue(badAddress.stderr.hasPrefix("peernode swap-out: \"bc1qnotregtest\" is not a regtest address"),
+                          badAddress.stderr)
+            XCTAssertEqual(badAddress.stderr.components(separatedBy: "swap-out:").count - 1, 1, badAddress.stderr)
         } catch {
             miner.stop()
             await stopAll([client, carol, provider], fixture)
@@ -306,6 +334,13 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertTrue(late.failureMessage.contains("is final (completed)"), late.failureMessage)
             let unknown = try await client.node.call("swap.claim", ["id": .string("nope")])
             XCTAssertEqual(unknown.failureCode, "not_found")
+
+            // max with a balance under the routing reserve says so (it said "a budget of -1 sat").
+            _ = try await fixture.rpc.call("hub_ln_setbalance", [.string("alice"), .number("0")])
+            let empty = try await client.node.call("max")
+            XCTAssertEqual(empty.failureCode, "no_route")
+            XCTAssertEqual(empty.failureMessage, "the spending balance of 0 sat does not cover the routing reserve of 1 sat: "
+                           + "nothing can be sent")
         } catch {
             await stopAll([client, provider], fixture)
             throw error

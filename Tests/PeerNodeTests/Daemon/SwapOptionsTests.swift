@@ -44,7 +44,7 @@ final class SwapOptionsTests: XCTestCase {
                              candidates: 2, spendingBalanceSat: 500_000, contractType: .p2wsh)
         let error = plan.noRouteError
         XCTAssertEqual(error.code, "no_route")
-        XCTAssertEqual(error.message, "no provider can swap 25000 sat with a p2wsh_v2 contract (skipped provA: offers no p2wsh_v2 "
+        XCTAssertEqual(error.message, "no provider can swap 25,000 sat with a p2wsh_v2 contract (skipped provA: offers no p2wsh_v2 "
                        + "contract (it offers taproot_boltz); provB: runs no provider (it answered not_found)); nothing was paid")
         XCTAssertEqual(plan.json["contract_type_asked"], .string("p2wsh_v2"))
     }
