@@ -60,11 +60,21 @@ public struct PaymentUpdate: Sendable, Hashable {
     public var amountMsat: UInt64
     /// The routing fee paid (or reserved while in flight).
     public var feeMsat: UInt64
+    /// The HTLCs sent for the payment so far (none before a route was found).
+    public var attempts: [PaymentAttempt]
 
-    public init(paymentHash: [UInt8], status: Status, amountMsat: UInt64, feeMsat: UInt64) {
+    public init(paymentHash: [UInt8], status: Status, amountMsat: UInt64, feeMsat: UInt64,
+                attempts: [PaymentAttempt] = []) {
         self.paymentHash = paymentHash
         self.status = status
         self.amountMsat = amountMsat
         self.feeMsat = feeMsat
+        self.attempts = attempts
+    }
+
+    /// The height until which the payer's money may stay locked: the latest
+    /// `total_time_lock` of an HTLC still in flight; nil when none is.
+    public var lockedUntilHeight: Int? {
+        attempts.filter { $0.status == .inFlight }.map(\.totalTimeLock).max()
     }
 }

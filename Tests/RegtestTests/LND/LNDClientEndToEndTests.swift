@@ -52,10 +52,10 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(inFlight?.status, .inFlight)
         XCTAssertEqual(inFlight?.paymentHash, hash)
 
-        // ACCEPTED, with the HTLC expiring at tip + final CLTV delta + the route's delta.
+        // ACCEPTED, with the HTLC expiring at tip + final CLTV delta + LND's BlockPadding (3).
         let accepted = try await lndNext(invoiceUpdates)
         XCTAssertEqual(accepted?.state, .accepted)
-        let expectedExpiry = SimEnvironment.startHeight + 144 + Int(RoutingPolicy.standard.routeCLTVDelta)
+        let expectedExpiry = SimEnvironment.startHeight + 144 + 3
         XCTAssertEqual(accepted?.htlcs, [InvoiceStatus.HTLC(amountMsat: Self.amount, acceptHeight: SimEnvironment.startHeight,
                                                             expiryHeight: expectedExpiry, state: .accepted)])
         XCTAssertEqual(accepted?.earliestHeldExpiry, expectedExpiry)
@@ -282,7 +282,7 @@ final class LNDClientEndToEndTests: XCTestCase {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }
-        XCTAssertEqual(expiry, SimEnvironment.startHeight + 80)
+        XCTAssertEqual(expiry, SimEnvironment.startHeight + 40 + 3, "the payer's tip + final delta + LND's BlockPadding")
         hub.world.mine(to: expiry - 12)
         let failed = try await lndNext(payment)
         XCTAssertEqual(failed?.status, .failed(.incorrectPaymentDetails))
