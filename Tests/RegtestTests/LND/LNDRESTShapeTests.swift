@@ -268,6 +268,27 @@ final class LNDRESTShapeTests: XCTestCase {
         await bob.shutDown()
     }
 
+    /// `hub_ln_fault` reports the sends per payment hash, refused ones included, so a
+    /// scenario can check that one payment was sent exactly once.
+    func testSendsAreCountedPerPaymentHashRefusalsIncluded() async throws {
+        let (first, firstRequest, _) = try await addHold(0x76)
+        let (second, secondRequest, _) = try await addHold(0x77)
+        let alice = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
+        var open: [HTTPLineStream] = []
+        for (request, expected) in [(firstRequest, 200), (firstRequest, 409), (secondRequest, 200)] {
+            let body = "{\"payment_request\":\"\(request)\",\"fee_limit_sat\":\"100\",\"timeout_seconds\":60}"
+            let stream = try await alice.stream(HTTPRequest(method: .post, target: "/v2/router/send", body: Array(body.utf8)),
+                                                to: endpoint("alice"))
+            XCTAssertEqual(stream.response.status.code, expected)
+            open.append(stream)
+        }
+        let faults = hub.servers["alice"]!.handler.faults
+        XCTAssertEqual(faults.sendRequests, 3)
+        XCTAssertEqual(faults.sendRequestsByHash, [first.hex: 2, second.hex: 1])
+        XCTAssertEqual(open.map(\.response.status.code), [200, 409, 200], "the streams stay open until here")
+        await alice.shutDown()
+    }
+
     func testDecodePayReqShape() async throws {
         let (hash, request, added) = try await addHold(0x73, cltv: 200)
         let (status, payReq) = try await get("/v1/payreq/\(request)")
