@@ -48,7 +48,9 @@ public struct PaymentUpdate: Sendable, Hashable {
             case .error: return "the payment failed with an unexpected error"
             case .incorrectPaymentDetails: return "the payee refused it (unknown, cancelled or wrong amount)"
             case .insufficientBalance: return "not enough outbound balance"
-            case .canceled: return "cancelled"
+            // LND 0.18+: a `cancelable` payment whose caller cancelled it on the paying
+            // node; nothing to do with the payee or the route.
+            case .canceled: return "cancelled on the paying node by its caller, not by the payee"
             case .other(let name): return name
             }
         }

@@ -241,6 +241,38 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("cancelled a held payment"), text)
     }
 
+    /// End to end: the payee cancels a held payment 61 s after a 60 s payment was sent.
+    /// LND (and the hub) fail it with TIMEOUT, and the client's words say the money came
+    /// back from a cancelled hold, not that no route was found; within the timeout the
+    /// same cancel is the payee's refusal.
+    func testAHoldCancelledAfterThePaymentTimeoutFailsWithTimeoutWordedAsWhatHappened() async throws {
+        for (wait, expected) in [(UInt64(61), PaymentUpdate.FailureReason.timeout), (30, .incorrectPaymentDetails)] {
+            let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+            let alice = try await hub.client("alice")
+            let bob = try await hub.client("bob")
+            let hash = SHA256.hash(preimage(0x57))
+            let payment = try await payHeldInvoice(from: alice, to: bob, hash: hash, memo: "")
+            hub.world.advanceTime(by: wait)
+            try await bob.cancelInvoice(paymentHash: hash)
+            let failed = try await lndNext(payment)
+            XCTAssertEqual(failed?.status, .failed(expected), "cancelled after \(wait) s")
+            XCTAssertEqual(failed?.attempts.map(\.status), [.failed])
+            XCTAssertNil(failed?.lockedUntilHeight, "nothing is held any more")
+            let balance = try await alice.channelBalance()
+            XCTAssertEqual(balance, Self.payerBalance)
+            await hub.shutDown(alice, bob)
+        }
+        // Each reason says what happened, and no two say the same.
+        let reasons: [PaymentUpdate.FailureReason] = [.timeout, .noRoute, .error, .incorrectPaymentDetails,
+                                                      .insufficientBalance, .canceled]
+        XCTAssertEqual(Set(reasons.map(\.description)).count, reasons.count)
+        XCTAssertTrue(PaymentUpdate.FailureReason.timeout.description.contains("cancelled a held payment"))
+        XCTAssertTrue(PaymentUpdate.FailureReason.incorrectPaymentDetails.description.contains("payee refused"))
+        XCTAssertFalse(PaymentUpdate.FailureReason.canceled.description.contains("route"))
+        XCTAssertTrue(PaymentUpdate.FailureReason.canceled.description.contains("paying node"),
+                      PaymentUpdate.FailureReason.canceled.description)
+    }
+
     /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
     func testPaymentOverItsFeeLimitFailsCleanly() async throws {
         let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
