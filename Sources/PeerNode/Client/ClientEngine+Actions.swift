@@ -89,7 +89,15 @@ extension ClientEngine {
                 let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
                                                   timeoutSeconds: timeout)
                 do {
+                    var saidLock = false
                     for try await update in stream {
+                        if !saidLock, let height = update.lockedUntilHeight {
+                            // The route's total time lock: the worst case if the provider
+                            // holds the payment and neither settles nor cancels it.
+                            saidLock = true
+                            await self?.note(id, "payment in flight; at worst it stays held until height \(height), "
+                                             + "when the Lightning node takes it back")
+                        }
                         await self?.feed(id, .payment(update.status))
                     }
                     return

@@ -49,6 +49,12 @@ final class ClientEngineHubTests: XCTestCase {
             XCTAssertTrue(events.contains { $0.stage.description == phase && $0.atUnix > 0 }, "progress for \(phase)")
         }
         XCTAssertTrue(events.contains { $0.stage == .quoting })
+        // The HTLC attempt's route time lock (LND's total_time_lock) is said once it is out:
+        // the provider's HTLC expiry (tip + final delta + 3) + the route's 40 blocks.
+        let held = try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash)
+        let providerExpiry = try XCTUnwrap(held.htlcs.first?.expiryHeight)
+        XCTAssertTrue(events.contains { $0.detail.contains("at worst it stays held until height \(providerExpiry + 40),") },
+                      "the payment's time lock is said: \(events.map(\.detail)); provider's HTLC expiry \(providerExpiry)")
         XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
                       "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
         let pushes = await fixture.provider.preimagePushes
