@@ -2,7 +2,8 @@ import Foundation
 
 /// Issue 15: what a real LND does to its REST clients mid-swap, injected into the hub's
 /// simulated LND with `hub_ln_fault`: the client's payment stream broken by LND's
-/// shutdown line, and a provider's LND restarting (every stream cut) while a swap runs.
+/// shutdown line, a provider's LND restarting (every stream cut) while a swap runs, and
+/// the client's daemon restarted while its payment is in flight.
 enum LNDScenarios {
     static let amountSat: Int64 = 25_000
 
@@ -13,6 +14,10 @@ enum LNDScenarios {
         Scenario(name: "provider-lnd-restart", summary: "the provider's LND restarts again and again while a swap runs "
                      + "(every stream cut): the swap completes, exactly X arrives, nothing lost",
                  quick: false, body: providerRestart),
+        Scenario(name: "client-restart-in-flight", summary: "kill -9 of the client daemon while its payment is in flight "
+                     + "(held by the provider, no lock yet); restarted, it tracks the payment instead of sending it "
+                     + "again: one send for the hash, the swap completes, exactly X arrives",
+                 group: .crash, body: clientRestartInFlight),
     ]
 
     /// `hub_ln_fault` on `node`; its reply (send_requests, open_streams).
@@ -35,6 +40,23 @@ enum LNDScenarios {
         checks.append(Check("the payment stream was broken by the fault", unused == 0, "armed faults left unused: \(unused)"))
         checks.append(Check("the payment was sent once (tracked after the broken stream, never resent)", sends == 1,
                             "/v2/router/send requests: \(sends)"))
+        return checks
+    }
+
+    /// The crash scenarios' machinery (`CrashScenarios.run`: a crash point right after the
+    /// client stored `payment_in_flight`, a restart on the same data directory, mining
+    /// until every swap is final, conservation), held to the one outcome a payment that
+    /// was sent must have: paid out, and sent once. The provider settles only once the
+    /// client claimed, so the HTLC is held across the whole restart.
+    static func clientRestartInFlight(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        let flow = CrashFlow(endStates: ["client": ["completed"], "provider": ["settled"]])
+        var checks = try CrashScenarios.run(net, clock, crashing: "client", state: "payment_in_flight", flow: flow)
+        let counts = try fault(net, "client", "clear")
+        let byHash = JSON.object(counts["send_requests_by_hash"]) ?? [:]
+        let sends = byHash.mapValues { JSON.int($0) ?? -1 }
+        checks.append(Check("the client's LND saw exactly one send for the payment's hash (tracked after the restart, "
+                                + "never resent)", sends.count == 1 && sends.values.first == 1,
+                            "/v2/router/send by hash: \(sends.map { "\($0.key.prefix(16))…: \($0.value)" }.joined(separator: ", "))"))
         return checks
     }
 

@@ -21,7 +21,10 @@ public struct TimelockPolicy: Sendable, Hashable {
     /// claim and settle, 24 of safety.
     public static let htlcExpiryMargin = 18 + 24
     /// The hold invoice's final CLTV delta beyond htlc_timeout_blocks (18 + 24 + 30, the
-    /// last 30 for the route's own delays).
+    /// last 30 for blocks mined between the accept and the HTLC's arrival, and for the
+    /// client's tip lagging the provider's). The route's hop deltas do not add to it: they
+    /// lengthen the payer's HTLC, while the one the provider holds expires at the payer's
+    /// tip + this delta + 3 (LND's BlockPadding), leaving 30 + 3 blocks over the 42.
     public static let invoiceDeltaMargin = 18 + 24 + 30
 
     /// Confirmations the client waits for before claiming (0 for zero-conf).

@@ -1,8 +1,12 @@
 /// Why a Lightning backend call failed. Messages say what to check; they never carry
 /// the credential, and the node's own text is passed on only as LND wrote it.
 public enum LightningBackendError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No answer from the node at `url`: the connection failed, broke or timed out.
+    /// No answer from the node at `url`: the connection failed, broke or timed out. A
+    /// request may have reached the node before the answer was lost.
     case unreachable(url: String, reason: String)
+    /// Nothing listens at `url` (the connection was refused: LND is down or restarting,
+    /// or the port is wrong). Unlike `unreachable`, the request was certainly never sent.
+    case connectionRefused(url: String, reason: String)
     /// The node refused the credential (a missing, wrong or under-privileged macaroon).
     case unauthorized(url: String, message: String)
     /// The node runs on another network than this one is configured for.
@@ -23,6 +27,9 @@ public enum LightningBackendError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .unreachable(let url, let reason):
             return "Lightning node at \(url) is unreachable: \(reason)"
+        case .connectionRefused(let url, let reason):
+            return "Lightning node at \(url) is unreachable: \(reason) (nothing is listening: is LND running, and is "
+                + "lnd_rest_port its REST port?)"
         case .unauthorized(let url, let message):
             return "Lightning node at \(url) refused the macaroon (\(message)); check the macaroon file and its permissions"
         case .wrongNetwork(let url, let expected, let actual):
@@ -44,6 +51,14 @@ public enum LightningBackendError: Error, Sendable, Equatable, CustomStringConve
     public var isAlreadyExists: Bool {
         if case .lnd(let code, _, _) = self { return code == 6 }
         return false
+    }
+
+    /// No answer, whether or not the request was sent: try again later.
+    public var isUnreachable: Bool {
+        switch self {
+        case .unreachable, .connectionRefused: return true
+        default: return false
+        }
     }
 
     /// LND's gRPC NotFound (an unknown invoice or payment).

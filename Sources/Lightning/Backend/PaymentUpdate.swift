@@ -48,7 +48,9 @@ public struct PaymentUpdate: Sendable, Hashable {
             case .error: return "the payment failed with an unexpected error"
             case .incorrectPaymentDetails: return "the payee refused it (unknown, cancelled or wrong amount)"
             case .insufficientBalance: return "not enough outbound balance"
-            case .canceled: return "cancelled"
+            // LND 0.18+: a `cancelable` payment whose caller cancelled it on the paying
+            // node; nothing to do with the payee or the route.
+            case .canceled: return "cancelled on the paying node by its caller, not by the payee"
             case .other(let name): return name
             }
         }
@@ -60,11 +62,21 @@ public struct PaymentUpdate: Sendable, Hashable {
     public var amountMsat: UInt64
     /// The routing fee paid (or reserved while in flight).
     public var feeMsat: UInt64
+    /// The HTLCs sent for the payment so far (none before a route was found).
+    public var attempts: [PaymentAttempt]
 
-    public init(paymentHash: [UInt8], status: Status, amountMsat: UInt64, feeMsat: UInt64) {
+    public init(paymentHash: [UInt8], status: Status, amountMsat: UInt64, feeMsat: UInt64,
+                attempts: [PaymentAttempt] = []) {
         self.paymentHash = paymentHash
         self.status = status
         self.amountMsat = amountMsat
         self.feeMsat = feeMsat
+        self.attempts = attempts
+    }
+
+    /// The height until which the payer's money may stay locked: the latest
+    /// `total_time_lock` of an HTLC still in flight; nil when none is.
+    public var lockedUntilHeight: Int? {
+        attempts.filter { $0.status == .inFlight }.map(\.totalTimeLock).max()
     }
 }

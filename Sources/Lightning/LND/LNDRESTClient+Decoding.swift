@@ -53,8 +53,27 @@ extension LNDRESTClient {
         default:
             throw .malformedResponse(url: url, reason: "payment with an unknown status")
         }
+        var attempts: [PaymentAttempt] = []
+        for htlc in json["htlcs"]?.arrayValue ?? [] {
+            attempts.append(try paymentAttempt(from: htlc, url: url))
+        }
         return PaymentUpdate(paymentHash: hash, status: status, amountMsat: LNDJSON.uint64(json["value_msat"]) ?? 0,
-                             feeMsat: LNDJSON.uint64(json["fee_msat"]) ?? 0)
+                             feeMsat: LNDJSON.uint64(json["fee_msat"]) ?? 0, attempts: attempts)
+    }
+
+    /// `lnrpc.HTLCAttempt`: its status and its route's totals. The hops, the failure and
+    /// the times are LND's business; they are skipped whatever they hold.
+    static func paymentAttempt(from json: JSONValue, url: String) throws(LightningBackendError) -> PaymentAttempt {
+        guard let statusName = json["status"]?.stringValue, let status = PaymentAttempt.Status(rawValue: statusName) else {
+            throw .malformedResponse(url: url, reason: "payment HTLC with an unknown status")
+        }
+        guard let route = json["route"], route.objectValue != nil,
+              let timeLock = LNDJSON.int64(route["total_time_lock"]).flatMap({ Int(exactly: $0) }), timeLock >= 0 else {
+            throw .malformedResponse(url: url, reason: "payment HTLC without a route's total_time_lock")
+        }
+        return PaymentAttempt(status: status, totalTimeLock: timeLock,
+                              totalAmountMsat: LNDJSON.uint64(route["total_amt_msat"]) ?? 0,
+                              totalFeesMsat: LNDJSON.uint64(route["total_fees_msat"]) ?? 0)
     }
 
     /// `lnrpc.PayReq`.

@@ -51,7 +51,7 @@ extension LNDRESTClient {
             do {
                 if deliver(try await lookupInvoice(paymentHash: paymentHash)) { return }
             } catch {
-                guard case .unreachable = error else { throw error }
+                guard error.isUnreachable else { throw error }
             }
             try await sleeper.sleep(milliseconds: configuration.subscriptionRetryMilliseconds)
         }

@@ -130,7 +130,7 @@ public final class LNDRESTClient: LightningBackend {
         do {
             response = try await http.send(request, to: endpoint)
         } catch {
-            throw .unreachable(url: url, reason: "\(error)")
+            throw unreachable(error)
         }
         guard response.status.isSuccess else {
             throw errorFrom(status: response.status.code, body: response.body)
@@ -153,7 +153,7 @@ public final class LNDRESTClient: LightningBackend {
         do {
             stream = try await streams.stream(request, to: endpoint)
         } catch {
-            throw .unreachable(url: url, reason: "\(error)")
+            throw unreachable(error)
         }
         guard stream.response.status.isSuccess else {
             // The error is the body: `{"error": {...}}` for a stream, read whole.
@@ -206,6 +206,15 @@ public final class LNDRESTClient: LightningBackend {
 
     static func isMacaroonRefusal(_ message: String) -> Bool {
         message.contains("macaroon") || message.hasPrefix("verification failed") || message == LNDStatusCode.permissionDeniedMessage
+    }
+
+    /// A request that got no answer: `.connectionRefused` when the connection itself was
+    /// refused (the request never left), else `.unreachable` (it may have reached LND).
+    func unreachable(_ error: any Error) -> LightningBackendError {
+        if let refused = error as? LibUVError, refused.isConnectionRefused {
+            return .connectionRefused(url: url, reason: "\(error)")
+        }
+        return .unreachable(url: url, reason: "\(error)")
     }
 
     func malformed(_ reason: String) -> LightningBackendError {

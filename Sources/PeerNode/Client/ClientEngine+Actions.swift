@@ -88,32 +88,49 @@ extension ClientEngine {
             // stop): track it, and send only when the node never had it. LND would refuse
             // a second send (409), but tracking is what tells the outcome.
             if resuming, await self?.track(id, paymentHash: hash) != .unknownToNode { return }
-            let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
-                                              timeoutSeconds: timeout)
-            do {
-                for try await update in stream {
-                    await self?.feed(id, .payment(update.status))
-                }
-            } catch let error as LightningBackendError {
-                switch error {
-                case .lnd where error.isAlreadyExists,
-                     .paymentStatusUnknown, .unreachable:
-                    // The node has the payment (409), or the stream broke after it took
-                    // it, or the answer was lost: the payment may be held by the provider.
-                    // Its outcome comes from tracking, never from this error.
-                    await self?.note(id, "\(error)")
-                    if await self?.track(id, paymentHash: hash) == .unknownToNode {
-                        await self?.note(id, "the Lightning node never received the payment; waiting for the give-up timer")
+            // Sent again only while each send provably never reached the node.
+            while !Task.isCancelled {
+                let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
+                                                  timeoutSeconds: timeout)
+                do {
+                    var saidLock = false
+                    for try await update in stream {
+                        if !saidLock, let height = update.lockedUntilHeight {
+                            // The route's total time lock: the worst case if the provider
+                            // holds the payment and neither settles nor cancels it.
+                            saidLock = true
+                            await self?.note(id, "payment in flight; at worst it stays held until height \(height), "
+                                             + "when the Lightning node takes it back")
+                        }
+                        await self?.feed(id, .payment(update.status))
                     }
-                case .lnd:
-                    // Refused before it started (expired, bad request): nothing left the node.
-                    await self?.feed(id, .payment(.failed(.other(error.description))))
-                default:
-                    await self?.note(id, "payment status unknown (\(error)); tracking it")
-                    _ = await self?.track(id, paymentHash: hash)
+                    return
+                } catch let error as LightningBackendError {
+                    switch error {
+                    case .lnd where error.isAlreadyExists,
+                         .paymentStatusUnknown, .unreachable, .connectionRefused:
+                        // The node has the payment (409), or the stream broke after it took
+                        // it, or no answer came: the payment may be held by the provider.
+                        // Its outcome comes from tracking, never from this error.
+                        await self?.note(id, "\(error)")
+                        guard await self?.track(id, paymentHash: hash) == .unknownToNode else { return }
+                        if ClientResendRule.maySendAgain(after: error) {
+                            await self?.note(id, "the Lightning node is back and never had the payment (the send was "
+                                             + "refused before it left); sending it again")
+                            continue
+                        }
+                        await self?.note(id, "the Lightning node never received the payment; waiting for the give-up timer")
+                    case .lnd:
+                        // Refused before it started (expired, bad request): nothing left the node.
+                        await self?.feed(id, .payment(.failed(.other(error.description))))
+                    default:
+                        await self?.note(id, "payment status unknown (\(error)); tracking it")
+                        _ = await self?.track(id, paymentHash: hash)
+                    }
+                } catch {
+                    await self?.note(id, "payment stream ended: \(error)")
                 }
-            } catch {
-                await self?.note(id, "payment stream ended: \(error)")
+                return
             }
         }
     }

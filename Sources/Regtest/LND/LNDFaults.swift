@@ -15,6 +15,7 @@ public final class LNDFaults: Sendable {
         var nextStream = 0
         var open: [Int: @Sendable () -> Void] = [:]
         var sendRequests = 0
+        var sendRequestsByHash: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -40,8 +41,14 @@ public final class LNDFaults: Sendable {
         for cut in cuts { cut() }
     }
 
-    /// Counts one `/v2/router/send` request.
-    func countSend() { state.withLock { $0.sendRequests += 1 } }
+    /// Counts one `/v2/router/send` request, and one for its payment hash when its
+    /// payment request decodes.
+    func countSend(paymentHash: [UInt8]?) {
+        state.withLock { state in
+            state.sendRequests += 1
+            if let paymentHash { state.sendRequestsByHash[paymentHash.hex, default: 0] += 1 }
+        }
+    }
 
     /// True once per armed `send_stream_error`: this send stream is the one to break.
     func takeSendStreamError() -> Bool {
@@ -74,6 +81,10 @@ public final class LNDFaults: Sendable {
     /// How many `/v2/router/send` requests the node has had, refused ones included: a
     /// test checks with it that a payment is never sent twice.
     public var sendRequests: Int { state.withLock { $0.sendRequests } }
+
+    /// The same, per payment hash (hex): a scenario checks that its one payment was sent
+    /// exactly once.
+    public var sendRequestsByHash: [String: Int] { state.withLock { $0.sendRequestsByHash } }
 
     /// How many streams are open now (for tests).
     public var openStreams: Int { state.withLock { $0.open.count } }

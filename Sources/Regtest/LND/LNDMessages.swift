@@ -5,7 +5,7 @@ import Transport
 /// The simulator's values written as LND's REST messages (`lnrpc.Invoice`,
 /// `lnrpc.Payment`, `lnrpc.PayReq`, ...), every field present as LND's gateway emits
 /// them. Fields the simulator has no notion of (route hints, AMP, custom records,
-/// payment attempts) are written empty.
+/// blinded paths) are written empty.
 enum LNDMessages {
     /// `lnrpc.Invoice`. `channelID` stands in for the channel the HTLCs arrived on.
     static func invoice(_ invoice: SimulatedInvoice, channelID: UInt64) -> JSONValue {
@@ -78,12 +78,87 @@ enum LNDMessages {
             "fee_sat": LNDJSON.int64(payment.feeMsat / 1000),
             "fee_msat": LNDJSON.int64(payment.feeMsat),
             "creation_time_ns": LNDJSON.int64(payment.creationDate * 1_000_000_000),
-            // The simulator routes without attempts to report.
-            "htlcs": .array([]),
+            "htlcs": .array(payment.htlcs.map(attempt)),
             "payment_index": LNDJSON.int64(payment.paymentIndex),
             "failure_reason": .string(payment.failureReason.lndName),
             "first_hop_custom_records": .object([:]),
         ])
+    }
+
+    /// `lnrpc.HTLCAttempt`: its route crosses the routing node to the payee. Like LND,
+    /// `total_time_lock` is the payer's own HTLC expiry (tip + final delta + padding + the
+    /// routing node's delta) while each hop's `expiry` is the one it forwards, the
+    /// payee's. uint32 fields are numbers, int64 and uint64 strings, bytes base64.
+    static func attempt(_ attempt: SimulatedHTLCAttempt) -> JSONValue {
+        let totalMsat = attempt.amountMsat + attempt.feeMsat
+        let forwarder = hop(channelID: channelID(for: attempt.routingNodeKey), key: attempt.routingNodeKey,
+                            expiry: attempt.finalExpiry, forwardMsat: attempt.amountMsat, feeMsat: attempt.feeMsat,
+                            mpp: .null)
+        let payee = hop(channelID: channelID(for: attempt.payeeKey), key: attempt.payeeKey, expiry: attempt.finalExpiry,
+                        forwardMsat: attempt.amountMsat, feeMsat: 0,
+                        mpp: .object(["payment_addr": LNDJSON.bytes(attempt.paymentAddress),
+                                      "total_amt_msat": LNDJSON.int64(attempt.amountMsat)]))
+        let failure: JSONValue = attempt.failure.map { failure in
+            .object([
+                "code": .string(failure.code),
+                "channel_update": .null,
+                "htlc_msat": LNDJSON.int64(attempt.amountMsat),
+                "onion_sha_256": LNDJSON.bytes([]),
+                "cltv_expiry": LNDJSON.int32(0),
+                "flags": LNDJSON.int32(0),
+                "failure_source_index": LNDJSON.int32(failure.sourceIndex),
+                "height": LNDJSON.int32(failure.height),
+            ])
+        } ?? .null
+        return .object([
+            "attempt_id": LNDJSON.int64(attempt.attemptID),
+            "status": .string(attempt.status.lndName),
+            "route": .object([
+                "total_time_lock": LNDJSON.int32(attempt.totalTimeLock),
+                "total_fees": LNDJSON.int64(attempt.feeMsat / 1000),
+                "total_amt": LNDJSON.int64(totalMsat / 1000),
+                "hops": .array([forwarder, payee]),
+                "total_fees_msat": LNDJSON.int64(attempt.feeMsat),
+                "total_amt_msat": LNDJSON.int64(totalMsat),
+                "first_hop_amount_msat": LNDJSON.int64(totalMsat),
+                "custom_channel_data": LNDJSON.bytes([]),
+            ]),
+            "attempt_time_ns": LNDJSON.int64(attempt.attemptTimeNs),
+            "resolve_time_ns": LNDJSON.int64(attempt.resolveTimeNs ?? 0),
+            "failure": failure,
+            "preimage": LNDJSON.bytes(attempt.preimage ?? []),
+        ])
+    }
+
+    /// `lnrpc.Hop`.
+    private static func hop(channelID: UInt64, key: PublicKey, expiry: Int, forwardMsat: UInt64, feeMsat: UInt64,
+                            mpp: JSONValue) -> JSONValue {
+        .object([
+            "chan_id": LNDJSON.int64(channelID),
+            "chan_capacity": LNDJSON.int64(0),
+            "amt_to_forward": LNDJSON.int64(forwardMsat / 1000),
+            "fee": LNDJSON.int64(feeMsat / 1000),
+            "expiry": LNDJSON.int32(expiry),
+            "amt_to_forward_msat": LNDJSON.int64(forwardMsat),
+            "fee_msat": LNDJSON.int64(feeMsat),
+            "pub_key": .string(key.compressed.hex),
+            "tlv_payload": .bool(true),
+            "mpp_record": mpp,
+            "amp_record": .null,
+            "custom_records": .object([:]),
+            "metadata": LNDJSON.bytes([]),
+            "blinding_point": LNDJSON.bytes([]),
+            "encrypted_data": LNDJSON.bytes([]),
+            "total_amt_msat": LNDJSON.int64(0),
+        ])
+    }
+
+    /// A stable stand-in for the channel a node's HTLCs arrive on (the simulator has no
+    /// channels): derived from the node key, so it differs per node. Short channel id
+    /// layout (block, tx, output), kept below 2^63 so no reader taking it as int64 sees
+    /// it negative.
+    static func channelID(for key: PublicKey) -> UInt64 {
+        SHA256.hash(key.compressed).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 1
     }
 
     /// `lnrpc.PayReq` (DecodePayReq): hashes and keys as hex, `payment_addr` as bytes.

@@ -187,7 +187,9 @@ extension LNDRESTHandler {
     // MARK: payments
 
     private func sendPayment(_ body: LNDRequestBody) throws(LNDRPCError) -> HTTPServerResponse {
-        faults.countSend()
+        // Counted before any check, so that refused sends count too.
+        let named = try? body.string("payment_request")
+        faults.countSend(paymentHash: named.flatMap { try? network.decodePaymentRequest($0).paymentHash })
         let request = try body.string("payment_request")
         let amount = try amountMsat(body, sat: "amt", msat: "amt_msat")
         let feeLimit = try amountMsat(body, sat: "fee_limit_sat", msat: "fee_limit_msat")

@@ -47,10 +47,7 @@ public struct LNDRESTHandler: Sendable {
         self.node = node
         self.macaroons = macaroons
         self.blockHash = blockHash
-        let digest = SHA256.hash(info.identityKey.compressed)
-        // Short channel id layout (block, tx, output); kept below 2^63 so no reader
-        // taking it as int64 sees it negative.
-        channelID = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 1
+        channelID = LNDMessages.channelID(for: info.identityKey)
     }
 
     /// Answers one request.
@@ -70,8 +67,7 @@ public struct LNDRESTHandler: Sendable {
                 return try stream(route, target: target, body: request.body)
             }
             let result = try unary(route, target: target, body: request.body)
-            return .complete(HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"],
-                                          body: result.canonicalBytes))
+            return LNDReplyFraming.reply(status: .ok, body: result.canonicalBytes)
         } catch {
             return .complete(route.isStreaming ? error.streamResponse : error.unaryResponse)
         }

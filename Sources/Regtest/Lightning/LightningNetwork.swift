@@ -15,7 +15,8 @@ import Synchronization
 /// fed while the lock is held and end when their invoice or payment is final.
 ///
 /// Policies (see `RoutingPolicy`): fee 1000 msat + 100 ppm, route CLTV delta 40,
-/// maximum CLTV 2016, hold expiry delta 12 (LND's `invoices.holdexpirydelta`).
+/// maximum CLTV 2016, hold expiry delta 12 (LND's `invoices.holdexpirydelta`), block
+/// padding 3 (the payee's HTLC expires at the payer's tip + final delta + 3, as in LND).
 public final class LightningNetwork: Sendable {
     /// LND's `routing.MinCLTVDelta`: the smallest final CLTV delta an invoice may ask.
     public static let minCLTVDelta: UInt64 = 18
@@ -146,9 +147,10 @@ public final class LightningNetwork: Sendable {
     /// to its payer with the fee.
     public func cancelInvoice(node: String, paymentHash: [UInt8]) throws(LightningSimError) {
         let now = clock()
+        let tip = chainTip()
         try state.withLock { (state) throws(LightningSimError) in
             state.expireInvoices(now: now)
-            try state.cancelInvoice(node: node, paymentHash: paymentHash, now: now)
+            try state.cancelInvoice(node: node, paymentHash: paymentHash, height: tip, now: now)
         }
     }
 

@@ -98,6 +98,10 @@ extension LightningNetworkState {
         finishPayment(payer: held.payer, hash: hash) {
             $0.status = .succeeded
             $0.preimage = preimage
+            guard let last = $0.htlcs.indices.last else { return }
+            $0.htlcs[last].status = .succeeded
+            $0.htlcs[last].resolveTimeNs = now * 1_000_000_000
+            $0.htlcs[last].preimage = preimage
         }
     }
 
@@ -105,18 +109,19 @@ extension LightningNetworkState {
     /// fee, and the payment fails with INCORRECT_PAYMENT_DETAILS, as the payee's
     /// `incorrect_or_unknown_payment_details` makes LND report it. Cancelling a
     /// cancelled invoice succeeds (LND makes cancel idempotent).
-    mutating func cancelInvoice(node name: String, paymentHash: [UInt8], now: UInt64) throws(LightningSimError) {
+    mutating func cancelInvoice(node name: String, paymentHash: [UInt8], height: Int, now: UInt64) throws(LightningSimError) {
         let invoice = try lookupInvoice(node: name, paymentHash: paymentHash)
         switch invoice.state {
         case .settled: throw .invoiceAlreadySettled
         case .canceled: return
         case .open, .accepted:
-            cancel(node: name, hash: paymentHash, detail: .canceledByPayee, now: now)
+            cancel(node: name, hash: paymentHash, detail: .canceledByPayee, height: height, now: now)
         }
     }
 
-    /// Moves an invoice to CANCELED and refunds its held HTLC, if any.
-    mutating func cancel(node name: String, hash: [UInt8], detail: PaymentFailureDetail, now: UInt64) {
+    /// Moves an invoice to CANCELED and refunds its held HTLC, if any; `height` is the
+    /// payee's tip, which its failure message reports.
+    mutating func cancel(node name: String, hash: [UInt8], detail: PaymentFailureDetail, height: Int, now: UInt64) {
         guard var entry = nodes[name]?.invoices[hash], !entry.invoice.state.isFinal else { return }
         if let held = entry.held {
             resolveHeld(&entry.invoice, held, settled: false, now: now)
@@ -124,11 +129,7 @@ extension LightningNetworkState {
             entry.invoice.amountPaidMsat -= held.amountMsat
             inFlightMsat -= held.lockedMsat
             nodes[held.payer]!.balanceMsat += held.lockedMsat
-            finishPayment(payer: held.payer, hash: hash) {
-                $0.status = .failed
-                $0.failureReason = .incorrectPaymentDetails
-                $0.failureDetail = detail
-            }
+            failHeld(payer: held.payer, hash: hash, reason: .incorrectPaymentDetails, detail, height: height, now: now)
         }
         entry.invoice.state = .canceled
         nodes[name]!.invoices[hash]!.invoice = entry.invoice
@@ -141,8 +142,9 @@ extension LightningNetworkState {
     mutating func expireInvoices(now: UInt64) {
         for (name, node) in nodes {
             for (hash, entry) in node.invoices where entry.invoice.state == .open && entry.invoice.isExpired(now: now) {
-                // An OPEN invoice holds no HTLC, so the detail reaches no payment.
-                cancel(node: name, hash: hash, detail: .invoiceNotOpen(.canceled), now: now)
+                // An OPEN invoice holds no HTLC, so neither the detail nor the height
+                // reaches a payment.
+                cancel(node: name, hash: hash, detail: .invoiceNotOpen(.canceled), height: 0, now: now)
             }
         }
     }

@@ -59,7 +59,8 @@ extension LightningNetworkState {
         let payment = SimulatedPayment(
             paymentHash: hash, valueMsat: amountMsat, feeMsat: 0, preimage: nil,
             paymentRequest: invoice.string, status: .initiated, failureReason: .none, failureDetail: nil,
-            creationDate: now, paymentIndex: payer.nextPaymentIndex)
+            creationDate: now, paymentIndex: payer.nextPaymentIndex,
+            timeoutAt: now + UInt64(order.timeoutSeconds))
         nodes[order.payer]!.nextPaymentIndex += 1
         nodes[order.payer]!.payments[hash] = PaymentEntry(payment: payment, subscribers: [continuation])
         publishPayment(node: order.payer, hash: hash)
@@ -72,10 +73,23 @@ extension LightningNetworkState {
                 $0.failureDetail = failure.detail
             }
         case .success(let (payee, feeMsat)):
-            // The HTLC goes out: IN_FLIGHT, whatever the payee then does with it.
-            updatePayment(payer: order.payer, hash: hash) { $0.status = .inFlight }
+            // LND's arithmetic: the route's deltas lengthen the payer's HTLC only; the
+            // payee's expires at the payer's tip + final delta + BlockPadding.
+            let expiry = policy.finalHTLCExpiry(tip: tip, finalCLTVDelta: invoice.minFinalCLTVExpiryDelta)
+            let attempt = SimulatedHTLCAttempt(
+                attemptID: nodes[order.payer]!.nextAttemptID, status: .inFlight, amountMsat: amountMsat, feeMsat: feeMsat,
+                totalTimeLock: tip + Int(policy.totalCLTVDelta(finalCLTVDelta: invoice.minFinalCLTVExpiryDelta)),
+                finalExpiry: expiry, routingNodeKey: SimulatedHTLCAttempt.routingNodeKey, payeeKey: invoice.payeeNodeID,
+                paymentAddress: invoice.paymentSecret, attemptTimeNs: now * 1_000_000_000, resolveTimeNs: nil,
+                failure: nil, preimage: nil)
+            nodes[order.payer]!.nextAttemptID += 1
+            // The HTLC goes out: IN_FLIGHT with its attempt, whatever the payee then does.
+            updatePayment(payer: order.payer, hash: hash) {
+                $0.status = .inFlight
+                $0.feeMsat = feeMsat
+                $0.htlcs.append(attempt)
+            }
             publishPayment(node: order.payer, hash: hash)
-            let expiry = tip + Int(policy.totalCLTVDelta(finalCLTVDelta: invoice.minFinalCLTVExpiryDelta))
             deliver(payer: order.payer, payee: payee, hash: hash, amountMsat: amountMsat, feeMsat: feeMsat,
                     tip: tip, expiryHeight: expiry, now: now)
         }
@@ -119,15 +133,16 @@ extension LightningNetworkState {
     private mutating func deliver(payer: String, payee: String, hash: [UInt8], amountMsat: UInt64, feeMsat: UInt64,
                                   tip: Int, expiryHeight: Int, now: UInt64) {
         guard let entry = nodes[payee]!.invoices[hash] else {
-            return fail(payer: payer, hash: hash, .unknownInvoice)
+            return failHeld(payer: payer, hash: hash, reason: .incorrectPaymentDetails, .unknownInvoice,
+                            height: tip, now: now)
         }
         guard entry.invoice.state == .open else {
-            return fail(payer: payer, hash: hash, .invoiceNotOpen(entry.invoice.state))
+            return failHeld(payer: payer, hash: hash, reason: .incorrectPaymentDetails,
+                            .invoiceNotOpen(entry.invoice.state), height: tip, now: now)
         }
         let locked = amountMsat + feeMsat
         nodes[payer]!.balanceMsat -= locked
         inFlightMsat += locked
-        updatePayment(payer: payer, hash: hash) { $0.feeMsat = feeMsat }
 
         var invoice = entry.invoice
         invoice.htlcs.append(InvoiceHTLC(amountMsat: amountMsat, acceptHeight: tip, expiryHeight: expiryHeight,
@@ -150,11 +165,23 @@ extension LightningNetworkState {
         }
     }
 
-    private mutating func fail(payer: String, hash: [UInt8], _ detail: PaymentFailureDetail) {
+    /// The payee failed the payment's HTLC (BOLT 4's incorrect_or_unknown_payment_details
+    /// from the last hop): its attempt FAILED, and the payment with it. Once LND's
+    /// `timeout_seconds` has passed, LND reports such a failure as FAILURE_REASON_TIMEOUT,
+    /// however the HTLC came back.
+    mutating func failHeld(payer: String, hash: [UInt8], reason: PaymentFailureReason, _ detail: PaymentFailureDetail,
+                           height: Int, now: UInt64) {
         finishPayment(payer: payer, hash: hash) {
             $0.status = .failed
-            $0.failureReason = .incorrectPaymentDetails
+            $0.failureReason = now >= $0.timeoutAt ? .timeout : reason
+            // LND's fee counts settled HTLCs only: a failed payment paid none.
+            $0.feeMsat = 0
             $0.failureDetail = detail
+            guard let last = $0.htlcs.indices.last else { return }
+            $0.htlcs[last].status = .failed
+            $0.htlcs[last].resolveTimeNs = now * 1_000_000_000
+            $0.htlcs[last].failure = SimulatedHTLCAttempt.Failure(code: "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS",
+                                                                  sourceIndex: 2, height: height)
         }
     }
 
@@ -199,7 +226,8 @@ extension LightningNetworkState {
                 guard let held = entry.held else { continue }
                 let expiry = entry.invoice.htlcs[held.htlcIndex].expiryHeight
                 if height + delta >= expiry {
-                    cancel(node: name, hash: hash, detail: .heldHTLCNearExpiry(expiryHeight: expiry, height: height), now: now)
+                    cancel(node: name, hash: hash, detail: .heldHTLCNearExpiry(expiryHeight: expiry, height: height),
+                           height: height, now: now)
                 }
             }
         }

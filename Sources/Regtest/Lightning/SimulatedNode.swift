@@ -14,6 +14,7 @@ struct SimulatedNode: Sendable {
     var nextAddIndex: UInt64 = 1
     var nextSettleIndex: UInt64 = 1
     var nextPaymentIndex: UInt64 = 1
+    var nextAttemptID: UInt64 = 1
 
     var info: LightningNodeInfo {
         LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey,

@@ -17,4 +17,9 @@ public struct SimulatedPayment: Sendable, Hashable {
     public var creationDate: UInt64
     /// LND's `payment_index` (1, 2, ... per node).
     public var paymentIndex: UInt64
+    /// The HTLCs sent for it (LND's `htlcs`): none when no route was found.
+    public var htlcs: [SimulatedHTLCAttempt] = []
+    /// The clock time after which LND stops trying (`timeout_seconds` after the send). A
+    /// held HTLC that fails after it fails the payment with FAILURE_REASON_TIMEOUT.
+    var timeoutAt: UInt64 = .max
 }

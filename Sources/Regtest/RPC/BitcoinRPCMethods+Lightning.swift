@@ -69,8 +69,8 @@ extension BitcoinRPCMethods {
                       arguments: [RPCArgument("name", .string, "The node's name"),
                                   RPCArgument("fault", .string, "send_stream_error, restart, silent_unknown_invoice or clear")],
                       result: "{...}    (json object) name, fault, send_stream_errors_armed_before (not yet used), "
-                          + "send_requests (every /v2/router/send the node had, refused ones included), open_streams "
-                          + "(after the fault)",
+                          + "send_requests (every /v2/router/send the node had, refused ones included), "
+                          + "send_requests_by_hash (payment hash in hex -> its sends), open_streams (after the fault)",
                       examples: [.cli("\"alice\" \"send_stream_error\""), .rpc("\"alice\", \"restart\"")]) { params in
                 let name = params.string(0) ?? ""
                 let text = params.string(1) ?? ""
@@ -91,6 +91,9 @@ extension BitcoinRPCMethods {
                 result.add("fault", .string(fault.rawValue))
                 result.add("send_stream_errors_armed_before", .int(armedBefore))
                 result.add("send_requests", .int(faults.sendRequests))
+                var byHash = OrderedJSONObject()
+                for (hash, count) in faults.sendRequestsByHash.sorted(by: { $0.key < $1.key }) { byHash.add(hash, .int(count)) }
+                result.add("send_requests_by_hash", byHash.json)
                 result.add("open_streams", .int(faults.openStreams))
                 return result.json
             },

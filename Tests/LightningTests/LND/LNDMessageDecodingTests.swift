@@ -69,6 +69,54 @@ final class LNDMessageDecodingTests: XCTestCase {
         XCTAssertThrowsError(try payment("SUCCEEDED"))
     }
 
+    /// `htlcs` as LND 0.18 streams them: a failed attempt over three hops and one in
+    /// flight, with every field LND writes (and one it may add later). The client keeps
+    /// each attempt's status and its route's totals, skips the rest.
+    func testPaymentAttemptsAreReadWithTheirRouteTimeLock() throws {
+        let hop = """
+            {"chan_id":"869620318525128705","chan_capacity":"0","amt_to_forward":"1000","fee":"0","expiry":912,
+             "amt_to_forward_msat":"1000000","fee_msat":"0","pub_key":"02aa","tlv_payload":true,"mpp_record":null,
+             "amp_record":null,"custom_records":{},"metadata":"","blinding_point":"","encrypted_data":"",
+             "total_amt_msat":"0"}
+            """
+        let body = try json("""
+            {"payment_hash":"\(hash.hex)","value":"1000","payment_preimage":"\(String(repeating: "0", count: 64))",
+             "value_sat":"1000","value_msat":"1000000","status":"IN_FLIGHT","fee_sat":"2","fee_msat":"2100",
+             "creation_time_ns":"1767225600000000000","payment_index":"4","failure_reason":"FAILURE_REASON_NONE",
+             "first_hop_custom_records":{},
+             "htlcs":[
+               {"attempt_id":"11","status":"FAILED","route":{"total_time_lock":1004,"total_fees":"3",
+                 "total_amt":"1003","hops":[\(hop),\(hop),\(hop)],"total_fees_msat":"3000","total_amt_msat":"1003000",
+                 "first_hop_amount_msat":"1003000","custom_channel_data":""},
+                "attempt_time_ns":"1767225600100000000","resolve_time_ns":"1767225600900000000",
+                "failure":{"code":"TEMPORARY_CHANNEL_FAILURE","channel_update":null,"htlc_msat":"1001000",
+                           "onion_sha_256":"","cltv_expiry":0,"flags":0,"failure_source_index":1,"height":0},
+                "preimage":""},
+               {"attempt_id":"12","status":"IN_FLIGHT","route":{"total_time_lock":998,"total_fees":"2",
+                 "total_amt":"1002","hops":[\(hop),\(hop)],"total_fees_msat":"2100","total_amt_msat":"1002100",
+                 "first_hop_amount_msat":"1002100","custom_channel_data":"","a_field_of_a_later_lnd":[1]},
+                "attempt_time_ns":"1767225601000000000","resolve_time_ns":"0","failure":null,"preimage":""}]}
+            """)
+        let update = try LNDRESTClient.paymentUpdate(from: body, url: url)
+        XCTAssertEqual(update.attempts, [
+            PaymentAttempt(status: .failed, totalTimeLock: 1004, totalAmountMsat: 1_003_000, totalFeesMsat: 3000),
+            PaymentAttempt(status: .inFlight, totalTimeLock: 998, totalAmountMsat: 1_002_100, totalFeesMsat: 2100),
+        ])
+        // Only the HTLC still out can keep the money: the failed one's later lock does not count.
+        XCTAssertEqual(update.lockedUntilHeight, 998)
+
+        // An attempt with an unknown status or without its route's time lock is not guessed at.
+        for broken in ["{\"status\":\"LOST\",\"route\":{\"total_time_lock\":5}}", "{\"status\":\"IN_FLIGHT\"}",
+                       "{\"status\":\"IN_FLIGHT\",\"route\":{\"total_time_lock\":-1}}"] {
+            let payment = try json("""
+                {"payment_hash":"\(hash.hex)","status":"IN_FLIGHT","htlcs":[\(broken)]}
+                """)
+            XCTAssertThrowsError(try LNDRESTClient.paymentUpdate(from: payment, url: url), broken)
+        }
+        let none = try LNDRESTClient.paymentUpdate(from: try json("{\"payment_hash\":\"\(hash.hex)\",\"status\":\"INITIATED\",\"htlcs\":[]}"), url: url)
+        XCTAssertNil(none.lockedUntilHeight)
+    }
+
     func testPlainHTTPToLNDsTLSPortSaysToSetTheCertificate() {
         let client = LNDRESTClient(configuration: .init(host: "127.0.0.1", port: 8080, macaroon: [1], network: .regtest),
                                    sleeper: NeverSleeper()) { _, _ in throw ByteStreamError.closed }

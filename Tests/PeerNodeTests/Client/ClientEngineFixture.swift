@@ -47,12 +47,13 @@ final class ClientEngineFixture: Sendable {
     }
 
     func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300, allowsZeroConf: Bool? = nil,
-                quotePolicy: QuotePolicy = QuotePolicy(), store: (any SwapStore)? = nil) throws -> ClientEngine {
+                quotePolicy: QuotePolicy = QuotePolicy(), store: (any SwapStore)? = nil,
+                lightning: LNDRESTClient? = nil) throws -> ClientEngine {
         let configuration = ClientEngineConfiguration(network: .regtest, quotePolicy: quotePolicy, allowsZeroConf: allowsZeroConf,
                                                       giveUpSeconds: giveUpSeconds,
                                                       confirmationWaitMilliseconds: confirmationWaitMilliseconds)
         let engine = try ClientEngine(configuration: configuration, seed: Self.clientSeed, store: store ?? self.store,
-                                      lightning: clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),
+                                      lightning: lightning ?? clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),
                                       follower: follower,
                                       connector: provider.connector(clientIdentity: clientIdentity, sleeper: hub.sleeper),
                                       clock: ClientWallClock(), sleeper: hub.sleeper)

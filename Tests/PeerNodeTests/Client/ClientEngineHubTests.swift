@@ -6,6 +6,7 @@ import HTLC
 import Lightning
 import Offers
 @testable import PeerNode
+import Synchronization
 import Transport
 import XCTest
 
@@ -51,6 +52,12 @@ final class ClientEngineHubTests: XCTestCase {
         // accepts it is not a new step (the daemon's log said claim_broadcast twice).
         XCTAssertEqual(events.filter { $0.stage.description == "claim_broadcast" }.count, 1, "\(events.map(\.description))")
         XCTAssertTrue(events.contains { $0.stage == .quoting })
+        // The HTLC attempt's route time lock (LND's total_time_lock) is said once it is out:
+        // the provider's HTLC expiry (tip + final delta + 3) + the route's 40 blocks.
+        let held = try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash)
+        let providerExpiry = try XCTUnwrap(held.htlcs.first?.expiryHeight)
+        XCTAssertTrue(events.contains { $0.detail.contains("at worst it stays held until height \(providerExpiry + 40),") },
+                      "the payment's time lock is said: \(events.map(\.detail)); provider's HTLC expiry \(providerExpiry)")
         XCTAssertTrue(events.contains { $0.stage == .quoting && $0.detail.contains("no fee estimate") },
                       "the hub has no estimate: the fallback claim rate is said, never silent (M-3)")
         let pushes = await fixture.provider.preimagePushes
@@ -111,6 +118,46 @@ final class ClientEngineHubTests: XCTestCase {
         try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
         XCTAssertEqual(faults.sendRequests, 1, "the payment was sent once, before the restart")
         await fixture.shutDown(second)
+    }
+
+    /// Issue 15: the client's LND is down when the payment goes out (its REST port
+    /// refuses the connection, so the send certainly never reached it). Tracking waits
+    /// for LND; back up, it answers "payment isn't initiated" (NotFound), so the client
+    /// sends again, once; the swap completes with exactly X. Each connection made while
+    /// LND is "down" goes to a port nothing listens on: the refusal is the kernel's.
+    func testASendRefusedWhileLNDIsDownIsSentAgainOnceLNDIsBackWithoutIt() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let loop = fixture.hub.loop
+        let closed = try await TCPListener.bind(port: 0, loop: loop)
+        let closedPort = closed.port
+        await closed.close()
+        let down = Mutex(false)
+        let server = fixture.hub.servers["client"]!
+        let configuration = LNDRESTClient.Configuration(host: "127.0.0.1", port: server.port, macaroon: server.macaroon,
+                                                        network: .regtest, requestTimeoutMilliseconds: 10_000,
+                                                        subscriptionRetryMilliseconds: 500)
+        let lightning = LNDRESTClient(configuration: configuration, sleeper: loop.sleeper) { host, port in
+            try await TCPConnection.connect(host: host, port: down.withLock { $0 } ? closedPort : port, loop: loop)
+        }
+        // LND goes down as the provider's accept leaves: the quote's balance check passed.
+        await fixture.provider.setOnAccept { down.withLock { $0 = true } }
+        let engine = try fixture.engine(lightning: lightning)
+        let decision = try await fixture.route(amountSat: amount)
+        let amount = self.amount
+        let paying = Task { try await fixture.pay(engine, amountSat: amount, route: decision, within: 120) }
+        try await clientEventually("the send is refused") {
+            fixture.progress.all.contains { $0.detail.contains("ECONNREFUSED") }
+        }
+        XCTAssertEqual(server.handler.faults.sendRequests, 0, "nothing reached LND while it was down")
+        down.withLock { $0 = false }
+
+        let report = try await paying.value
+        XCTAssertEqual(report.amountSat, amount)
+        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
+        XCTAssertEqual(server.handler.faults.sendRequests, 1, "sent again once LND was back, and only once")
+        XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("sending it again") })
+        await lightning.shutDown()
+        await fixture.shutDown(engine)
     }
 
     /// Audit H-5: an index counter behind the records (a restored database) hands out an

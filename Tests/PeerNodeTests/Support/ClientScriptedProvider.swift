@@ -41,6 +41,8 @@ actor ClientScriptedProvider {
     var lockBehaviour: Lock
     /// Seconds the clock jumps when a SwapRequest arrives, as if it came that much later.
     var swapRequestDelaySeconds: UInt64 = 0
+    /// Runs as the accept leaves, just before the client sends its payment.
+    private var onAccept: (@Sendable () -> Void)?
     private(set) var swaps: [String: Swap] = [:]
     private(set) var preimagePushes: [PreimagePush] = []
     private(set) var settled: [String] = []
@@ -88,6 +90,8 @@ actor ClientScriptedProvider {
     }
 
     func setSwapRequestDelay(_ seconds: UInt64) { swapRequestDelaySeconds = seconds }
+
+    func setOnAccept(_ action: @escaping @Sendable () -> Void) { onAccept = action }
 
     // MARK: requests
 
@@ -149,6 +153,7 @@ actor ClientScriptedProvider {
                 }
             } catch {}
         }
+        onAccept?()
         return accept
     }
 

@@ -49,7 +49,7 @@ final class RegtestHubLightningTests: XCTestCase {
         XCTAssertEqual(afterInitiated?.status, .inFlight, "IN_FLIGHT follows INITIATED")
         XCTAssertEqual(inFlight?.status, .inFlight)
         let expiry = try await acceptedExpiry(bob, hash)
-        XCTAssertEqual(expiry, start + Int(Self.finalCLTV) + 40)
+        XCTAssertEqual(expiry, start + Int(Self.finalCLTV) + 3, "the payer's tip + final delta + LND's BlockPadding")
 
         let held = try await harness.balances()
         XCTAssertEqual(held["in_flight_msat"]?.intValue, Int(Self.amountMsat + Self.feeMsat))

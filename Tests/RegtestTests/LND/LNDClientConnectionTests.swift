@@ -61,10 +61,12 @@ final class LNDClientConnectionTests: XCTestCase {
                 try await TCPConnection.connect(host: host, port: port, loop: loop)
             }
         }
-        guard case .unreachable(let url, let reason)? = error as? LightningBackendError else {
+        // Refused, not merely unreachable: the request certainly never left (issue 15).
+        guard case .connectionRefused(let url, let reason)? = error as? LightningBackendError else {
             await loop.shutdown()
-            return XCTFail("expected unreachable, got \(String(describing: error))")
+            return XCTFail("expected connectionRefused, got \(String(describing: error))")
         }
+        XCTAssertTrue((error as? LightningBackendError)?.isUnreachable == true)
         XCTAssertEqual(url, "http://127.0.0.1:\(port)")
         XCTAssertTrue(reason.contains("ECONNREFUSED"), reason)
         XCTAssertTrue("\(error!)".hasPrefix("Lightning node at http://127.0.0.1:\(port) is unreachable: "), "\(error!)")

@@ -52,10 +52,10 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(inFlight?.status, .inFlight)
         XCTAssertEqual(inFlight?.paymentHash, hash)
 
-        // ACCEPTED, with the HTLC expiring at tip + final CLTV delta + the route's delta.
+        // ACCEPTED, with the HTLC expiring at tip + final CLTV delta + LND's BlockPadding (3).
         let accepted = try await lndNext(invoiceUpdates)
         XCTAssertEqual(accepted?.state, .accepted)
-        let expectedExpiry = SimEnvironment.startHeight + 144 + Int(RoutingPolicy.standard.routeCLTVDelta)
+        let expectedExpiry = SimEnvironment.startHeight + 144 + 3
         XCTAssertEqual(accepted?.htlcs, [InvoiceStatus.HTLC(amountMsat: Self.amount, acceptHeight: SimEnvironment.startHeight,
                                                             expiryHeight: expectedExpiry, state: .accepted)])
         XCTAssertEqual(accepted?.earliestHeldExpiry, expectedExpiry)
@@ -241,6 +241,38 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("cancelled a held payment"), text)
     }
 
+    /// End to end: the payee cancels a held payment 61 s after a 60 s payment was sent.
+    /// LND (and the hub) fail it with TIMEOUT, and the client's words say the money came
+    /// back from a cancelled hold, not that no route was found; within the timeout the
+    /// same cancel is the payee's refusal.
+    func testAHoldCancelledAfterThePaymentTimeoutFailsWithTimeoutWordedAsWhatHappened() async throws {
+        for (wait, expected) in [(UInt64(61), PaymentUpdate.FailureReason.timeout), (30, .incorrectPaymentDetails)] {
+            let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+            let alice = try await hub.client("alice")
+            let bob = try await hub.client("bob")
+            let hash = SHA256.hash(preimage(0x57))
+            let payment = try await payHeldInvoice(from: alice, to: bob, hash: hash, memo: "")
+            hub.world.advanceTime(by: wait)
+            try await bob.cancelInvoice(paymentHash: hash)
+            let failed = try await lndNext(payment)
+            XCTAssertEqual(failed?.status, .failed(expected), "cancelled after \(wait) s")
+            XCTAssertEqual(failed?.attempts.map(\.status), [.failed])
+            XCTAssertNil(failed?.lockedUntilHeight, "nothing is held any more")
+            let balance = try await alice.channelBalance()
+            XCTAssertEqual(balance, Self.payerBalance)
+            await hub.shutDown(alice, bob)
+        }
+        // Each reason says what happened, and no two say the same.
+        let reasons: [PaymentUpdate.FailureReason] = [.timeout, .noRoute, .error, .incorrectPaymentDetails,
+                                                      .insufficientBalance, .canceled]
+        XCTAssertEqual(Set(reasons.map(\.description)).count, reasons.count)
+        XCTAssertTrue(PaymentUpdate.FailureReason.timeout.description.contains("cancelled a held payment"))
+        XCTAssertTrue(PaymentUpdate.FailureReason.incorrectPaymentDetails.description.contains("payee refused"))
+        XCTAssertFalse(PaymentUpdate.FailureReason.canceled.description.contains("route"))
+        XCTAssertTrue(PaymentUpdate.FailureReason.canceled.description.contains("paying node"),
+                      PaymentUpdate.FailureReason.canceled.description)
+    }
+
     /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
     func testPaymentOverItsFeeLimitFailsCleanly() async throws {
         let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
@@ -282,7 +314,7 @@ final class LNDClientEndToEndTests: XCTestCase {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }
-        XCTAssertEqual(expiry, SimEnvironment.startHeight + 80)
+        XCTAssertEqual(expiry, SimEnvironment.startHeight + 40 + 3, "the payer's tip + final delta + LND's BlockPadding")
         hub.world.mine(to: expiry - 12)
         let failed = try await lndNext(payment)
         XCTAssertEqual(failed?.status, .failed(.incorrectPaymentDetails))

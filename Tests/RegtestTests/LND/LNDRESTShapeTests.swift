@@ -124,7 +124,7 @@ final class LNDRESTShapeTests: XCTestCase {
         let (_, accepted) = try await get("/v2/invoices/lookup?payment_hash=\(urlHash)")
         XCTAssertEqual(accepted["state"] as? String, "ACCEPTED")
         let htlc = try XCTUnwrap((accepted["htlcs"] as? [[String: Any]])?.first)
-        XCTAssertEqual(htlc["expiry_height"] as? Int, SimEnvironment.startHeight + 144 + 40)
+        XCTAssertEqual(htlc["expiry_height"] as? Int, SimEnvironment.startHeight + 144 + 3)
         XCTAssertEqual(htlc["accept_height"] as? Int, SimEnvironment.startHeight)
         XCTAssertEqual(htlc["amt_msat"] as? String, "250000000")
         XCTAssertEqual(htlc["state"] as? String, "ACCEPTED")
@@ -165,6 +165,38 @@ final class LNDRESTShapeTests: XCTestCase {
         XCTAssertEqual(payment["value_sat"] as? String, "250000")
         XCTAssertEqual(payment["payment_index"] as? String, "1")
         XCTAssertEqual(payment["creation_time_ns"] as? String, "\(SimEnvironment.startTime)000000000")
+        XCTAssertEqual((payment["htlcs"] as? [Any])?.count, 0, "no HTLC before the route is found")
+
+        // IN_FLIGHT carries the HTLC that went out, as LND's lnrpc.HTLCAttempt.
+        let secondLine = try await lines.next()
+        let inFlight = try XCTUnwrap(object(try XCTUnwrap(secondLine))["result"] as? [String: Any])
+        XCTAssertEqual(inFlight["status"] as? String, "IN_FLIGHT")
+        let attempt = try XCTUnwrap((inFlight["htlcs"] as? [[String: Any]])?.first)
+        XCTAssertEqual((inFlight["htlcs"] as? [Any])?.count, 1)
+        XCTAssertEqual(attempt["attempt_id"] as? String, "1")
+        XCTAssertEqual(attempt["status"] as? String, "IN_FLIGHT")
+        XCTAssertEqual(attempt["attempt_time_ns"] as? String, "\(SimEnvironment.startTime)000000000")
+        XCTAssertEqual(attempt["resolve_time_ns"] as? String, "0")
+        XCTAssertTrue(attempt["failure"] is NSNull)
+        XCTAssertEqual(attempt["preimage"] as? String, "")
+        let route = try XCTUnwrap(attempt["route"] as? [String: Any])
+        // The payer's own HTLC: tip + final delta 144 + LND's BlockPadding 3 + the routing node's 40.
+        XCTAssertEqual(route["total_time_lock"] as? Int, SimEnvironment.startHeight + 144 + 3 + 40)
+        XCTAssertEqual(route["total_amt_msat"] as? String, "250026000")
+        XCTAssertEqual(route["total_fees_msat"] as? String, "26000")
+        XCTAssertEqual(route["total_amt"] as? String, "250026")
+        XCTAssertEqual(route["total_fees"] as? String, "26")
+        let hops = try XCTUnwrap(route["hops"] as? [[String: Any]])
+        XCTAssertEqual(hops.count, 2, "payer -> routing node -> payee")
+        // Each hop's expiry is the HTLC it forwards: the payee's, tip + 144 + 3.
+        XCTAssertEqual(hops.map { $0["expiry"] as? Int }, [SimEnvironment.startHeight + 147, SimEnvironment.startHeight + 147])
+        XCTAssertEqual(hops.map { $0["fee_msat"] as? String }, ["26000", "0"])
+        XCTAssertEqual(hops.map { $0["amt_to_forward_msat"] as? String }, ["250000000", "250000000"])
+        XCTAssertEqual(hops[1]["pub_key"] as? String, try hub.network.node("bob").identityKey.compressed.hex)
+        XCTAssertNotNil(hops[0]["chan_id"] as? String)
+        let mpp = try XCTUnwrap(hops[1]["mpp_record"] as? [String: Any])
+        XCTAssertEqual(mpp["total_amt_msat"] as? String, "250000000")
+        XCTAssertEqual((mpp["payment_addr"] as? String).flatMap { Data(base64Encoded: $0) }?.count, 32)
 
         _ = try await post("/v2/invoices/settle", "{\"preimage\":\"\(base64(preimage(0x72)))\"}")
         var last: [String: Any] = [:]
@@ -173,6 +205,87 @@ final class LNDRESTShapeTests: XCTestCase {
         XCTAssertEqual(last["payment_preimage"] as? String, preimage(0x72).hex)
         XCTAssertEqual(last["fee_msat"] as? String, "26000")
         XCTAssertEqual(last["fee_sat"] as? String, "26")
+        let settled = try XCTUnwrap((last["htlcs"] as? [[String: Any]])?.first)
+        XCTAssertEqual(settled["status"] as? String, "SUCCEEDED")
+        XCTAssertEqual(settled["preimage"] as? String, base64(preimage(0x72)))
+        XCTAssertEqual(settled["resolve_time_ns"] as? String, "\(SimEnvironment.startTime)000000000")
+        await alice.shutDown()
+    }
+
+    /// A held payment the payee cancels: its attempt FAILED with the payee's BOLT 4
+    /// failure, reported from the last hop at the payee's height.
+    func testACancelledHoldInvoiceFailsTheAttemptWithThePayeesFailure() async throws {
+        let (hash, request, _) = try await addHold(0x74)
+        let alice = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
+        let body = "{\"payment_request\":\"\(request)\",\"fee_limit_sat\":\"100\",\"timeout_seconds\":60}"
+        let stream = try await alice.stream(HTTPRequest(method: .post, target: "/v2/router/send", body: Array(body.utf8)),
+                                            to: endpoint("alice"))
+        var lines = stream.lines.makeAsyncIterator()
+        _ = try await lines.next()
+        _ = try await lines.next()
+        let (status, _) = try await post("/v2/invoices/cancel", "{\"payment_hash\":\"\(base64(hash))\"}")
+        XCTAssertEqual(status, 200)
+        var last: [String: Any] = [:]
+        while let line = try await lines.next() { last = try XCTUnwrap(object(line)["result"] as? [String: Any]) }
+        XCTAssertEqual(last["status"] as? String, "FAILED")
+        XCTAssertEqual(last["failure_reason"] as? String, "FAILURE_REASON_INCORRECT_PAYMENT_DETAILS")
+        let attempt = try XCTUnwrap((last["htlcs"] as? [[String: Any]])?.first)
+        XCTAssertEqual(attempt["status"] as? String, "FAILED")
+        let failure = try XCTUnwrap(attempt["failure"] as? [String: Any])
+        XCTAssertEqual(failure["code"] as? String, "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS")
+        XCTAssertEqual(failure["failure_source_index"] as? Int, 2)
+        XCTAssertEqual(failure["height"] as? Int, SimEnvironment.startHeight)
+        XCTAssertEqual(failure["htlc_msat"] as? String, "250000000")
+        await alice.shutDown()
+    }
+
+    /// LND's gateway sends a plain reply over 2048 bytes chunked (Go's net/http buffers
+    /// 2048 bytes before it chooses): the hub does too, and the node's client reads it.
+    func testALargePlainReplyIsChunkedAndTheClientReadsIt() async throws {
+        let bob = try await hub.client("bob")
+        let memo = String(repeating: "a long memo ", count: 50)
+        let hash = SHA256.hash(preimage(0x75))
+        _ = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: 250_000_000, memo: memo, expirySeconds: 600,
+                                         cltvExpiry: 144)
+        let urlHash = LNDBase64.encodeURLSafe(hash)
+        let big = try await http.send(HTTPRequest(method: .get, target: "/v2/invoices/lookup?payment_hash=\(urlHash)"),
+                                      to: endpoint())
+        XCTAssertEqual(big.status.code, 200)
+        XCTAssertGreaterThan(big.body.count, 2048)
+        XCTAssertEqual(big.headers.first(name: "transfer-encoding"), "chunked")
+        XCTAssertNil(big.headers.first(name: "content-length"))
+        XCTAssertEqual(try object(big.body)["memo"] as? String, memo)
+        // The node's client reads the chunked reply like any other.
+        let status = try await bob.lookupInvoice(paymentHash: hash)
+        XCTAssertEqual(status.memo, memo)
+        XCTAssertEqual(status.state, .open)
+
+        // A reply that fits in 2048 bytes keeps its Content-Length, as LND's does.
+        let small = try await http.send(HTTPRequest(method: .get, target: "/v1/getinfo"), to: endpoint())
+        XCTAssertLessThanOrEqual(small.body.count, 2048)
+        XCTAssertEqual(small.headers.first(name: "content-length"), "\(small.body.count)")
+        XCTAssertNil(small.headers.first(name: "transfer-encoding"))
+        await bob.shutDown()
+    }
+
+    /// `hub_ln_fault` reports the sends per payment hash, refused ones included, so a
+    /// scenario can check that one payment was sent exactly once.
+    func testSendsAreCountedPerPaymentHashRefusalsIncluded() async throws {
+        let (first, firstRequest, _) = try await addHold(0x76)
+        let (second, secondRequest, _) = try await addHold(0x77)
+        let alice = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
+        var open: [HTTPLineStream] = []
+        for (request, expected) in [(firstRequest, 200), (firstRequest, 409), (secondRequest, 200)] {
+            let body = "{\"payment_request\":\"\(request)\",\"fee_limit_sat\":\"100\",\"timeout_seconds\":60}"
+            let stream = try await alice.stream(HTTPRequest(method: .post, target: "/v2/router/send", body: Array(body.utf8)),
+                                                to: endpoint("alice"))
+            XCTAssertEqual(stream.response.status.code, expected)
+            open.append(stream)
+        }
+        let faults = hub.servers["alice"]!.handler.faults
+        XCTAssertEqual(faults.sendRequests, 3)
+        XCTAssertEqual(faults.sendRequestsByHash, [first.hex: 2, second.hex: 1])
+        XCTAssertEqual(open.map(\.response.status.code), [200, 409, 200], "the streams stay open until here")
         await alice.shutDown()
     }
 

@@ -62,9 +62,10 @@ final class HoldInvoiceTests: XCTestCase {
         XCTAssertEqual(htlc.state, .accepted)
         XCTAssertEqual(htlc.amountMsat, Self.amountMsat)
         XCTAssertEqual(htlc.acceptHeight, SimEnvironment.startHeight)
-        // tip + final CLTV delta + the route's delta.
-        XCTAssertEqual(htlc.expiryHeight, SimEnvironment.startHeight + Int(Self.finalCLTV) + 40)
-        XCTAssertEqual(htlc.expiryHeight, 356)
+        // LND's arithmetic: the payer's tip + final CLTV delta + BlockPadding (3). The
+        // route's own delta lengthens the payer's HTLC, never the one the payee holds.
+        XCTAssertEqual(htlc.expiryHeight, SimEnvironment.startHeight + Int(Self.finalCLTV) + 3)
+        XCTAssertEqual(htlc.expiryHeight, 319)
 
         var balances = network.balances()
         XCTAssertEqual(balances.nodes["alice"], Self.payerFunds - Self.amountMsat - Self.feeMsat)
@@ -202,7 +203,7 @@ final class HoldInvoiceTests: XCTestCase {
                                               feeLimitMsat: 10_000, timeoutSeconds: 60)
         _ = await invoiceUpdates.next()
         let expiry = try network.lookupInvoice(node: "bob", paymentHash: added.paymentHash).htlcs[0].expiryHeight
-        XCTAssertEqual(expiry, 356)
+        XCTAssertEqual(expiry, 319)
 
         // LND's rule with holdexpirydelta 12: cancel once height + 12 >= expiry.
         world.mine(to: expiry - 13)
@@ -217,7 +218,7 @@ final class HoldInvoiceTests: XCTestCase {
         let updates = await collect(payment)
         XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
         XCTAssertEqual(updates.last?.failureReason, .incorrectPaymentDetails)
-        XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 356, height: 344))
+        XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 319, height: 307))
         XCTAssertEqual(network.balances().nodes["alice"], Self.payerFunds)
         XCTAssertEqual(network.balances().inFlightMsat, 0)
         assertConserved()
@@ -229,9 +230,9 @@ final class HoldInvoiceTests: XCTestCase {
     }
 
     func testHTLCArrivingInsideTheHoldDeltaIsCancelledAtOnce() async throws {
-        // A route that adds nothing and a final delta of 18 put the HTLC's expiry at
-        // tip + 18; with a hold delta of 18 LND's watcher cancels it on arrival.
-        let world = SimWorld(policy: RoutingPolicy(routeCLTVDelta: 0, holdExpiryDelta: 18))
+        // A final delta of 18 puts the HTLC's expiry at tip + 18 + 3 (LND's BlockPadding);
+        // with a hold delta of 21 LND's watcher cancels it on arrival.
+        let world = SimWorld(policy: RoutingPolicy(holdExpiryDelta: 21))
         try world.network.addNode(name: "alice", balanceMsat: Self.payerFunds)
         try world.network.addNode(name: "bob", balanceMsat: 0)
         let added = try world.network.addHoldInvoice(node: "bob", paymentHash: SHA256.hash(secret),
@@ -239,9 +240,32 @@ final class HoldInvoiceTests: XCTestCase {
         let updates = await collect(try world.network.sendPayment(from: "alice", paymentRequest: added.paymentRequest,
                                                                    feeLimitMsat: 10_000, timeoutSeconds: 60))
         XCTAssertEqual(updates.map(\.status), [.initiated, .inFlight, .failed])
-        XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 118, height: 100))
+        XCTAssertEqual(updates.last?.failureDetail, .heldHTLCNearExpiry(expiryHeight: 121, height: 100))
         XCTAssertEqual(world.network.balances().nodes["alice"], Self.payerFunds)
         XCTAssertTrue(world.network.balances().isConserved)
+    }
+
+    /// LND gives up on a payment `timeout_seconds` after it was sent; a held HTLC that
+    /// comes back after that fails the payment with FAILURE_REASON_TIMEOUT, however the
+    /// payee cancelled it (issue 15). Within the timeout it is the payee's refusal.
+    func testAHeldPaymentCancelledAfterItsTimeoutFailsWithTimeout() async throws {
+        for (wait, reason) in [(UInt64(59), PaymentFailureReason.incorrectPaymentDetails), (60, .timeout)] {
+            let world = SimWorld()
+            try world.network.addNode(name: "alice", balanceMsat: Self.payerFunds)
+            try world.network.addNode(name: "bob", balanceMsat: 0)
+            let added = try world.network.addHoldInvoice(node: "bob", paymentHash: SHA256.hash(secret),
+                                                         amountMsat: Self.amountMsat, cltvExpiry: Self.finalCLTV)
+            let payment = try world.network.sendPayment(from: "alice", paymentRequest: added.paymentRequest,
+                                                        feeLimitMsat: 10_000, timeoutSeconds: 60)
+            world.advanceTime(by: wait)
+            try world.network.cancelInvoice(node: "bob", paymentHash: added.paymentHash)
+            let updates = await collect(payment)
+            XCTAssertEqual(updates.last?.status, .failed)
+            XCTAssertEqual(updates.last?.failureReason, reason, "cancelled \(wait) s after a 60 s payment")
+            XCTAssertEqual(updates.last?.failureDetail, .canceledByPayee)
+            XCTAssertEqual(updates.last?.htlcs.map(\.status), [.failed])
+            XCTAssertEqual(world.network.balances().nodes["alice"], Self.payerFunds)
+        }
     }
 
     func testHoldInvoiceRefusals() throws {

@@ -56,7 +56,10 @@ final class PaymentRuleTests: XCTestCase {
         XCTAssertEqual(policy.feeMsat(forAmount: 10_000), 1_001)
         XCTAssertEqual(policy.feeMsat(forAmount: Self.amountMsat), Self.feeMsat)
         XCTAssertEqual(policy.feeMsat(forAmount: 2_100_000_000_000_000_000), 1_000 + 210_000_000_000_000)
-        XCTAssertEqual(policy.totalCLTVDelta(finalCLTVDelta: 216), 256)
+        // The route's total time lock: final delta + BlockPadding 3 + the route's 40.
+        XCTAssertEqual(policy.totalCLTVDelta(finalCLTVDelta: 216), 259)
+        // What reaches the payee: final delta + BlockPadding only.
+        XCTAssertEqual(policy.finalHTLCExpiry(tip: 100, finalCLTVDelta: 216), 319)
     }
 
     func testPaymentOverFeeLimitFailsWithNoRouteAndMovesNothing() async throws {
@@ -80,10 +83,10 @@ final class PaymentRuleTests: XCTestCase {
 
     func testCLTVLimitBelowRouteFailsWithNoRoute() async throws {
         let invoice = try holdInvoice(cltv: 216)
-        let updates = try await send(invoice.paymentRequest, cltvLimit: 255)
+        let updates = try await send(invoice.paymentRequest, cltvLimit: 258)
         XCTAssertEqual(updates.last?.status, .failed)
         XCTAssertEqual(updates.last?.failureReason, .noRoute)
-        XCTAssertEqual(updates.last?.failureDetail, .cltvLimitExceeded(totalDelta: 256, limit: 255))
+        XCTAssertEqual(updates.last?.failureDetail, .cltvLimitExceeded(totalDelta: 259, limit: 258))
         assertNothingMoved()
 
         XCTAssertThrowsError(try network.sendPayment(from: "alice", paymentRequest: invoice.paymentRequest,
@@ -91,10 +94,10 @@ final class PaymentRuleTests: XCTestCase {
             XCTAssertEqual(($0 as? LightningSimError)?.description, "total time lock of 2017 exceeds max allowed 2016")
         }
 
-        let atLimit = try await send(invoice.paymentRequest, cltvLimit: 256)
+        let atLimit = try await send(invoice.paymentRequest, cltvLimit: 259)
         XCTAssertEqual(atLimit.map(\.status), [.initiated, .inFlight])
         XCTAssertEqual(try network.lookupInvoice(node: "bob", paymentHash: invoice.paymentHash).htlcs.first?.expiryHeight,
-                       world.tip + 256)
+                       world.tip + 216 + 3)
     }
 
     func testInsufficientBalanceCountsTheFee() async throws {
