@@ -19,7 +19,8 @@ final class Testnet {
         self.supervisor = supervisor
         self.binaries = binaries
         tools = ToolRunner(supervisor: supervisor, scratch: supervisor.runDirectory)
-        hub = try Hub.start(binaries, supervisor: supervisor, arguments: hubArguments)
+        // Each Lightning node's tls.cert goes under the run directory, kept with the logs.
+        hub = try Hub.start(binaries, supervisor: supervisor, arguments: ["--datadir", supervisor.runDirectory + "/hub"] + hubArguments)
         // Without fee data the nodes fall back to 10 sat/vB, which prices a 20,000 sat
         // swap above the client's 5 % fee limit. A quiet chain's 1 sat/vB, served through
         // estimatesmartfee as Core would, is what a regtest user sees.

@@ -17,12 +17,13 @@ struct HubProcess {
         // during start-up still stops the hub cleanly.
         let watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
         let credentials = HTTPBasicCredentials(user: options.rpcUser, password: options.rpcPassword ?? Self.randomPassword())
-        let configuration = RegtestHub.Configuration(
-            kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
-            credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
-            clockRate: options.clockRate, blockIntervalSeconds: options.blockIntervalSeconds)
         let hub: RegtestHub
         do {
+            let configuration = RegtestHub.Configuration(
+                kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
+                credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
+                lightningTLSDirectory: try tlsDirectory(), clockRate: options.clockRate,
+                blockIntervalSeconds: options.blockIntervalSeconds)
             hub = try await RegtestHub.start(configuration, loop: loop)
         } catch {
             await watcher.stop()
@@ -43,6 +44,24 @@ struct HubProcess {
         await hub.stop()
         await watcher.stop()
         await loop.shutdown()
+    }
+
+    /// Where the nodes' tls.cert files go: `--datadir` (created if missing), a new
+    /// directory under /tmp without it, nil with `--lnd-plain-http`.
+    private func tlsDirectory() throws -> String? {
+        guard !options.lndPlainHTTP else { return nil }
+        if let datadir = options.datadir {
+            guard mkdir(datadir, 0o755) == 0 || errno == EEXIST else {
+                throw HubOptions.UsageError(description: "cannot create --datadir \(datadir): \(String(cString: strerror(errno)))")
+            }
+            return datadir
+        }
+        var template = Array("/tmp/peernode-regtest-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw HubOptions.UsageError(description: "cannot create a directory under /tmp for the TLS certificates: "
+                + "\(String(cString: strerror(errno))); give --datadir or --lnd-plain-http")
+        }
+        return String(cString: made)
     }
 
     /// 32 random bytes as hex, from the system's secure generator.
