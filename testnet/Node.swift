@@ -40,7 +40,7 @@ final class Node {
         self.spec = spec
         self.net = net
         datadir = net.supervisor.runDirectory + "/" + spec.name
-        let lightning = try net.hub.rpc.call("hub_ln_addnode", [spec.name, spec.lightningSat, spec.plainLND])
+        let lightning = try net.hub.rpc.call("hub_ln_addnode", [spec.name, spec.lightningSat, spec.plainLND || net.plainLND])
         guard let ln = JSON.object(lightning), let lnPort = JSON.int(ln["rest_port"]),
               let macaroon = JSON.string(ln["macaroon_hex"]), let macaroonBytes = Self.bytes(hex: macaroon) else {
             throw Failure("hub_ln_addnode \(spec.name): no rest_port or macaroon_hex in \(JSON.line(lightning).prefix(300))")

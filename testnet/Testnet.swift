@@ -13,6 +13,9 @@ final class Testnet {
     let hub: Hub
     let tools: ToolRunner
     private(set) var nodes: [Node] = []
+    /// Every node's LND REST in plain HTTP (`lnd_rest_tls=0`) rather than the hub's TLS:
+    /// `bench --plain-lnd`, the benchmark's comparison run.
+    var plainLND = false
 
     /// `hubArguments`: extra `peernode-regtest` options (a simulated clock).
     init(supervisor: Supervisor, binaries: Binaries, hubArguments: [String] = []) throws(Failure) {

@@ -18,14 +18,20 @@ struct HubProcess {
         let watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
         let credentials = HTTPBasicCredentials(user: options.rpcUser, password: options.rpcPassword ?? Self.randomPassword())
         let hub: RegtestHub
+        // A directory the hub made for itself (no --datadir) is removed when it stops: its
+        // certificates are worth nothing once their servers are gone.
+        var ownDirectory: String?
         do {
+            let directory = try tlsDirectory()
+            if options.datadir == nil { ownDirectory = directory }
             let configuration = RegtestHub.Configuration(
                 kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
                 credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
-                lightningTLSDirectory: try tlsDirectory(), clockRate: options.clockRate,
+                lightningTLSDirectory: directory, clockRate: options.clockRate,
                 blockIntervalSeconds: options.blockIntervalSeconds)
             hub = try await RegtestHub.start(configuration, loop: loop)
         } catch {
+            if let ownDirectory { Self.removeCertificates(in: ownDirectory, nodes: options.lightningNodes.map(\.name)) }
             await watcher.stop()
             await loop.shutdown()
             throw error
@@ -41,7 +47,9 @@ struct HubProcess {
 
         for await _ in watcher.signals { break }
 
+        let names = hub.lightning.network.nodes.map(\.name)
         await hub.stop()
+        if let ownDirectory { Self.removeCertificates(in: ownDirectory, nodes: names) }
         await watcher.stop()
         await loop.shutdown()
     }
@@ -62,6 +70,16 @@ struct HubProcess {
                 + "\(String(cString: strerror(errno))); give --datadir or --lnd-plain-http")
         }
         return String(cString: made)
+    }
+
+    /// Removes `<directory>/<node>/tls.cert` for each node, their folders and the directory
+    /// (only what the hub wrote: a folder holding anything else stays).
+    private static func removeCertificates(in directory: String, nodes: [String]) {
+        for name in nodes {
+            unlink(directory + "/" + name + "/tls.cert")
+            rmdir(directory + "/" + name)
+        }
+        rmdir(directory)
     }
 
     /// 32 random bytes as hex, from the system's secure generator.

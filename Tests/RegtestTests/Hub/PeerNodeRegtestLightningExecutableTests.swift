@@ -63,6 +63,19 @@ final class PeerNodeRegtestLightningExecutableTests: XCTestCase {
         try await run.terminateAndExpectCleanExit()
     }
 
+    func testWithoutDatadirTheCertificatesGoToADirectoryTheHubRemovesWhenItStops() async throws {
+        _ = try makeKernelVerifier()
+        let run = try RegtestExecutable.start(arguments: ["--ln-node", "alice:0"])
+        defer { run.interruptIfRunning() }
+        let lightning = try XCTUnwrap(run.printed["lightning"] as? [String: [String: Any]])
+        let certificate = try XCTUnwrap(lightning["alice"]?["tls_cert_path"] as? String)
+        XCTAssertTrue(certificate.hasPrefix("/tmp/peernode-regtest-"), certificate)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: certificate))
+        try await run.terminateAndExpectCleanExit()
+        let directory = URL(fileURLWithPath: certificate).deletingLastPathComponent().deletingLastPathComponent().path
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory), directory)
+    }
+
     func testLNDPlainHTTPServesPlainHTTP() async throws {
         _ = try makeKernelVerifier()
         let run = try RegtestExecutable.start(arguments: ["--ln-node", "alice:1000", "--lnd-plain-http"])
