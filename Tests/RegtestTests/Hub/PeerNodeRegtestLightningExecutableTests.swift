@@ -92,6 +92,21 @@ final class PeerNodeRegtestLightningExecutableTests: XCTestCase {
         try await run.terminateAndExpectCleanExit()
     }
 
+    func testDatadirWithLNDPlainHTTPIsRefused() throws {
+        let process = Process()
+        process.executableURL = try productExecutable("peernode-regtest")
+        process.arguments = ["--datadir", "/tmp/unused", "--lnd-plain-http"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 2)
+        XCTAssertTrue(text.contains("--lnd-plain-http turns off"), text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/unused"))
+    }
+
     /// GET /v1/getinfo over TLS trusting only `certificate`, or plain HTTP when nil.
     private func getInfo(port: Int, macaroonHex: String?, certificate: String?, loop: EventLoop) async throws -> (Int, String) {
         var configuration = HTTPClient.Configuration(timeoutMilliseconds: 10_000)

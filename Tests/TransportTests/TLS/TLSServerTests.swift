@@ -82,12 +82,13 @@ final class TLSServerTests: XCTestCase {
 
     /// Runs a tool on its own thread (it blocks until the tool exits) and returns its
     /// standard output and error.
-    private func runTool(_ arguments: [String]) async throws -> String {
+    private func runTool(_ arguments: [String], environment: [String: String] = [:]) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
                 process.arguments = arguments
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
                 let output = Pipe()
                 process.standardOutput = output
                 process.standardError = output
@@ -211,6 +212,38 @@ final class TLSServerTests: XCTestCase {
         await tcp.close()
         await server.stop()
         XCTAssertEqual(server.errors.withLock { $0 }, [.handshakeTimedOut(milliseconds: 200)])
+    }
+
+    func testAPythonClientLimitedToTLS11IsRefusedByTheServersMinimum() async throws {
+        let (server, _, certificate) = try await serve()
+        // Debian's OpenSSL refuses TLS 1.1 itself: this configuration lets Python's client offer it.
+        let legacy = try tools.legacyOpenSSLConfig()
+        func client(_ version: String) -> String {
+            """
+            import socket, ssl
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.load_verify_locations(cafile="\(certificate)")
+            context.minimum_version = ssl.TLSVersion.TLSv1_1
+            context.maximum_version = ssl.TLSVersion.\(version)
+            context.set_ciphers("DEFAULT:@SECLEVEL=0")  # TLS 1.1's SHA-1 suites, as the server would need
+            raw = socket.create_connection(("127.0.0.1", \(server.port)), timeout=10)
+            try:
+                tls = context.wrap_socket(raw, server_hostname="localhost")
+                print("connected", tls.version())
+            except ssl.SSLError as error:
+                print("refused", error)
+            """
+        }
+        let old = try await runTool(["python3", "-W", "ignore", "-c", client("TLSv1_1")], environment: ["OPENSSL_CONF": legacy])
+        XCTAssertTrue(old.hasPrefix("refused"), old)
+        XCTAssertFalse(old.contains("NO_CIPHERS"), "the client must get as far as offering TLS 1.1: \(old)")
+        // The same client allowed TLS 1.2 connects: the version is what was refused.
+        let allowed = try await runTool(["python3", "-W", "ignore", "-c", client("TLSv1_2")], environment: ["OPENSSL_CONF": legacy])
+        XCTAssertTrue(allowed.hasPrefix("connected TLSv1.2"), allowed)
+        await server.stop()
+        let errors = server.errors.withLock { $0 }
+        guard case .handshakeFailed(let reason)? = errors.first else { return XCTFail("\(errors)") }
+        XCTAssertTrue(reason.contains("protocol"), "\(errors)")
     }
 
     func testTheServersMinimumIsTLS12() throws {
