@@ -34,9 +34,11 @@ fuzz: setup
 clean:
 	rm -rf .build
 
-# Transport benchmarks (issue 3), then the swap benchmark on the regtest hub (issue 9:
+# Transport benchmarks (issue 3) and LND REST connection set-up over TLS against plain HTTP
+# (issue 15, the hub in-process), then the swap benchmark on the regtest hub (issue 9:
 # accept -> claim latency, swaps/s through one provider, memory per in-flight swap): release
-# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50". Then issue 22's
+# builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50" (add
+# --plain-lnd for the nodes on plain HTTP to LND, to compare with TLS). Then issue 22's
 # flood figures: honest connect-and-quote latency during each flood, CPU per handshake (docs/PEERS.md).
 BENCH_ARGS ?=
 bench: setup

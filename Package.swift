@@ -44,7 +44,7 @@ let package = Package(
                           dependencies: ["PeerNode", "Offers", "HTLC", "Transport", "Bitcoin", "Lightning"],
                           path: "Sources/PeerNodeAdversary"),
         // Transport benchmarks (release build): `make bench`.
-        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers"], path: "Sources/PeerNodeBench"),
+        .executableTarget(name: "peernode-bench", dependencies: ["Transport", "CSodium", "Offers", "Regtest"], path: "Sources/PeerNodeBench"),
         // The demo and scenario runner: starts the hub and peernode daemons as processes and
         // drives them through their command lines, so it depends on no library: `make demo`.
         .executableTarget(name: "peernode-testnet", path: "testnet", exclude: ["README.md"]),

@@ -14,6 +14,8 @@ final class HostileKit {
     private let net: Testnet
     private let lndPort: Int64
     private let macaroonPath: String
+    /// The hub's tls.cert for the kit's LND node; nil when it serves plain HTTP.
+    private let tlsCertificatePath: String?
 
     init(_ net: Testnet, name: String = "mallory", lightningSat: Int64) throws(Failure) {
         guard FileManager.default.isExecutableFile(atPath: net.binaries.adversary) else {
@@ -28,6 +30,7 @@ final class HostileKit {
             throw Failure("hub_ln_addnode \(name): no rest_port or macaroon_hex in \(JSON.line(lightning).prefix(300))")
         }
         lndPort = port
+        tlsCertificatePath = JSON.string(ln["tls_cert_path"])
         macaroonPath = net.supervisor.runDirectory + "/\(name).macaroon"
         guard FileManager.default.createFile(atPath: macaroonPath, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
             throw Failure("cannot write \(macaroonPath)")
@@ -41,6 +44,7 @@ final class HostileKit {
         return ["--attack", attack, "--provider", provider.pubky, "--provider-address", address,
                 "--bitcoind", "127.0.0.1:\(rpc.port)", "--rpc-user", rpc.user, "--rpc-password", rpc.password,
                 "--lnd", "127.0.0.1:\(lndPort)", "--lnd-macaroon", macaroonPath, "--amount", String(amountSat)]
+            + (tlsCertificatePath.map { ["--lnd-tls-cert", $0] } ?? [])
     }
 
     /// Runs an attack to its end, its progress lines noted as they come.

@@ -11,6 +11,9 @@ struct NodeSpec {
     var extraConfig: [String] = []
     /// Added to the daemon's environment at every start (`PEERNODE_TEST_CLOCK=hub`).
     var environment: [String: String] = [:]
+    /// Its LND REST on plain HTTP (`lnd_rest_tls=0`) instead of the hub's default TLS: for
+    /// the benchmark's TLS-against-plain figures.
+    var plainLND = false
     /// Keep the daemon's own per-host peer budgets (16 per IP) instead of the runner's 256:
     /// for the flood scenarios, whose attackers dial from other loopback addresses.
     var realPeerBudgets = false
@@ -37,7 +40,7 @@ final class Node {
         self.spec = spec
         self.net = net
         datadir = net.supervisor.runDirectory + "/" + spec.name
-        let lightning = try net.hub.rpc.call("hub_ln_addnode", [spec.name, spec.lightningSat])
+        let lightning = try net.hub.rpc.call("hub_ln_addnode", [spec.name, spec.lightningSat, spec.plainLND || net.plainLND])
         guard let ln = JSON.object(lightning), let lnPort = JSON.int(ln["rest_port"]),
               let macaroon = JSON.string(ln["macaroon_hex"]), let macaroonBytes = Self.bytes(hex: macaroon) else {
             throw Failure("hub_ln_addnode \(spec.name): no rest_port or macaroon_hex in \(JSON.line(lightning).prefix(300))")
@@ -64,7 +67,8 @@ final class Node {
             "lnd_rest_host=127.0.0.1",
             "lnd_rest_port=\(lnPort)",
             "lnd_macaroon=lnd.macaroon",
-            "lnd_rest_tls=0",  // the hub serves LND REST in plain HTTP on loopback
+            // The hub's fresh self-signed tls.cert for this node, as a user points at LND's.
+            JSON.string(ln["tls_cert_path"]).map { "lnd_tls_cert=\($0)" } ?? "lnd_rest_tls=0",
             "wallet_sync_seconds=1",
         ]
         if !spec.realPeerBudgets {

@@ -13,12 +13,18 @@ import Foundation
 struct BenchOptions {
     var swaps = 200
     var concurrent = 50
+    /// The nodes reach the hub's LND REST in plain HTTP instead of TLS, to compare.
+    var plainLND = false
 
-    /// `--swaps N --concurrent N`; nil on anything else.
+    /// `--swaps N --concurrent N [--plain-lnd]`; nil on anything else.
     static func parse(_ words: [String]) -> BenchOptions? {
         var options = BenchOptions()
         var rest = words[...]
         while let word = rest.popFirst() {
+            if word == "--plain-lnd" {
+                options.plainLND = true
+                continue
+            }
             guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { return nil }
             switch word {
             case "--swaps": options.swaps = value
@@ -88,7 +94,8 @@ struct BenchFigures {
 }
 
 func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
-    Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`")
+    Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, LND REST over "
+        + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"))
     Console.out("run directory (data dirs and logs): \(run.directory)")
     Console.out("cores: \(ProcessInfo.processInfo.activeProcessorCount), load average at start: \(Bench.loadAverage())")
     let supervisor = Supervisor(runDirectory: run.directory)
@@ -97,7 +104,9 @@ func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
     var passed = false
     do {
         let net = try clock.stage("start the regtest hub") { () throws(Failure) -> Testnet in
-            try Testnet(supervisor: supervisor, binaries: run.binaries)
+            let net = try Testnet(supervisor: supervisor, binaries: run.binaries)
+            net.plainLND = options.plainLND
+            return net
         }
         let (figures, checks) = try SwapBench(net: net, clock: clock, options: options).run()
         Console.out("")

@@ -22,7 +22,8 @@ struct HubPrimitives {
         let macaroonHex: String
 
         init(_ net: Testnet, name: String, sat: Int64) throws(Failure) {
-            let made = try net.hub.rpc.call("hub_ln_addnode", [name, sat])
+            // Plain HTTP: these calls go through this program's loopback HTTP client.
+            let made = try net.hub.rpc.call("hub_ln_addnode", [name, sat, true])
             guard let info = JSON.object(made), let port = JSON.int(info["rest_port"]), let macaroon = JSON.string(info["macaroon_hex"]) else {
                 throw Failure("hub_ln_addnode \(name): no rest_port or macaroon_hex in \(JSON.line(made).prefix(300))")
             }

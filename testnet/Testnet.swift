@@ -13,13 +13,17 @@ final class Testnet {
     let hub: Hub
     let tools: ToolRunner
     private(set) var nodes: [Node] = []
+    /// Every node's LND REST in plain HTTP (`lnd_rest_tls=0`) rather than the hub's TLS:
+    /// `bench --plain-lnd`, the benchmark's comparison run.
+    var plainLND = false
 
     /// `hubArguments`: extra `peernode-regtest` options (a simulated clock).
     init(supervisor: Supervisor, binaries: Binaries, hubArguments: [String] = []) throws(Failure) {
         self.supervisor = supervisor
         self.binaries = binaries
         tools = ToolRunner(supervisor: supervisor, scratch: supervisor.runDirectory)
-        hub = try Hub.start(binaries, supervisor: supervisor, arguments: hubArguments)
+        // Each Lightning node's tls.cert goes under the run directory, kept with the logs.
+        hub = try Hub.start(binaries, supervisor: supervisor, arguments: ["--datadir", supervisor.runDirectory + "/hub"] + hubArguments)
         // Without fee data the nodes fall back to 10 sat/vB, which prices a 20,000 sat
         // swap above the client's 5 % fee limit. A quiet chain's 1 sat/vB, served through
         // estimatesmartfee as Core would, is what a regtest user sees.

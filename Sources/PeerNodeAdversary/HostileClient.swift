@@ -174,9 +174,11 @@ struct HostileClient {
         guard let macaroon = FileManager.default.contents(atPath: path) else { throw KitError("cannot read the macaroon \(path)") }
         let configuration = LNDRESTClient.Configuration(host: host, port: port, macaroon: Array(macaroon), network: options.network)
         do {
-            return try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper) { host, port in
-                try await TCPConnection.connect(host: host, port: port, loop: loop)
+            var connector: HTTPClient.Connector = { host, port in try await TCPConnection.connect(host: host, port: port, loop: loop) }
+            if let certificate = options.tlsCertificatePath {
+                connector = TLSHTTPConnector(loop: loop, certificatePath: certificate).connector
             }
+            return try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper, connector: connector)
         } catch {
             throw KitError("cannot use the Lightning node at \(host):\(port): \(error)")
         }

@@ -8,7 +8,7 @@ struct KitOptions {
     static let usage = """
         usage: peernode-adversary --attack <name> --provider <pubky> --provider-address <host:port>
                                   --bitcoind <host:port> --rpc-user <user> --rpc-password <password>
-                                  [--lnd <host:port> --lnd-macaroon <file>]
+                                  [--lnd <host:port> --lnd-macaroon <file> [--lnd-tls-cert <file>]]
                                   [--seed-file <file>] [--amount <sat>] [--network regtest]
                                   [--wait-seconds <s>]
                                   [--sources <ip,...>] [--seconds <s>] [--connections <n>] [--identities <n>]
@@ -23,6 +23,7 @@ struct KitOptions {
           --bitcoind          the chain's JSON-RPC (the regtest hub), with --rpc-user/--rpc-password
           --lnd               the REST endpoint of the kit's own Lightning node (every attack but
                               retired-p2wsh pays through it), with --lnd-macaroon (raw bytes)
+                              and --lnd-tls-cert (its tls.cert; without it: plain HTTP)
           --seed-file         32 raw bytes (as `peernode init` writes); default: a fresh identity
           --amount            sat the destination should receive (default 25000)
           --wait-seconds      the longest wait for the provider or the chain (default 600)
@@ -54,6 +55,8 @@ struct KitOptions {
     var lndHost: String?
     var lndPort: Int?
     var macaroonPath: String?
+    /// LND's tls.cert, the only certificate trusted; nil: plain HTTP.
+    var tlsCertificatePath: String?
     var seedFile: String?
     var amountSat: Int64 = 25_000
     var network: Network = .regtest
@@ -71,7 +74,7 @@ struct KitOptions {
         var values: [String: String] = [:]
         var index = 0
         let known: Set<String> = ["--attack", "--provider", "--provider-address", "--bitcoind", "--rpc-user", "--rpc-password",
-                                  "--lnd", "--lnd-macaroon", "--seed-file", "--amount", "--network", "--wait-seconds",
+                                  "--lnd", "--lnd-macaroon", "--lnd-tls-cert", "--seed-file", "--amount", "--network", "--wait-seconds",
                                   "--sources", "--seconds", "--connections", "--identities", "--count", "--in-flight",
                                   "--interval-ms"]
         while index < words.count {
@@ -101,6 +104,7 @@ struct KitOptions {
             options.lndHost = host
             options.lndPort = port
             options.macaroonPath = try required("--lnd-macaroon")
+            options.tlsCertificatePath = values["--lnd-tls-cert"]
         } else if attack.pays {
             // Every attack but the refused request pays the hold invoice first.
             throw KitError("--attack \(attack.rawValue) pays the provider's invoice: --lnd and --lnd-macaroon are required")

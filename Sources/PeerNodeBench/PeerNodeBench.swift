@@ -6,7 +6,8 @@ import Transport
 ///
 ///     swift build -c release --product peernode-bench && .build/release/peernode-bench
 ///
-/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`); none runs all.
+/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`, `lnd`); none runs
+/// all. `lnd` starts the regtest hub in this process (it needs `PEERNODE_KERNEL_LIB`).
 /// Every ratio compares two figures measured in this same run, on this machine.
 @main
 struct PeerNodeBench {
@@ -16,9 +17,9 @@ struct PeerNodeBench {
             exit(1)
         }
         let selected = Set(CommandLine.arguments.dropFirst())
-        let known: Set<String> = ["handshake", "throughput", "fanout", "router"]
+        let known: Set<String> = ["handshake", "throughput", "fanout", "router", "lnd"]
         guard selected.isSubset(of: known) else {
-            print("usage: peernode-bench [handshake] [throughput] [fanout] [router]")
+            print("usage: peernode-bench [handshake] [throughput] [fanout] [router] [lnd]")
             exit(2)
         }
         func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
@@ -65,6 +66,10 @@ struct PeerNodeBench {
                 let met = RouterBench.report(result, into: &table)
                 allMet = allMet && met
             }
+            if wanted("lnd") {
+                let result = try await LNDConnectBench(rounds: lndRounds).run(loop: loop)
+                LNDConnectBench.report(result, into: &table)
+            }
             await loop.shutdown()
         } catch {
             print("benchmark failed: \(error)")
@@ -80,8 +85,11 @@ struct PeerNodeBench {
         print("3: 1,000 identities, one PeerServer + PeerListener (own port) each, one client dialling")
         print("   each with PeerDialer (TCP + handshake), one ~\(FanOutBench.offerRequest(id: "offer-0000").count)-byte request and reply, 50 at a time.")
         if wanted("router") { RouterBench.printNotes() }
+        if wanted("lnd") { LNDConnectBench.printNotes(rounds: lndRounds) }
         exit(allMet ? 0 : 3)
     }
+
+    static let lndRounds = 300
 
     /// 1,000 listeners plus their connections need more descriptors than the usual 1024.
     static func raiseOpenFileLimit(to wanted: rlim_t) {

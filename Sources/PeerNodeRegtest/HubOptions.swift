@@ -20,6 +20,10 @@ struct HubOptions {
     var blockIntervalSeconds: Int?
     /// Lightning nodes created at start, each with its own LND REST server.
     var lightningNodes: [RegtestHub.NodeSpec] = []
+    /// Where each Lightning node's tls.cert is written; nil: a new directory under /tmp.
+    var datadir: String?
+    /// Every LND REST server in plain HTTP (LND's no-rest-tls) instead of TLS.
+    var lndPlainHTTP = false
 
     static let usage = """
         usage: peernode-regtest [options]
@@ -45,6 +49,10 @@ struct HubOptions {
                                   pace); replaces --automine
           --ln-node <name[:sat]>  a Lightning node with its own LND REST server, funded with
                                   <sat> satoshis (default 0); repeat for more nodes
+          --datadir <dir>         where each Lightning node's TLS certificate is written, as
+                                  <dir>/<node>/tls.cert (default: a new directory under /tmp)
+          --lnd-plain-http        serve LND REST in plain HTTP (LND's no-rest-tls) instead of
+                                  TLS with a fresh self-signed certificate per node
           --help                  this text
         """
 
@@ -78,9 +86,14 @@ struct HubOptions {
             case "--clock-rate": options.clockRate = try number(flag, 1...100_000)
             case "--block-interval-seconds": options.blockIntervalSeconds = try number(flag, 1...86_400)
             case "--ln-node": options.lightningNodes.append(try nodeSpec(value(flag)))
+            case "--datadir": options.datadir = try value(flag)
+            case "--lnd-plain-http": options.lndPlainHTTP = true
             case "--help", "-h": return nil
             default: throw UsageError(description: "unknown option \(flag)")
             }
+        }
+        if options.lndPlainHTTP && options.datadir != nil {
+            throw UsageError(description: "--datadir holds the TLS certificates, which --lnd-plain-http turns off: give one of them")
         }
         guard !options.rpcUser.contains(":") else { throw UsageError(description: "--rpcuser may not contain ':'") }
         var names = Set<String>()

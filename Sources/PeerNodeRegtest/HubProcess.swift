@@ -17,14 +17,21 @@ struct HubProcess {
         // during start-up still stops the hub cleanly.
         let watcher = try await SignalWatcher.start(watching: [SIGINT, SIGTERM], loop: loop)
         let credentials = HTTPBasicCredentials(user: options.rpcUser, password: options.rpcPassword ?? Self.randomPassword())
-        let configuration = RegtestHub.Configuration(
-            kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
-            credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
-            clockRate: options.clockRate, blockIntervalSeconds: options.blockIntervalSeconds)
         let hub: RegtestHub
+        // A directory the hub made for itself (no --datadir) is removed when it stops: its
+        // certificates are worth nothing once their servers are gone.
+        var ownDirectory: String?
         do {
+            let directory = try tlsDirectory()
+            if options.datadir == nil { ownDirectory = directory }
+            let configuration = RegtestHub.Configuration(
+                kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
+                credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
+                lightningTLSDirectory: directory, clockRate: options.clockRate,
+                blockIntervalSeconds: options.blockIntervalSeconds)
             hub = try await RegtestHub.start(configuration, loop: loop)
         } catch {
+            if let ownDirectory { Self.removeCertificates(in: ownDirectory, nodes: options.lightningNodes.map(\.name)) }
             await watcher.stop()
             await loop.shutdown()
             throw error
@@ -40,9 +47,39 @@ struct HubProcess {
 
         for await _ in watcher.signals { break }
 
+        let names = hub.lightning.network.nodes.map(\.name)
         await hub.stop()
+        if let ownDirectory { Self.removeCertificates(in: ownDirectory, nodes: names) }
         await watcher.stop()
         await loop.shutdown()
+    }
+
+    /// Where the nodes' tls.cert files go: `--datadir` (created if missing), a new
+    /// directory under /tmp without it, nil with `--lnd-plain-http`.
+    private func tlsDirectory() throws -> String? {
+        guard !options.lndPlainHTTP else { return nil }
+        if let datadir = options.datadir {
+            guard mkdir(datadir, 0o755) == 0 || errno == EEXIST else {
+                throw HubOptions.UsageError(description: "cannot create --datadir \(datadir): \(String(cString: strerror(errno)))")
+            }
+            return datadir
+        }
+        var template = Array("/tmp/peernode-regtest-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw HubOptions.UsageError(description: "cannot create a directory under /tmp for the TLS certificates: "
+                + "\(String(cString: strerror(errno))); give --datadir or --lnd-plain-http")
+        }
+        return String(cString: made)
+    }
+
+    /// Removes `<directory>/<node>/tls.cert` for each node, their folders and the directory
+    /// (only what the hub wrote: a folder holding anything else stays).
+    private static func removeCertificates(in directory: String, nodes: [String]) {
+        for name in nodes {
+            unlink(directory + "/" + name + "/tls.cert")
+            rmdir(directory + "/" + name)
+        }
+        rmdir(directory)
     }
 
     /// 32 random bytes as hex, from the system's secure generator.

@@ -1,9 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Bitcoin
 import Synchronization
 import Transport
 
 /// The hub's Lightning side: one simulated network whose nodes each have an LND REST
-/// server on loopback, kept in step with the hub's chain.
+/// server on loopback, kept in step with the hub's chain. With a TLS directory each server
+/// speaks TLS, as LND does by default, with a fresh certificate in `<dir>/<node>/tls.cert`.
 ///
 /// The network hears of every tip change from the chain itself (`RegtestChain.onTipChange`),
 /// on the thread that changed it, before that call returns: a caller that mined or
@@ -15,6 +21,8 @@ public final class HubLightning: Sendable {
     private let chain: RegtestChain
     private let loop: EventLoop
     private let host: String
+    /// Where each node's `tls.cert` goes (a folder per node); nil: every server plain HTTP.
+    private let tlsDirectory: String?
     /// REST servers by node name; nil once the hub is stopping, so a late `addNode`
     /// cannot leave a server running.
     private let servers = Mutex<[String: LNDRESTServer]?>([:])
@@ -26,10 +34,13 @@ public final class HubLightning: Sendable {
     /// - Parameters:
     ///   - host: where the LND REST servers listen (loopback).
     ///   - clock: the hub's clock in Unix seconds, shared with the chain.
-    init(chain: RegtestChain, loop: EventLoop, host: String, clock: @escaping @Sendable () -> Int64) {
+    ///   - tlsDirectory: where each node's `tls.cert` is written; nil: plain HTTP for all.
+    init(chain: RegtestChain, loop: EventLoop, host: String, tlsDirectory: String? = nil,
+         clock: @escaping @Sendable () -> Int64) {
         self.chain = chain
         self.loop = loop
         self.host = host
+        self.tlsDirectory = tlsDirectory
         let network = LightningNetwork(chainTip: { chain.height }, clock: { UInt64(max(0, clock())) })
         self.network = network
         chain.onTipChange { height, _ in network.blockConnected(height: height) }
@@ -38,11 +49,22 @@ public final class HubLightning: Sendable {
     // MARK: nodes
 
     /// Creates a node funded with `balanceSat` and starts its REST server on a free
-    /// port with a fresh random macaroon.
-    public func addNode(name: String, balanceSat: Int64) async throws -> LightningEndpoint {
+    /// port with a fresh random macaroon, over TLS with a fresh certificate when the hub
+    /// has a TLS directory, unless `plainHTTP` (LND's `no-rest-tls`, for a test of that path).
+    public func addNode(name: String, balanceSat: Int64, plainHTTP: Bool = false) async throws -> LightningEndpoint {
         guard !name.isEmpty else { throw HubLightningError.invalidName }
+        // The name is also a folder under the TLS directory.
+        guard !name.contains("/"), name != ".", name != ".." else { throw HubLightningError.unsafeName(name) }
         let balanceMsat = try Self.msat(balanceSat)
         guard servers.withLock({ $0 != nil }) else { throw HubLightningError.stopped }
+        var certificatePath: String?
+        if let tlsDirectory, !plainHTTP {
+            let folder = tlsDirectory + "/" + name
+            guard mkdir(tlsDirectory, 0o755) == 0 || errno == EEXIST, mkdir(folder, 0o755) == 0 || errno == EEXIST else {
+                throw HubLightningError.serverFailed(node: name, "cannot create \(folder): \(String(cString: strerror(errno)))")
+            }
+            certificatePath = folder + "/tls.cert"
+        }
         // The network refuses a duplicate name, so of two racing calls only one goes on.
         try network.addNode(name: name, balanceMsat: balanceMsat)
         // The simulator cannot remove a node: if the server fails to start, the node
@@ -51,7 +73,7 @@ public final class HubLightning: Sendable {
         do {
             let chain = self.chain
             server = try await LNDRESTServer.start(network: network, node: name, host: host, port: 0, loop: loop,
-                                                   blockHash: { chain.tipHash.hex })
+                                                   blockHash: { chain.tipHash.hex }, tlsCertificatePath: certificatePath)
         } catch {
             throw HubLightningError.serverFailed(node: name, "\(error)")
         }
@@ -84,7 +106,8 @@ public final class HubLightning: Sendable {
         let info = try network.node(name)
         guard let server = servers.withLock({ $0?[name] }) else { throw HubLightningError.noServer(node: name) }
         return LightningEndpoint(info: info, url: server.url, host: server.host, port: server.port,
-                                 macaroonHex: server.macaroonHex, macaroonPaths: macaroonPaths.withLock { $0[name] ?? [:] })
+                                 macaroonHex: server.macaroonHex, macaroonPaths: macaroonPaths.withLock { $0[name] ?? [:] },
+                                 tlsCertificatePath: server.tlsCertificatePath, tlsFingerprint: server.tlsFingerprint)
     }
 
     /// Every node that has a REST server, by name.
@@ -165,8 +188,23 @@ public struct LightningEndpoint: Sendable, Hashable {
     public var macaroonHex: String
     /// The node's macaroon files by kind (`admin`, `invoice`, `readonly`), as LND writes them.
     public var macaroonPaths: [String: String] = [:]
+    /// The server's `tls.cert`, the only certificate a client should trust; nil: plain HTTP.
+    public var tlsCertificatePath: String?
+    /// The certificate's SHA-256, as the client's refusal and `openssl x509 -fingerprint` print it.
+    public var tlsFingerprint: String?
 
     public var name: String { info.name }
+
+    public init(info: LightningNodeInfo, url: String, host: String, port: Int, macaroonHex: String,
+                tlsCertificatePath: String? = nil, tlsFingerprint: String? = nil) {
+        self.info = info
+        self.url = url
+        self.host = host
+        self.port = port
+        self.macaroonHex = macaroonHex
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsFingerprint = tlsFingerprint
+    }
 
     /// The entry printed at start-up and answered by the `hub_ln_*` methods. The
     /// macaroon is printed in full: it guards a regtest simulator on loopback, and
@@ -181,6 +219,9 @@ public struct LightningEndpoint: Sendable, Hashable {
             "rest_port": .int(port),
             "macaroon_hex": .string(macaroonHex),
             "macaroons": .object(macaroonPaths.keys.sorted().map { OrderedJSON.Member($0, .string(macaroonPaths[$0]!)) }),
+            // Null for a plain-HTTP server (rest_url then starts with http://).
+            "tls_cert_path": tlsCertificatePath.map { .string($0) } ?? .null,
+            "tls_cert_sha256": tlsFingerprint.map { .string($0) } ?? .null,
             // LND reports channel balances in whole satoshis, rounding down.
             "balance_sat": .int(info.balanceMsat / 1_000),
             "balance_msat": .int(info.balanceMsat),
@@ -191,6 +232,7 @@ public struct LightningEndpoint: Sendable, Hashable {
 
 public enum HubLightningError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName
+    case unsafeName(String)
     case invalidAmount(Int64)
     case noServer(node: String)
     case serverFailed(node: String, String)
@@ -199,6 +241,7 @@ public enum HubLightningError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .invalidName: return "a Lightning node needs a non-empty name"
+        case .unsafeName(let name): return "a Lightning node's name is also a folder name: \"\(name)\" may not be . or .. or hold a /"
         case .invalidAmount(let sat): return "\(sat) sat is not an amount of bitcoin"
         case .noServer(let node): return "Lightning node \(node) has no REST server"
         case .serverFailed(let node, let reason):

@@ -24,6 +24,9 @@ public final class RegtestHub: Sendable {
         public var lightningHost: String
         /// Nodes created at start, in order.
         public var lightningNodes: [NodeSpec]
+        /// Where each Lightning node's `tls.cert` is written (`<dir>/<node>/tls.cert`), its
+        /// REST server then speaking TLS as LND does; nil: plain HTTP (LND's `no-rest-tls`).
+        public var lightningTLSDirectory: String?
         /// How often the hub expires Lightning invoices (time-based; tip changes are pushed by the chain).
         public var housekeepingMilliseconds: UInt64
         /// Core's delay before refusing a wrong RPC password.
@@ -41,7 +44,7 @@ public final class RegtestHub: Sendable {
 
         public init(kernelPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(), rpcHost: String = "127.0.0.1",
                     rpcPort: Int = 0, credentials: HTTPBasicCredentials, autoMineSeconds: Int? = nil,
-                    lightningHost: String = "127.0.0.1", lightningNodes: [NodeSpec] = [],
+                    lightningHost: String = "127.0.0.1", lightningNodes: [NodeSpec] = [], lightningTLSDirectory: String? = nil,
                     housekeepingMilliseconds: UInt64 = 250, authFailureDelayMilliseconds: UInt64 = 250,
                     clock: (@Sendable () -> Int64)? = nil, clockRate: Int = 1, blockIntervalSeconds: Int? = nil) {
             self.kernelPath = kernelPath
@@ -52,6 +55,7 @@ public final class RegtestHub: Sendable {
             self.autoMineSeconds = autoMineSeconds
             self.lightningHost = lightningHost
             self.lightningNodes = lightningNodes
+            self.lightningTLSDirectory = lightningTLSDirectory
             self.housekeepingMilliseconds = housekeepingMilliseconds
             self.authFailureDelayMilliseconds = authFailureDelayMilliseconds
             // Nil: the wall clock.
@@ -110,7 +114,7 @@ public final class RegtestHub: Sendable {
         // Invoice times and expiry follow the simulated clock: an invoice's 10 minutes are
         // a block's worth of simulated time, as on mainnet. (HTLC expiry is in blocks.)
         let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost,
-                                     clock: { simulated.now() })
+                                     tlsDirectory: configuration.lightningTLSDirectory, clock: { simulated.now() })
         lightning.startHousekeeping(everyMilliseconds: max(1, configuration.housekeepingMilliseconds))
         let rpc: BitcoinRPCService
         do {

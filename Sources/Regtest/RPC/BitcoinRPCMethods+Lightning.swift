@@ -17,16 +17,21 @@ extension BitcoinRPCMethods {
         [
             RPCMethod("hub_ln_addnode",
                       summary: "Creates a Lightning node funded with balance_sat and starts its LND REST server "
-                          + "on a free loopback port with a fresh root key and LND's admin, invoice and readonly macaroons.",
+                          + "on a free loopback port with a fresh root key and LND's admin, invoice and readonly macaroons, "
+                          + "over TLS with a fresh tls.cert (unless the hub serves plain HTTP, or plain_http is true).",
                       arguments: [RPCArgument("name", .string, "The node's name (also its alias)"),
-                                  RPCArgument("balance_sat", .number, default: "0", "Its spendable balance in satoshis")],
+                                  RPCArgument("balance_sat", .number, default: "0", "Its spendable balance in satoshis"),
+                                  RPCArgument("plain_http", .bool, default: "false",
+                                              "Serve this node's REST in plain HTTP (LND's no-rest-tls)")],
                       result: "{...}    (json object) name, alias, identity_pubkey, rest_url, rest_host, rest_port, "
-                          + "macaroon_hex (admin), macaroons (file paths by kind), balance_sat, balance_msat, online",
+                          + "macaroon_hex (admin), macaroons (file paths by kind), tls_cert_path and tls_cert_sha256 "
+                          + "(null in plain HTTP), balance_sat, balance_msat, online",
                       examples: [.cli("\"alice\" 500000"), .rpc("\"alice\", 500000")]) { params in
                 let name = params.string(0) ?? ""
                 let balance = try params.int(1, default: 0)
+                let plain = params.bool(2, default: false)
                 do {
-                    return try await lightning.addNode(name: name, balanceSat: Int64(balance)).json
+                    return try await lightning.addNode(name: name, balanceSat: Int64(balance), plainHTTP: plain).json
                 } catch {
                     throw lightningError(error)
                 }
@@ -146,7 +151,7 @@ extension BitcoinRPCMethods {
         }
         if let error = error as? HubLightningError {
             switch error {
-            case .invalidName, .invalidAmount: return .invalidParameter(error.description)
+            case .invalidName, .unsafeName, .invalidAmount: return .invalidParameter(error.description)
             case .noServer: return .invalidAddressOrKey(error.description)
             case .serverFailed, .stopped: return .misc(error.description)
             }

@@ -21,6 +21,12 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
     case recordFailed(reason: String)
     /// OpenSSL could not set up the connection (out of memory, a broken library).
     case setupFailed(reason: String)
+    /// A server could not write its certificate file (`tls.cert`).
+    case certificateFileUnwritable(path: String, reason: String)
+    /// A client sent plain HTTP to a TLS server, which answered as LND does and closed.
+    case plainHTTPClient
+    /// A client did not finish the handshake within the server's limit.
+    case handshakeTimedOut(milliseconds: UInt64)
 
     public var description: String {
         switch self {
@@ -45,6 +51,12 @@ public enum TLSError: Error, Equatable, Sendable, CustomStringConvertible {
             return "TLS connection failed: \(reason)"
         case .setupFailed(let reason):
             return "cannot set up TLS: \(reason)"
+        case .certificateFileUnwritable(let path, let reason):
+            return "cannot write the TLS certificate file \(path): \(reason); check the directory exists and is writable"
+        case .plainHTTPClient:
+            return "a client sent plain HTTP to this TLS port; it must connect with TLS, trusting this server's tls.cert"
+        case .handshakeTimedOut(let milliseconds):
+            return "the client did not finish the TLS handshake within \(milliseconds) ms"
         }
     }
 }

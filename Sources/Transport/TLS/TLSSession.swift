@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// One TLS client connection's OpenSSL state, with no socket: network bytes go in through
+/// One TLS connection's OpenSSL state, client or server side, with no socket: network bytes go in through
 /// one memory BIO and come out of another, so the caller moves them over any `ByteStream`
 /// and OpenSSL never blocks or touches a file descriptor. Not thread-safe: `TLSStream`
 /// keeps it behind a lock and calls it only synchronously (OpenSSL's error queue is per
@@ -21,7 +21,8 @@ final class TLSSession {
     private let networkIn: OpaquePointer
     /// Bytes OpenSSL wrote, for the network (owned by `ssl`).
     private let networkOut: OpaquePointer
-    private let anchors: TLSCertificates
+    /// A client's only trust anchors; nil on the server side (it asks for no certificate).
+    private let anchors: TLSCertificates?
 
     /// A client for `host` that trusts only `anchors`: nothing from the system's store.
     init(host: String, anchors: TLSCertificates) throws(TLSError) {
@@ -69,6 +70,26 @@ final class TLSSession {
         ERR_clear_error()
     }
 
+    /// The accept side of one connection to `server`: SSL_accept's work, done by
+    /// `handshake()` over the memory BIOs like the client's.
+    init(server: TLSServerContext) throws(TLSError) {
+        ERR_clear_error()
+        // This session holds its own reference to the shared context, freed in deinit.
+        guard SSL_CTX_up_ref(server.context) == 1 else { throw .setupFailed(reason: TLSSession.openSSLErrors()) }
+        context = server.context
+        anchors = nil
+        guard let ssl = SSL_new(context), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+            SSL_CTX_free(context)
+            throw .setupFailed(reason: TLSSession.openSSLErrors())
+        }
+        SSL_set_bio(ssl, input, output)
+        self.ssl = ssl
+        networkIn = input
+        networkOut = output
+        SSL_set_accept_state(ssl)
+        ERR_clear_error()
+    }
+
     deinit {
         SSL_free(ssl)
         SSL_CTX_free(context)
@@ -109,6 +130,7 @@ final class TLSSession {
     /// anchors) with the host checked, or is byte-equal to one of them and within its
     /// validity period (a pinned certificate: the host name is then what the user chose).
     func verifyPeer() throws(TLSError) {
+        guard let anchors else { return }
         guard let peer = SSL_get1_peer_certificate(ssl) else { throw .noPeerCertificate }
         defer { X509_free(peer) }
         let result = Int32(SSL_get_verify_result(ssl))

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// A TLS client connection over another byte stream (TCP on the event loop): OpenSSL runs
+/// A TLS connection (client or server side) over another byte stream (TCP on the event loop): OpenSSL runs
 /// on memory buffers, and this type moves the records over the inner stream with its own
 /// async reads and writes, so nothing waits on a socket and the HTTP client above sees an
 /// ordinary `ByteStream`.
@@ -41,7 +41,54 @@ public final class TLSStream: ByteStream {
         }
     }
 
+    /// The server side over `inner` (a connection a listener accepted): the handshake with
+    /// `context`'s identity, then the stream. A client that sends plain HTTP gets LND's
+    /// (Go's) answer, "Client sent an HTTP request to an HTTPS server", which the LND client
+    /// recognises; one that has not finished the handshake after `timeoutMilliseconds`
+    /// is dropped, so an idle socket cannot hold a server task forever. On any failure
+    /// `inner` is closed.
+    public static func accept(over inner: any ByteStream, context: TLSServerContext, sleeper: any Sleeper,
+                              timeoutMilliseconds: UInt64 = 10_000) async throws -> TLSStream {
+        // Closing `inner` ends a pending read, which is how the timer stops a stalled handshake.
+        let timedOut = Mutex(false)
+        let timer = Task {
+            guard (try? await sleeper.sleep(milliseconds: timeoutMilliseconds)) != nil, !Task.isCancelled else { return }
+            timedOut.withLock { $0 = true }
+            await inner.close()
+        }
+        defer { timer.cancel() }
+        do {
+            let session = try TLSSession(server: context)
+            try await withTaskCancellationHandler {
+                try await handshake(session, over: inner, role: .server)
+            } onCancel: {
+                Task { await inner.close() }
+            }
+            timer.cancel()
+            try Task.checkCancellation()
+            if timedOut.withLock({ $0 }) { throw TLSError.handshakeTimedOut(milliseconds: timeoutMilliseconds) }
+            let version = session.protocolVersion
+            return TLSStream(inner: inner, session: session, protocolVersion: version)
+        } catch {
+            await inner.close()
+            if timedOut.withLock({ $0 }) { throw TLSError.handshakeTimedOut(milliseconds: timeoutMilliseconds) }
+            throw error
+        }
+    }
+
+    /// Go's net/http answer to plain HTTP on a TLS port, which LND's REST proxy sends.
+    static let plainHTTPAnswer = Array("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n".utf8)
+
+    private enum Role {
+        case client(host: String, port: Int)
+        case server
+    }
+
     private static func handshake(_ session: TLSSession, over inner: any ByteStream, host: String, port: Int) async throws {
+        try await handshake(session, over: inner, role: .client(host: host, port: port))
+    }
+
+    private static func handshake(_ session: TLSSession, over inner: any ByteStream, role: Role) async throws {
         var receivedAny = false
         while true {
             let step = try session.handshake()
@@ -49,9 +96,21 @@ public final class TLSStream: ByteStream {
             if !output.isEmpty { try await inner.write(output) }
             if step == .done { return }
             guard let bytes = try await inner.read() else { throw TLSError.closedDuringHandshake }
-            // A plain HTTP server answers a ClientHello with "HTTP/1.x 400": say so rather
-            // than pass on OpenSSL's "wrong version number".
-            if !receivedAny && bytes.starts(with: Array("HTTP/".utf8)) { throw TLSError.plainHTTPServer(host: host, port: port) }
+            if !receivedAny {
+                switch role {
+                case .client(let host, let port):
+                    // A plain HTTP server answers a ClientHello with "HTTP/1.x 400": say so
+                    // rather than pass on OpenSSL's "wrong version number".
+                    if bytes.starts(with: Array("HTTP/".utf8)) { throw TLSError.plainHTTPServer(host: host, port: port) }
+                case .server:
+                    // A TLS record starts with 0x16 (handshake); a request line with a
+                    // method's capital letter.
+                    if let first = bytes.first, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) {
+                        try? await inner.write(plainHTTPAnswer)
+                        throw TLSError.plainHTTPClient
+                    }
+                }
+            }
             receivedAny = true
             session.feed(bytes)
         }

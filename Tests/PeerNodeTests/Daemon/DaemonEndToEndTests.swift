@@ -261,7 +261,7 @@ final class DaemonEndToEndTests: XCTestCase {
             XCTFail("started without LND")
         } catch let error as DaemonError {
             guard case .lnd(let url, _) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(url, "http://127.0.0.1:\(deadPort)")
+            XCTAssertEqual(url, "https://127.0.0.1:\(deadPort)")
         }
         do {
             _ = try await fixture.start(datadir, overrides: [ConfigEntry(key: "network", value: "testnet", origin: "command line"),

@@ -7,7 +7,9 @@ import Transport
 import XCTest
 
 /// A `RegtestHub` on loopback (Bitcoin Core's RPC and one LND node "alice"), and fresh
-/// data directories whose config points at it: what the daemon tests start nodes on.
+/// data directories whose config points at it: what the daemon tests start nodes on. The
+/// hub serves LND REST over TLS as LND does (each node's tls.cert under `<root>/lnd-tls`);
+/// `plainLightning` keeps it on plain HTTP (`lnd_rest_tls=0`), the path one test covers.
 final class DaemonFixture {
     static let credentials = HTTPBasicCredentials(user: "hub", password: "daemon-test")
 
@@ -17,18 +19,22 @@ final class DaemonFixture {
     let rpc: BitcoinCoreRPC
     let root: String
 
-    /// - Parameter txIndex: false: the hub acts as a Core run without `-txindex`.
-    init(txIndex: Bool = true) async throws {
+    /// - Parameters:
+    ///   - txIndex: false: the hub acts as a Core run without `-txindex`.
+    ///   - plainLightning: the hub's LND REST in plain HTTP (the one loopback path kept covered).
+    init(txIndex: Bool = true, plainLightning: Bool = false) async throws {
         _ = try makeKernelVerifier()
+        // Short: a unix socket path must fit in 107 bytes.
+        root = try Self.temporaryDirectory()
         loop = try EventLoop()
-        var configuration = RegtestHub.Configuration(credentials: Self.credentials, authFailureDelayMilliseconds: 1)
+        var configuration = RegtestHub.Configuration(credentials: Self.credentials,
+                                                     lightningTLSDirectory: plainLightning ? nil : root + "/lnd-tls",
+                                                     authFailureDelayMilliseconds: 1)
         configuration.txIndex = txIndex
         hub = try await RegtestHub.start(configuration, loop: loop)
         lightning = try await hub.lightning.addNode(name: "alice", balanceSat: 500_000)
         rpc = BitcoinCoreRPC(endpoint: BitcoinCoreEndpoint(host: "127.0.0.1", port: hub.rpc.port),
                              credentials: .userPassword(Self.credentials), loop: loop)
-        // Short: a unix socket path must fit in 107 bytes.
-        root = try Self.temporaryDirectory()
     }
 
     static func temporaryDirectory() throws -> String {
@@ -46,12 +52,15 @@ final class DaemonFixture {
             "bitcoind_rpc_port=\(hub.rpc.port)",
             "bitcoind_rpc_user=\(Self.credentials.user)",
             "bitcoind_rpc_password=\(Self.credentials.password)",
-            "lnd_rest_host=127.0.0.1",
-            "lnd_rest_port=\(lightning.port)",
-            "lnd_macaroon=alice.macaroon",
-            "lnd_rest_tls=0",  // the hub serves LND REST in plain HTTP on loopback
             "wallet_sync_seconds=1",
-        ]
+        ] + Self.lightningConfig(lightning, macaroonFile: "alice.macaroon")
+    }
+
+    /// The `lnd_*` lines for one of the hub's Lightning nodes: its port, the macaroon file,
+    /// and its tls.cert (or `lnd_rest_tls=0` when it serves plain HTTP).
+    static func lightningConfig(_ endpoint: LightningEndpoint, macaroonFile: String) -> [String] {
+        ["lnd_rest_host=127.0.0.1", "lnd_rest_port=\(endpoint.port)", "lnd_macaroon=\(macaroonFile)",
+         endpoint.tlsCertificatePath.map { "lnd_tls_cert=\($0)" } ?? "lnd_rest_tls=0"]
     }
 
     /// `peernode init` in `<root>/<name>`, then the config replaced by `lines`.

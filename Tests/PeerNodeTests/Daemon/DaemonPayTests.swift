@@ -417,8 +417,8 @@ final class DaemonPayTests: XCTestCase {
     /// A data directory whose config points at the hub and at the given LND node.
     private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint,
                            extra: [String], engines: @escaping SwapEngineFactory = DaemonPayTests.engines) async throws -> Node {
-        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_rest_port=") && !$0.hasPrefix("lnd_macaroon=") }
-            + ["lnd_rest_port=\(lightning.port)", "lnd_macaroon=\(name).macaroon"] + extra
+        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_") }
+            + DaemonFixture.lightningConfig(lightning, macaroonFile: "\(name).macaroon") + extra
         let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
         try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
         let node = try await fixture.start(datadir, engines: engines)

@@ -18,10 +18,12 @@ final class RegtestHubHarness {
 
     /// - Parameter housekeepingMilliseconds: how often the hub expires Lightning invoices
     ///   (tip changes reach the Lightning side from the chain, without the timer).
-    init(housekeepingMilliseconds: UInt64) async throws {
+    /// - Parameter tlsDirectory: where the LND REST servers' tls.cert files go (each then
+    ///   serves TLS); nil: plain HTTP.
+    init(housekeepingMilliseconds: UInt64, tlsDirectory: String? = nil) async throws {
         _ = try makeKernelVerifier()
         loop = try EventLoop()
-        let configuration = RegtestHub.Configuration(credentials: Self.credentials,
+        let configuration = RegtestHub.Configuration(credentials: Self.credentials, lightningTLSDirectory: tlsDirectory,
                                                      housekeepingMilliseconds: housekeepingMilliseconds,
                                                      authFailureDelayMilliseconds: 1)
         hub = try await RegtestHub.start(configuration, loop: loop)
@@ -33,17 +35,21 @@ final class RegtestHubHarness {
         try await rpc.call("hub_ln_addnode", "[\"\(name)\",\(balanceSat)]", file: file, line: line)
     }
 
-    /// An LND client for a node as `hub_ln_addnode` described it.
-    func client(_ node: OrderedJSON) async throws -> LNDRESTClient {
+    /// An LND client for a node as `hub_ln_addnode` described it: over TLS trusting only
+    /// its `tls_cert_path` when it has one, else plain HTTP (or, with `plainHTTP`, plain
+    /// HTTP whatever the node serves).
+    func client(_ node: OrderedJSON, plainHTTP: Bool = false) async throws -> LNDRESTClient {
         let port = try XCTUnwrap(node["rest_port"]?.intValue)
         let macaroon = try XCTUnwrap(node["macaroon_hex"]?.stringValue.flatMap { [UInt8](hex: $0) })
         let configuration = LNDRESTClient.Configuration(host: "127.0.0.1", port: port, macaroon: macaroon,
                                                         network: .regtest, requestTimeoutMilliseconds: 10_000,
                                                         subscriptionRetryMilliseconds: 2_000)
         let loop = self.loop
-        let client = try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper) { host, port in
-            try await TCPConnection.connect(host: host, port: port, loop: loop)
+        var connector: HTTPClient.Connector = { host, port in try await TCPConnection.connect(host: host, port: port, loop: loop) }
+        if !plainHTTP, let certificate = node["tls_cert_path"]?.stringValue {
+            connector = TLSHTTPConnector(loop: loop, certificatePath: certificate).connector
         }
+        let client = try await LNDRESTClient.connect(configuration: configuration, sleeper: loop.sleeper, connector: connector)
         clients.append(client)
         return client
     }
