@@ -196,12 +196,13 @@ public struct LightningEndpoint: Sendable, Hashable {
     public var name: String { info.name }
 
     public init(info: LightningNodeInfo, url: String, host: String, port: Int, macaroonHex: String,
-                tlsCertificatePath: String? = nil, tlsFingerprint: String? = nil) {
+                macaroonPaths: [String: String] = [:], tlsCertificatePath: String? = nil, tlsFingerprint: String? = nil) {
         self.info = info
         self.url = url
         self.host = host
         self.port = port
         self.macaroonHex = macaroonHex
+        self.macaroonPaths = macaroonPaths
         self.tlsCertificatePath = tlsCertificatePath
         self.tlsFingerprint = tlsFingerprint
     }
