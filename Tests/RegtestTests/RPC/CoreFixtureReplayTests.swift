@@ -139,6 +139,7 @@ final class CoreFixtureReplayTests: XCTestCase {
             // The spender fixtures' coinbase spend is `sendrawtransaction_success`'s here.
             ("gettxspendingprevout_mempool_spend", .exact), ("gettxspendingprevout_unspent", .exact),
             ("error_gettxspendingprevout_bad_outpoint", .exact),
+            ("getindexinfo_txindex_txospenderindex", .shape), ("getindexinfo_named_txospenderindex", .shape),
         ])
 
         // 6. Block 203 with the mempool, invalidated and reconsidered.
@@ -177,9 +178,9 @@ final class CoreFixtureReplayTests: XCTestCase {
 
         XCTAssertEqual(Set(replayed), Set(fixtures.keys), "every fixture is classified")
         XCTAssertEqual(replayed.count, fixtures.count, "no fixture is replayed twice")
-        XCTAssertEqual(fixtures.count, 181)
+        XCTAssertEqual(fixtures.count, 183)
         XCTAssertEqual(counts.exact, 131)
-        XCTAssertEqual(counts.shape, 45)
+        XCTAssertEqual(counts.shape, 47)
         XCTAssertEqual(counts.notApplicable, 5)
     }
 
