@@ -7,7 +7,8 @@ import XCTest
 
 /// A real ElectrumX 2.0 indexes the regtest hub through its Bitcoin Core RPC (batched
 /// `getblockhash`/`getblock` verbosity 0, `getrawtransaction`, `getrawmempool`,
-/// `getindexinfo`, `gettxspendingprevout` with `mempool_only=false`, `sendrawtransaction`)
+/// `getindexinfo`, `gettxspendingprevout` with `mempool_only=false`, `sendrawtransaction`,
+/// `testmempoolaccept`, `submitpackage`, `estimatesmartfee`)
 /// and a wallet, speaking the Electrum protocol to it, sees what the hub holds: the tip, a
 /// payment in the mempool then confirmed, the transaction itself, who spent an outpoint,
 /// and a reorg. ElectrumX refuses a Core older than 31.0 or one without `txindex` and
@@ -85,6 +86,15 @@ final class ElectrumXSyncTests: XCTestCase {
             XCTAssertEqual(verdict["txid"] as? String, probe.txid.hex)
             XCTAssertEqual(verdict["allowed"] as? Bool, true, "\(verdict)")
             XCTAssertNil(harness.hub.chain.mempoolEntry(probe.txid), "only tested, not sent")
+            // A parent and its child through broadcast_package (1.6+): the hub's submitpackage.
+            // The parent spends the probe's coin (block 3's would be immature: depth 99).
+            let parent = try wallet.spend(other.outpoint, value: other.value, fee: 10_000)
+            let child = try wallet.spend(OutPoint(txid: parent.txid, index: 0), value: parent.outputs[0].value, fee: 10_000)
+            let packageReply = try await electrum.call("blockchain.transaction.broadcast_package",
+                                                       [[parent.serialized.hex, child.serialized.hex]])
+            XCTAssertEqual((packageReply as? [String: Any])?["success"] as? Bool, true, "\(packageReply)")
+            XCTAssertNotNil(harness.hub.chain.mempoolEntry(parent.txid), "the parent is in the hub's mempool")
+            XCTAssertNotNil(harness.hub.chain.mempoolEntry(child.txid), "the child is in the hub's mempool")
 
             // Mined: confirmed at height 102 in the history, the tip follows.
             try await harness.generate(1)
