@@ -5,19 +5,24 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup build test bench hub fuzz demo testnet testnet-all soak clean
+.PHONY: setup setup-electrumx build test bench hub fuzz demo testnet testnet-all soak clean
 
 setup:
 	@./scripts/setup.sh
+
+# setup plus ElectrumX in .build/electrumx-venv (hash-pinned, scripts/electrumx.sh): only the
+# targets that run the electrumx-* scenarios ask for it (about 20 s once, then 0.1 s).
+setup-electrumx:
+	@./scripts/setup.sh --electrumx
 
 build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario with real processes (54: the kill -9 set, the adversaries, the floods,
+# scenario with real processes (55: the kill -9 set, the adversaries, the floods, ElectrumX,
 # the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
-test: setup
+test: setup-electrumx
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo
@@ -67,11 +72,11 @@ demo: setup
 # The multi-node scenarios: the quick set; `make testnet-all` runs every one, and
 # TESTNET_ARGS picks some by name (`make testnet TESTNET_ARGS="no-provider"`).
 TESTNET_ARGS ?=
-testnet: setup
+testnet: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet scenarios $(TESTNET_ARGS)
 
-testnet-all: setup
+testnet-all: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet scenarios --all $(TESTNET_ARGS)
 

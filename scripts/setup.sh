@@ -2,7 +2,9 @@
 # Installs what peernode needs on a fresh Debian machine that has the Swift toolchain:
 #   1. the C libraries (apt-get, only those missing);
 #   2. Bitcoin Core's kernel, libbitcoinkernel.so, from the pinned lnurlcash-kernel wheel
-#      on PyPI (hash-checked), unpacked into .build/kernel/.
+#      on PyPI (hash-checked), unpacked into .build/kernel/;
+#   3. with --electrumx only: ElectrumX and plyvel in .build/electrumx-venv
+#      (scripts/electrumx.sh), for the scenarios that run a real Electrum server.
 # Safe to run again: each step is skipped when its result is already in place.
 set -euo pipefail
 
@@ -82,5 +84,14 @@ PY
     say "libbitcoinkernel.so unpacked to $KERNEL_LIB"
 }
 
+WITH_ELECTRUMX=0
+for arg in "$@"; do
+    case "$arg" in
+        --electrumx) WITH_ELECTRUMX=1 ;;
+        *) say "unknown option $arg (known: --electrumx)"; exit 2 ;;
+    esac
+done
+
 install_packages
 install_kernel
+if [ "$WITH_ELECTRUMX" -eq 1 ]; then "$ROOT/scripts/electrumx.sh"; fi

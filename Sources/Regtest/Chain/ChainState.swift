@@ -28,6 +28,10 @@ struct ChainState {
     var undo: [BlockHash: BlockUndo] = [:]
     /// Txid -> active block holding it (the genesis coinbase excluded, as Core does).
     var transactionIndex: [TransactionID: BlockHash] = [:]
+    /// Outpoint -> the active-chain transaction that spent it: Core's `-txospenderindex`,
+    /// which `gettxspendingprevout` with `mempool_only=false` reads (ElectrumX relies on
+    /// it). Moved with the active chain, so a reorg unspends what it disconnects.
+    var spenderIndex: [OutPoint: TransactionID] = [:]
     var utxos = UTXOSet()
     var mempool = Mempool()
     var feeEstimate = FeeEstimate.noData
@@ -150,6 +154,11 @@ struct ChainState {
             for transaction in block.transactions where transactionIndex[transaction.txid] == hash {
                 transactionIndex.removeValue(forKey: transaction.txid)
             }
+            for transaction in block.transactions where !transaction.isCoinbase {
+                for input in transaction.inputs where spenderIndex[input.previousOutput] == transaction.txid {
+                    spenderIndex.removeValue(forKey: input.previousOutput)
+                }
+            }
             disconnected.insert(block, at: 0)
         }
         if fork < kernelHeight {
@@ -160,7 +169,11 @@ struct ChainState {
                 undo[hash] = try utxos.connect(block, height: h)
                 active.append(hash)
                 medianTimes.append(medianTimePast(of: hash))
-                for transaction in block.transactions { transactionIndex[transaction.txid] = hash }
+                for transaction in block.transactions {
+                    transactionIndex[transaction.txid] = hash
+                    guard !transaction.isCoinbase else { continue }
+                    for input in transaction.inputs { spenderIndex[input.previousOutput] = transaction.txid }
+                }
                 if disconnected.isEmpty { mempool.removeForBlock(block) }
             }
         }

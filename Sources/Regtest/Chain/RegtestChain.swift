@@ -157,6 +157,20 @@ public final class RegtestChain: Sendable {
         }
     }
 
+    /// `gettxspendingprevout`: the mempool transaction spending `outpoint` (Core asks its
+    /// mempool first), else, unless `mempoolOnly`, the active-chain spender from the
+    /// spender index; nil when neither spends it.
+    public func spender(of outpoint: OutPoint, mempoolOnly: Bool) -> OutputSpender? {
+        state.withLock { state in
+            if let txid = state.mempool.spender(of: outpoint), let entry = state.mempool.entry(txid) {
+                return OutputSpender(transaction: entry.transaction, blockHash: nil)
+            }
+            guard !mempoolOnly, let txid = state.spenderIndex[outpoint], let hash = state.transactionIndex[txid],
+                  let transaction = state.records[hash]?.block.transactions.first(where: { $0.txid == txid }) else { return nil }
+            return OutputSpender(transaction: transaction, blockHash: hash)
+        }
+    }
+
     /// `gettxout`: the unspent output, or nil when it is spent, unknown or (with
     /// `includeMempool`) spent by a mempool transaction.
     public func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool = true) -> UnspentOutput? {

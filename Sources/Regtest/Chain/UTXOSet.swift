@@ -40,14 +40,24 @@ public struct UTXOSet: Sendable {
         return undo
     }
 
-    /// Undoes `connect`: removes the block's outputs and restores what it spent.
+    /// Undoes `connect` as Core's `DisconnectBlock` does: transaction by transaction from
+    /// the last, removing its outputs and then restoring what it spent. The order matters
+    /// for a coin created and spent in the same block (a parent and its child): its
+    /// spender restores it first, then its creator removes it. Restoring every spent coin
+    /// after removing every output would leave that coin behind, unspendable on chain yet
+    /// "confirmed" to the mempool, and the hub would mine the child without its parent.
     mutating func disconnect(_ block: Block, undo: BlockUndo) {
+        var spent = undo.spent[...]
         for transaction in block.transactions.reversed() {
             let txid = transaction.txid
             for index in transaction.outputs.indices {
                 coins.removeValue(forKey: OutPoint(txid: txid, index: UInt32(index)))
             }
+            guard !transaction.isCoinbase else { continue }
+            for _ in transaction.inputs {
+                guard let (outpoint, coin) = spent.popLast() else { break }
+                coins[outpoint] = coin
+            }
         }
-        for (outpoint, coin) in undo.spent.reversed() { coins[outpoint] = coin }
     }
 }

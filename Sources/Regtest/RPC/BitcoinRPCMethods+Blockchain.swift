@@ -9,15 +9,6 @@ extension BitcoinRPCMethods {
                       examples: [.cli(""), .rpc("")]) { _ in
                 .int(chain.height)
             },
-            RPCMethod("getindexinfo", summary: "Returns the status of one or all available indices currently running in the node.",
-                      arguments: [RPCArgument("index_name", .string, default: "", "Filter results for an index with a specific name.")],
-                      result: "{...}    (json object)",
-                      examples: [.cli(""), .rpc(""), .cli("txindex"), .rpc("txindex")]) { params in
-                // Core v31's shape; the hub's index is always caught up with the tip.
-                let name = params.string(0)
-                guard hub.txIndex, name == nil || name == "txindex" else { return .object([]) }
-                return .object(["txindex": .object(["synced": .bool(true), "best_block_height": .int(chain.height)])])
-            },
             RPCMethod("getbestblockhash", summary: "Returns the hash of the best (tip) block in the most-work fully-validated chain.",
                       result: "\"hex\"    (string) the block hash, hex-encoded",
                       examples: [.cli(""), .rpc("")]) { _ in

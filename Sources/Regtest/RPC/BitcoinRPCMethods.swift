@@ -4,7 +4,7 @@ import Bitcoin
 /// methods the node uses, plus `hub_*` control methods. Each group lives in its own file.
 public enum BitcoinRPCMethods {
     public static func all(_ hub: HubChain) -> [RPCMethod] {
-        blockchain(hub) + mempool(hub) + rawTransactions(hub) + mining(hub) + network(hub) + package(hub) + hubControl(hub) + hubHarm(hub)
+        blockchain(hub) + mempool(hub) + rawTransactions(hub) + mining(hub) + network(hub) + package(hub) + spending(hub) + indexInfo(hub) + hubControl(hub) + hubHarm(hub)
     }
 
     /// `ChainError`s surface as Core's closest answers: an unknown block is -5, anything

@@ -43,7 +43,11 @@ public struct RPCParameters: Sendable {
 
     /// Core's `ParseHashV`: exactly 64 hex digits, named in the error by `name`.
     public func hashHex(_ index: Int, name: String) throws(RPCError) -> [UInt8] {
-        let text = string(index) ?? ""
+        try RPCParameters.hashHex(string(index) ?? "", name: name)
+    }
+
+    /// `ParseHashV` of a value inside a parameter (`ParseHashO` of an object's member).
+    static func hashHex(_ text: String, name: String) throws(RPCError) -> [UInt8] {
         guard text.utf8.count == 64 else {
             throw .invalidParameter("\(name) must be of length 64 (not \(text.utf8.count), for '\(text)')")
         }

@@ -136,6 +136,10 @@ final class CoreFixtureReplayTests: XCTestCase {
             ("jsonrpc2_error_params_not_array_or_object", .exact), ("jsonrpc2_error_unknown_method", .exact),
             ("jsonrpc2_getblockcount", .exact), ("jsonrpc2_gettxout_null_result", .exact), ("jsonrpc2_id_null", .exact),
             ("jsonrpc2_notification", .exact), ("jsonrpc2_parse_error", .exact),
+            // The spender fixtures' coinbase spend is `sendrawtransaction_success`'s here.
+            ("gettxspendingprevout_mempool_spend", .exact), ("gettxspendingprevout_unspent", .exact),
+            ("error_gettxspendingprevout_bad_outpoint", .exact),
+            ("getindexinfo_txindex_txospenderindex", .shape), ("getindexinfo_named_txospenderindex", .shape),
         ])
 
         // 6. Block 203 with the mempool, invalidated and reconsidered.
@@ -152,6 +156,16 @@ final class CoreFixtureReplayTests: XCTestCase {
             ("getblockchaininfo_after_reconsider", .shape), ("getrawmempool_after_reconsider", .exact),
             ("reconsiderblock_unknown", .exact),
         ])
+        // Block 203 confirmed the coinbase spend: the spender index finds it there.
+        if case .array(let spends)? = try? fixtures["gettxspendingprevout_confirmed_spend_mempool_only_false"]!.result(),
+           let block = spends.first?["blockhash"]?.stringValue {
+            scenario.map(block, to: try XCTUnwrap(scenario.chain.blockHash(atHeight: 203)).hex)
+        }
+        try await replay([
+            ("gettxspendingprevout_confirmed_spend_mempool_only_default", .exact),
+            ("gettxspendingprevout_confirmed_spend_mempool_only_false", .exact),
+            ("gettxspendingprevout_confirmed_spend_return_spending_tx", .exact),
+        ])
 
         // 7. Fee estimates, set by the hub's control method (Core learned its 2 sat/vB).
         try await scenario.call("hub_setfeeestimate", "[2000]")
@@ -164,9 +178,9 @@ final class CoreFixtureReplayTests: XCTestCase {
 
         XCTAssertEqual(Set(replayed), Set(fixtures.keys), "every fixture is classified")
         XCTAssertEqual(replayed.count, fixtures.count, "no fixture is replayed twice")
-        XCTAssertEqual(fixtures.count, 175)
-        XCTAssertEqual(counts.exact, 125)
-        XCTAssertEqual(counts.shape, 45)
+        XCTAssertEqual(fixtures.count, 183)
+        XCTAssertEqual(counts.exact, 131)
+        XCTAssertEqual(counts.shape, 47)
         XCTAssertEqual(counts.notApplicable, 5)
     }
 
@@ -238,6 +252,10 @@ final class CoreFixtureReplayTests: XCTestCase {
 
         let plain = try wallet.spend(try coin(1).outpoint, value: try coin(1).value, fee: 10_000)
         try pair("sendrawtransaction_success", plain)
+        if case .array(let spends) = try fixtures["gettxspendingprevout_confirmed_spend_return_spending_tx"]!.result(),
+           let spendingTransaction = spends.first?["spendingtx"]?.stringValue {
+            try scenario.map(fixtureTransaction: spendingTransaction, to: plain)
+        }
         try pair("sendrawtransaction_same_txid_different_witness", corrupted(plain))
         let allowed = try wallet.spend(try coin(2).outpoint, value: try coin(2).value, fee: 10_000)
         try pair("testmempoolaccept_allowed", allowed)
