@@ -25,9 +25,11 @@ struct LNDTarget {
     }
 
     /// A path segment or query value holding `bytes`: base64 (URL-safe, as LND asks; the
-    /// gateway takes the standard alphabet too where it survives the URL).
+    /// gateway takes the standard alphabet too where it survives the URL), padded: LND
+    /// 0.18's gateway decodes with Go's padded decoders and refuses a value without its
+    /// `=`, so the hub takes only the form every version since takes.
     static func bytes(_ text: String, field: String) throws(LNDRPCError) -> [UInt8] {
-        guard let bytes = LNDBase64.decode(text) else {
+        guard text.utf8.count % 4 == 0, let bytes = LNDBase64.decode(text) else {
             throw LNDRPCError(.invalidArgument, "type mismatch, parameter: \(field), error: illegal base64 data")
         }
         return bytes

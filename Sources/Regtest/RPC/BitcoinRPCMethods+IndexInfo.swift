@@ -5,7 +5,8 @@ extension BitcoinRPCMethods {
     /// the transaction index (`getrawtransaction` of any confirmed transaction) and the
     /// spender index (`gettxspendingprevout` with `mempool_only=false`). Both are updated
     /// with each block under the chain's lock, so they are always synced to the tip. A hub
-    /// configured without `txIndex` leaves `txindex` out, as Core run without `-txindex`.
+    /// configured without `txIndex` reports neither, as Core started without the optional
+    /// indexes (its default).
     static func indexInfo(_ hub: HubChain) -> [RPCMethod] {
         let chain = hub.chain
         return [
@@ -18,7 +19,7 @@ extension BitcoinRPCMethods {
                 let filter = params.string(0)
                 // Core names its indexes in this order; an unknown name gives an empty object.
                 let members: [OrderedJSON.Member] = ["txindex", "txospenderindex"]
-                    .filter { (filter == nil || $0 == filter) && ($0 != "txindex" || hub.txIndex) }
+                    .filter { hub.txIndex && (filter == nil || $0 == filter) }
                     .map { OrderedJSON.Member($0, .object(["synced": true, "best_block_height": .int(height)])) }
                 return .object(members)
             },

@@ -87,6 +87,20 @@ final class LNDRESTShapeTests: XCTestCase {
         }
     }
 
+    /// LND 0.18's gateway decodes a `bytes` URL value with Go's padded decoders, so an
+    /// unpadded hash is refused there (later versions take both): the hub takes only the
+    /// form every version takes, so a client that drops the padding fails in tests too.
+    func testAURLHashWithoutPaddingIsRefusedAsLND018Does() async throws {
+        let (hash, _, _) = try await addHold(0x72)
+        let urlSafe = base64(hash).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let (padded, _) = try await get("/v2/invoices/lookup?payment_hash=\(urlSafe.replacingOccurrences(of: "=", with: "%3D"))")
+        XCTAssertEqual(padded, 200)
+        let (status, reply) = try await get("/v2/invoices/lookup?payment_hash=\(urlSafe.replacingOccurrences(of: "=", with: ""))")
+        XCTAssertEqual(status, 400)
+        XCTAssertEqual(reply["code"] as? Int, 3)
+        XCTAssertTrue((reply["message"] as? String)?.contains("illegal base64 data") == true, "\(reply)")
+    }
+
     func testHoldInvoiceLookupAndSettleShapes() async throws {
         let (hash, request, added) = try await addHold(0x71)
         XCTAssertEqual(Set(added.keys), ["payment_request", "add_index", "payment_addr"])
