@@ -110,10 +110,14 @@ extension BitcoinRPCMethods {
     /// Replays the active chain's outputs and spends (the chain keeps its UTXO set to
     /// itself), grouped by address, or by script hex for outputs without one. Provably
     /// unspendable outputs are left out, as Core leaves them out of its UTXO set.
+    /// The tip is read once: the hub may mine while the replay runs, and a height or hash
+    /// read again at the end would describe a block whose outputs were not counted (a
+    /// whole subsidy "lost" to a caller checking conservation).
     static func balancesJSON(_ hub: HubChain) -> OrderedJSON {
         let chain = hub.chain
+        let tip = chain.height
         var unspent: [OutPoint: TransactionOutput] = [:]
-        for height in 1...max(chain.height, 1) where height <= chain.height {
+        for height in stride(from: 1, through: tip, by: 1) {
             guard let block = chain.block(atHeight: height)?.block else { continue }
             for transaction in block.transactions {
                 if !transaction.isCoinbase { for input in transaction.inputs { unspent[input.previousOutput] = nil } }
@@ -129,8 +133,8 @@ extension BitcoinRPCMethods {
         }
         let mempool = chain.mempoolEntries().map(\.entry)
         return .object([
-            "height": .int(chain.height),
-            "bestblockhash": .string(chain.tipHash.hex),
+            "height": .int(tip),
+            "bestblockhash": .string((chain.blockHash(atHeight: tip) ?? chain.tipHash).hex),
             "chain": .object([
                 "total": .amount(byOwner.values.reduce(0, +)),
                 "addresses": .object(byOwner.keys.sorted().map { OrderedJSON.Member($0, .amount(byOwner[$0]!)) }),
