@@ -10,7 +10,7 @@ public enum ClientSwapAction: Sendable, Hashable {
     /// Pay the invoice with the routing-fee limit. `resuming`: the node may already have
     /// this payment; its refusal of a duplicate is not a failure.
     case pay(resuming: Bool)
-    /// Fire `giveUp` at this Unix second (it ends the swap only while no lock is verified).
+    /// Fire `giveUp` at this Unix second (it ends the swap only while no lock has been seen).
     case armGiveUpTimer(deadlineUnix: UInt64)
     /// Ask the provider where the lock is and watch the chain for it.
     case lookForLock

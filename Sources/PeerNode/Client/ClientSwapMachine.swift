@@ -116,7 +116,10 @@ public struct ClientSwapMachine: Sendable {
         case .payment(.failed(let reason)):
             return end(.failed, "the Lightning payment failed: \(reason)", .returned)
         case .giveUp:
-            return giveUp()
+            // A lock in view is waited for in blocks, not minutes: its check ends the wait
+            // (verified or rejected), or the claim cutoff below does. Giving up on a lock
+            // seen just before the deadline would cost the provider a lock and a refund.
+            return []
         case .block(let height) where !claimRuleHolds(atTip: height) && state.timeoutHeight != nil:
             return end(.abandoned, "the lock was not verified while more than \(TimelockPolicy.firstClaimCutoff) blocks were "
                        + "left before the timeout at \(state.timeoutHeight ?? 0); no claim is possible now", .heldUntilCancelled)
