@@ -454,6 +454,15 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertGreaterThan(try XCTUnwrap(earned?["net_msat"]?.int64Value), 0)
             let paid = try await client.node.result("report")["overall"]?["client"]
             XCTAssertGreaterThan(try XCTUnwrap(paid?["routing_fee_msat"]?.int64Value), 0, "the hub's routes charge fees")
+            // The human report: the provider's totals row and the net, as `report` prints amounts.
+            let providerNet = try XCTUnwrap(earned?["net_msat"]?.int64Value)
+            XCTAssertEqual(providerNet % 1_000, 0, "the provider's money is whole sats")
+            let printed = try await runCLI(["report", "--datadir", provider.datadir])
+            XCTAssertEqual(printed.status, 0, printed.stderr)
+            XCTAssertTrue(printed.stdout.contains("net, both roles: \(Self.sats(.integer(providerNet / 1_000)))"), printed.stdout)
+            XCTAssertTrue(printed.stdout.split(separator: "\n").contains { $0.hasPrefix("provider") && $0.contains(" 2 ") },
+                          printed.stdout)
+            XCTAssertFalse(printed.stdout.contains("in flight"), printed.stdout)
             // --since: a day after every swap counts none of them.
             let later = try await client.node.result("report", ["since": .string("2999-01-01")])
             XCTAssertEqual(later["swaps"], .array([]))
