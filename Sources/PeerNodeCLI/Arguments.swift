@@ -18,7 +18,7 @@ struct Arguments {
 
     static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
                                                  "contract-type", "quote", "from-height", "gap-limit", "contract",
-                                                 "max-fee", "from"]
+                                                 "max-fee", "from", "since"]
     static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh", "replace", "yes", "version"]
 
     static func parse(_ words: [String]) throws(UsageError) -> Arguments {

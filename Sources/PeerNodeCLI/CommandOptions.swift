@@ -15,6 +15,7 @@ enum CommandOptions {
         "wallet send": ["fee-rate", "yes"],
         "offers": ["refresh"],
         "swaps": ["limit"],
+        "report": ["since"],
         "recover": ["from-height", "gap-limit", "contract"],
         "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
         "swap-out": ["to", "contract-type", "yes", "max-fee"],

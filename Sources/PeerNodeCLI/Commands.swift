@@ -99,6 +99,19 @@ enum Commands {
             if let limit = arguments.options["limit"] { args["limit"] = .integer(try CLICommand.count(limit, "--limit", command: "swaps")) }
             return ControlMessage.Request(command: "swaps", args: .object(args))
         } render: { Render.swaps($0) },
+        remote(["report"], "Account for every swap: amounts, fees earned and paid, net result; totals per day and role.",
+               "[--since YYYY-MM-DD]",
+               details: ["Counts swaps that ended (on or after the UTC day --since names); swaps in flight are listed",
+                         "apart and never counted. Net is the change of the node's on-chain plus Lightning balance."]) { arguments in
+            try CLICommand.noExtraPositionals(arguments, 0, command: "report")
+            var args: [String: JSONValue] = [:]
+            if let since = arguments.options["since"] {
+                // Checked here too, so a bad date is a usage error before any daemon is asked.
+                do { _ = try AccountingDay(parsing: since) } catch { throw UsageError("\(error)", command: "report") }
+                args["since"] = .string(since)
+            }
+            return ControlMessage.Request(command: "report", args: .object(args))
+        } render: { Render.report($0) },
         remote(["swap", "show"], "Show what happened to a swap: amount, route, fees and a timeline of its steps (raw under --json).",
                "<id>", details: ["<id> may be a unique prefix of the id (from `peernode swaps`)."]) { arguments in
             let id = try CLICommand.positional(arguments, 0, "id", command: "swap show")

@@ -102,6 +102,7 @@ extension ClientEngine {
                             await self?.note(id, "payment in flight; at worst it stays held until height \(height), "
                                              + "when the Lightning node takes it back")
                         }
+                        await self?.recordRoutingFee(id, update)
                         await self?.feed(id, .payment(update.status))
                     }
                     return
@@ -154,6 +155,7 @@ extension ClientEngine {
         while !Task.isCancelled {
             do {
                 for try await update in lightning.trackPayment(paymentHash: paymentHash) {
+                    await recordRoutingFee(id, update)
                     feed(id, .payment(update.status))
                     if update.status.isFinal { return .final }
                 }

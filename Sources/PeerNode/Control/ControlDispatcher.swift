@@ -37,7 +37,7 @@ struct ControlDispatcher: ControlHandler {
 
     static let commands = ["status", "stop", "contacts.add", "contacts.rename", "contacts.list", "contacts.remove", "wallet.balance",
                            "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "swap.watch", "pay", "swap-out",
-                           "quote", "max", "swap.claim", "swap.refund", "recover"]
+                           "quote", "max", "swap.claim", "swap.refund", "recover", "report"]
 
     func handle(_ request: ControlMessage.Request, progress: @escaping ControlProgress) async -> Result<JSONValue, ControlError> {
         let args = ControlArgs(command: request.command, value: request.args)
@@ -66,6 +66,7 @@ struct ControlDispatcher: ControlHandler {
         case "offers": return try await offers(args)
         case "swaps": return try await swaps(args)
         case "swap.show": return try await showSwap(args)
+        case "report": return try await report(args)
         case "swap.watch": return try await watchSwap(args, progress: progress)
         case "pay":
             return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat"),

@@ -34,6 +34,10 @@ final class CLIStrictTests: XCTestCase {
             (["sttaus"], 2, "unknown command \"sttaus\"; did you mean `peernode status`?"),
             (["contacts", "ad", "x"], 2, "unknown subcommand \"ad\"; did you mean `peernode contacts add`?"),
             (["wallet", "sned"], 2, "did you mean `peernode wallet send`?"),
+            (["report", "--limit", "3"], 2, "report has no option --limit"),
+            (["report", "--since", "yesterday"], 2,
+             "--since yesterday is not a date: give a UTC day as YYYY-MM-DD (for example 2026-12-01)"),
+            (["report", "--since", "2026-02-30"], 2, "--since 2026-02-30 is not a date"),
             (["status"], 4, "the data directory \(root)/missing does not exist; create it with `peernode init --datadir \(root)/missing`"),
             (["pay", "carol", "1000"], 4, "`peernode init --datadir \(root)/missing`"),
         ]

@@ -408,6 +408,75 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, carol, provider], fixture)
     }
 
+    /// Issue 19's accounting invariant on real daemons: after a payment to a contact and a
+    /// swap-out, every swap final, each node's `report` net equals the change of its
+    /// on-chain plus Lightning balance less what the hub deposited (the provider's 1 BTC),
+    /// to the msat; the client's routing fees are recorded, none is left out.
+    func testReportNetEqualsEachNodesBalanceChange() async throws {
+        let fixture = try await DaemonFixture()
+        let (provider, carol, client) = try await startProviderCarolAndClient(fixture)
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            func worthMsat(_ node: Node) async throws -> Int64 {
+                let status = try await node.node.result("status")
+                return try XCTUnwrap(status["wallet"]?["total_sat"]?.int64Value) * 1_000
+                    + (try XCTUnwrap(status["lightning"]?["balance_msat"]?.int64Value))
+            }
+            let clientBefore = try await worthMsat(client), providerBefore = try await worthMsat(provider)
+            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
+            let deposits: [String: Int64] = ["client": 0, "prov": 100_000_000 * 1_000]
+            miner.start()
+            _ = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
+            _ = try await client.node.result("swap-out", ["amount_sat": .integer(30_000)])
+            try await waitFor("every swap is final on both sides, the client's routing fees recorded", seconds: 120) {
+                for node in [client, provider] {
+                    let report = try await node.node.result("report")
+                    guard report["in_flight"]?.arrayValue?.isEmpty == true,
+                          report["swaps"]?.arrayValue?.count == 2 else { return false }
+                }
+                let clientReport = try await client.node.result("report")
+                return clientReport["overall"]?["client"]?["routing_fee_unrecorded"] == .integer(0)
+            }
+            try await waitFor("the client's wallet holds the swap-out") {
+                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(30_000)
+            }
+            miner.stop()
+            for (name, node, before) in [("client", client, clientBefore), ("prov", provider, providerBefore)] {
+                let report = try await node.node.result("report")
+                let net = try XCTUnwrap(report["net_msat"]?.int64Value)
+                let change = try await worthMsat(node) - before - (deposits[name] ?? 0)
+                XCTAssertEqual(net, change, "\(name): report \(report)")
+                XCTAssertNotEqual(net, 0, name)
+            }
+            // The provider earned: the two quotes' service and on-chain fees less its two lock fees.
+            let earned = try await provider.node.result("report")["overall"]?["provider"]
+            XCTAssertEqual(earned?["completed"], .integer(2))
+            XCTAssertGreaterThan(try XCTUnwrap(earned?["net_msat"]?.int64Value), 0)
+            let paid = try await client.node.result("report")["overall"]?["client"]
+            XCTAssertGreaterThan(try XCTUnwrap(paid?["routing_fee_msat"]?.int64Value), 0, "the hub's routes charge fees")
+            // The human report: the provider's totals row and the net, as `report` prints amounts.
+            let providerNet = try XCTUnwrap(earned?["net_msat"]?.int64Value)
+            XCTAssertEqual(providerNet % 1_000, 0, "the provider's money is whole sats")
+            let printed = try await runCLI(["report", "--datadir", provider.datadir])
+            XCTAssertEqual(printed.status, 0, printed.stderr)
+            XCTAssertTrue(printed.stdout.contains("net, both roles: \(Self.sats(.integer(providerNet / 1_000)))"), printed.stdout)
+            XCTAssertTrue(printed.stdout.split(separator: "\n").contains { $0.hasPrefix("provider") && $0.contains(" 2 ") },
+                          printed.stdout)
+            XCTAssertFalse(printed.stdout.contains("in flight"), printed.stdout)
+            // --since: a day after every swap counts none of them.
+            let later = try await client.node.result("report", ["since": .string("2999-01-01")])
+            XCTAssertEqual(later["swaps"], .array([]))
+            XCTAssertEqual(later["net_msat"], .integer(0))
+            let bad = try await client.node.call("report", ["since": .string("yesterday")])
+            XCTAssertEqual(bad.failureCode, "invalid_request")
+        } catch {
+            miner.stop()
+            await stopAll([client, carol, provider], fixture)
+            throw error
+        }
+        await stopAll([client, carol, provider], fixture)
+    }
+
     private struct Node {
         let node: RunningDaemon
         let datadir: String
