@@ -9,9 +9,17 @@ public protocol LightningBackend: Sendable {
     /// The node's identity, chain and sync state (LND `GetInfo`).
     func info() async throws(LightningBackendError) -> LightningNodeStatus
 
-    /// What the node can spend over its channels now, in millisatoshis (LND
-    /// `ChannelBalance`, `local_balance.msat`).
+    /// The node's side of its channels now, in millisatoshis (LND `ChannelBalance`,
+    /// `local_balance.msat`). It counts each channel's reserve, which cannot be sent:
+    /// to decide what a payment may be, use `spendableBalance`.
     func channelBalance() async throws(LightningBackendError) -> UInt64
+
+    /// The largest single payment LND lets the node send now, in millisatoshis: over its
+    /// active channels, the most any one holds above its channel reserve (LND
+    /// `ListChannels`: `local_balance - local_constraints.chan_reserve_sat`). One channel,
+    /// because the node pays in one part; the reserve, because LND's first hop refuses
+    /// to dip into it (FAILURE_REASON_INSUFFICIENT_BALANCE).
+    func spendableBalance() async throws(LightningBackendError) -> UInt64
 
     /// Creates a hold invoice for `paymentHash` and returns its BOLT11 payment request.
     /// `expirySeconds` and `cltvExpiry` of 0 leave the node's defaults.

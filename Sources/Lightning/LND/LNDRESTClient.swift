@@ -107,6 +107,24 @@ public final class LNDRESTClient: LightningBackend {
         return msat
     }
 
+    public func spendableBalance() async throws(LightningBackendError) -> UInt64 {
+        let json = try await call(.get, "/v1/channels")
+        guard case .array(let channels)? = json["channels"] else {
+            // LND leaves out an empty repeated field: no channel, nothing to send.
+            if json["channels"] == nil { return 0 }
+            throw malformed("channels is not a list")
+        }
+        var largestSat: UInt64 = 0
+        for channel in channels where channel["active"]?.boolValue == true {
+            guard let local = LNDJSON.uint64(channel["local_balance"] ?? .string("0")),
+                  let reserve = LNDJSON.uint64(channel["local_constraints"]?["chan_reserve_sat"]) else {
+                throw malformed("a channel has no local_balance or local_constraints.chan_reserve_sat")
+            }
+            largestSat = Swift.max(largestSat, local > reserve ? local - reserve : 0)
+        }
+        return largestSat * 1_000
+    }
+
     public func decodeInvoice(_ paymentRequest: String) async throws(LightningBackendError) -> PaymentRequestDetails {
         // A bech32 string is letters and digits only; anything else would change the path.
         guard !paymentRequest.isEmpty,

@@ -5,6 +5,7 @@
 public enum LNDCall: String, Sendable, CaseIterable {
     case getInfo = "/lnrpc.Lightning/GetInfo"
     case channelBalance = "/lnrpc.Lightning/ChannelBalance"
+    case listChannels = "/lnrpc.Lightning/ListChannels"
     case addInvoice = "/lnrpc.Lightning/AddInvoice"
     case lookupInvoice = "/lnrpc.Lightning/LookupInvoice"
     case decodePayReq = "/lnrpc.Lightning/DecodePayReq"
@@ -19,7 +20,7 @@ public enum LNDCall: String, Sendable, CaseIterable {
     public var permission: LNDPermission {
         switch self {
         case .getInfo: return LNDPermission("info", "read")
-        case .channelBalance, .decodePayReq, .trackPaymentV2: return LNDPermission("offchain", "read")
+        case .channelBalance, .listChannels, .decodePayReq, .trackPaymentV2: return LNDPermission("offchain", "read")
         case .sendPaymentV2: return LNDPermission("offchain", "write")
         case .lookupInvoice, .subscribeSingleInvoice: return LNDPermission("invoices", "read")
         // LND guards LookupInvoiceV2 with invoices:write, not read.
@@ -31,9 +32,10 @@ public enum LNDCall: String, Sendable, CaseIterable {
     /// The gRPC method's short name, for messages.
     public var name: String { String(rawValue.split(separator: "/").last ?? "") }
 
-    /// What every node calls: the start-up check and status (GetInfo, ChannelBalance), and
-    /// paying as a client (SendPaymentV2, then TrackPaymentV2 after a restart or a cut stream).
-    public static let client: [LNDCall] = [.getInfo, .channelBalance, .sendPaymentV2, .trackPaymentV2]
+    /// What every node calls: the start-up check and status (GetInfo, ChannelBalance), what
+    /// a payment may be (ListChannels: the balance above each reserve), and paying as a
+    /// client (SendPaymentV2, then TrackPaymentV2 after a restart or a cut stream).
+    public static let client: [LNDCall] = [.getInfo, .channelBalance, .listChannels, .sendPaymentV2, .trackPaymentV2]
 
     /// What a provider calls on top: its hold invoices, watched, looked up, settled with
     /// the claim's preimage or cancelled.

@@ -188,7 +188,7 @@ extension ClientEngine {
         let routingLimit = configuration.routingFee.fee(paymentSat: quote.totalSat)
         // A balance can drain after the quote; unreadable, the payment is the authority.
         do {
-            let balanceSat = Int64(clamping: try await lightning.channelBalance() / 1_000)
+            let balanceSat = Int64(clamping: try await lightning.spendableBalance() / 1_000)
             guard balanceSat >= quote.totalSat + routingLimit else {
                 throw ClientEngineError.insufficientBalance(balanceSat: balanceSat, neededSat: quote.totalSat + routingLimit)
             }

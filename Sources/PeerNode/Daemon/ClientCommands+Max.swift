@@ -19,7 +19,7 @@ extension ClientCommands {
         }
         let balanceSat: Int64
         do {
-            balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)
+            balanceSat = Int64(clamping: try await services.lightning.spendableBalance() / 1_000)
         } catch {
             throw .backend("the spending balance cannot be read: \(error)")
         }

@@ -240,7 +240,7 @@ extension ClientCommands {
         // The balance the route was chosen from is the one before paying; the result says
         // what is left (issue 14), and keeps the first as `spending_balance_before_sat`.
         if let before = result["spending_balance_sat"] { result["spending_balance_before_sat"] = before }
-        if let after = try? await services.lightning.channelBalance() {
+        if let after = try? await services.lightning.spendableBalance() {
             result["spending_balance_sat"] = .integer(Int64(clamping: after / 1_000))
         }
         return result
@@ -307,7 +307,7 @@ extension ClientCommands {
         let decision = await services.router.route(selector, contacts: candidates, refresh: refresh)
         var balanceSat: Int64?
         do {
-            balanceSat = Int64(clamping: try await services.lightning.channelBalance() / 1_000)
+            balanceSat = Int64(clamping: try await services.lightning.spendableBalance() / 1_000)
         } catch {
             // The payment itself is the authority; the engine re-reads it before committing.
             progress.stage("routing", "the spending balance could not be read (\(error)); choosing by cost alone")

@@ -175,12 +175,15 @@ public enum NodeDoctor {
             : DoctorCheck("lnd_synced", .warning, "LND is not synced to the chain yet: payments and invoices may fail until it is",
                           fix: "wait for LND to catch up with its chain backend (`lncli getinfo`: synced_to_chain)")]
         do {
-            let outbound = try await client.channelBalance() / 1_000
+            // What LND lets it send, not the balance: a channel's reserve cannot go out.
+            let balance = try await client.channelBalance() / 1_000
+            let outbound = try await client.spendableBalance() / 1_000
             checks.append(outbound == 0
                 ? DoctorCheck("lnd_balance", .warning,
-                              "no outbound Lightning liquidity (0 sat in channels): this node cannot pay through a provider",
+                              "no outbound Lightning liquidity (0 sat sendable, \(balance) sat in channels counting their reserves): "
+                                  + "this node cannot pay through a provider",
                               fix: "open a channel from this LND (`lncli openchannel`)")
-                : DoctorCheck("lnd_balance", .ok, "\(outbound) sat outbound in channels"))
+                : DoctorCheck("lnd_balance", .ok, "\(outbound) sat sendable in one payment (\(balance) sat in channels counting their reserves)"))
         } catch {
             checks.append(DoctorCheck("lnd_balance", .warning, "cannot read the channel balance: \(error.description)",
                                       fix: "check LND's logs"))

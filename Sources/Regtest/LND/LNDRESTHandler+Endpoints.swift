@@ -11,6 +11,7 @@ extension LNDRESTHandler {
         switch route {
         case .getInfo: return try getInfo()
         case .channelBalance: return try channelBalance()
+        case .listChannels: return try listChannels()
         case .addInvoice: return try addInvoice(LNDRequestBody(body, fields: LNDRequestFields.invoice))
         case .lookupInvoiceV1(let hashHex):
             guard let hash = [UInt8](hex: hashHex) else {
@@ -91,8 +92,9 @@ extension LNDRESTHandler {
         ])
     }
 
-    /// `lnrpc.ChannelBalanceResponse`: the node's spendable balance is its local balance;
-    /// the simulator has no remote side, pending channels or unsettled HTLCs to report.
+    /// `lnrpc.ChannelBalanceResponse`: the local balance, reserve included (LND sums each
+    /// commitment's local balance; what it can send is less, `/v1/channels` says how much).
+    /// The simulator has no remote side, pending channels or unsettled HTLCs to report.
     private func channelBalance() throws(LNDRPCError) -> JSONValue {
         let msat = try nodeInfo().balanceMsat
         func amount(_ msat: UInt64) -> JSONValue {
@@ -108,6 +110,36 @@ extension LNDRESTHandler {
             "pending_open_local_balance": amount(0),
             "pending_open_remote_balance": amount(0),
         ])
+    }
+
+    /// `lnrpc.ListChannelsResponse` with the node's one channel, opened by the node (its
+    /// funder): capacity, local balance, and the reserve it may not send
+    /// (`local_constraints.chan_reserve_sat`, and the deprecated `local_chan_reserve_sat`).
+    private func listChannels() throws(LNDRPCError) -> JSONValue {
+        let info = try nodeInfo()
+        let reserveSat = LNDJSON.int64(info.reserveMsat / 1_000)
+        func constraints(reserve: JSONValue) -> JSONValue {
+            .object(["csv_delay": LNDJSON.int32(144), "chan_reserve_sat": reserve, "dust_limit_sat": LNDJSON.int64(354),
+                     "max_pending_amt_msat": LNDJSON.int64(info.capacityMsat), "min_htlc_msat": LNDJSON.int64(1),
+                     "max_accepted_htlcs": LNDJSON.int32(483)])
+        }
+        let channel: JSONValue = .object([
+            "active": .bool(info.isOnline),
+            "chan_id": LNDJSON.int64(channelID),
+            "capacity": LNDJSON.int64(info.capacityMsat / 1_000),
+            "local_balance": LNDJSON.int64(info.balanceMsat / 1_000),
+            "remote_balance": LNDJSON.int64(0),
+            "commit_fee": LNDJSON.int64(0),
+            "unsettled_balance": LNDJSON.int64(0),
+            "local_chan_reserve_sat": reserveSat,
+            "remote_chan_reserve_sat": reserveSat,
+            "initiator": .bool(true),
+            "private": .bool(false),
+            "pending_htlcs": .array([]),
+            "local_constraints": constraints(reserve: reserveSat),
+            "remote_constraints": constraints(reserve: reserveSat),
+        ])
+        return .object(["channels": .array([channel])])
     }
 
     // MARK: invoices

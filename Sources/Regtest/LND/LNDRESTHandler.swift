@@ -11,6 +11,7 @@ import Transport
 ///
 ///     GET  /v1/getinfo                          GetInfo
 ///     GET  /v1/balance/channels                 ChannelBalance
+///     GET  /v1/channels                         ListChannels (the node's one channel)
 ///     POST /v1/invoices                         AddInvoice (plain)
 ///     GET  /v1/invoice/{r_hash_str}             LookupInvoice (hash in hex)
 ///     POST /v2/invoices/hodl                    AddHoldInvoice
@@ -76,7 +77,7 @@ public struct LNDRESTHandler: Sendable {
     // MARK: routes
 
     enum Route {
-        case getInfo, channelBalance, addInvoice, lookupInvoiceV1(String)
+        case getInfo, channelBalance, listChannels, addInvoice, lookupInvoiceV1(String)
         case addHoldInvoice, settleInvoice, cancelInvoice, lookupInvoiceV2, subscribeInvoice(String)
         case sendPayment, trackPayment(String), decodePayReq(String)
 
@@ -86,6 +87,7 @@ public struct LNDRESTHandler: Sendable {
                 switch (segments[0], segments[1]) {
                 case ("v1", "getinfo"): self = .getInfo
                 case ("v1", "invoices"): self = .addInvoice
+                case ("v1", "channels"): self = .listChannels
                 default: return nil
                 }
             case 3:
@@ -116,6 +118,7 @@ public struct LNDRESTHandler: Sendable {
             switch self {
             case .getInfo: return .getInfo
             case .channelBalance: return .channelBalance
+            case .listChannels: return .listChannels
             case .addInvoice: return .addInvoice
             case .lookupInvoiceV1: return .lookupInvoice
             case .addHoldInvoice: return .addHoldInvoice

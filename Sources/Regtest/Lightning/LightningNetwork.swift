@@ -67,8 +67,9 @@ public final class LightningNetwork: Sendable {
     /// The current chain height as the nodes see it (`/v1/getinfo` block_height).
     public var blockHeight: Int { chainTip() }
 
-    /// Hub control: sets a node's spendable balance; the difference counts as funding
-    /// (or withdrawal) in the conservation report.
+    /// Hub control: sets a node's balance, and its channel's capacity with it (so its
+    /// reserve, which it cannot send); the difference counts as funding (or withdrawal)
+    /// in the conservation report.
     public func setBalance(node: String, balanceMsat: UInt64) throws(LightningSimError) {
         try state.withLock { (state) throws(LightningSimError) in
             try state.setBalance(node: node, balanceMsat: balanceMsat)

@@ -120,10 +120,12 @@ extension LightningNetworkState {
             return .failure(RouteFailure(reason: .noRoute, detail: .feeLimitExceeded(feeMsat: fee, limitMsat: order.feeLimitMsat)))
         }
         let (needed, overflow) = amountMsat.addingReportingOverflow(fee)
-        guard !overflow, needed <= payer.balanceMsat else {
+        // LND's first hop carries only the link's bandwidth, which leaves the reserve.
+        guard !overflow, needed <= payer.spendableMsat else {
             let shown = overflow ? UInt64.max : needed
             return .failure(RouteFailure(reason: .insufficientBalance,
-                                         detail: .insufficientBalance(neededMsat: shown, balanceMsat: payer.balanceMsat)))
+                                         detail: .insufficientBalance(neededMsat: shown, balanceMsat: payer.balanceMsat,
+                                                                      reserveMsat: payer.reserveMsat)))
         }
         return .success((payee, fee))
     }

@@ -26,7 +26,8 @@ struct LightningNetworkState: Sendable {
         guard nodes[name] == nil else { throw .duplicateNode(name) }
         try fund(by: balanceMsat)
         let key = SimulatedNode.identityKey(for: name)
-        let node = SimulatedNode(name: name, alias: alias ?? name, key: key, balanceMsat: balanceMsat, isOnline: true)
+        let node = SimulatedNode(name: name, alias: alias ?? name, key: key, balanceMsat: balanceMsat,
+                                 fundedCapacityMsat: balanceMsat, isOnline: true)
         nodes[name] = node
         nodeNames[key.publicKey] = name
         return node.info
@@ -45,6 +46,8 @@ struct LightningNetworkState: Sendable {
             fundedMsat -= old - balanceMsat
         }
         nodes[name]!.balanceMsat = balanceMsat
+        // The node's channel is replaced by one of this size, with its reserve.
+        nodes[name]!.fundedCapacityMsat = balanceMsat
     }
 
     mutating func setOnline(node name: String, _ online: Bool) throws(LightningSimError) {

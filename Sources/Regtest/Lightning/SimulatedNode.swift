@@ -7,6 +7,8 @@ struct SimulatedNode: Sendable {
     let alias: String
     let key: PrivateKey
     var balanceMsat: UInt64
+    /// The balance the channel was opened with: its reserve is a share of it.
+    var fundedCapacityMsat: UInt64
     var isOnline: Bool
     var invoices: [[UInt8]: InvoiceEntry] = [:]
     var payments: [[UInt8]: PaymentEntry] = [:]
@@ -17,9 +19,24 @@ struct SimulatedNode: Sendable {
     var nextAttemptID: UInt64 = 1
 
     var info: LightningNodeInfo {
-        LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey,
-                          balanceMsat: balanceMsat, isOnline: isOnline)
+        LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey, balanceMsat: balanceMsat,
+                          capacityMsat: max(fundedCapacityMsat, balanceMsat), reserveMsat: reserveMsat,
+                          isOnline: isOnline)
     }
+
+    var reserveMsat: UInt64 { Self.reserveMsat(capacityMsat: fundedCapacityMsat) }
+
+    /// The node cannot send what would take its side below this.
+    var spendableMsat: UInt64 { balanceMsat > reserveMsat ? balanceMsat - reserveMsat : 0 }
+
+    /// LND's default channel reserve (`DefaultReserve`): 1% of the capacity in whole sats,
+    /// never under the dust limit `DustLimitUnknownWitness` (354 sat) that BOLT 2 requires
+    /// a reserve to clear. A channel keeps it so that cheating always costs something.
+    static func reserveMsat(capacityMsat: UInt64) -> UInt64 {
+        max(capacityMsat / 1_000 / 100, dustLimitSat) * 1_000
+    }
+
+    static let dustLimitSat: UInt64 = 354
 
     /// The node's identity key, derived from its name so that a hub restarted with the
     /// same node names has the same node ids (regtest only: anyone can derive it).

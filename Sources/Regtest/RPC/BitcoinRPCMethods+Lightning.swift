@@ -37,8 +37,9 @@ extension BitcoinRPCMethods {
                 }
             },
             RPCMethod("hub_ln_setbalance",
-                      summary: "Sets a Lightning node's spendable balance; the change counts as funding "
-                          + "(or withdrawal) in hub_balances.",
+                      summary: "Sets a Lightning node's balance: its channel becomes one of that capacity, "
+                          + "keeping LND's default reserve (1%, at least 354 sat) that it cannot send; "
+                          + "the change counts as funding (or withdrawal) in hub_balances.",
                       arguments: [RPCArgument("name", .string, "The node's name"),
                                   RPCArgument("balance_sat", .number, "The new balance in satoshis")],
                       result: "{...}    (json object) the node, as hub_ln_addnode answers",

@@ -471,4 +471,40 @@ final class ClientEngineHubTests: XCTestCase {
         XCTAssertTrue(swaps.isEmpty)
         await fixture.shutDown(engine)
     }
+
+    /// The check before committing reads what LND lets the client send, not its balance:
+    /// with the balance above what the swap needs but the 1% channel reserve eating into
+    /// it, the engine refuses before anything is paid, where LND would refuse the payment
+    /// (FAILURE_REASON_INSUFFICIENT_BALANCE) after the provider had been committed to.
+    func testTheCommitCheckLeavesTheChannelReserveOut() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        // First learn what the swap needs: 1,000 sat is far too little.
+        try fixture.hub.lightning.setBalance(node: "client", balanceMsat: 1_000_000)
+        var needed: Int64 = 0
+        do {
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
+            XCTFail("1,000 sat cannot pay \(amount) sat")
+        } catch ClientEngineError.insufficientBalance(let balance, let neededSat) {
+            XCTAssertEqual(balance, 646, "1,000 sat less the 354 sat dust-limit reserve")
+            needed = neededSat
+        }
+        // Enough in the channel, not enough above its reserve (1% of the balance, > 500 sat).
+        let balanceSat = needed + 500
+        try fixture.hub.lightning.setBalance(node: "client", balanceMsat: UInt64(balanceSat) * 1_000)
+        let reserve = try fixture.hub.lightning.node("client").reserveMsat / 1_000
+        XCTAssertGreaterThan(reserve, 500)
+        do {
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
+            XCTFail("the reserve cannot be sent")
+        } catch ClientEngineError.insufficientBalance(let balance, let neededSat) {
+            XCTAssertEqual(neededSat, needed)
+            XCTAssertEqual(balance, balanceSat - Int64(reserve))
+        }
+        XCTAssertEqual(try fixture.clientBalanceMsat(), UInt64(balanceSat) * 1_000, "nothing paid")
+        let swaps = await fixture.provider.swaps
+        XCTAssertTrue(swaps.isEmpty, "the provider was never asked to lock")
+        await fixture.shutDown(engine)
+    }
 }

@@ -27,7 +27,7 @@ final class DaemonMacaroonTests: XCTestCase {
             XCTAssertEqual(key, "lnd_macaroon")
             XCTAssertEqual(error.exitCode, 4)
             XCTAssertTrue(reason.contains("info:read (GetInfo)"), reason)
-            XCTAssertTrue(reason.contains("offchain:read (ChannelBalance, TrackPaymentV2)"), reason)
+            XCTAssertTrue(reason.contains("offchain:read (ChannelBalance, ListChannels, TrackPaymentV2)"), reason)
             XCTAssertTrue(reason.contains("offchain:write (SendPaymentV2)"), reason)
             XCTAssertTrue(fix.contains("lncli bakemacaroon"), fix)
         }

@@ -273,6 +273,41 @@ final class LNDClientEndToEndTests: XCTestCase {
                       PaymentUpdate.FailureReason.canceled.description)
     }
 
+    /// What the client may send is the balance above the channel reserve (ListChannels):
+    /// exactly that pays, and one msat less in the channel makes LND refuse the payment
+    /// with FAILURE_REASON_INSUFFICIENT_BALANCE although `channelBalance` covers it.
+    func testSpendableBalanceIsWhatLNDLetsThroughAboveTheReserve() async throws {
+        let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])
+        let alice = try await hub.client("alice")
+        let bob = try await hub.client("bob")
+        let whole = try await alice.spendableBalance()
+        XCTAssertEqual(whole, Self.payerBalance - 100_000_000, "1% of the 10,000,000 sat channel stays")
+        let bobSpendable = try await bob.spendableBalance()
+        XCTAssertEqual(bobSpendable, 0, "an empty channel sends nothing")
+
+        // 252,551 sat of capacity keeps 2,525 sat: what is left is exactly amount + fee.
+        let exact: UInt64 = 252_551_000
+        for (balance, paid) in [(exact - 1, false), (exact, true)] {
+            try hub.network.setBalance(node: "alice", balanceMsat: balance)
+            let spendable = try await alice.spendableBalance()
+            let local = try await alice.channelBalance()
+            XCTAssertEqual(local, balance)
+            XCTAssertEqual(spendable, paid ? Self.amount + Self.fee : Self.amount + Self.fee - 1_000,
+                           "LND reports whole sats")
+            let hash = SHA256.hash(preimage(paid ? 0x55 : 0x54))
+            let request = try await bob.addHoldInvoice(paymentHash: hash, amountMsat: Self.amount, memo: "",
+                                                       expirySeconds: 600, cltvExpiry: 144)
+            let payment = LNDIterator(alice.payInvoice(paymentRequest: request, feeLimitSat: 100, cltvLimit: 0,
+                                                       timeoutSeconds: 60))
+            var last = try await lndNext(payment)
+            if last?.status == .inFlight { last = try await lndNext(payment) }
+            XCTAssertEqual(last?.status, paid ? .inFlight : .failed(.insufficientBalance), "balance \(balance) msat")
+        }
+        let left = try await alice.spendableBalance()
+        XCTAssertEqual(left, 0, "all but the reserve is held")
+        await hub.shutDown(alice, bob)
+    }
+
     /// The route costs 26 sat; a 25 sat limit finds no route, and nothing moves.
     func testPaymentOverItsFeeLimitFailsCleanly() async throws {
         let hub = try await LNDTestHub.start([("alice", Self.payerBalance), ("bob", 0)])

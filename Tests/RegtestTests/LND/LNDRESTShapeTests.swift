@@ -87,6 +87,32 @@ final class LNDRESTShapeTests: XCTestCase {
         }
     }
 
+    /// `local_balance` counts the reserve, as LND's ChannelBalance sums each commitment's
+    /// local balance; `/v1/channels` says how much of it is the reserve (1% of capacity).
+    func testListChannelsShapeCarriesTheReserve() async throws {
+        let http = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
+        let response = try await http.send(HTTPRequest(target: "/v1/channels"), to: endpoint("alice"))
+        await http.shutDown()
+        XCTAssertEqual(response.status.code, 200)
+        let channels = try XCTUnwrap(try object(response.body)["channels"] as? [[String: Any]])
+        XCTAssertEqual(channels.count, 1)
+        let channel = channels[0]
+        XCTAssertEqual(channel["active"] as? Bool, true)
+        XCTAssertEqual(channel["capacity"] as? String, "10000000")
+        XCTAssertEqual(channel["local_balance"] as? String, "10000000")
+        XCTAssertEqual(channel["local_chan_reserve_sat"] as? String, "100000")
+        XCTAssertEqual((channel["local_constraints"] as? [String: Any])?["chan_reserve_sat"] as? String, "100000")
+        XCTAssertEqual((channel["local_constraints"] as? [String: Any])?["dust_limit_sat"] as? String, "354")
+        XCTAssertEqual(channel["initiator"] as? Bool, true)
+        XCTAssertNotNil(channel["chan_id"] as? String)
+        // bob, funded with nothing, still keeps the dust limit as its reserve.
+        let (status, reply) = try await get("/v1/channels")
+        XCTAssertEqual(status, 200)
+        let bob = try XCTUnwrap((reply["channels"] as? [[String: Any]])?.first)
+        XCTAssertEqual(bob["local_balance"] as? String, "0")
+        XCTAssertEqual((bob["local_constraints"] as? [String: Any])?["chan_reserve_sat"] as? String, "354")
+    }
+
     /// LND 0.18's gateway decodes a `bytes` URL value with Go's padded decoders, so an
     /// unpadded hash is refused there (later versions take both): the hub takes only the
     /// form every version takes, so a client that drops the padding fails in tests too.

@@ -100,18 +100,49 @@ final class PaymentRuleTests: XCTestCase {
                        world.tip + 216 + 3)
     }
 
-    func testInsufficientBalanceCountsTheFee() async throws {
-        try network.setBalance(node: "alice", balanceMsat: Self.amountMsat + Self.feeMsat - 1)
+    /// LND's default reserve: 1% of the channel's capacity, never under the 354 sat dust
+    /// limit (`DefaultReserve` with `DustLimitUnknownWitness`).
+    func testReserveIsOnePercentOfCapacityAtLeastTheDustLimit() throws {
+        XCTAssertEqual(try network.node("alice").reserveMsat, 10_000_000, "1% of 1,000,000 sat")
+        XCTAssertEqual(try network.node("bob").reserveMsat, 354_000, "an empty channel still keeps the dust limit")
+        try network.setBalance(node: "alice", balanceMsat: 35_499_999)
+        XCTAssertEqual(try network.node("alice").reserveMsat, 354_000, "1% of 35,499 sat is under the dust limit")
+        try network.setBalance(node: "alice", balanceMsat: 2_000_000_999)
+        XCTAssertEqual(try network.node("alice").reserveMsat, 20_000_000, "1% of the whole sats")
+        XCTAssertEqual(try network.node("alice").spendableMsat, 1_980_000_999)
+    }
+
+    /// The reserve is held back from what a node can send, as LND's link bandwidth holds
+    /// it back: one msat short of amount + fee above the reserve fails with
+    /// FAILURE_REASON_INSUFFICIENT_BALANCE and moves nothing; exactly enough goes.
+    func testInsufficientBalanceCountsTheFeeAndTheReserve() async throws {
+        // 50,510,999 msat is 50,510 sat of capacity: a reserve of 505 sat leaves amount + fee - 1.
+        let reserve: UInt64 = 505_000, short = Self.amountMsat + Self.feeMsat + reserve - 1
+        try network.setBalance(node: "alice", balanceMsat: short)
+        XCTAssertEqual(try network.node("alice").reserveMsat, reserve)
         let invoice = try holdInvoice()
         let updates = try await send(invoice.paymentRequest)
         XCTAssertEqual(updates.last?.status, .failed)
         XCTAssertEqual(updates.last?.failureReason, .insufficientBalance)
         XCTAssertEqual(updates.last?.failureReason.lndName, "FAILURE_REASON_INSUFFICIENT_BALANCE")
         XCTAssertEqual(updates.last?.failureDetail,
-                       .insufficientBalance(neededMsat: Self.amountMsat + Self.feeMsat, balanceMsat: Self.amountMsat + Self.feeMsat - 1))
-        let balances = network.balances()
-        XCTAssertEqual(balances.nodes["alice"], Self.amountMsat + Self.feeMsat - 1)
+                       .insufficientBalance(neededMsat: Self.amountMsat + Self.feeMsat, balanceMsat: short, reserveMsat: reserve))
+        XCTAssertEqual(updates.last?.failureDetail?.description,
+                       "needs 50006000 msat, can send 50005999 msat (balance 50510999 msat less the channel reserve 505000 msat)")
+        var balances = network.balances()
+        XCTAssertEqual(balances.nodes["alice"], short)
         XCTAssertEqual(balances.inFlightMsat, 0)
+        XCTAssertTrue(balances.isConserved)
+
+        try network.setBalance(node: "alice", balanceMsat: short + 1)
+        XCTAssertEqual(try network.node("alice").reserveMsat, reserve)
+        let again = try network.addHoldInvoice(node: "bob", paymentHash: SHA256.hash(preimage(0x43)), amountMsat: Self.amountMsat,
+                                               memo: "swap", expirySeconds: 600, cltvExpiry: 216)
+        let exact = try await send(again.paymentRequest)
+        XCTAssertEqual(exact.last?.status, .inFlight)
+        balances = network.balances()
+        XCTAssertEqual(balances.nodes["alice"], reserve, "all but the reserve is in flight")
+        XCTAssertEqual(try network.node("alice").spendableMsat, 0)
         XCTAssertTrue(balances.isConserved)
     }
 
