@@ -13,11 +13,12 @@ public struct ElectrumClient: Sendable {
     public let protocolVersion: ElectrumProtocolVersion
 
     /// Dials `host:port` on `loop` over TCP, or over TLS trusting only `tlsAnchors` when
-    /// given; then `negotiate`, and with `network` `checkNetwork`. On failure the
-    /// connection is closed.
+    /// given; then `negotiate`, and with `network` `checkNetwork`. Each call then has
+    /// `timeoutMilliseconds` to be answered. On failure the connection is closed.
     public static func connect(host: String, port: Int, tlsAnchors: TLSCertificates? = nil, network: Network?,
                                loop: EventLoop, clientName: String = "peernode",
-                               maxLineBytes: Int = ElectrumConnection.defaultMaxLineBytes) async throws(ElectrumError) -> ElectrumClient {
+                               maxLineBytes: Int = ElectrumConnection.defaultMaxLineBytes,
+                               timeoutMilliseconds: UInt64 = 30_000) async throws(ElectrumError) -> ElectrumClient {
         let stream: any ByteStream
         do {
             let tcp = try await TCPConnection.connect(host: host, port: port, loop: loop)
@@ -29,7 +30,9 @@ public struct ElectrumClient: Sendable {
         } catch {
             throw .unreachable(server: "\(host):\(port)", reason: ErrorText.describe(error))
         }
-        let client = try await negotiate(ElectrumConnection(stream: stream, maxLineBytes: maxLineBytes), clientName: clientName)
+        let connection = ElectrumConnection(stream: stream, maxLineBytes: maxLineBytes, sleeper: loop.sleeper,
+                                            timeoutMilliseconds: timeoutMilliseconds)
+        let client = try await negotiate(connection, clientName: clientName)
         if let network {
             do throws(ElectrumError) {
                 try await client.checkNetwork(network)

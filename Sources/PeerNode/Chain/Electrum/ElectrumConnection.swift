@@ -12,12 +12,17 @@ import Transport
 ///   not JSON, a reply to an id never sent — drops the connection: every pending and
 ///   later call throws that error and the notification streams finish, so the owner
 ///   reconnects instead of trusting a confused server.
+/// - A call without a reply within `timeoutMilliseconds` (given a sleeper) drops the
+///   connection too: a server that stopped answering is dead, and a late reply could not
+///   be told from a confused one.
 public actor ElectrumConnection {
     /// Enough for the largest consensus-valid transaction in hex (4 MB, 8 MB of hex) with
     /// room for a batch; a line beyond it is refused before it is buffered further.
     public static let defaultMaxLineBytes = 16 << 20
 
     private let stream: any ByteStream
+    private let sleeper: (any Sleeper)?
+    private let timeoutMilliseconds: UInt64
     private var splitter: ElectrumLineSplitter
     private var nextID: UInt64 = 1
     private var pending: [UInt64: PendingReply] = [:]
@@ -35,8 +40,12 @@ public actor ElectrumConnection {
     }
 
     /// Starts reading `stream` at once (a notification can arrive before any call).
-    public init(stream: any ByteStream, maxLineBytes: Int = ElectrumConnection.defaultMaxLineBytes) {
+    /// Without a sleeper, calls wait for their reply as long as the connection lasts.
+    public init(stream: any ByteStream, maxLineBytes: Int = ElectrumConnection.defaultMaxLineBytes,
+                sleeper: (any Sleeper)? = nil, timeoutMilliseconds: UInt64 = 30_000) {
         self.stream = stream
+        self.sleeper = sleeper
+        self.timeoutMilliseconds = timeoutMilliseconds
         splitter = ElectrumLineSplitter(maxLineBytes: maxLineBytes)
         Task { await self.readLoop() }
     }
@@ -52,6 +61,7 @@ public actor ElectrumConnection {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONValue, ElectrumError>, Never>) in
             pending[id] = PendingReply(method: method) { continuation.resume(returning: $0) }
             send(Self.request(id: id, method: method, params: params).canonicalBytes)
+            armTimeout(id, method: method)
         }
         return try result.get()
     }
@@ -75,6 +85,7 @@ public actor ElectrumConnection {
                 requests.append(Self.request(id: id, method: call.method, params: call.params))
             }
             send(JSONValue.array(requests).canonicalBytes)
+            armTimeout(firstID, method: calls[0].method)
         }
         if let failure, results.contains(where: { $0.failureIs(failure) }) { throw failure }
         return results
@@ -193,6 +204,22 @@ public actor ElectrumConnection {
     }
 
     // MARK: - ending
+
+    /// Drops the connection if `id` is still unanswered after the timeout (for a batch,
+    /// its first id: the server answers a batch as one line).
+    private func armTimeout(_ id: UInt64, method: String) {
+        guard let sleeper else { return }
+        let milliseconds = timeoutMilliseconds
+        Task { [weak self] in
+            try? await sleeper.sleep(milliseconds: milliseconds)
+            await self?.expire(id, method: method, milliseconds: milliseconds)
+        }
+    }
+
+    private func expire(_ id: UInt64, method: String, milliseconds: UInt64) async {
+        guard pending[id] != nil else { return }
+        await fail(.timedOut(method: method, milliseconds: milliseconds))
+    }
 
     private func fail(_ error: ElectrumError) async {
         guard failure == nil else { return }

@@ -1,6 +1,7 @@
 /// What can go wrong talking to an Electrum server, each case saying what to check.
 ///
-/// Errors that drop the connection (`unreachable`, `closed`, `lineTooLong`, `malformed`)
+/// Errors that drop the connection (`unreachable`, `closed`, `lineTooLong`, `malformed`,
+/// `timedOut`)
 /// are also thrown by every later call on it: a dropped connection never half-works.
 /// `server` and `unexpectedResult` fail one call and leave the connection up.
 public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -13,6 +14,8 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
     case lineTooLong(limit: Int)
     /// The server sent something that is not Electrum JSON-RPC 2.0.
     case malformed(reason: String)
+    /// The server did not answer a call in time; the connection was dropped.
+    case timedOut(method: String, milliseconds: UInt64)
     /// The server answered a call with a JSON-RPC error.
     case server(method: String, code: Int, message: String)
     /// The server's result has not the shape the protocol gives it.
@@ -35,6 +38,9 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "(a broken or hostile server: use another one)"
         case .malformed(let reason):
             return "the Electrum server sent something that is not Electrum JSON-RPC: \(reason); the connection was dropped"
+        case .timedOut(let method, let milliseconds):
+            return "the Electrum server did not answer \(method) within \(milliseconds) ms; the connection was dropped "
+                + "(check that the server is synced and not overloaded)"
         case .server(let method, let code, let message):
             return "the Electrum server refused \(method): \(message) (code \(code))"
         case .unexpectedResult(let method, let reason):

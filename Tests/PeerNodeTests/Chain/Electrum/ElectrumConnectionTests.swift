@@ -1,4 +1,5 @@
 @testable import PeerNode
+import TestSupport
 import Transport
 import XCTest
 
@@ -111,6 +112,24 @@ final class ElectrumConnectionTests: XCTestCase {
         try await assertDropped(by: Array("{\"jsonrpc\":\"2.0\",\"id\":999,\"result\":1}\n".utf8)) {
             XCTAssertEqual($0, .malformed(reason: "a reply to id 999, which this client never sent or already had"))
         }
+    }
+
+    func testAServerThatStopsAnsweringTimesOutAndDropsTheConnection() async throws {
+        let (client, server) = MemoryByteStream.pair()
+        let connection = ElectrumConnection(stream: client, sleeper: TaskSleeper(), timeoutMilliseconds: 200)
+        let script = FakeElectrumPeer(stream: server)
+        async let pending = connection.call("blockchain.headers.subscribe")
+        _ = try await script.readMessage()
+        do {
+            _ = try await pending
+            XCTFail("a call nobody answers returned")
+        } catch {
+            XCTAssertEqual(error as? ElectrumError, .timedOut(method: "blockchain.headers.subscribe", milliseconds: 200))
+        }
+        let reason = await connection.closedReason
+        XCTAssertEqual(reason, .timedOut(method: "blockchain.headers.subscribe", milliseconds: 200))
+        let read = try await server.read()
+        XCTAssertNil(read, "the client closed its end")
     }
 
     /// A call is pending when the server sends `bytes`: the call, a later call and the

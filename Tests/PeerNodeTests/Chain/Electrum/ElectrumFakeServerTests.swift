@@ -12,7 +12,8 @@ final class ElectrumFakeServerTests: XCTestCase {
             try await stream.write(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
         }) { connect in
             do throws(ElectrumError) {
-                _ = try await connect()
+                let accepted = try await connect()
+                await accepted.connection.close()
                 XCTFail("a server answering garbage was accepted")
             } catch {
                 guard case .malformed = error else { return XCTFail("\(error)") }
@@ -28,7 +29,8 @@ final class ElectrumFakeServerTests: XCTestCase {
             try await stream.write([UInt8](repeating: 0x7B, count: 70_000))
         }) { connect in
             do throws(ElectrumError) {
-                _ = try await connect()
+                let accepted = try await connect()
+                await accepted.connection.close()
                 XCTFail("an endless line was accepted")
             } catch {
                 XCTAssertEqual(error, .lineTooLong(limit: 65_536))
@@ -45,7 +47,8 @@ final class ElectrumFakeServerTests: XCTestCase {
                                          "result": .array([.string("OldServer 0.9"), .string("1.2")])]))
         }) { connect in
             do throws(ElectrumError) {
-                _ = try await connect()
+                let accepted = try await connect()
+                await accepted.connection.close()
                 XCTFail("a 1.2 server was accepted")
             } catch {
                 XCTAssertEqual(error, .unsupportedProtocolVersion(server: "OldServer 0.9 chose 1.2", minimum: "1.4"))
@@ -61,7 +64,8 @@ final class ElectrumFakeServerTests: XCTestCase {
                                          "error": .object(["code": .integer(1), "message": .string("unsupported protocol version: 1.4")])]))
         }) { connect in
             do throws(ElectrumError) {
-                _ = try await connect()
+                let accepted = try await connect()
+                await accepted.connection.close()
                 XCTFail("a refusing server was accepted")
             } catch {
                 XCTAssertEqual(error, .unsupportedProtocolVersion(server: "it answered: unsupported protocol version: 1.4",
