@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "COpenSSL", "TestSupport"]),
         .testTarget(name: "HTLCTests", dependencies: ["HTLC", "Bitcoin", "TestSupport"]),
         .testTarget(name: "LightningTests", dependencies: ["Lightning", "Bitcoin", "Transport", "TestSupport"]),
-        .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "Transport", "TestSupport"]),
+        .testTarget(name: "RegtestTests", dependencies: ["Regtest", "Bitcoin", "Lightning", "Transport", "TestSupport", "PeerNode"]),
         .testTarget(name: "OffersTests", dependencies: ["Offers", "Transport", "Bitcoin", "HTLC", "TestSupport"]),
         .testTarget(name: "PeerNodeTests", dependencies: ["PeerNode", "Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "Regtest", "TestSupport"]),
     ],

@@ -1,0 +1,60 @@
+import Bitcoin
+import Foundation
+import Transport
+
+/// Reading the protocol's result shapes into typed values; every mismatch is an
+/// `unexpectedResult` naming the method.
+enum ElectrumDecoding {
+    static func header(_ value: JSONValue?, method: String) throws(ElectrumError) -> [UInt8] {
+        guard let hex = value?.stringValue, let bytes = [UInt8](hex: hex), bytes.count == 80 else {
+            throw .unexpectedResult(method: method, reason: "a block header is 80 bytes of hex")
+        }
+        return bytes
+    }
+
+    static func txid(_ value: JSONValue?, method: String) throws(ElectrumError) -> TransactionID {
+        guard let hex = value?.stringValue, let txid = try? TransactionID(hex: hex) else {
+            throw .unexpectedResult(method: method, reason: "a txid is 64 hex characters")
+        }
+        return txid
+    }
+
+    static func int(_ value: JSONValue?, _ name: String, method: String) throws(ElectrumError) -> Int {
+        guard let number = value?.int64Value, let int = Int(exactly: number) else {
+            throw .unexpectedResult(method: method, reason: "\(name) is not an integer")
+        }
+        return int
+    }
+
+    static func array(_ value: JSONValue, method: String) throws(ElectrumError) -> [JSONValue] {
+        guard let array = value.arrayValue else { throw .unexpectedResult(method: method, reason: "not a list") }
+        return array
+    }
+
+    static func history(_ value: JSONValue, method: String) throws(ElectrumError) -> [ElectrumHistoryItem] {
+        var items: [ElectrumHistoryItem] = []
+        for entry in try array(value, method: method) {
+            let fee: Int64? = entry["fee"]?.int64Value
+            items.append(ElectrumHistoryItem(txid: try txid(entry["tx_hash"], method: method),
+                                             height: try int(entry["height"], "height", method: method), feeSat: fee))
+        }
+        return items
+    }
+
+    /// A fee rate in BTC/kvB as the server prints it (Python writes small floats with an
+    /// exponent, `2e-05`), in sat/kvB exactly; nil for the protocol's -1 ("no estimate").
+    /// Decimal arithmetic, never a Double: 0.00001 BTC must be 1000 sat, not 999.
+    static func feeRate(_ value: JSONValue, method: String) throws(ElectrumError) -> Int64? {
+        guard case .number(let text) = value, let btc = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw .unexpectedResult(method: method, reason: "a fee rate is a number")
+        }
+        if btc < 0 { return nil }
+        var sat = btc * Decimal(BitcoinDecimal.satoshisPerBitcoin)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &sat, 0, .up)
+        guard rounded < Decimal(Int64.max / 2) else {
+            throw .unexpectedResult(method: method, reason: "fee rate \(text) BTC/kvB is out of range")
+        }
+        return NSDecimalNumber(decimal: rounded).int64Value
+    }
+}
