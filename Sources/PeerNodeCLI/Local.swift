@@ -106,20 +106,34 @@ enum Local {
         }
     }
 
+    /// The data directory and `--key=value` overrides of a command that reads the config
+    /// as the daemon does (`run`, `doctor`), or the exit code after printing why not.
+    private enum DaemonContext {
+        case ready(Context, [ConfigEntry])
+        case refused(Int32)
+
+        init(_ arguments: Arguments, command: String) {
+            do {
+                try CLICommand.noExtraPositionals(arguments, 0, command: command)
+                let context = try Context(arguments)
+                var words = arguments.unknown
+                if let network = arguments.options["network"] { words.append("--network=\(network)") }
+                if let socket = arguments.options["socket"] { words.append("--control_socket=\(socket)") }
+                self = .ready(context, try ConfigFileParser.parseOverrides(words))
+            } catch let error as UsageError {
+                self = .refused(Main.usageFailure(error))
+            } catch {
+                self = .refused(Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError))
+            }
+        }
+    }
+
     static func run(_ arguments: Arguments) async -> Int32 {
         let context: Context
         let overrides: [ConfigEntry]
-        do {
-            try CLICommand.noExtraPositionals(arguments, 0, command: "run")
-            context = try Context(arguments)
-            var words = arguments.unknown
-            if let network = arguments.options["network"] { words.append("--network=\(network)") }
-            if let socket = arguments.options["socket"] { words.append("--control_socket=\(socket)") }
-            overrides = try ConfigFileParser.parseOverrides(words)
-        } catch let error as UsageError {
-            return Main.usageFailure(error)
-        } catch {
-            return Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError)
+        switch DaemonContext(arguments, command: "run") {
+        case .ready(let read, let entries): (context, overrides) = (read, entries)
+        case .refused(let code): return code
         }
         // peernode.log in the data directory (time, level, rotated by size: docs/LOGS.md),
         // and the same lines on stderr for the terminal or supervisor running it. Without
@@ -144,17 +158,9 @@ enum Local {
     static func doctor(_ arguments: Arguments) async -> Int32 {
         let context: Context
         let overrides: [ConfigEntry]
-        do {
-            try CLICommand.noExtraPositionals(arguments, 0, command: "doctor")
-            context = try Context(arguments)
-            var words = arguments.unknown
-            if let network = arguments.options["network"] { words.append("--network=\(network)") }
-            if let socket = arguments.options["socket"] { words.append("--control_socket=\(socket)") }
-            overrides = try ConfigFileParser.parseOverrides(words)
-        } catch let error as UsageError {
-            return Main.usageFailure(error)
-        } catch {
-            return Main.failure(code: "config", message: "configuration error: \(error)", exit: ExitCode.configError)
+        switch DaemonContext(arguments, command: "doctor") {
+        case .ready(let read, let entries): (context, overrides) = (read, entries)
+        case .refused(let code): return code
         }
         let config: NodeConfig
         let loop: EventLoop
