@@ -157,7 +157,7 @@ public final class NodeDaemon: Sendable {
             throw .alreadyRunning(socket: config.controlSocket)
         }
 
-        try Self.apply(NodeDoctor.dataDirectory(config.datadir), log: log) { .file($0.detail + ($0.fix.map { "; \($0)" } ?? "")) }
+        try Self.apply(NodeDoctor.dataDirectory(config.datadir), log: log) { .file($0.sentence) }
 
         // `init` made the database beside the seed, so a missing one was lost (or moved
         // away): SQLite would silently make an empty one, which must not pass for a new node.
@@ -189,7 +189,7 @@ public final class NodeDaemon: Sendable {
         // the node was stopped cannot be fetched.
         let indexCheck = await NodeDoctor.txIndex(rpc: rpc)
         try Self.apply(indexCheck, log: log) {
-            .bitcoind(url: config.bitcoind.url, reason: $0.detail + ($0.fix.map { "; \($0)" } ?? ""))
+            .bitcoind(url: config.bitcoind.url, reason: $0.sentence)
         }
 
         let lightning = try await connectLND(config, loop: loop)
@@ -340,7 +340,7 @@ public final class NodeDaemon: Sendable {
     private static func apply(_ check: DoctorCheck, log: DaemonLog, _ error: (DoctorCheck) -> DaemonError) throws(DaemonError) {
         switch check.status {
         case .ok: return
-        case .warning: log("warning (\(check.name)): \(check.detail)" + (check.fix.map { "; \($0)" } ?? ""))
+        case .warning: log("warning (\(check.name)): \(check.sentence)")
         case .fatal: throw error(check)
         }
     }

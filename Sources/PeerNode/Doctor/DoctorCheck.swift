@@ -22,6 +22,9 @@ public struct DoctorCheck: Sendable, Equatable {
         self.fix = fix
     }
 
+    /// The finding and what to do on one line, as `run` words a check it stops or warns on.
+    public var sentence: String { detail + (fix.map { "; \($0)" } ?? "") }
+
     public var json: JSONValue {
         var object: [String: JSONValue] = ["name": .string(name), "status": .string(status.rawValue), "detail": .string(detail)]
         if let fix { object["fix"] = .string(fix) }
