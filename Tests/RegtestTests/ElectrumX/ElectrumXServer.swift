@@ -77,6 +77,25 @@ final class ElectrumXServer {
         return String(text.suffix(2_000))
     }
 
+    /// Retries `attempt` every 200 ms until it returns a value: ElectrumX opens its port
+    /// only after its first sync. Fails the test with ElectrumX's log if it exits or has
+    /// not opened its port within 90 s.
+    func whenListening<T>(_ attempt: () async throws -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(90)
+        while true {
+            guard process.isRunning else {
+                XCTFail("ElectrumX exited (status \(process.terminationStatus)); its log:\n\(logTail)")
+                throw ElectrumTestClient.Closed()
+            }
+            if let value = try await attempt() { return value }
+            guard Date() < deadline else {
+                XCTFail("ElectrumX did not open its port within 90 s; its log:\n\(logTail)")
+                throw ElectrumTestClient.Closed()
+            }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+    }
+
     /// SIGTERM (ElectrumX flushes and exits), SIGKILL after 10 s; then its directory goes.
     func stop() {
         if process.isRunning {

@@ -167,20 +167,8 @@ final class ElectrumXSyncTests: XCTestCase {
     /// Connects once ElectrumX has caught up with the daemon and opened its port (it
     /// listens only after its first sync).
     private func connect(_ server: ElectrumXServer, loop: EventLoop) async throws -> ElectrumTestClient {
-        let deadline = Date().addingTimeInterval(90)
-        while true {
-            if !server.process.isRunning {
-                XCTFail("ElectrumX exited (status \(server.process.terminationStatus)); its log:\n\(server.logTail)")
-                throw ElectrumTestClient.Closed()
-            }
-            if let stream = try? await TCPConnection.connect(host: "127.0.0.1", port: server.port, loop: loop) {
-                return ElectrumTestClient(stream: stream)
-            }
-            guard Date() < deadline else {
-                XCTFail("ElectrumX did not open its port within 90 s; its log:\n\(server.logTail)")
-                throw ElectrumTestClient.Closed()
-            }
-            try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.whenListening {
+            (try? await TCPConnection.connect(host: "127.0.0.1", port: server.port, loop: loop)).map(ElectrumTestClient.init(stream:))
         }
     }
 
