@@ -21,6 +21,15 @@ public protocol LightningBackend: Sendable {
     /// to dip into it (FAILURE_REASON_INSUFFICIENT_BALANCE).
     func spendableBalance() async throws(LightningBackendError) -> UInt64
 
+    /// Creates a plain invoice (LND `AddInvoice`): the node picks the preimage and settles
+    /// as soon as an HTLC pays it, so the payer's payment succeeds with no further call.
+    /// What a payee that runs no swap asks for. `expirySeconds` 0 leaves LND's default
+    /// (86,400 s; at most one year), `cltvExpiry` 0 the node's final CLTV delta (LND: 80;
+    /// at least 18). The answer is checked: its payment request decodes, for its hash and
+    /// amount.
+    func addInvoice(amountMsat: UInt64, memo: String, expirySeconds: UInt64,
+                    cltvExpiry: UInt64) async throws(LightningBackendError) -> CreatedInvoice
+
     /// Creates a hold invoice for `paymentHash` and returns its BOLT11 payment request.
     /// `expirySeconds` and `cltvExpiry` of 0 leave the node's defaults.
     func addHoldInvoice(paymentHash: [UInt8], amountMsat: UInt64, memo: String, expirySeconds: UInt64,
@@ -66,5 +75,7 @@ public protocol LightningBackend: Sendable {
     func paymentStatus(paymentHash: [UInt8]) async throws(LightningBackendError) -> PaymentUpdate.Status?
 
     /// The payment request as the node decodes it (and refuses one for another network).
+    /// The node reads an invoice with its own BOLT11 decoder first (`PaymentRequestCheck`)
+    /// and uses this to check that LND, which is the one that pays it, reads the same terms.
     func decodeInvoice(_ paymentRequest: String) async throws(LightningBackendError) -> PaymentRequestDetails
 }

@@ -24,6 +24,13 @@ public final class LightningNetwork: Sendable {
     public static let defaultCLTVExpiry: UInt64 = 80
     /// LND's default invoice expiry (24 hours) for `expirySeconds` 0.
     public static let defaultInvoiceExpirySeconds: UInt64 = 86_400
+    /// LND's longest memo, in bytes (`invoices.MaxMemoSize`).
+    public static let maxMemoBytes = 1_024
+    /// LND's longest invoice expiry: one year (invoicesrpc/addinvoice.go, `maxExpiry`).
+    public static let maxInvoiceExpirySeconds: UInt64 = 365 * 24 * 3_600
+    /// LND's largest invoice: 100,000 BTC (invoicesrpc/addinvoice.go, `maxInvoiceAmt`),
+    /// compared in whole satoshis, so up to 999 msat over it still passes, as in LND.
+    public static let maxInvoiceAmountSat: UInt64 = 100_000 * 100_000_000
 
     public let policy: RoutingPolicy
     private let state: Mutex<LightningNetworkState>

@@ -17,11 +17,20 @@ extension LightningNetworkState {
                              now: UInt64) throws(LightningSimError) -> AddedInvoice {
         let node = try node(name)
         guard paymentHash.count == 32 else { throw .invalidHashLength(paymentHash.count) }
-        guard node.invoices[paymentHash] == nil else { throw .duplicateInvoice }
+        // LND's AddInvoice (plain and hold alike) checks the memo, the amount and the expiry first.
+        guard terms.memo.utf8.count <= LightningNetwork.maxMemoBytes else { throw .memoTooLarge(terms.memo.utf8.count) }
+        guard terms.amountMsat / 1_000 <= LightningNetwork.maxInvoiceAmountSat else {
+            throw .invoiceAmountTooLarge(msat: terms.amountMsat)
+        }
+        guard terms.expirySeconds <= LightningNetwork.maxInvoiceExpirySeconds else {
+            throw .invoiceExpiryTooLong(terms.expirySeconds)
+        }
         // LND: 0 means its default delta; anything else must be at least 18 and fit 16 bits.
         let cltvExpiry = terms.cltvExpiry == 0 ? LightningNetwork.defaultCLTVExpiry : terms.cltvExpiry
         guard cltvExpiry <= UInt64(UInt16.max) else { throw .cltvExpiryTooLarge(cltvExpiry) }
         guard cltvExpiry >= LightningNetwork.minCLTVDelta else { throw .cltvExpiryTooSmall(cltvExpiry) }
+        // The registry refuses a duplicate only after the terms passed (LND's order).
+        guard node.invoices[paymentHash] == nil else { throw .duplicateInvoice }
         let expirySeconds = terms.expirySeconds == 0 ? LightningNetwork.defaultInvoiceExpirySeconds : terms.expirySeconds
 
         // The payment secret need only be unique and unguessable by others; deriving it

@@ -32,6 +32,12 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
     case cltvExpiryTooLarge(UInt64)
     /// The invoice could not be written (a memo too long for BOLT11, say).
     case invoiceEncoding(BOLT11Error)
+    /// LND's AddInvoice refuses a memo over `invoices.MaxMemoSize`, 1024 bytes.
+    case memoTooLarge(Int)
+    /// LND's AddInvoice refuses an expiry over one year (31,536,000 s).
+    case invoiceExpiryTooLong(UInt64)
+    /// LND's AddInvoice refuses an amount over 100,000 BTC (counted in whole sat).
+    case invoiceAmountTooLarge(msat: UInt64)
 
     // MARK: payments
     /// The payment request does not decode.
@@ -66,9 +72,17 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
         case .cltvExpiryTooSmall(let delta): return "CLTV delta of \(delta) must be greater than minimum of \(LightningNetwork.minCLTVDelta)"
         case .cltvExpiryTooLarge(let delta): return "CLTV delta of \(delta) is too large, max accepted is: \(UInt16.max)"
         case .invoiceEncoding(let error): return "unable to create invoice: \(error)"
+        case .memoTooLarge(let bytes): return "memo too large: \(bytes) bytes (maxsize=\(LightningNetwork.maxMemoBytes))"
+        case .invoiceExpiryTooLong(let seconds):
+            return "expiry of \(GoText.float(seconds)) seconds greater than max expiry of "
+                + "\(GoText.float(LightningNetwork.maxInvoiceExpirySeconds)) seconds"
+        case .invoiceAmountTooLarge(let msat):
+            return "invoice amount \(GoText.bitcoin(sat: msat / 1_000)) is too large, max is "
+                + GoText.bitcoin(sat: LightningNetwork.maxInvoiceAmountSat)
         case .invalidPaymentRequest(let error): return "invalid payment request: \(error)"
         case .wrongNetwork: return "invoice not for current active network 'regtest'"
-        case .invoiceExpired(let validUntil): return "invoice expired. Valid until \(validUntil) (unix seconds)"
+        // routerrpc's ValidatePayReqExpiry: the time as Go prints it (LND's host in UTC).
+        case .invoiceExpired(let validUntil): return "invoice expired. Valid until \(GoText.time(unix: validUntil))"
         case .amountRequired: return "amount must be specified when paying a zero amount invoice"
         case .amountNotAllowed: return "amount must not be specified when paying a non-zero amount invoice"
         case .selfPayment: return "self-payments not allowed"
