@@ -20,12 +20,15 @@ final class RegtestHubHarness {
     ///   (tip changes reach the Lightning side from the chain, without the timer).
     /// - Parameter tlsDirectory: where the LND REST servers' tls.cert files go (each then
     ///   serves TLS); nil: plain HTTP.
-    init(housekeepingMilliseconds: UInt64, tlsDirectory: String? = nil) async throws {
+    /// - Parameter clock: the hub's wall clock in unix seconds (nil: the real one), and
+    ///   `clockRate` its simulated seconds per real second.
+    init(housekeepingMilliseconds: UInt64, tlsDirectory: String? = nil, clock: (@Sendable () -> Int64)? = nil,
+         clockRate: Int = 1) async throws {
         _ = try makeKernelVerifier()
         loop = try EventLoop()
         let configuration = RegtestHub.Configuration(credentials: Self.credentials, lightningTLSDirectory: tlsDirectory,
                                                      housekeepingMilliseconds: housekeepingMilliseconds,
-                                                     authFailureDelayMilliseconds: 1)
+                                                     authFailureDelayMilliseconds: 1, clock: clock, clockRate: clockRate)
         hub = try await RegtestHub.start(configuration, loop: loop)
         rpc = RPCTestClient(port: hub.rpc.port, credentials: Self.credentials, loop: loop)
     }
