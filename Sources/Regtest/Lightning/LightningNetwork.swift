@@ -155,10 +155,9 @@ public final class LightningNetwork: Sendable {
     /// to its payer with the fee.
     public func cancelInvoice(node: String, paymentHash: [UInt8]) throws(LightningSimError) {
         let now = clock()
-        let tip = chainTip()
         try state.withLock { (state) throws(LightningSimError) in
             state.expireInvoices(now: now)
-            try state.cancelInvoice(node: node, paymentHash: paymentHash, height: tip, now: now)
+            try state.cancelInvoice(node: node, paymentHash: paymentHash, now: now)
         }
     }
 

@@ -118,19 +118,21 @@ extension LightningNetworkState {
     /// fee, and the payment fails with INCORRECT_PAYMENT_DETAILS, as the payee's
     /// `incorrect_or_unknown_payment_details` makes LND report it. Cancelling a
     /// cancelled invoice succeeds (LND makes cancel idempotent).
-    mutating func cancelInvoice(node name: String, paymentHash: [UInt8], height: Int, now: UInt64) throws(LightningSimError) {
+    mutating func cancelInvoice(node name: String, paymentHash: [UInt8], now: UInt64) throws(LightningSimError) {
         let invoice = try lookupInvoice(node: name, paymentHash: paymentHash)
         switch invoice.state {
         case .settled: throw .invoiceAlreadySettled
         case .canceled: return
         case .open, .accepted:
-            cancel(node: name, hash: paymentHash, detail: .canceledByPayee, height: height, now: now)
+            cancel(node: name, hash: paymentHash, detail: .canceledByPayee, now: now)
         }
     }
 
-    /// Moves an invoice to CANCELED and refunds its held HTLC, if any; `height` is the
-    /// payee's tip, which its failure message reports.
-    mutating func cancel(node name: String, hash: [UInt8], detail: PaymentFailureDetail, height: Int, now: UInt64) {
+    /// Moves an invoice to CANCELED and refunds its held HTLC, if any. The payee's failure
+    /// reports the height at which it accepted the HTLC, whoever cancels and whenever:
+    /// LND's link fails a hold invoice's HTLC with `NewFailIncorrectDetails(amount,
+    /// resolution.AcceptHeight)` (htlcswitch/link.go, getResolutionFailure).
+    mutating func cancel(node name: String, hash: [UInt8], detail: PaymentFailureDetail, now: UInt64) {
         guard var entry = nodes[name]?.invoices[hash], !entry.invoice.state.isFinal else { return }
         if let held = entry.held {
             resolveHeld(&entry.invoice, held, settled: false, now: now)
@@ -138,7 +140,8 @@ extension LightningNetworkState {
             entry.invoice.amountPaidMsat -= held.amountMsat
             inFlightMsat -= held.lockedMsat
             nodes[held.payer]!.balanceMsat += held.lockedMsat
-            failHeld(payer: held.payer, hash: hash, reason: .incorrectPaymentDetails, detail, height: height, now: now)
+            failHeld(payer: held.payer, hash: hash, reason: .incorrectPaymentDetails, detail,
+                     height: entry.invoice.htlcs[held.htlcIndex].acceptHeight, now: now)
         }
         entry.invoice.state = .canceled
         nodes[name]!.invoices[hash]!.invoice = entry.invoice
@@ -151,9 +154,8 @@ extension LightningNetworkState {
     mutating func expireInvoices(now: UInt64) {
         for (name, node) in nodes {
             for (hash, entry) in node.invoices where entry.invoice.state == .open && entry.invoice.isExpired(now: now) {
-                // An OPEN invoice holds no HTLC, so neither the detail nor the height
-                // reaches a payment.
-                cancel(node: name, hash: hash, detail: .invoiceNotOpen(.canceled), height: 0, now: now)
+                // An OPEN invoice holds no HTLC, so the detail reaches no payment.
+                cancel(node: name, hash: hash, detail: .invoiceNotOpen(.canceled), now: now)
             }
         }
     }

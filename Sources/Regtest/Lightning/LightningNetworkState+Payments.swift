@@ -229,7 +229,7 @@ extension LightningNetworkState {
                 let expiry = entry.invoice.htlcs[held.htlcIndex].expiryHeight
                 if height + delta >= expiry {
                     cancel(node: name, hash: hash, detail: .heldHTLCNearExpiry(expiryHeight: expiry, height: height),
-                           height: height, now: now)
+                           now: now)
                 }
             }
         }

@@ -229,6 +229,36 @@ final class HoldInvoiceTests: XCTestCase {
         }
     }
 
+    /// The payee's failure of a held HTLC carries the height at which the HTLC was
+    /// accepted, not the height at which it was cancelled: LND's link fails a hold
+    /// invoice's HTLC with `NewFailIncorrectDetails(amount, resolution.AcceptHeight)`
+    /// (htlcswitch/link.go getResolutionFailure), whether the payee cancelled it or its
+    /// expiry watcher did.
+    func testAHeldHTLCsFailureReportsItsAcceptHeightAsLNDDoes() async throws {
+        for byWatcher in [false, true] {
+            world = SimWorld()
+            try network.addNode(name: "alice", balanceMsat: Self.payerFunds)
+            try network.addNode(name: "bob", balanceMsat: 0)
+            let added = try addHoldInvoice()
+            let payment = try network.sendPayment(from: "alice", paymentRequest: added.paymentRequest,
+                                                  feeLimitMsat: 10_000, timeoutSeconds: 60)
+            let accepted = try network.lookupInvoice(node: "bob", paymentHash: added.paymentHash)
+            XCTAssertEqual(accepted.htlcs.first?.acceptHeight, SimEnvironment.startHeight)
+            if byWatcher {
+                world.mine(to: SimEnvironment.startHeight + Int(Self.finalCLTV) + 3 - 12)
+            } else {
+                world.mine(to: SimEnvironment.startHeight + 10)
+                try network.cancelInvoice(node: "bob", paymentHash: added.paymentHash)
+            }
+            let failed = await collect(payment).last
+            XCTAssertEqual(failed?.status, .failed)
+            XCTAssertEqual(failed?.htlcs.last?.failure?.code, "INCORRECT_OR_UNKNOWN_PAYMENT_DETAILS")
+            XCTAssertEqual(failed?.htlcs.last?.failure?.height, SimEnvironment.startHeight,
+                           byWatcher ? "cancelled by the expiry watcher" : "cancelled by the payee")
+            assertConserved()
+        }
+    }
+
     func testHTLCArrivingInsideTheHoldDeltaIsCancelledAtOnce() async throws {
         // A final delta of 18 puts the HTLC's expiry at tip + 18 + 3 (LND's BlockPadding);
         // with a hold delta of 21 LND's watcher cancels it on arrival.
