@@ -405,6 +405,26 @@ final class LNDRESTShapeTests: XCTestCase {
         XCTAssertEqual(missingBody["message"] as? String, "Not Found")
     }
 
+    /// lnrpc AddInvoice over REST: int64 fields as strings both ways, bytes as base64, and
+    /// a field `lnrpc.Invoice` does not have refused by the gateway (InvalidArgument, 400).
+    func testAddInvoiceShapeAndAnUnknownFieldRefusedAsLND() async throws {
+        let (misspelt, error) = try await post("/v1/invoices", "{\"value_msat\":\"1000\",\"expiry_seconds\":\"60\"}")
+        XCTAssertEqual(misspelt, 400)
+        XCTAssertEqual(error["code"] as? Int, 3)
+        XCTAssertEqual(error["message"] as? String, "proto: unknown field \"expiry_seconds\"")
+        let (status, added) = try await post("/v1/invoices", "{\"value_msat\":\"1000\",\"expiry\":\"60\",\"cltv_expiry\":\"40\"}")
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(added["add_index"] as? String, "1", "uint64: a string")
+        XCTAssertEqual((added["payment_addr"] as? String).flatMap { Data(base64Encoded: $0) }?.count, 32)
+        let request = try XCTUnwrap(added["payment_request"] as? String)
+        let (decodedStatus, decoded) = try await get("/v1/payreq/\(request)")
+        XCTAssertEqual(decodedStatus, 200)
+        XCTAssertEqual(decoded["num_msat"] as? String, "1000")
+        XCTAssertEqual(decoded["num_satoshis"] as? String, "1")
+        XCTAssertEqual(decoded["expiry"] as? String, "60")
+        XCTAssertEqual(decoded["cltv_expiry"] as? String, "40")
+    }
+
     func testPlainInvoiceIsSettledWhenPaid() async throws {
         let (status, added) = try await post("/v1/invoices", "{\"value\":\"1000\",\"memo\":\"coffee\"}")
         XCTAssertEqual(status, 200)
