@@ -115,7 +115,8 @@ public final class RegtestHub: Sendable {
         // a block's worth of simulated time, as on mainnet. (HTLC expiry is in blocks.)
         let lightning = HubLightning(chain: chain, loop: loop, host: configuration.lightningHost,
                                      tlsDirectory: configuration.lightningTLSDirectory, clock: { simulated.now() })
-        lightning.startHousekeeping(everyMilliseconds: max(1, configuration.housekeepingMilliseconds))
+        lightning.startHousekeeping(everyMilliseconds: housekeepingMilliseconds(configured: configuration.housekeepingMilliseconds,
+                                                                                rate: simulated.rate))
         let rpc: BitcoinRPCService
         do {
             for node in configuration.lightningNodes {
@@ -145,6 +146,16 @@ public final class RegtestHub: Sendable {
         }
         return RegtestHub(chain: chain, hubChain: hubChain, lightning: lightning, rpc: rpc,
                           credentials: configuration.credentials, simulatedClock: simulated)
+    }
+
+    /// How often the invoice timer runs: as configured on the wall clock; on a faster
+    /// simulated clock no more than one simulated second apart, down to 10 ms real. LND's
+    /// expiry watcher cancels an invoice when its expiry passes; at 600x a 250 ms tick
+    /// would tell subscribers up to 150 simulated seconds late, at 10 ms it is 6. (Calls
+    /// are exact whatever the tick: each expires invoices before it answers.)
+    public static func housekeepingMilliseconds(configured: UInt64, rate: Int) -> UInt64 {
+        guard rate > 1 else { return max(1, configured) }
+        return max(1, min(configured, max(10, UInt64(1_000 / rate))))
     }
 
     /// Stops serving (RPC first, so no call arrives mid-way), the auto-miner, the

@@ -176,3 +176,18 @@ final class RegtestHubInvoiceTimeTests: XCTestCase {
         await harness.shutDown()
     }
 }
+
+/// The invoice timer keeps up with a fast clock: at most a simulated second between ticks
+/// (no faster than every 10 ms real), and as configured at the wall clock's pace.
+final class RegtestHubHousekeepingTests: XCTestCase {
+    func testTheInvoiceTimerTicksAtLeastEverySimulatedSecondDownTo10Milliseconds() {
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 250, rate: 1), 250)
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 600_000, rate: 1), 600_000, "as configured at rate 1")
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 250, rate: 2), 250)
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 250, rate: 10), 100)
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 250, rate: 100), 10)
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 250, rate: 600), 10, "6 simulated seconds")
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 5, rate: 600), 5, "a faster setting stays")
+        XCTAssertEqual(RegtestHub.housekeepingMilliseconds(configured: 0, rate: 1), 1)
+    }
+}
