@@ -24,7 +24,8 @@ extension StatusDashboard {
     table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
     th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid #eaecf0; white-space: nowrap; }
     td.num, th.num { text-align: right; }
-    svg { width: 100%; height: 220px; display: block; }
+    svg { width: 100%; height: auto; max-height: 260px; display: block; }
+    #peer-max { margin-top: .4rem; }
     svg .bar { fill: var(--bar); } svg text { font-size: 11px; fill: var(--muted); }
     button { font: inherit; padding: .35rem .8rem; border-radius: 6px; border: 1px solid #c9ced6; background: #fff; cursor: pointer; }
     body.login main { display: block; max-width: 26rem; margin: 10vh auto; background: var(--card); padding: 1.5rem; border-radius: 10px; }

@@ -8,6 +8,7 @@ extension StatusDashboard {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>peernode</title>
     <link rel="stylesheet" href="/dashboard.css">
+    <link rel="icon" href="data:,">
     <script src="/dashboard.js" defer></script>
     </head>
     <body>
@@ -41,11 +42,12 @@ extension StatusDashboard {
     <dt>Swaps running</dt><dd id="swaps-running"></dd>
     </dl>
     <div class="meter"><div id="exposure-meter"></div></div>
-    <table><thead><tr><th>Counterparty</th><th>Exposure</th><th>Swaps</th></tr></thead><tbody id="limits-peers"></tbody></table>
+    <table><thead><tr><th>Counterparty</th><th class="num">Exposure</th><th class="num">Swaps</th></tr></thead><tbody id="limits-peers"></tbody></table>
+    <p id="peer-max" class="muted"></p>
     </section>
     <section id="live-section" class="wide">
     <h2>In flight <span id="live-count" class="tag"></span></h2>
-    <table><thead><tr><th>Swap</th><th>Role</th><th>Stage</th><th>Amount</th><th>Deadline</th></tr></thead>
+    <table><thead><tr><th>Swap</th><th>Role</th><th>Stage</th><th class="num">Amount</th><th class="num">Deadline</th></tr></thead>
     <tbody id="live-swaps"></tbody></table>
     </section>
     <section id="earnings-section" class="wide">
@@ -54,11 +56,11 @@ extension StatusDashboard {
     <dt>Earned in all</dt><dd id="earned-total"></dd>
     <dt>Net in all</dt><dd id="net-total"></dd>
     </dl>
-    <svg id="earnings-chart" role="img" aria-label="service fees earned per day" viewBox="0 0 600 220" preserveAspectRatio="none"></svg>
+    <svg id="earnings-chart" role="img" aria-label="service fees earned per day" viewBox="0 0 600 220"></svg>
     </section>
     <section id="recent-section" class="wide">
     <h2>Recent swaps</h2>
-    <table><thead><tr><th>Swap</th><th>Role</th><th>Outcome</th><th>Amount</th><th>Fee</th><th>Net</th></tr></thead>
+    <table><thead><tr><th>Swap</th><th>Role</th><th>Outcome</th><th class="num">Amount</th><th class="num">Fee</th><th class="num">Net</th></tr></thead>
     <tbody id="recent-swaps"></tbody></table>
     </section>
     </main>

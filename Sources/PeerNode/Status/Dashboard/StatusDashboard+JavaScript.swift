@@ -100,10 +100,12 @@ extension StatusDashboard {
       figure("exposure", overall.exposure_sat, sat(overall.exposure_sat) + " of " + sat(overall.max_exposure_sat));
       figure("swaps-running", overall.swaps, overall.swaps + " of " + overall.max_swaps);
       meter("exposure-meter", overall.exposure_sat, overall.max_exposure_sat);
+      $("peer-max").textContent = "each counterparty at most " + sat(limits.per_peer_max.exposure_sat) + " in "
+        + limits.per_peer_max.swaps + " swaps";
       fill("limits-peers", limits.peers, (tr, peer) => {
         cell(tr, peer.peer_name || short(peer.peer));
-        cell(tr, sat(peer.exposure_sat) + " of " + sat(limits.per_peer_max.exposure_sat), "num");
-        cell(tr, peer.swaps + " of " + limits.per_peer_max.swaps, "num");
+        cell(tr, sat(peer.exposure_sat), "num");
+        cell(tr, String(peer.swaps), "num");
       }, "no counterparty has a swap running");
     }
 
@@ -138,7 +140,8 @@ extension StatusDashboard {
       const days = earnings.days.slice(-30);
       const width = 600, height = 220, top = 16, bottom = 24;
       const most = Math.max(1, ...days.map((d) => d.earned_sat));
-      const slot = width / Math.max(days.length, 1);
+      // At least 14 slots, so one day's bar stays a bar and not the whole chart.
+      const slot = width / Math.max(days.length, 14);
       days.forEach((day, index) => {
         const barHeight = Math.max(2, ((height - top - bottom) * day.earned_sat) / most);
         const rect = document.createElementNS(SVG, "rect");

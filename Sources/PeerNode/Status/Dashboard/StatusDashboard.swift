@@ -17,6 +17,7 @@ enum StatusDashboard {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>peernode: log in</title>
         <link rel="stylesheet" href="/dashboard.css">
+        <link rel="icon" href="data:,">
         </head>
         <body class="login">
         <main>
