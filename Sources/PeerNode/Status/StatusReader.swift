@@ -11,9 +11,6 @@ struct StatusReader: Sendable {
     let engines: SwapEnginesBox
     let listenAddress: String
     let startedAt: Int64
-    /// A live swap this close to its HTLC timeout is flagged in `/api/health`: about two
-    /// hours at mainnet pace, time for an operator to look before the refund path opens.
-    static let deadlineAttentionBlocks: Int64 = 12
     /// Recent final swaps `/api/swaps` lists besides the live ones.
     static let recentSwaps = 20
 
@@ -77,12 +74,10 @@ struct StatusReader: Sendable {
         }
         if let books = try? await StatusBooks.load(from: services.store), let tip {
             for swap in books.inFlight {
-                guard let height = swap.timeoutHeight else { continue }
-                let left = height - tip
-                if left <= Self.deadlineAttentionBlocks {
-                    attention.append(StatusAttention(kind: "swap_deadline",
-                                                     detail: "swap \(swap.record.id) (\(swap.record.role.rawValue), \(swap.last?.kind ?? "created")) is \(left) blocks from its timeout at height \(height)",
-                                                     swapID: swap.record.id, blocksLeft: left))
+                if let item = StatusAttention.deadline(swapID: swap.record.id, role: swap.record.role.rawValue,
+                                                       stage: swap.last?.kind ?? "created", timeoutHeight: swap.timeoutHeight,
+                                                       tip: tip) {
+                    attention.append(item)
                 }
             }
         }

@@ -96,6 +96,20 @@ final class StatusAPITests: XCTestCase {
             let http2 = StatusHTTP(port: try XCTUnwrap(again.ready.statusPort), loop: fixture.loop)
             let reread = try await http2.get("/api/status", bearer: token)
             XCTAssertEqual(reread.status.code, 200)
+
+            // Bitcoin Core stops answering: the API still answers, and says so.
+            await fixture.hub.rpc.stop()
+            let down = try await http2.json("/api/health", token: token)
+            XCTAssertEqual(down["ok"], .bool(false))
+            let downKinds = down["attention"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? []
+            XCTAssertTrue(downKinds.contains("backend_down"), "\(down)")
+            let bitcoind = down["checks"]?.arrayValue?.first { $0["name"] == .string("bitcoind") }
+            XCTAssertEqual(bitcoind?["status"], .string("fatal"))
+            let statusDown = try await http2.json("/api/status", token: token)
+            XCTAssertEqual(statusDown["tip_height"], .null)
+            XCTAssertNotNil(statusDown["errors"]?["bitcoind"]?.stringValue, "\(statusDown)")
+            let metricsDown = try await http2.get("/metrics", bearer: token)
+            XCTAssertEqual(metricsDown.status.code, 200, "metrics do not need Bitcoin Core")
             await http2.shutDown()
             try await again.stop()
         } catch {

@@ -37,6 +37,18 @@ final class StatusUnitTests: XCTestCase {
         XCTAssertEqual(StatusAuth.formField("token", in: Array("x=1&token=ab12".utf8)), "ab12")
     }
 
+    func testASwapTwelveBlocksOrFewerFromItsTimeoutNeedsAttention() {
+        XCTAssertNil(StatusAttention.deadline(swapID: "s", role: "provider", stage: "lock_broadcast", timeoutHeight: 213, tip: 200))
+        let near = StatusAttention.deadline(swapID: "s", role: "provider", stage: "lock_broadcast", timeoutHeight: 212, tip: 200)
+        XCTAssertEqual(near?.kind, "swap_deadline")
+        XCTAssertEqual(near?.blocksLeft, 12)
+        XCTAssertEqual(near?.detail, "swap s (provider, lock_broadcast) is 12 blocks from its timeout at height 212")
+        let past = StatusAttention.deadline(swapID: "s", role: "client", stage: "claim_broadcast", timeoutHeight: 198, tip: 200)
+        XCTAssertEqual(past?.blocksLeft, -2)
+        XCTAssertEqual(past?.detail, "swap s (client, claim_broadcast) is past its timeout at height 198 by 2 blocks")
+        XCTAssertNil(StatusAttention.deadline(swapID: "s", role: "client", stage: "quoted", timeoutHeight: nil, tip: 200))
+    }
+
     func testPrometheusTextEscapesAndWritesMsatAsSat() {
         var text = PrometheusText()
         text.family("a_total", .counter, "help with \\ and\nnewline", [([("k", "v\"q\\")], "1")])
