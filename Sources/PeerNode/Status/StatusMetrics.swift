@@ -78,12 +78,23 @@ struct StatusMetrics {
         out.family("peernode_peer_protocol_errors_total", .counter, "Authenticated peers closed for breaking the protocol since the daemon started.",
                    value: Int64(peers.protocolErrors))
         out.family("peernode_peer_refused_total", .counter, "Inbound connections refused by a full budget since the daemon started, by budget.",
-                   ConnectionBudgetKind.allCases.map { kind in ([("budget", kind.rawValue)], String(peers.refused[kind] ?? 0)) })
+                   ConnectionBudgetKind.allCases.map { kind in
+                       ([("budget", Self.snakeCase(kind.rawValue))], String(peers.refused[kind] ?? 0))
+                   })
 
         out.histogram("peernode_backend_request_duration_seconds", "Duration of calls to the backends (Bitcoin Core JSON-RPC, LND REST), seconds.",
                       [([("backend", "bitcoind")], services.backendLatency.bitcoind.snapshot),
                        ([("backend", "lnd")], services.backendLatency.lnd.snapshot)])
         return out.text
+    }
+
+    /// `handshakesPerHost` -> `handshakes_per_host`: label values in Prometheus' usual case.
+    static func snakeCase(_ name: String) -> String {
+        var out = ""
+        for character in name {
+            if character.isUppercase { out += "_" + character.lowercased() } else { out.append(character) }
+        }
+        return out
     }
 
     private static func key(_ entry: SwapAccountingEntry) -> String {

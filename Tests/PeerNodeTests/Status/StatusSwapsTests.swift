@@ -131,7 +131,9 @@ final class StatusSwapsTests: XCTestCase {
             }
 
             // /metrics as Prometheus' parser reads it.
-            let before = try PrometheusParser.parse(try await metrics(providerHTTP, providerToken))
+            let beforeText = try await metrics(providerHTTP, providerToken)
+            print("GET /metrics (provider, one swap done, one in flight):\n" + beforeText)
+            let before = try PrometheusParser.parse(beforeText)
             let completed = ["role": "provider", "direction": "ln_to_onchain", "outcome": "completed"]
             XCTAssertEqual(before["peernode_swaps"]?.type, "counter")
             XCTAssertEqual(before["peernode_swaps"]?.value("peernode_swaps_total", completed), 1)

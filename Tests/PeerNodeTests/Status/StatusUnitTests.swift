@@ -54,6 +54,7 @@ final class StatusUnitTests: XCTestCase {
         text.family("a_total", .counter, "help with \\ and\nnewline", [([("k", "v\"q\\")], "1")])
         XCTAssertEqual(text.text, "# HELP a_total help with \\\\ and\\nnewline\n# TYPE a_total counter\na_total{k=\"v\\\"q\\\\\"} 1\n")
         XCTAssertEqual(PrometheusText.sat(fromMsat: 1_234_567), "1234.567")
+        XCTAssertEqual(StatusMetrics.snakeCase("connectionsPerNetworkGroup"), "connections_per_network_group")
         XCTAssertEqual(PrometheusText.sat(fromMsat: 5), "0.005")
         XCTAssertEqual(PrometheusText.sat(fromMsat: -2_500), "-2.500")
         let histogram = LatencyHistogram(boundsSeconds: [0.01, 0.1])
