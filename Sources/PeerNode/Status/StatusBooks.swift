@@ -13,9 +13,12 @@ struct StatusBooks: Sendable {
 
     let swaps: [Swap]
 
-    static func load(from store: SQLiteSwapStore) async throws -> StatusBooks {
+    /// Every swap, or (`unfinishedOnly`) only those not final yet: what `/api/health` and
+    /// `/api/status` need, without reading a long history at each poll.
+    static func load(from store: SQLiteSwapStore, unfinishedOnly: Bool = false) async throws -> StatusBooks {
         var swaps: [Swap] = []
-        for record in try await store.allSwaps(limit: Int(Int32.max)) {
+        let records = unfinishedOnly ? try await store.unfinishedSwaps(role: nil) : try await store.allSwaps(limit: Int(Int32.max))
+        for record in records {
             let events = try await store.events(of: record.id)
             let entry: SwapAccountingEntry
             switch record.role {

@@ -24,7 +24,7 @@ struct StatusReader: Sendable {
         do { lightning = Int64(try await services.lightning.channelBalance()) } catch { errors["lnd"] = error.description }
         let balance = await services.wallet.balance()
         let capacity = await services.wallet.capacity()
-        let live = (try? await StatusBooks.load(from: services.store).inFlight.count) ?? 0
+        let live = (try? await services.store.unfinishedSwaps(role: nil).count) ?? 0
         return StatusNodeView(network: services.config.network.rawValue, pubky: services.identity.pubky.z32,
                               listen: listenAddress, provider: services.config.provider.enabled, tipHeight: tip,
                               walletConfirmedSat: balance.confirmed, walletUnconfirmedSat: balance.unconfirmed,
@@ -72,7 +72,7 @@ struct StatusReader: Sendable {
             checks.append(StatusCheckView(DoctorCheck("lnd", .fatal, error.description, fix: "start LND, or check lnd_rest_host/lnd_rest_port")))
             attention.append(StatusAttention(kind: "backend_down", detail: "LND does not answer: \(error.description)"))
         }
-        if let books = try? await StatusBooks.load(from: services.store), let tip {
+        if let books = try? await StatusBooks.load(from: services.store, unfinishedOnly: true), let tip {
             for swap in books.inFlight {
                 if let item = StatusAttention.deadline(swapID: swap.record.id, role: swap.record.role.rawValue,
                                                        stage: swap.last?.kind ?? "created", timeoutHeight: swap.timeoutHeight,
