@@ -88,6 +88,46 @@ final class StatusNetwork: @unchecked Sendable {
         inFlightClaimFee = (live?["amount_sat"]?.int64Value ?? amountSat) - amountSat
     }
 
+    /// Moves every swap the provider has so far `days` days into the past (its creation and
+    /// every event time), with the provider stopped, then starts it again and gives the
+    /// client its new port: the status API then has swaps on more than one day, as a node
+    /// that has run for a while does. The store is edited with Python's sqlite3 module.
+    func backdateProviderSwaps(days: Int) async throws {
+        guard let old = provider else { return }
+        try await old.node.stop()
+        await providerHTTP?.shutDown()
+        let seconds = days * 86_400
+        // The store's triggers keep contracts and events immutable; this test-only edit lifts
+        // them for one transaction and puts back exactly the SQL the store wrote.
+        let script = """
+        import sqlite3, sys
+        db = sqlite3.connect(sys.argv[1], isolation_level=None)
+        db.execute("BEGIN")
+        triggers = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('swaps_immutable', 'swap_events_immutable')").fetchall()
+        assert len(triggers) == 2, triggers
+        for name, _ in triggers:
+            db.execute("DROP TRIGGER " + name)
+        db.execute("UPDATE swap_events SET at = at - ?", (int(sys.argv[2]),))
+        db.execute("UPDATE swaps SET created_at = created_at - ?", (int(sys.argv[2]),))
+        for _, sql in triggers:
+            db.execute(sql)
+        db.execute("COMMIT")
+        db.close()
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, old.datadir + "/peernode.db", String(seconds)]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "backdating the provider's swaps")
+        let restarted = try await fixture.start(old.datadir, engines: StatusAPITests.engines)
+        provider = Node(node: restarted, datadir: old.datadir, pubky: old.pubky)
+        providerHTTP = StatusHTTP(port: try XCTUnwrap(restarted.ready.statusPort), loop: fixture.loop)
+        _ = try await client!.node.result("contacts.add", [
+            "name": .string("prov"), "pubky": .string(old.pubky.z32), "host": .string("127.0.0.1"),
+            "port": .integer(restarted.ready.listenPort), "replace": .bool(true)])
+    }
+
     func stop() async {
         pending?.cancel()
         await providerHTTP?.shutDown()

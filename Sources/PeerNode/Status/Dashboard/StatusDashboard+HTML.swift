@@ -56,7 +56,7 @@ extension StatusDashboard {
     <dt>Earned in all</dt><dd id="earned-total"></dd>
     <dt>Net in all</dt><dd id="net-total"></dd>
     </dl>
-    <svg id="earnings-chart" role="img" aria-label="service fees earned per day" viewBox="0 0 600 220"></svg>
+    <svg id="earnings-chart" role="img" aria-label="service fees earned per day" viewBox="0 0 600 220" preserveAspectRatio="xMinYMid meet"></svg>
     </section>
     <section id="recent-section" class="wide">
     <h2>Recent swaps</h2>
