@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup setup-electrumx build test bench hub fuzz demo testnet testnet-all soak clean
+.PHONY: setup setup-electrumx setup-status build test bench hub fuzz demo testnet testnet-all soak clean
 
 setup:
 	@./scripts/setup.sh
@@ -15,6 +15,11 @@ setup:
 setup-electrumx:
 	@./scripts/setup.sh --electrumx
 
+# setup plus what the status API's tests use: prometheus-client in .build/prometheus-venv
+# (hash-pinned, scripts/prometheus-client.sh) and Debian's chromium for the browser test.
+setup-status:
+	@./scripts/setup.sh --status
+
 build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
@@ -22,7 +27,7 @@ build: setup
 # scenario with real processes (55: the kill -9 set, the adversaries, the floods, ElectrumX,
 # the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
-test: setup-electrumx
+test: setup-electrumx setup-status
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo

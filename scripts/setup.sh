@@ -4,7 +4,10 @@
 #   2. Bitcoin Core's kernel, libbitcoinkernel.so, from the pinned lnurlcash-kernel wheel
 #      on PyPI (hash-checked), unpacked into .build/kernel/;
 #   3. with --electrumx only: ElectrumX and plyvel in .build/electrumx-venv
-#      (scripts/electrumx.sh), for the scenarios that run a real Electrum server.
+#      (scripts/electrumx.sh), for the scenarios that run a real Electrum server;
+#   4. with --status only: what the status API's tests use: PyPI prometheus-client in
+#      .build/prometheus-venv (scripts/prometheus-client.sh, hash-pinned) and Debian's
+#      chromium (apt-get) for the dashboard's browser test.
 # Safe to run again: each step is skipped when its result is already in place.
 set -euo pipefail
 
@@ -84,14 +87,32 @@ PY
     say "libbitcoinkernel.so unpacked to $KERNEL_LIB"
 }
 
+install_chromium() {
+    if command -v chromium >/dev/null 2>&1; then
+        say "chromium present ($(command -v chromium))"
+        return
+    fi
+    say "installing chromium (the dashboard's browser test)"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+}
+
 WITH_ELECTRUMX=0
+WITH_STATUS=0
 for arg in "$@"; do
     case "$arg" in
         --electrumx) WITH_ELECTRUMX=1 ;;
-        *) say "unknown option $arg (known: --electrumx)"; exit 2 ;;
+        --status) WITH_STATUS=1 ;;
+        *) say "unknown option $arg (known: --electrumx, --status)"; exit 2 ;;
     esac
 done
 
 install_packages
 install_kernel
 if [ "$WITH_ELECTRUMX" -eq 1 ]; then "$ROOT/scripts/electrumx.sh"; fi
+if [ "$WITH_STATUS" -eq 1 ]; then
+    "$ROOT/scripts/prometheus-client.sh"
+    install_chromium
+fi

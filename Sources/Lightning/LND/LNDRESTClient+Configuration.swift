@@ -1,4 +1,5 @@
 import Bitcoin
+import Transport
 
 extension LNDRESTClient {
     /// Where the node is and how to talk to it.
@@ -17,9 +18,14 @@ extension LNDRESTClient {
         /// Wait between attempts to re-open a broken invoice subscription, each preceded
         /// by a lookup; also the polling interval while subscribing keeps failing.
         public var subscriptionRetryMilliseconds: UInt64
+        /// When set, every short call (not the streams) records its duration here: the
+        /// node's `/metrics` exports it as LND's latency.
+        public var latency: LatencyHistogram?
 
         public init(host: String, port: Int, macaroon: [UInt8], network: Network,
-                    requestTimeoutMilliseconds: UInt64 = 30_000, subscriptionRetryMilliseconds: UInt64 = 2_000) {
+                    requestTimeoutMilliseconds: UInt64 = 30_000, subscriptionRetryMilliseconds: UInt64 = 2_000,
+                    latency: LatencyHistogram? = nil) {
+            self.latency = latency
             self.host = host
             self.port = port
             self.macaroon = macaroon

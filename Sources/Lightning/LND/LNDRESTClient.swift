@@ -33,7 +33,7 @@ public final class LNDRESTClient: LightningBackend {
         headers.add(name: "Grpc-Metadata-macaroon", value: configuration.macaroon.hex)
         headers.add(name: "Accept", value: "application/json")
         http = HTTPClient(configuration: HTTPClient.Configuration(timeoutMilliseconds: configuration.requestTimeoutMilliseconds,
-                                                                  headers: headers),
+                                                                  headers: headers, latency: configuration.latency),
                           sleeper: sleeper, connector: connector)
         streams = HTTPClient(configuration: HTTPClient.Configuration(maxConnectionsPerEndpoint: Self.maxOpenStreams,
                                                                      timeoutMilliseconds: configuration.requestTimeoutMilliseconds,

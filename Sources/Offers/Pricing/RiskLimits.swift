@@ -84,6 +84,8 @@ public struct RiskLimits: Sendable {
     public func exposureSat(of peer: Pubky) -> Int64 {
         active.values.filter { $0.paid && $0.peer == peer }.reduce(0) { $0 + $1.amountSat }
     }
+    /// Every swap in the ledger (unpaid ones too), for the operator's view of the limits.
+    public var activeSwaps: [ActiveSwap] { Array(active.values) }
     public var unpaidCount: Int { active.values.filter { !$0.paid }.count }
 
     /// Throws `riskLimit` naming the limit a new swap of `amountSat` for `peer` would break

@@ -17,6 +17,8 @@ public actor ProviderDesk {
     private var quotes: QuoteBook
     private var offers: [String: Offer] = [:]
     private var current: (offer: Offer, state: ProviderState)?
+    /// Offers and quotes answered since the start (`/metrics`).
+    public private(set) var counters = ProviderDeskCounters()
 
     public init(identity: NodeIdentity, terms: ProviderTerms, clock: any UnixClock,
                 quoteCapacity: Int = QuoteBook.defaultCapacity,
@@ -49,14 +51,20 @@ public actor ProviderDesk {
         switch message {
         case .offerRequest(let offerRequest):
             do {
-                return Signed(signing: try await offer(for: offerRequest), with: identity).encoded
+                let encoded = Signed(signing: try await offer(for: offerRequest), with: identity).encoded
+                counters.offersAnswered += 1
+                return encoded
             } catch {
+                counters.offersRefused += 1
                 return Reject(requestID: offerRequest.requestID, error: error).encoded
             }
         case .quoteRequest(let quoteRequest):
             do {
-                return Signed(signing: try await quote(for: quoteRequest, client: peer), with: identity).encoded
+                let encoded = Signed(signing: try await quote(for: quoteRequest, client: peer), with: identity).encoded
+                counters.quotesIssued += 1
+                return encoded
             } catch {
+                counters.quotesRefused += 1
                 return Reject(requestID: quoteRequest.requestID, error: error).encoded
             }
         default:
@@ -70,6 +78,15 @@ public actor ProviderDesk {
     }
 
     public var liveQuotes: Int { quotes.liveCount }
+
+    /// The offer a probe would get now and the live state it is priced from, for the
+    /// operator's status page; nothing is cached or counted, so looking changes nothing.
+    public func preview() async -> (offer: Offer?, state: ProviderState) {
+        let live = await state()
+        let offer = try? builder.offer(requestID: "status", offerID: "preview", liquiditySat: live.liquiditySat,
+                                       rate: live.feeRate, nowUnix: clock.nowUnix, waitingSat: live.waitingSat)
+        return (offer, live)
+    }
 
     private func offer(for request: OfferRequest) async throws(OffersError) -> Offer {
         guard ProtocolVersion.supported.contains(request.protocolVersion) else {

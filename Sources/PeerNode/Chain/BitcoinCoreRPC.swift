@@ -30,12 +30,13 @@ public final class BitcoinCoreRPC: Sendable {
 
     /// A client with its own HTTP client over TCP on `loop`. `timeoutMilliseconds` bounds
     /// each call; Core answers quickly except for a large block on a slow disk.
+    /// `latency`, when given, records every call's duration (the status API's `/metrics`).
     public init(endpoint: BitcoinCoreEndpoint, credentials: BitcoinCoreCredentials, loop: EventLoop,
-                timeoutMilliseconds: UInt64 = 30_000) {
+                timeoutMilliseconds: UInt64 = 30_000, latency: LatencyHistogram? = nil) {
         self.endpoint = endpoint
         self.credentials = credentials
         self.client = HTTPClient(
-            configuration: HTTPClient.Configuration(timeoutMilliseconds: timeoutMilliseconds),
+            configuration: HTTPClient.Configuration(timeoutMilliseconds: timeoutMilliseconds, latency: latency),
             sleeper: LoopSleeper(loop: loop), connector: BitcoinCoreRPC.tcpConnector(loop: loop))
         self.ownsClient = true
     }

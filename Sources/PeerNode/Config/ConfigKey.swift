@@ -91,6 +91,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "16", allowed: "1 to 1024"),
         ConfigKey("log_peer_events", "log peer connections: refused for a full budget, evicted, failed handshakes, protocol errors",
                   default: "0", allowed: "0 or 1"),
+        ConfigKey("status_listen", "serve the read-only status API, /metrics and the dashboard here (bearer token in <datadir>/status.token)",
+                  default: "", allowed: "host:port (port 0 picks a free one); a loopback host unless you mean to expose it (start-up warns)"),
     ]
 
     public static let names: [String] = all.map(\.name)

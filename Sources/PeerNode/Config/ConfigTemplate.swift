@@ -46,6 +46,7 @@ public enum ConfigTemplate {
         case "lnd_tls_cert": return "/home/<you>/.lnd/tls.cert"
         case "lnd_macaroon": return "/home/<you>/.lnd/data/chain/bitcoin/mainnet/admin.macaroon"
         case "extra_provider": return "<pubky>@host:port"
+        case "status_listen": return "127.0.0.1:9738"
         default: return ""
         }
     }

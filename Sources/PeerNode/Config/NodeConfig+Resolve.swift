@@ -118,6 +118,8 @@ private struct ConfigResolver {
             logPeerEvents: try value("log_peer_events")?.bool() ?? false)
         var resolved = config
         resolved.peerConnectionsPerHost = try value("peer_connections_per_host")?.int(in: 1...1_024) ?? 16
+        // Off unless set: the status API shows the node's money to whoever holds the token.
+        resolved.statusListen = try value("status_listen")?.hostPort(ports: 0...65535)
         resolved.clientMinConfirmations = try value("client_min_confirmations")?.int(in: 1...100)
             ?? ClientEngineConfiguration.defaultMinimumConfirmations(network)
         resolved.clientFinalityConfirmations = try value("client_finality_confirmations")?.int(in: 1...100)

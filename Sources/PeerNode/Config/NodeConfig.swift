@@ -117,6 +117,10 @@ public struct NodeConfig: Sendable, Equatable {
     /// many (at least the default 32). Raised only where many honest nodes share one
     /// address, as every daemon of the regtest runner does on 127.0.0.1.
     public var peerConnectionsPerHost = 16
+    /// Where the read-only status API (`StatusServer`: JSON, /metrics, the dashboard)
+    /// listens; nil (the default) serves none. A non-loopback host is the operator's
+    /// explicit choice, and the daemon warns about it at start.
+    public var statusListen: HostPort?
     /// The fewest lock confirmations the client waits for before claiming, whatever a
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.

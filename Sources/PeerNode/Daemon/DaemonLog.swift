@@ -30,4 +30,6 @@ public struct DaemonReady: Sendable, Equatable {
     public let listenHost: String
     public let listenPort: Int
     public let controlSocket: String
+    /// The status API's bound port (`status_listen`); nil when it is off.
+    public var statusPort: Int? = nil
 }

@@ -171,8 +171,9 @@ public final class NodeDaemon: Sendable {
         teardown.add("store") { await store.close() }
         try await guardSwapIndexes(store, config: config, databaseIsNew: databaseIsNew)
 
+        let latency = BackendLatency()
         let rpc = BitcoinCoreRPC(endpoint: config.bitcoind, credentials: config.bitcoindCredentials, loop: loop,
-                                 timeoutMilliseconds: 30_000)
+                                 timeoutMilliseconds: 30_000, latency: latency.bitcoind)
         teardown.add("Bitcoin Core client") { await rpc.shutDown() }
         let chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
         let info: BlockchainInfo
@@ -192,7 +193,7 @@ public final class NodeDaemon: Sendable {
             .bitcoind(url: config.bitcoind.url, reason: $0.sentence)
         }
 
-        let lightning = try await connectLND(config, loop: loop)
+        let lightning = try await connectLND(config, loop: loop, latency: latency.lnd)
         teardown.add("LND client") { await lightning.shutDown() }
         // doctor's warnings about an LND that answers (not synced, no outbound liquidity).
         if let status = try? await lightning.info() {
@@ -240,7 +241,7 @@ public final class NodeDaemon: Sendable {
         let services = NodeServices(config: config, seed: seed, identity: identity, loop: loop, store: store, chain: chain,
                                     feeEstimator: feeEstimator, lightning: lightning, wallet: wallet, desk: desk,
                                     router: router, dialer: dialer, peerServer: peerServer,
-                                    protectedPeers: protectedPeers, clock: clock)
+                                    protectedPeers: protectedPeers, clock: clock, backendLatency: latency)
         if let factory = options.engines {
             do {
                 let built = try await factory(services)
@@ -278,8 +279,30 @@ public final class NodeDaemon: Sendable {
         let control = try await ControlServer.start(path: config.controlSocket, handler: dispatcher, loop: loop)
         teardown.add("control socket") { await control.close() }
         log("control socket \(config.controlSocket)")
+        let statusPort = try await startStatus(config: config, services: services, engines: engines, listen: bound.description,
+                                               loop: loop, teardown: &teardown)
         options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
-                                     controlSocket: config.controlSocket))
+                                     controlSocket: config.controlSocket, statusPort: statusPort))
+    }
+
+    /// The status API when `status_listen` is set (docs/STATUS.md): started last, so it
+    /// stops first. Off loopback it serves whoever reaches the port and holds the token:
+    /// allowed, since the operator wrote the address, but said at start as a warning.
+    private func startStatus(config: NodeConfig, services: NodeServices, engines: SwapEnginesBox, listen: String,
+                             loop: EventLoop, teardown: inout Teardown) async throws(DaemonError) -> Int? {
+        guard let address = config.statusListen else { return nil }
+        let reader = StatusReader(services: services, engines: engines, listenAddress: listen,
+                                  startedAt: Int64(SystemClock().nowUnix))
+        let sessions = StatusSessions { Int64(SystemClock().nowUnix) }
+        let server = try await StatusServer.start(address: address, reader: reader, sessions: sessions, loop: loop)
+        teardown.add("status API") { await server.close() }
+        let bound = NodeConfig.HostPort(host: address.host, port: server.port)
+        if !NodeConfig.isLoopback(address.host) {
+            options.log("warning: the status API listens on \(bound), which is not a loopback address: anyone who can reach it "
+                        + "and holds the token reads this node's swaps and balances; set status_listen=127.0.0.1:PORT to keep it on this machine")
+        }
+        options.log("status API on http://\(bound) (token in \(NodeConfig.path(config.datadir, StatusToken.fileName)))")
+        return server.port
     }
 
     /// The watchdog of a signalled shutdown; cancelled when the shutdown finishes in time
@@ -345,7 +368,8 @@ public final class NodeDaemon: Sendable {
         }
     }
 
-    private func connectLND(_ config: NodeConfig, loop: EventLoop) async throws(DaemonError) -> LNDRESTClient {
+    private func connectLND(_ config: NodeConfig, loop: EventLoop,
+                            latency: LatencyHistogram) async throws(DaemonError) -> LNDRESTClient {
         // The macaroon's permissions read offline (no call needs `macaroon:read`): a missing
         // one stops the start naming the calls that need it, not a refusal mid-swap.
         try Self.apply(NodeDoctor.macaroon(config), log: options.log) {
@@ -360,7 +384,7 @@ public final class NodeDaemon: Sendable {
         }
         defer { for index in macaroon.indices { macaroon[index] = 0 } }
         let configuration = LNDRESTClient.Configuration(host: config.lnd.host, port: config.lnd.port, macaroon: macaroon,
-                                                        network: config.network)
+                                                        network: config.network, latency: latency)
         // TLS trusting only lnd_tls_cert, or plain HTTP (loopback only, checked by the config).
         let connector: HTTPClient.Connector
         if let certificatePath = config.lnd.tlsCertificatePath {

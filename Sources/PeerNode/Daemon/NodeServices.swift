@@ -32,6 +32,8 @@ public struct NodeServices: Sendable {
     /// live provider swap).
     public let protectedPeers: ProtectedPeers
     public let clock: any UnixClock
+    /// Durations of the calls to Bitcoin Core and LND (the status API's `/metrics`).
+    public let backendLatency: BackendLatency
 }
 
 extension NodeServices {

@@ -13,6 +13,8 @@ public enum LogLevel: String, Sendable, Equatable {
     /// The level of `line`: `ALARM` when it starts so, `WARN` when it reports a failure.
     public static func of(_ line: String) -> LogLevel {
         if line.hasPrefix("ALARM") { return .alarm }
+        // The daemon's start-up warnings (a doctor warning, a status API off loopback).
+        if line.hasPrefix("warning") { return .warn }
         for word in failureWords where line.contains(word) { return .warn }
         return .info
     }

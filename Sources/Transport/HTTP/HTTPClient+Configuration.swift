@@ -15,10 +15,15 @@ extension HTTPClient {
         /// Added to every request that does not set a field of the same name: credentials
         /// (Basic auth, `Grpc-Metadata-macaroon`) and content types.
         public var headers: HTTPHeaders
+        /// When set, every `send` (connect, write, whole response; failures too) records
+        /// its duration here; streams do not, since they stay open by design.
+        public var latency: LatencyHistogram?
 
         public init(maxConnectionsPerEndpoint: Int = 4, timeoutMilliseconds: UInt64? = 30_000,
                     maxIdleMilliseconds: UInt64 = 15_000, limits: HTTPParser.Limits = .client,
-                    maxStreamLineBytes: Int = 1024 * 1024, headers: HTTPHeaders = HTTPHeaders()) {
+                    maxStreamLineBytes: Int = 1024 * 1024, headers: HTTPHeaders = HTTPHeaders(),
+                    latency: LatencyHistogram? = nil) {
+            self.latency = latency
             self.maxConnectionsPerEndpoint = maxConnectionsPerEndpoint
             self.timeoutMilliseconds = timeoutMilliseconds
             self.maxIdleMilliseconds = maxIdleMilliseconds

@@ -32,6 +32,14 @@ public final class HTTPClient: Sendable {
     /// Sends a request and returns the whole response, within this timeout (nil: none).
     public func send(_ request: HTTPRequest, to endpoint: HTTPEndpoint,
                      timeoutMilliseconds: UInt64?) async throws -> HTTPResponse {
+        guard let latency = configuration.latency else {
+            return try await exchange(request, to: endpoint, timeoutMilliseconds: timeoutMilliseconds)
+        }
+        return try await latency.time { try await exchange(request, to: endpoint, timeoutMilliseconds: timeoutMilliseconds) }
+    }
+
+    private func exchange(_ request: HTTPRequest, to endpoint: HTTPEndpoint,
+                          timeoutMilliseconds: UInt64?) async throws -> HTTPResponse {
         let pool = try pool(for: endpoint)
         let prepared = prepare(request, for: endpoint)
         let maxBodyBytes = configuration.limits.maxBodyBytes
