@@ -96,6 +96,7 @@ enum NodePeerHandlers {
         SwapAccept.messageType: "in answer to a SwapRequest",
         SwapStatusSnapshot.messageType: "in answer to a SwapStatusRequest",
         Endpoints.messageType: "in answer to an EndpointsRequest",
+        ContactInvoice.messageType: "in answer to an InvoiceRequest",
         Reject.messageType: "in answer to a request",
         SwapStatusUpdate.messageType: "as a push, without a request_id",
         PreimagePush.messageType: "as a push, without a request_id",
