@@ -196,6 +196,20 @@ final class SubmarineMessageTests: XCTestCase {
         }
     }
 
+    /// The accept's canonical bytes and its signature, pinned: fixed keys and hash
+    /// (provider claim key 0x55…, client refund key 0x66…, SHA256(0x07 × 32), timeout
+    /// 1,144) and ed25519's deterministic signature by the fixture provider.
+    func testTheSubmarineAcceptIsPinned() throws {
+        let accept = Fixtures.submarineAccept()
+        let text = String(decoding: accept.encoded, as: UTF8.self)
+        XCTAssertEqual(text, SubmarineAcceptVector.canonical)
+        XCTAssertEqual(Signed(signing: accept, with: Fixtures.provider).signature.hex, SubmarineAcceptVector.signature)
+        let received = try Signed<SubmarineSwapAccept>(bytes: Array(text.utf8.dropLast())
+                                                       + Array(#","signature":"\#(SubmarineAcceptVector.signature)"}"#.utf8))
+        XCTAssertNoThrow(try received.verify(by: Fixtures.provider.pubky))
+        XCTAssertEqual(received.body, accept)
+    }
+
     func testMalformedSubmarineAcceptsAreRefused() {
         let good = Signed(signing: Fixtures.submarineAccept(), with: Fixtures.provider).json
         let cases: [(JSONValue, OffersError)] = [
@@ -210,4 +224,10 @@ final class SubmarineMessageTests: XCTestCase {
             XCTAssertOffersError(expected) { try Signed<SubmarineSwapAccept>(json: json) }
         }
     }
+}
+
+/// Pinned from the first run of the encoder and signer.
+enum SubmarineAcceptVector {
+    static let canonical = #"{"amount_sat":100000,"claim_pubkey":"029ac20335eb38768d2052be1dbbc3c8f6178407458e51e6b4ad22f1d91758895b","direction":"onchain_to_ln","htlc_address":"bcrt1pelmx6y379gungyzz3e0gl64rret3ytyquv6rw2qvv0952wsu6aaq6pk7sl","payment_hash":"4bb06f8e4e3a7715d201d573d0aa423762e55dabd61a2c02278fa56cc6d294e0","quote_id":"quote-2","refund_pubkey":"035ab4689e400a4a160cf01cd44730845a54768df8547dcdf073d964f109f18c30","request_id":"req-7","script_type":"taproot_boltz","swap_id":"swap-2","swap_tree":{"claim_leaf":"82012088a914b566a3eecce809896361988823cd2f423fe800e788209ac20335eb38768d2052be1dbbc3c8f6178407458e51e6b4ad22f1d91758895bac","refund_leaf":"205ab4689e400a4a160cf01cd44730845a54768df8547dcdf073d964f109f18c30ad027804b1"},"timeout_height":1144,"total_sat":100930,"type":"SwapAccept"}"#
+    static let signature = "f549d97ea93bdf63c8e8f49e831b91f5b537814ee37c6315f3ed5d22eb5200c7daffc88689610f313ada3768c84abb30ad64cc7e9b77361d74716bedcc76320d"
 }
