@@ -28,9 +28,11 @@ public struct SubmarineTerms: Sendable, Hashable {
         guard requiredConfirmations >= Self.minimumRequiredConfirmations else {
             throw .unacceptableTerms("onchain_to_ln needs at least \(Self.minimumRequiredConfirmations) confirmation, not \(requiredConfirmations)")
         }
-        guard htlcTimeoutBlocks >= requiredConfirmations + SubmarineRules.cltvMarginBlocks + 1,
-              htlcTimeoutBlocks <= TimelockPolicy.maximumHTLCTimeoutBlocks else {
-            throw .unacceptableTerms("htlc_timeout_blocks \(htlcTimeoutBlocks) leaves no room for a payment before the timeout")
+        let shortest = Self.shortestTimeoutBlocks(requiredConfirmations: requiredConfirmations)
+        guard (shortest...TimelockPolicy.maximumHTLCTimeoutBlocks).contains(htlcTimeoutBlocks) else {
+            throw .unacceptableTerms("htlc_timeout_blocks \(htlcTimeoutBlocks) outside \(shortest)...\(TimelockPolicy.maximumHTLCTimeoutBlocks): "
+                                     + "after the lock's confirmations it must leave the CLTV margin and a route for an invoice "
+                                     + "with BOLT11's default final delta")
         }
         self.feeModel = feeModel
         self.minAmountSat = minAmountSat
@@ -38,6 +40,16 @@ public struct SubmarineTerms: Sendable, Hashable {
         self.requiredConfirmations = requiredConfirmations
         self.htlcTimeoutBlocks = htlcTimeoutBlocks
         self.routingReserve = routingReserve
+    }
+
+    /// BOLT11's default `min_final_cltv_expiry` (18): the shortest timeout must leave a
+    /// route for an invoice that states none.
+    public static let defaultFinalCLTVExpiry = 18
+
+    /// confirmations + 12 (the CLTV margin) + 3 (LND's final padding) + 18: with less, no
+    /// invoice with the default final delta could be paid at the first possible height.
+    public static func shortestTimeoutBlocks(requiredConfirmations: Int) -> Int {
+        requiredConfirmations + SubmarineRules.cltvMarginBlocks + SubmarineRules.finalHopPaddingBlocks + defaultFinalCLTVExpiry
     }
 
     /// The largest invoice the provider can pay from `outboundSat` of Lightning balance with

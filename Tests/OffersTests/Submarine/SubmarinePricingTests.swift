@@ -39,8 +39,14 @@ final class SubmarinePricingTests: XCTestCase {
         XCTAssertOffersError(.unacceptableTerms("onchain_to_ln needs at least 1 confirmation, not 0")) {
             try SubmarineTerms(requiredConfirmations: 0)
         }
-        XCTAssertEqual(rejectCode { try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 14) }, .invalidRequest)
-        XCTAssertNoThrow(try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 15))
+        // 2 + 12 + 3 + 18 = 35: an invoice with BOLT11's default final delta is payable at the first height.
+        XCTAssertEqual(SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: 2), 35)
+        XCTAssertEqual(rejectCode { try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 34) }, .invalidRequest)
+        XCTAssertNoThrow(try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 35))
+        XCTAssertTrue(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_035, tipHeight: 1_002),
+                                               minFinalCLTVExpiry: 18))
+        XCTAssertFalse(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_034, tipHeight: 1_002),
+                                                minFinalCLTVExpiry: 18))
         XCTAssertEqual(rejectCode { try SubmarineTerms(htlcTimeoutBlocks: 1_009) }, .invalidRequest)
     }
 
