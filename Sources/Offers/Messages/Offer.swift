@@ -112,6 +112,13 @@ public struct Offer: SwapMessageBody, RequestScoped {
                 throw .valueOutOfRange(field: "direction_terms")
             }
         }
+        // Once listed, every direction we know that `directions` names has its entry: no
+        // direction is left to guess from the top-level terms.
+        if !directionTerms.isEmpty {
+            for direction in SwapDirection.allCases where directions.contains(direction.rawValue) && !seen.contains(direction) {
+                throw .valueOutOfRange(field: "direction_terms")
+            }
+        }
     }
 
     private func topLevelTerms(_ direction: SwapDirection) -> DirectionTerms {

@@ -64,6 +64,7 @@ final class SubmarineMessageTests: XCTestCase {
              .wrongType(field: "max_amount_sat", expected: "a plain integer")),
             ("an entry that is not an object", withTerms([reverse, .string("onchain_to_ln")]),
              .wrongType(field: "direction_terms", expected: "an array of objects")),
+            ("a listed direction without its entry", withTerms([submarine]), .valueOutOfRange(field: "direction_terms")),
             ("more than 8 entries", withTerms(Array(repeating: submarine, count: 9)), .valueOutOfRange(field: "direction_terms")),
         ]
         for (what, json, expected) in cases {
