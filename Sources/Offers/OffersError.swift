@@ -45,6 +45,8 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A risk limit (`RiskLimits`) says no; the string names the limit.
     case riskLimit(String)
     case swapNotFound
+    /// `onchain_to_ln`: an invoice amount outside the offer's min...max for that direction.
+    case submarineAmountOutOfRange(amount: Int64, minimum: Int64, maximum: Int64)
     /// `onchain_to_ln`: the provider's Lightning balance can pay `available` now (after its
     /// routing reserve), `needed` asked.
     case insufficientLightning(available: Int64, needed: Int64)
@@ -85,7 +87,7 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
             return .invalidRequest
         case .submarine(let refusal): return refusal.rejectCode
         case .insufficientLightning: return .insufficientLiquidity
-        case .invoiceAmountOutOfRange: return .amountOutOfRange
+        case .submarineAmountOutOfRange, .invoiceAmountOutOfRange: return .amountOutOfRange
         case .noLightning: return .notFound
         case .unsupportedVersion: return .unsupportedVersion
         case .wrongNetwork, .unknownOffer, .swapNotFound, .noRoute: return .notFound
@@ -135,6 +137,8 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
         case .insufficientLightning(let available, let needed):
             return "the provider can pay \(Self.sats(available)) over Lightning now, \(Self.sats(needed)) needed"
         case .submarine(let refusal): return refusal.description
+        case .submarineAmountOutOfRange(let amount, let minimum, let maximum):
+            return "an invoice of \(Self.sats(amount)) is outside the offered \(Self.sats(minimum)) to \(Self.sats(maximum))"
         case .invoiceAmountOutOfRange(let amount, let minimum, let maximum):
             return "an invoice for \(amount) msat is outside the \(minimum) to \(maximum) msat this node accepts over Lightning"
         case .noLightning: return "this node takes no Lightning payments"

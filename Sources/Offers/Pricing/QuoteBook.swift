@@ -59,6 +59,10 @@ public struct QuoteBook: Sendable {
         }
         guard (terms.minAmountSat...max(terms.minAmountSat, terms.maxAmountSat)).contains(request.amountSat),
               terms.maxAmountSat >= terms.minAmountSat else {
+            if direction == .onchainToLightning {
+                throw .submarineAmountOutOfRange(amount: request.amountSat, minimum: terms.minAmountSat,
+                                               maximum: terms.maxAmountSat)
+            }
             throw .amountOutOfRange(amount: request.amountSat, minimum: terms.minAmountSat, maximum: terms.maxAmountSat)
         }
         guard request.amountSat <= lockableSat else {

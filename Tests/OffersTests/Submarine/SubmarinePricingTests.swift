@@ -114,9 +114,12 @@ final class SubmarinePricingTests: XCTestCase {
             QuoteRequest(requestID: "q", offerID: "offer-1", direction: .onchainToLightning, amountSat: amount)
         }
         let offer = Fixtures.twoWayOffer()
-        XCTAssertOffersError(.amountOutOfRange(amount: 500_001, minimum: 10_000, maximum: 500_000)) {
+        XCTAssertOffersError(.submarineAmountOutOfRange(amount: 500_001, minimum: 10_000, maximum: 500_000)) {
             try book.issue(for: request(500_001), client: client, offer: offer, lockableSat: 5_000_000)
         }
+        let outside = Reject(requestID: "q", error: .submarineAmountOutOfRange(amount: 500_001, minimum: 10_000, maximum: 500_000))
+        XCTAssertEqual(outside.code, .amountOutOfRange)
+        XCTAssertEqual(outside.reason, "an invoice of 500,001 sat is outside the offered 10,000 sat to 500,000 sat")
         XCTAssertOffersError(.insufficientLightning(available: 50_000, needed: 60_000)) {
             try book.issue(for: request(60_000), client: client, offer: offer, lockableSat: 50_000)
         }
