@@ -45,6 +45,17 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A risk limit (`RiskLimits`) says no; the string names the limit.
     case riskLimit(String)
     case swapNotFound
+    /// `onchain_to_ln`: an invoice amount outside the offer's min...max for that direction.
+    case submarineAmountOutOfRange(amount: Int64, minimum: Int64, maximum: Int64)
+    /// `onchain_to_ln`: the provider's Lightning balance can pay `available` now (after its
+    /// routing reserve), `needed` asked.
+    case insufficientLightning(available: Int64, needed: Int64)
+    /// `onchain_to_ln`: the invoice fails one of the provider's rules (`SubmarineRules`).
+    case submarine(SubmarineRefusal)
+    /// A contact asked for an invoice outside what it accepts over Lightning.
+    case invoiceAmountOutOfRange(amountMsat: Int64, minimumMsat: Int64, maximumMsat: Int64)
+    /// The contact takes no Lightning payments.
+    case noLightning
 
     // Client policy
     /// A quote whose numbers do not add up, or do not match what was asked.
@@ -74,6 +85,10 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
              .unexpectedMessageType, .invalidSignature, .signerMismatch, .unsupportedDirection, .quoteMismatch,
              .feeAboveMaximum, .unacceptableTerms, .acceptMismatch, .htlc, .unexpectedReply:
             return .invalidRequest
+        case .submarine(let refusal): return refusal.rejectCode
+        case .insufficientLightning: return .insufficientLiquidity
+        case .submarineAmountOutOfRange, .invoiceAmountOutOfRange: return .amountOutOfRange
+        case .noLightning: return .notFound
         case .unsupportedVersion: return .unsupportedVersion
         case .wrongNetwork, .unknownOffer, .swapNotFound, .noRoute: return .notFound
         case .offerExpired, .quoteExpired: return .quoteExpired
@@ -119,6 +134,14 @@ public enum OffersError: Error, Equatable, Sendable, CustomStringConvertible {
             return "this client holds \(limit) live quotes, its share; try again in \(seconds) s"
         case .riskLimit(let limit): return "over the provider's limit: \(limit)"
         case .swapNotFound: return "no such swap"
+        case .insufficientLightning(let available, let needed):
+            return "the provider can pay \(Self.sats(available)) over Lightning now, \(Self.sats(needed)) needed"
+        case .submarine(let refusal): return refusal.description
+        case .submarineAmountOutOfRange(let amount, let minimum, let maximum):
+            return "an invoice of \(Self.sats(amount)) is outside the offered \(Self.sats(minimum)) to \(Self.sats(maximum))"
+        case .invoiceAmountOutOfRange(let amount, let minimum, let maximum):
+            return "an invoice for \(amount) msat is outside the \(minimum) to \(maximum) msat this node accepts over Lightning"
+        case .noLightning: return "this node takes no Lightning payments"
         case .quoteMismatch(let what): return "the quote does not add up: \(what)"
         case .feeAboveMaximum(let fee, let maximum): return "fee of \(fee) sat is above the maximum of \(maximum) sat"
         case .unacceptableTerms(let what): return "unacceptable terms: \(what)"

@@ -6,11 +6,16 @@ import Bitcoin
 ///     OP_IF
 ///         OP_SIZE 32 OP_EQUALVERIFY
 ///         OP_SHA256 <payment_hash> OP_EQUALVERIFY
-///         <client_claim_pub33> OP_CHECKSIG
+///         <claim_pub33> OP_CHECKSIG
 ///     OP_ELSE
 ///         <timeout> OP_CHECKLOCKTIMEVERIFY OP_DROP
-///         <provider_refund_pub33> OP_CHECKSIG
+///         <refund_pub33> OP_CHECKSIG
 ///     OP_ENDIF
+///
+/// Reverse swaps put the client's key in the claim branch and the provider's in the refund
+/// branch; submarine swaps (`ContractRoles.submarine`) the other way round. The script is
+/// the same, and so is the reason for the size check: the claimer reveals the preimage
+/// that settles a Lightning payment.
 ///
 /// Claim witness:  [ecdsa_sig, preimage, 0x01, witness_script]
 /// Refund witness: [ecdsa_sig, <empty>, witness_script], nLockTime >= timeout

@@ -59,9 +59,9 @@ extension SwapContract: CustomStringConvertible {
     public var description: String {
         let terms = terms
         var lines = [
-            "\(type) swap contract on \(terms.network.rawValue), address \(encodedAddress)",
-            "  claim:  the client, with the preimage of payment hash \(terms.paymentHash.hex), at any time",
-            "  refund: the provider, from block \(terms.timeoutHeight)",
+            "\(type)\(terms.roles == .submarine ? " submarine" : "") swap contract on \(terms.network.rawValue), address \(encodedAddress)",
+            "  claim:  the \(terms.roles.claimer.rawValue), with the preimage of payment hash \(terms.paymentHash.hex), at any time",
+            "  refund: the \(terms.roles.refunder.rawValue), from block \(terms.timeoutHeight)",
         ]
         // Script assembly prints every push in hex (so 32 reads `20`, the timeout its CScriptNum).
         switch self {

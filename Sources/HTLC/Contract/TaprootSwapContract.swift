@@ -3,17 +3,27 @@ import Bitcoin
 /// The `taproot_boltz` contract: Boltz's reverse-swap tree, so a Boltz-style client or
 /// explorer reads our locks and we read theirs.
 ///
+/// A submarine swap (`ContractRoles.submarine`) uses the same two leaves with the keys
+/// trading places: the provider's key in the claim leaf, the client's in the refund leaf,
+/// and the internal key still KeyAgg(provider, client). The claim leaf keeps its size
+/// check in both directions: whoever claims, the preimage it reveals must settle a
+/// Lightning payment. (Boltz's own submarine claim leaf has no size check; ours is not
+/// byte-compatible with it, on purpose.)
+///
 ///                      output key Q = P + TapTweak(P || root)·G
 ///                                 |
-///         P = MuSig2 KeyAgg(provider refund key, client claim key)   (unsorted)
+///         P = MuSig2 KeyAgg(provider key, client key)   (unsorted, both directions)
 ///                                 |
 ///                        root = TapBranch(claim, refund)
 ///                          /                       \
 ///     claim leaf (0xc0):                         refund leaf (0xc0):
-///       OP_SIZE 32 OP_EQUALVERIFY                  <provider_refund_xonly> OP_CHECKSIGVERIFY
+///       OP_SIZE 32 OP_EQUALVERIFY                  <refund_xonly> OP_CHECKSIGVERIFY
 ///       OP_HASH160 <RIPEMD160(payment_hash)>       <timeout> OP_CHECKLOCKTIMEVERIFY
 ///       OP_EQUALVERIFY
-///       <client_claim_xonly> OP_CHECKSIG
+///       <claim_xonly> OP_CHECKSIG
+///
+///     reverse:   claim = client, refund = provider
+///     submarine: claim = provider, refund = client
 ///
 /// Claim witness:  [schnorr_sig, preimage, claim_leaf, claim_control_block]
 /// Refund witness: [schnorr_sig, refund_leaf, refund_control_block], nLockTime >= timeout
@@ -32,7 +42,7 @@ public struct TaprootSwapContract: Sendable, Hashable {
     public let refundLeaf: TapLeaf
     /// branch(claim, refund): two leaves at depth 1, each the other's merkle path.
     public let tree: TapTree
-    /// The MuSig2 aggregate of (provider refund key, client claim key), in that order.
+    /// The MuSig2 aggregate of (provider key, client key), in that order, in both directions.
     public let internalKey: XOnlyPublicKey
     /// The BIP341 output key the lock pays.
     public let outputKey: XOnlyPublicKey
@@ -47,7 +57,7 @@ public struct TaprootSwapContract: Sendable, Hashable {
         let refundLeaf = TapLeaf(script: Self.refundScript(refundKey: terms.refundPublicKey.xOnlyPublicKey,
                                                            timeoutHeight: terms.timeoutHeight))
         let tree = TapTree.branch(.leaf(claimLeaf), .leaf(refundLeaf))
-        let internalKey = try Self.internalKey(provider: terms.refundPublicKey, client: terms.claimPublicKey)
+        let internalKey = try Self.internalKey(provider: terms.providerPublicKey, client: terms.clientPublicKey)
         let tweaked = try HTLCError.wrapping { try internalKey.tapTweaked(merkleRoot: tree.merkleRoot) }
         let controlBlocks = try HTLCError.wrapping {
             try [claimLeaf, refundLeaf].map {

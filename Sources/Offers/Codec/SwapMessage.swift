@@ -9,6 +9,10 @@ public enum SwapMessage: Sendable, Equatable {
     case quote(Signed<Quote>)
     case swapRequest(SwapRequest)
     case swapAccept(Signed<SwapAccept>)
+    /// A `SwapRequest` with `"direction": "onchain_to_ln"`.
+    case submarineSwapRequest(SubmarineSwapRequest)
+    /// A `SwapAccept` with `"direction": "onchain_to_ln"`.
+    case submarineSwapAccept(Signed<SubmarineSwapAccept>)
     case swapStatusRequest(SwapStatusRequest)
     case swapStatusSnapshot(SwapStatusSnapshot)
     case swapStatusUpdate(SwapStatusUpdate)
@@ -16,6 +20,8 @@ public enum SwapMessage: Sendable, Equatable {
     case preimagePush(PreimagePush)
     case endpointsRequest(EndpointsRequest)
     case endpoints(Endpoints)
+    case invoiceRequest(ContactInvoiceRequest)
+    case invoice(Signed<ContactInvoice>)
 
     /// Every `type` this node reads.
     public static let knownTypes: [String] = [
@@ -23,6 +29,7 @@ public enum SwapMessage: Sendable, Equatable {
         SwapRequest.messageType, SwapAccept.messageType, SwapStatusRequest.messageType,
         SwapStatusSnapshot.messageType, SwapStatusUpdate.messageType, Reject.messageType,
         PreimagePush.messageType, EndpointsRequest.messageType, Endpoints.messageType,
+        ContactInvoiceRequest.messageType, ContactInvoice.messageType,
     ]
 
     public init(bytes: [UInt8]) throws(OffersError) {
@@ -36,8 +43,12 @@ public enum SwapMessage: Sendable, Equatable {
         case Offer.messageType: self = .offer(try Signed(json: value))
         case QuoteRequest.messageType: self = .quoteRequest(try QuoteRequest(json: value))
         case Quote.messageType: self = .quote(try Signed(json: value))
-        case SwapRequest.messageType: self = .swapRequest(try SwapRequest(json: value))
-        case SwapAccept.messageType: self = .swapAccept(try Signed(json: value))
+        case SwapRequest.messageType:
+            self = try Self.isSubmarine(value) ? .submarineSwapRequest(try SubmarineSwapRequest(json: value))
+                : .swapRequest(try SwapRequest(json: value))
+        case SwapAccept.messageType:
+            self = try Self.isSubmarine(value) ? .submarineSwapAccept(try Signed(json: value))
+                : .swapAccept(try Signed(json: value))
         case SwapStatusRequest.messageType: self = .swapStatusRequest(try SwapStatusRequest(json: value))
         case SwapStatusSnapshot.messageType: self = .swapStatusSnapshot(try SwapStatusSnapshot(json: value))
         case SwapStatusUpdate.messageType: self = .swapStatusUpdate(try SwapStatusUpdate(json: value))
@@ -45,8 +56,18 @@ public enum SwapMessage: Sendable, Equatable {
         case PreimagePush.messageType: self = .preimagePush(try PreimagePush(json: value))
         case EndpointsRequest.messageType: self = .endpointsRequest(try EndpointsRequest(json: value))
         case Endpoints.messageType: self = .endpoints(try Endpoints(json: value))
+        case ContactInvoiceRequest.messageType: self = .invoiceRequest(try ContactInvoiceRequest(json: value))
+        case ContactInvoice.messageType: self = .invoice(try Signed(json: value))
         default: throw .unknownMessageType
         }
+    }
+
+    /// Whether a SwapRequest or SwapAccept is of the `onchain_to_ln` direction. Anything
+    /// else (absent, `ln_to_onchain`, or a direction we do not know, which the reverse
+    /// decoder then refuses) goes to the reverse type.
+    private static func isSubmarine(_ value: JSONValue) throws(OffersError) -> Bool {
+        let fields = try FieldReader(value)
+        return fields.members["direction"]?.stringValue == SwapDirection.onchainToLightning.rawValue
     }
 
     public var json: JSONValue {
@@ -57,6 +78,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .quote(let message): return message.json
         case .swapRequest(let message): return message.json
         case .swapAccept(let message): return message.json
+        case .submarineSwapRequest(let message): return message.json
+        case .submarineSwapAccept(let message): return message.json
         case .swapStatusRequest(let message): return message.json
         case .swapStatusSnapshot(let message): return message.json
         case .swapStatusUpdate(let message): return message.json
@@ -64,6 +87,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .preimagePush(let message): return message.json
         case .endpointsRequest(let message): return message.json
         case .endpoints(let message): return message.json
+        case .invoiceRequest(let message): return message.json
+        case .invoice(let message): return message.json
         }
     }
 
@@ -79,11 +104,15 @@ public enum SwapMessage: Sendable, Equatable {
         case .quote(let message): return message.body.requestID
         case .swapRequest(let message): return message.requestID
         case .swapAccept(let message): return message.body.requestID
+        case .submarineSwapRequest(let message): return message.requestID
+        case .submarineSwapAccept(let message): return message.body.requestID
         case .swapStatusRequest(let message): return message.requestID
         case .swapStatusSnapshot(let message): return message.requestID
         case .reject(let message): return message.requestID
         case .endpointsRequest(let message): return message.requestID
         case .endpoints(let message): return message.requestID
+        case .invoiceRequest(let message): return message.requestID
+        case .invoice(let message): return message.body.requestID
         case .swapStatusUpdate, .preimagePush: return nil
         }
     }

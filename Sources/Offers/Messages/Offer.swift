@@ -4,6 +4,12 @@ import Transport
 ///
 /// `max_amount_sat` never exceeds what the provider can lock right now. The fee for an
 /// amount is `base_fee_sat + floor(amount × fee_ppm / 1e6) + onchain_fee_sat` (DESIGN 7).
+///
+/// The top-level terms are those of `ln_to_onchain`, which every client reads (a provider
+/// running only `onchain_to_ln` puts that direction's terms there, and older clients skip
+/// it by its `directions`). `direction_terms` lists every direction's terms, so one probe
+/// learns them all under one signature; an offer from an older provider has none, and its
+/// top-level terms are its `ln_to_onchain` ones.
 public struct Offer: SwapMessageBody, RequestScoped {
     public static let messageType = "Offer"
 
@@ -34,11 +40,15 @@ public struct Offer: SwapMessageBody, RequestScoped {
     public var protocolVersion: Int64
     /// Free-form capability names (`OfferFeature` has the ones this node knows).
     public var features: [String]
+    /// Every direction's terms (`direction_terms`); empty in offers from older providers.
+    public var directionTerms: [DirectionTerms]
+    /// At most this many entries in `direction_terms`.
+    static let maxDirectionTerms = 8
 
     public init(requestID: String, offerID: String, providerPubky: Pubky, network: String, directions: [String],
                 minAmountSat: Int64, maxAmountSat: Int64, baseFeeSat: Int64, feePPM: Int64, onchainFeeSat: Int64,
                 feeRateSatPerVByte: Int64, feeRateSatPerKvB: Int64? = nil, requiredConfirmations: Int, htlcTimeoutBlocks: Int, validUntilUnix: UInt64,
-                protocolVersion: Int64 = ProtocolVersion.current, features: [String]) {
+                protocolVersion: Int64 = ProtocolVersion.current, features: [String], directionTerms: [DirectionTerms] = []) {
         self.requestID = requestID
         self.offerID = offerID
         self.providerPubky = providerPubky
@@ -56,6 +66,7 @@ public struct Offer: SwapMessageBody, RequestScoped {
         self.validUntilUnix = validUntilUnix
         self.protocolVersion = protocolVersion
         self.features = features
+        self.directionTerms = directionTerms
     }
 
     public init(fields: FieldReader) throws(OffersError) {
@@ -76,6 +87,44 @@ public struct Offer: SwapMessageBody, RequestScoped {
         validUntilUnix = try fields.uint64("valid_until_unix")
         protocolVersion = try fields.int64("protocol_version", in: 0...Int64(UInt32.max))
         features = try fields.stringArray("features")
+        directionTerms = []
+        if fields.has("direction_terms") {
+            for entry in try fields.objectArray("direction_terms", maxCount: Self.maxDirectionTerms) {
+                // A direction this build does not know is a later one: skipped, as in `directions`.
+                if entry.has("direction"), let name = entry.members["direction"]?.stringValue,
+                   SwapDirection(rawValue: name) == nil { continue }
+                directionTerms.append(try DirectionTerms(fields: entry))
+            }
+        }
+        try checkDirectionTerms()
+    }
+
+    /// Nothing accepted half: each entry names a direction of `directions`, once, and the
+    /// `ln_to_onchain` entry repeats the top-level terms exactly (two different prices under
+    /// one signature would leave the client guessing which one binds).
+    private func checkDirectionTerms() throws(OffersError) {
+        var seen: Set<SwapDirection> = []
+        for terms in directionTerms {
+            guard seen.insert(terms.direction).inserted, directions.contains(terms.direction.rawValue) else {
+                throw .valueOutOfRange(field: "direction_terms")
+            }
+            if terms.direction == .lightningToOnchain, terms != topLevelTerms(.lightningToOnchain) {
+                throw .valueOutOfRange(field: "direction_terms")
+            }
+        }
+        // Once listed, every direction we know that `directions` names has its entry: no
+        // direction is left to guess from the top-level terms.
+        if !directionTerms.isEmpty {
+            for direction in SwapDirection.allCases where directions.contains(direction.rawValue) && !seen.contains(direction) {
+                throw .valueOutOfRange(field: "direction_terms")
+            }
+        }
+    }
+
+    private func topLevelTerms(_ direction: SwapDirection) -> DirectionTerms {
+        DirectionTerms(direction: direction, minAmountSat: minAmountSat, maxAmountSat: maxAmountSat,
+                       baseFeeSat: baseFeeSat, feePPM: feePPM, onchainFeeSat: onchainFeeSat,
+                       requiredConfirmations: requiredConfirmations, htlcTimeoutBlocks: htlcTimeoutBlocks)
     }
 
     public var fields: [String: JSONValue] {
@@ -97,11 +146,21 @@ public struct Offer: SwapMessageBody, RequestScoped {
             "features": .array(features.map(JSONValue.string)),
         ]
         if let feeRateSatPerKvB { fields["fee_rate_sat_kvb"] = .integer(feeRateSatPerKvB) }
+        if !directionTerms.isEmpty { fields["direction_terms"] = .array(directionTerms.map(\.json)) }
         return SwapCodec.fields(requestID: requestID, fields)
     }
 
     /// The provider's fee model for this offer.
     public var feeModel: FeeModel { FeeModel(baseFeeSat: baseFeeSat, feePPM: feePPM) }
 
-    public func supports(_ direction: SwapDirection) -> Bool { directions.contains(direction.rawValue) }
+    public func supports(_ direction: SwapDirection) -> Bool { terms(for: direction) != nil }
+
+    /// The terms of `direction`, or nil when the offer does not run it: its
+    /// `direction_terms` entry, or for `ln_to_onchain` from an older provider (no entries),
+    /// the top-level terms. A direction listed in `directions` without terms is not run.
+    public func terms(for direction: SwapDirection) -> DirectionTerms? {
+        guard directions.contains(direction.rawValue) else { return nil }
+        if let listed = directionTerms.first(where: { $0.direction == direction }) { return listed }
+        return direction == .lightningToOnchain ? topLevelTerms(direction) : nil
+    }
 }

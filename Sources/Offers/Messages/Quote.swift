@@ -4,7 +4,10 @@ import Transport
 /// to the client that asked, valid until `valid_until_unix` (300 s by default).
 ///
 /// It adds up: `fee_sat = service_fee_sat + onchain_fee_sat` and
-/// `total_sat = amount_sat + fee_sat` (what the hold invoice asks for).
+/// `total_sat = amount_sat + fee_sat`. `ln_to_onchain`: `amount_sat` is the lock and
+/// `total_sat` what the hold invoice asks for. `onchain_to_ln`: `amount_sat` is the
+/// invoice the provider pays, `onchain_fee_sat` its claim, and `total_sat` exactly what
+/// the client must lock; `payment_hash` echoes the request's when it named one.
 public struct Quote: SwapMessageBody, RequestScoped {
     public static let messageType = "Quote"
 
@@ -12,7 +15,8 @@ public struct Quote: SwapMessageBody, RequestScoped {
     public var quoteID: String
     public var offerID: String
     public var direction: String
-    /// The amount the provider locks on-chain.
+    /// `ln_to_onchain`: the amount the provider locks on chain. `onchain_to_ln`: the
+    /// invoice amount the provider pays.
     public var amountSat: Int64
     public var feeSat: Int64
     public var serviceFeeSat: Int64
@@ -22,10 +26,12 @@ public struct Quote: SwapMessageBody, RequestScoped {
     public var htlcTimeoutBlocks: Int
     public var requiredConfirmations: Int
     public var validUntilUnix: UInt64
+    /// `onchain_to_ln`: the invoice's payment hash, when the request named it.
+    public var paymentHash: [UInt8]?
 
     public init(requestID: String, quoteID: String, offerID: String, direction: SwapDirection = .lightningToOnchain,
                 amountSat: Int64, serviceFeeSat: Int64, onchainFeeSat: Int64, feeRateSatPerVByte: Int64,
-                htlcTimeoutBlocks: Int, requiredConfirmations: Int, validUntilUnix: UInt64) {
+                htlcTimeoutBlocks: Int, requiredConfirmations: Int, validUntilUnix: UInt64, paymentHash: [UInt8]? = nil) {
         self.requestID = requestID
         self.quoteID = quoteID
         self.offerID = offerID
@@ -39,7 +45,11 @@ public struct Quote: SwapMessageBody, RequestScoped {
         self.htlcTimeoutBlocks = htlcTimeoutBlocks
         self.requiredConfirmations = requiredConfirmations
         self.validUntilUnix = validUntilUnix
+        self.paymentHash = paymentHash
     }
+
+    /// The direction, or nil for a name this build does not know.
+    public var swapDirection: SwapDirection? { SwapDirection(rawValue: direction) }
 
     public init(fields: FieldReader) throws(OffersError) {
         requestID = try fields.requestID()
@@ -57,10 +67,11 @@ public struct Quote: SwapMessageBody, RequestScoped {
         htlcTimeoutBlocks = try fields.int("htlc_timeout_blocks", in: 1...65_535)
         requiredConfirmations = try fields.int("required_confirmations", in: 0...1_000)
         validUntilUnix = try fields.uint64("valid_until_unix")
+        paymentHash = fields.has("payment_hash") ? try fields.hex("payment_hash", byteCount: 32) : nil
     }
 
     public var fields: [String: JSONValue] {
-        SwapCodec.fields(requestID: requestID, [
+        var members: [String: JSONValue] = [
             "quote_id": .string(quoteID),
             "offer_id": .string(offerID),
             "direction": .string(direction),
@@ -73,6 +84,8 @@ public struct Quote: SwapMessageBody, RequestScoped {
             "htlc_timeout_blocks": .integer(htlcTimeoutBlocks),
             "required_confirmations": .integer(requiredConfirmations),
             "valid_until_unix": .integer(validUntilUnix),
-        ])
+        ]
+        if let paymentHash { members["payment_hash"] = .string(paymentHash.hex) }
+        return SwapCodec.fields(requestID: requestID, members)
     }
 }

@@ -2,7 +2,7 @@ import Bitcoin
 import HTLC
 import Transport
 
-/// Provider -> client: the swap is set up (`Signed<SwapAccept>`). Everything the client
+/// Provider -> client, `ln_to_onchain`: the swap is set up (`Signed<SwapAccept>`). Everything the client
 /// needs to check before paying: the hold invoice, the contract (keys, timeout, and its
 /// scripts: `swap_tree` for `taproot_boltz`, `witness_script` for `p2wsh_v2` and the retired `p2wsh`), where the lock
 /// will go, and the amounts of the quote it redeems.
@@ -56,21 +56,17 @@ public struct SwapAccept: SwapMessageBody, RequestScoped {
     public init(requestID: String, swapID: String, quoteID: String, invoice: String, amountSat: Int64,
                 totalSat: Int64, contract: SwapContract) {
         let terms = contract.terms
-        let scripts: Scripts
-        switch contract {
-        case .taprootBoltz(let taproot):
-            scripts = .taproot(claimLeaf: taproot.claimLeaf.script.bytes, refundLeaf: taproot.refundLeaf.script.bytes)
-        case .p2wsh(let p2wsh):
-            scripts = .witnessScript(p2wsh.witnessScript.bytes)
-        }
         self.init(requestID: requestID, swapID: swapID, quoteID: quoteID, invoice: invoice,
                   paymentHash: terms.paymentHash, amountSat: amountSat, totalSat: totalSat, scriptType: contract.type,
                   htlcAddress: contract.encodedAddress, timeoutHeight: terms.timeoutHeight,
-                  refundPublicKey: terms.refundPublicKey, claimPublicKey: terms.claimPublicKey, scripts: scripts)
+                  refundPublicKey: terms.refundPublicKey, claimPublicKey: terms.claimPublicKey,
+                  scripts: Scripts(contract: contract))
     }
 
     public init(fields: FieldReader) throws(OffersError) {
         requestID = try fields.requestID()
+        // An `onchain_to_ln` accept is a `SubmarineSwapAccept`; older providers send no direction.
+        guard try SwapDirection.read(fields) == .lightningToOnchain else { throw .unsupportedDirection }
         swapID = try fields.nonEmptyString("swap_id")
         quoteID = try fields.nonEmptyString("quote_id")
         invoice = try fields.nonEmptyString("invoice", maxBytes: 8_192)
@@ -82,14 +78,7 @@ public struct SwapAccept: SwapMessageBody, RequestScoped {
         timeoutHeight = try fields.uint32("timeout_height")
         refundPublicKey = try fields.publicKey("refund_pubkey")
         claimPublicKey = try fields.publicKey("claim_pubkey")
-        switch scriptType {
-        case .taprootBoltz:
-            let tree = try fields.object("swap_tree")
-            scripts = .taproot(claimLeaf: try tree.hex("claim_leaf", maxBytes: Self.maxScriptBytes),
-                               refundLeaf: try tree.hex("refund_leaf", maxBytes: Self.maxScriptBytes))
-        case .p2wsh, .p2wshUnsized:
-            scripts = .witnessScript(try fields.hex("witness_script", maxBytes: Self.maxScriptBytes))
-        }
+        scripts = try Scripts(fields: fields, scriptType: scriptType)
     }
 
     public var fields: [String: JSONValue] {
@@ -106,12 +95,40 @@ public struct SwapAccept: SwapMessageBody, RequestScoped {
             "refund_pubkey": .string(refundPublicKey.compressed.hex),
             "claim_pubkey": .string(claimPublicKey.compressed.hex),
         ]
-        switch scripts {
+        scripts.write(into: &members)
+        return SwapCodec.fields(requestID: requestID, members)
+    }
+}
+
+extension SwapAccept.Scripts {
+    /// The scripts of `contract`, as an accept of either direction sends them.
+    public init(contract: SwapContract) {
+        switch contract {
+        case .taprootBoltz(let taproot):
+            self = .taproot(claimLeaf: taproot.claimLeaf.script.bytes, refundLeaf: taproot.refundLeaf.script.bytes)
+        case .p2wsh(let p2wsh):
+            self = .witnessScript(p2wsh.witnessScript.bytes)
+        }
+    }
+
+    /// `swap_tree: {claim_leaf, refund_leaf}` for `taproot_boltz`, `witness_script` for the P2WSH types.
+    init(fields: FieldReader, scriptType: ContractType) throws(OffersError) {
+        switch scriptType {
+        case .taprootBoltz:
+            let tree = try fields.object("swap_tree")
+            self = .taproot(claimLeaf: try tree.hex("claim_leaf", maxBytes: SwapAccept.maxScriptBytes),
+                            refundLeaf: try tree.hex("refund_leaf", maxBytes: SwapAccept.maxScriptBytes))
+        case .p2wsh, .p2wshUnsized:
+            self = .witnessScript(try fields.hex("witness_script", maxBytes: SwapAccept.maxScriptBytes))
+        }
+    }
+
+    func write(into members: inout [String: JSONValue]) {
+        switch self {
         case .taproot(let claimLeaf, let refundLeaf):
             members["swap_tree"] = .object(["claim_leaf": .string(claimLeaf.hex), "refund_leaf": .string(refundLeaf.hex)])
         case .witnessScript(let script):
             members["witness_script"] = .string(script.hex)
         }
-        return SwapCodec.fields(requestID: requestID, members)
     }
 }

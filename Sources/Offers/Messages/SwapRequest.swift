@@ -2,8 +2,10 @@ import Bitcoin
 import HTLC
 import Transport
 
-/// Client -> provider: commit to quote `quote_id` with the client's payment hash (it holds
-/// the preimage) and claim key. Resending the same request returns the same accept.
+/// Client -> provider, `ln_to_onchain`: commit to quote `quote_id` with the client's payment
+/// hash (it holds the preimage) and claim key. Resending the same request returns the same
+/// accept. Written without `direction`, as older clients do (`SubmarineSwapRequest` is the
+/// other direction's request, under the same `type`).
 public struct SwapRequest: SwapMessageBody, RequestScoped {
     public static let messageType = "SwapRequest"
 
@@ -27,6 +29,8 @@ public struct SwapRequest: SwapMessageBody, RequestScoped {
 
     public init(fields: FieldReader) throws(OffersError) {
         requestID = try fields.requestID()
+        // An `onchain_to_ln` request is a `SubmarineSwapRequest`; older clients send no direction.
+        guard try SwapDirection.read(fields) == .lightningToOnchain else { throw .unsupportedDirection }
         quoteID = try fields.nonEmptyString("quote_id")
         paymentHash = try fields.hex("payment_hash", byteCount: 32)
         claimPublicKey = try fields.publicKey("claim_pubkey")

@@ -33,20 +33,27 @@ public struct AcceptPolicy: Sendable, Hashable {
                                       claimPublicKey: request.claimPublicKey, refundPublicKey: accept.refundPublicKey,
                                       timeoutHeight: accept.timeoutHeight)
             let contract = try SwapContract(type: request.scriptType, terms: terms)
-            try contract.check(advertisedAddress: accept.htlcAddress)
-            switch (contract, accept.scripts) {
-            case (.taprootBoltz(let taproot), .taproot(let claimLeaf, let refundLeaf)):
-                try taproot.check(claimLeafScript: claimLeaf, refundLeafScript: refundLeaf)
-            case (.p2wsh(let p2wsh), .witnessScript(let script)):
-                guard script == p2wsh.witnessScript.bytes else { throw HTLCError.contractMismatch("witness script") }
-            default:
-                throw HTLCError.contractMismatch("script form")
-            }
+            try Self.check(contract, advertisedAddress: accept.htlcAddress, scripts: accept.scripts)
             return contract
         } catch let error as HTLCError {
             throw .htlc(error)
         } catch {
             throw .acceptMismatch("contract: \(error)")
+        }
+    }
+
+    /// The address and the scripts a provider sent against the contract computed from the
+    /// agreed terms (either direction): a client never funds or pays toward a tree it did
+    /// not agree to.
+    static func check(_ contract: SwapContract, advertisedAddress: String, scripts: SwapAccept.Scripts) throws {
+        try contract.check(advertisedAddress: advertisedAddress)
+        switch (contract, scripts) {
+        case (.taprootBoltz(let taproot), .taproot(let claimLeaf, let refundLeaf)):
+            try taproot.check(claimLeafScript: claimLeaf, refundLeafScript: refundLeaf)
+        case (.p2wsh(let p2wsh), .witnessScript(let script)):
+            guard script == p2wsh.witnessScript.bytes else { throw HTLCError.contractMismatch("witness script") }
+        default:
+            throw HTLCError.contractMismatch("script form")
         }
     }
 

@@ -29,6 +29,11 @@ public struct ProviderTerms: Sendable, Hashable {
     /// The rate the provider can always pay for a refund (its fee cap). A lock must hold
     /// that refund and still leave a refund output above dust.
     public var refundFeeCap: FeeRate
+    /// Terms for `onchain_to_ln` (submarine) swaps; nil when the provider runs only
+    /// `ln_to_onchain`, as every provider did before.
+    public var submarine: SubmarineTerms?
+    /// The submarine direction's `onchain_fee_sat`: the provider's claim.
+    public var submarineFee: SubmarineFeeEstimate
 
     public init(network: Network, feeModel: FeeModel = FeeModel(), minAmountSat: Int64 = defaultMinAmountSat,
                 maxAmountSat: Int64 = defaultMaxAmountSat, requiredConfirmations: Int = defaultRequiredConfirmations,
@@ -37,7 +42,7 @@ public struct ProviderTerms: Sendable, Hashable {
                 quoteLifetimeSeconds: UInt64 = defaultQuoteLifetimeSeconds,
                 contractTypes: [ContractType] = ContractType.allCases, extraFeatures: [String] = [OfferFeature.preimagePush],
                 safetyPercent: Int64 = OnchainFeeEstimate.defaultSafetyPercent,
-                refundFeeCap: FeeRate = defaultRefundFeeCap) {
+                refundFeeCap: FeeRate = defaultRefundFeeCap, submarine: SubmarineTerms? = nil) {
         self.network = network
         self.feeModel = feeModel
         self.minAmountSat = minAmountSat
@@ -50,6 +55,8 @@ public struct ProviderTerms: Sendable, Hashable {
         self.extraFeatures = extraFeatures
         onchainFee = OnchainFeeEstimate(contractTypes: contractTypes, safetyPercent: safetyPercent)
         self.refundFeeCap = refundFeeCap
+        self.submarine = submarine
+        submarineFee = SubmarineFeeEstimate(contractTypes: contractTypes, safetyPercent: safetyPercent)
     }
 
     /// The smallest lock whose refund (the largest offered contract's, to a P2TR wallet

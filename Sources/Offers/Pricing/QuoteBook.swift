@@ -45,21 +45,30 @@ public struct QuoteBook: Sendable {
     public var liveCount: Int { entries.count }
 
     /// Prices `request` for `client` under `offer` (the provider's current one), or says
-    /// why not. `lockableSat` is what the wallet can lock right now.
+    /// why not. `lockableSat` is what the provider can put up right now in the request's
+    /// direction: what its wallet can lock (`ln_to_onchain`), or what its Lightning node
+    /// can pay with the routing reserve on top (`onchain_to_ln`, `OfferBuilder.available`).
     public mutating func issue(for request: QuoteRequest, client: Pubky, offer: Offer, lockableSat: Int64,
                                waitingSat: Int64 = 0, quoteID: String = RandomID.make()) throws(OffersError) -> Quote {
         let now = clock.nowUnix
         dropExpired(now: now)
         guard request.offerID == offer.offerID else { throw .unknownOffer }
         guard now <= offer.validUntilUnix else { throw .offerExpired }
-        guard request.direction == SwapDirection.lightningToOnchain.rawValue, offer.supports(.lightningToOnchain) else {
+        guard let direction = request.swapDirection, let terms = offer.terms(for: direction) else {
             throw .unsupportedDirection
         }
-        guard (offer.minAmountSat...max(offer.minAmountSat, offer.maxAmountSat)).contains(request.amountSat),
-              offer.maxAmountSat >= offer.minAmountSat else {
-            throw .amountOutOfRange(amount: request.amountSat, minimum: offer.minAmountSat, maximum: offer.maxAmountSat)
+        guard (terms.minAmountSat...max(terms.minAmountSat, terms.maxAmountSat)).contains(request.amountSat),
+              terms.maxAmountSat >= terms.minAmountSat else {
+            if direction == .onchainToLightning {
+                throw .submarineAmountOutOfRange(amount: request.amountSat, minimum: terms.minAmountSat,
+                                               maximum: terms.maxAmountSat)
+            }
+            throw .amountOutOfRange(amount: request.amountSat, minimum: terms.minAmountSat, maximum: terms.maxAmountSat)
         }
         guard request.amountSat <= lockableSat else {
+            if direction == .onchainToLightning {
+                throw .insufficientLightning(available: lockableSat, needed: request.amountSat)
+            }
             throw .insufficientLiquidity(available: lockableSat, needed: request.amountSat, waiting: waitingSat)
         }
         let held = (perClient[client] ?? []).filter { now <= $0 }
@@ -69,12 +78,15 @@ public struct QuoteBook: Sendable {
         }
         guard entries.count < capacity else { throw .tooManyQuotes(limit: capacity) }
         guard entries[quoteID] == nil else { throw .valueOutOfRange(field: "quote_id") }
-        let quote = Quote(requestID: request.requestID, quoteID: quoteID, offerID: offer.offerID,
+        // One formula for both directions: total = amount + base + floor(amount × ppm / 1e6)
+        // + the direction's on-chain fee. ln_to_onchain: the hold invoice's amount for a
+        // lock of `amount`; onchain_to_ln: the lock the client makes for an invoice of `amount`.
+        let quote = Quote(requestID: request.requestID, quoteID: quoteID, offerID: offer.offerID, direction: direction,
                           amountSat: request.amountSat,
-                          serviceFeeSat: offer.feeModel.serviceFee(amountSat: request.amountSat),
-                          onchainFeeSat: offer.onchainFeeSat, feeRateSatPerVByte: offer.feeRateSatPerVByte,
-                          htlcTimeoutBlocks: offer.htlcTimeoutBlocks, requiredConfirmations: offer.requiredConfirmations,
-                          validUntilUnix: now + lifetimeSeconds)
+                          serviceFeeSat: terms.feeModel.serviceFee(amountSat: request.amountSat),
+                          onchainFeeSat: terms.onchainFeeSat, feeRateSatPerVByte: offer.feeRateSatPerVByte,
+                          htlcTimeoutBlocks: terms.htlcTimeoutBlocks, requiredConfirmations: terms.requiredConfirmations,
+                          validUntilUnix: now + lifetimeSeconds, paymentHash: request.paymentHash)
         entries[quoteID] = Entry(quote: quote, client: client, used: false)
         order.append(quoteID)
         perClient[client, default: []].append(quote.validUntilUnix)

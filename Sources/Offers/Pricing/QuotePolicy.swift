@@ -38,6 +38,10 @@ public struct QuotePolicy: Sendable, Hashable {
         guard quote.offerID == request.offerID else { throw .quoteMismatch("offer_id is not the one asked for") }
         guard quote.direction == request.direction else { throw .quoteMismatch("direction is not the one asked for") }
         guard quote.amountSat == request.amountSat else { throw .quoteMismatch("amount_sat is not the amount asked for") }
+        guard let direction = request.swapDirection else { throw .unsupportedDirection }
+        guard quote.paymentHash == request.paymentHash else {
+            throw .quoteMismatch("payment_hash is not the one asked for")
+        }
         guard quote.feeSat == quote.serviceFeeSat + quote.onchainFeeSat else {
             throw .quoteMismatch("fee_sat is not service_fee_sat + onchain_fee_sat")
         }
@@ -48,12 +52,20 @@ public struct QuotePolicy: Sendable, Hashable {
         guard quote.feeSat <= maximum else { throw .feeAboveMaximum(fee: quote.feeSat, maximum: maximum) }
         if let offer {
             guard offer.offerID == quote.offerID else { throw .quoteMismatch("offer_id is not the offer's") }
-            guard quote.serviceFeeSat <= offer.feeModel.serviceFee(amountSat: quote.amountSat),
-                  quote.onchainFeeSat <= offer.onchainFeeSat else {
+            guard let terms = offer.terms(for: direction) else {
+                throw .quoteMismatch("the offer does not run \(direction.rawValue)")
+            }
+            guard quote.serviceFeeSat <= terms.feeModel.serviceFee(amountSat: quote.amountSat),
+                  quote.onchainFeeSat <= terms.onchainFeeSat else {
                 throw .quoteMismatch("fees above the offer's terms")
             }
         }
         try checkTerms(requiredConfirmations: quote.requiredConfirmations, htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
+        // A provider that pays against an unconfirmed lock can be robbed by a full-RBF
+        // double-spend; one that says it will is not one to lock with.
+        if direction == .onchainToLightning, quote.requiredConfirmations < 1 {
+            throw .unacceptableTerms("onchain_to_ln with 0 confirmations (at least 1)")
+        }
         guard quote.validUntilUnix >= nowUnix else { throw .quoteExpired }
         guard quote.validUntilUnix - nowUnix <= maxLifetimeSeconds else {
             throw .unacceptableTerms("quote valid for more than \(maxLifetimeSeconds) s")

@@ -102,7 +102,7 @@ public actor ProviderDesk {
         } else {
             offer = try builder.offer(requestID: request.requestID, offerID: RandomID.make(),
                                       liquiditySat: live.liquiditySat, rate: live.feeRate, nowUnix: now,
-                                      waitingSat: live.waitingSat)
+                                      waitingSat: live.waitingSat, lightningOutboundSat: live.lightningOutboundSat)
             offers[offer.offerID] = offer
             current = (offer, live)
         }
@@ -114,9 +114,10 @@ public actor ProviderDesk {
         pruneOffers(now: clock.nowUnix)
         guard let offer = offers[request.offerID] else { throw .unknownOffer }
         let live = await state()
+        let direction = request.swapDirection ?? .lightningToOnchain
         return try quotes.issue(for: request, client: client, offer: offer,
-                                lockableSat: builder.lockableAmount(liquiditySat: live.liquiditySat, rate: live.feeRate),
-                                waitingSat: live.waitingSat)
+                                lockableSat: builder.available(direction, state: live),
+                                waitingSat: direction == .lightningToOnchain ? live.waitingSat : 0)
     }
 
     private func pruneOffers(now: UInt64) {

@@ -9,10 +9,14 @@ public struct ProviderState: Sendable, Hashable {
     public let feeRate: FeeRate
     /// What becomes lockable after the next block; named in a refusal for capacity.
     public let waitingSat: Int64
+    /// What the provider's Lightning node can send now (its channels' outbound balance), for
+    /// `onchain_to_ln`; nil when not read, and then that direction is not offered.
+    public let lightningOutboundSat: Int64?
 
-    public init(liquiditySat: Int64, feeRate: FeeRate, waitingSat: Int64 = 0) {
+    public init(liquiditySat: Int64, feeRate: FeeRate, waitingSat: Int64 = 0, lightningOutboundSat: Int64? = nil) {
         self.liquiditySat = liquiditySat
         self.feeRate = feeRate
         self.waitingSat = waitingSat
+        self.lightningOutboundSat = lightningOutboundSat
     }
 }

@@ -70,6 +70,15 @@ enum NodePeerHandlers {
             let address = await wallet.reusableAddress(for: peer.description)
             return Endpoints(requestID: endpointsRequest.requestID,
                              endpoints: [Endpoint(address: address.encoded, network: network.rawValue)]).encoded
+        case .invoiceRequest(let invoiceRequest):
+            // No node answers invoices yet (the contact side comes with the submarine
+            // engines); its Endpoints name no Lightning entry, so a payer that asks anyway
+            // learns plainly that this node takes no Lightning payments.
+            return Reject(requestID: invoiceRequest.requestID, error: .noLightning).encoded
+        case .submarineSwapRequest(let submarineRequest):
+            // Offers list no onchain_to_ln terms until the submarine engines run.
+            if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
+            return Reject(requestID: submarineRequest.requestID, error: .unsupportedDirection).encoded
         case .offerRequest, .quoteRequest:
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
             guard let desk else {
@@ -96,6 +105,7 @@ enum NodePeerHandlers {
         SwapAccept.messageType: "in answer to a SwapRequest",
         SwapStatusSnapshot.messageType: "in answer to a SwapStatusRequest",
         Endpoints.messageType: "in answer to an EndpointsRequest",
+        ContactInvoice.messageType: "in answer to an InvoiceRequest",
         Reject.messageType: "in answer to a request",
         SwapStatusUpdate.messageType: "as a push, without a request_id",
         PreimagePush.messageType: "as a push, without a request_id",

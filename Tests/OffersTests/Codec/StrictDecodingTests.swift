@@ -8,6 +8,9 @@ final class StrictDecodingTests: XCTestCase {
     /// Fields a message may lack (defaulted or optional).
     private let optional: [String: Set<String>] = [
         "OfferRequest": ["network"],
+        "Offer": ["direction_terms"],
+        "QuoteRequest": ["direction", "payment_hash"],
+        "Quote": ["payment_hash"],
         "SwapRequest": ["script_type"],
         "SwapStatusSnapshot": ["lock_txid", "lock_vout"],
         "SwapStatusUpdate": ["lock_txid", "lock_vout"],

@@ -75,14 +75,64 @@ enum Fixtures {
                     claimPublicKey: claimKey.publicKey, scriptType: type)
     }
 
+    static let providerClaimKey = key(0x55)
+    static let clientRefundKey = key(0x66)
+
+    /// The `onchain_to_ln` terms an offer lists beside the reverse ones.
+    static func submarineTerms(min: Int64 = 10_000, max: Int64 = 500_000, confirmations: Int = 1) -> DirectionTerms {
+        DirectionTerms(direction: .onchainToLightning, minAmountSat: min, maxAmountSat: max, baseFeeSat: 400,
+                       feePPM: 1_500, onchainFeeSat: 380, requiredConfirmations: confirmations, htlcTimeoutBlocks: 144)
+    }
+
+    /// An offer running both directions, with `direction_terms`.
+    static func twoWayOffer(submarine: DirectionTerms = submarineTerms()) -> Offer {
+        var twoWay = Fixtures.offer()
+        twoWay.directions = ["ln_to_onchain", "onchain_to_ln"]
+        twoWay.directionTerms = [twoWay.terms(for: .lightningToOnchain)!, submarine]
+        return twoWay
+    }
+
+    static func submarineQuote(amount: Int64 = 100_000, paymentHash: [UInt8]? = paymentHash) -> Quote {
+        Quote(requestID: "req-2", quoteID: "quote-2", offerID: "offer-1", direction: .onchainToLightning, amountSat: amount,
+              serviceFeeSat: 550, onchainFeeSat: 380, feeRateSatPerVByte: 2, htlcTimeoutBlocks: 144,
+              requiredConfirmations: 1, validUntilUnix: now + 300, paymentHash: paymentHash)
+    }
+
+    static func submarineContract(_ type: ContractType = .taprootBoltz, timeout: UInt32 = 1_144) -> SwapContract {
+        try! SwapContract(type: type, terms: try! SwapTerms(network: .regtest, paymentHash: paymentHash,
+                                                             claimPublicKey: providerClaimKey.publicKey,
+                                                             refundPublicKey: clientRefundKey.publicKey,
+                                                             timeoutHeight: timeout, roles: .submarine))
+    }
+
+    static func submarineAccept(_ type: ContractType = .taprootBoltz, quote: Quote = submarineQuote()) -> SubmarineSwapAccept {
+        SubmarineSwapAccept(requestID: "req-7", swapID: "swap-2", quoteID: quote.quoteID, amountSat: quote.amountSat,
+                            totalSat: quote.totalSat, contract: submarineContract(type))
+    }
+
+    static func submarineRequest(_ type: ContractType = .taprootBoltz) -> SubmarineSwapRequest {
+        SubmarineSwapRequest(requestID: "req-7", quoteID: "quote-2", invoice: "lnbcrt1000u1fake",
+                             refundPublicKey: clientRefundKey.publicKey, scriptType: type)
+    }
+
     /// One of every message type.
     static var everyMessage: [SwapMessage] {
         [
             .offerRequest(OfferRequest(requestID: "r1", network: "regtest")),
             .offerRequest(OfferRequest(requestID: "r1b")),
             .offer(Signed(signing: offer(), with: provider)),
+            .offer(Signed(signing: twoWayOffer(), with: provider)),
             .quoteRequest(QuoteRequest(requestID: "r2", offerID: "offer-1", amountSat: 100_000)),
+            .quoteRequest(QuoteRequest(requestID: "r2b", offerID: "offer-1", direction: .onchainToLightning,
+                                       amountSat: 100_000, paymentHash: paymentHash)),
             .quote(Signed(signing: quote(), with: provider)),
+            .quote(Signed(signing: submarineQuote(), with: provider)),
+            .submarineSwapRequest(submarineRequest()),
+            .submarineSwapRequest(submarineRequest(.p2wsh)),
+            .submarineSwapAccept(Signed(signing: submarineAccept(), with: provider)),
+            .submarineSwapAccept(Signed(signing: submarineAccept(.p2wsh), with: provider)),
+            .invoiceRequest(ContactInvoiceRequest(requestID: "r8", amountMsat: 20_000_000, description: "dinner")),
+            .invoice(Signed(signing: ContactInvoice(requestID: "r8", invoice: "lnbcrt200u1fake"), with: provider)),
             .swapRequest(swapRequest()),
             .swapRequest(swapRequest(.p2wsh)),
             .swapAccept(Signed(signing: accept(), with: provider)),
@@ -100,6 +150,7 @@ enum Fixtures {
             .endpointsRequest(EndpointsRequest(requestID: "r6")),
             .endpoints(Endpoints(requestID: "r6", endpoints: [
                 Endpoint(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", network: "regtest"),
+                Endpoint.lightning(pubky: provider.pubky, network: "regtest"),
             ])),
         ]
     }

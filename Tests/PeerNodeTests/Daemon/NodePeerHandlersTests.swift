@@ -1,3 +1,4 @@
+import Bitcoin
 import HTLC
 import Offers
 @testable import PeerNode
@@ -18,6 +19,7 @@ final class NodePeerHandlersTests: XCTestCase {
         ("Endpoints", #"{"type":"Endpoints","request_id":"r6","endpoints":[]}"#),
         ("SwapStatusUpdate", #"{"type":"SwapStatusUpdate","request_id":"r7","swap_id":"s","sequence":1,"status":"settled"}"#),
         ("PreimagePush", #"{"type":"PreimagePush","request_id":"r8","swap_id":"s","preimage":"00"}"#),
+        ("Invoice", #"{"type":"Invoice","request_id":"r9","invoice":"lnbcrt1x","signature":"00"}"#),
     ]
 
     private func answers(desk: ProviderDesk?) async throws {
@@ -47,5 +49,31 @@ final class NodePeerHandlersTests: XCTestCase {
 
     func testAReplyOrPushSentAsARequestIsAnInvalidRequestAtANodeWithoutAProvider() async throws {
         try await answers(desk: nil)
+    }
+
+    /// Until the submarine engines run: an InvoiceRequest is told the node takes no
+    /// Lightning payments (`not_found`), and an onchain_to_ln SwapRequest that this
+    /// direction is not offered (`invalid_request`), at a provider or not.
+    func testInvoiceRequestsAndSubmarineSwapRequestsAreRefusedPlainly() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try fixture.wallet()
+        let identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x32, count: 32)))
+        let desk = ProviderDesk(identity: identity, terms: ProviderTerms(network: .regtest), clock: SystemClock()) {
+            ProviderState(liquiditySat: 1_000_000, feeRate: WalletFixture.rate(2))
+        }
+        let invoiceRequest = ContactInvoiceRequest(requestID: "i1", amountMsat: 20_000_000, description: "")
+        let swapRequest = SubmarineSwapRequest(requestID: "s1", quoteID: "q", invoice: "lnbcrt1x",
+                                               refundPublicKey: try PrivateKey([UInt8](repeating: 0x66, count: 32)).publicKey)
+        for desk in [desk, nil] {
+            let first = await NodePeerHandlers.answer(invoiceRequest.encoded, from: Self.peer, wallet: wallet, network: .regtest,
+                                                      desk: desk, engines: SwapEnginesBox())
+            XCTAssertEqual(try SwapMessage(bytes: first),
+                           .reject(Reject(requestID: "i1", code: .notFound, reason: "this node takes no Lightning payments")))
+            let second = await NodePeerHandlers.answer(swapRequest.encoded, from: Self.peer, wallet: wallet, network: .regtest,
+                                                       desk: desk, engines: SwapEnginesBox())
+            XCTAssertEqual(try SwapMessage(bytes: second),
+                           .reject(Reject(requestID: "s1", code: .invalidRequest, reason: "this swap direction is not offered")))
+        }
     }
 }
