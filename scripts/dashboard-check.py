@@ -133,7 +133,7 @@ COLLECT = r"""(() => {
       .map(tr => ({ swap: tr.dataset.swap, cells: [...tr.children].map(td => td.textContent) }));
   return {
     title: document.title,
-    figures: Object.fromEntries(['onchain-confirmed', 'onchain-lockable', 'lightning-balance', 'offer-range', 'exposure',
+    figures: Object.fromEntries(['onchain-confirmed', 'onchain-unconfirmed', 'onchain-lockable', 'lightning-balance', 'offer-range', 'exposure',
       'swaps-running', 'earned-total', 'net-total', 'live-count'].map(id => [id, figure(id)])),
     bars: [...document.querySelectorAll('#earnings-chart rect.bar')].map(r => ({ day: r.dataset.day, value: r.dataset.value,
       height: Number(r.getAttribute('height')) })),

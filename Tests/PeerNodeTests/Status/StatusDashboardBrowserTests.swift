@@ -12,7 +12,8 @@ import XCTest
 /// token through the page's form. The numbers the page shows must be the API's, the chart
 /// must have one bar per day with swaps, the console must stay clean, the page must fit a
 /// phone's width, and the session cookie must be out of the script's reach. The screenshot
-/// goes to docs/dashboard.png (the README shows it).
+/// goes to a temporary file, or to docs/dashboard.png (the README shows it) when
+/// PEERNODE_DASHBOARD_SCREENSHOT=docs: a test run must not change a tracked file.
 final class StatusDashboardBrowserTests: XCTestCase {
     static var repository: URL {
         var repo = URL(fileURLWithPath: #filePath)
@@ -39,7 +40,11 @@ final class StatusDashboardBrowserTests: XCTestCase {
 
             let phone = FileManager.default.temporaryDirectory.appendingPathComponent("pn-dashboard-phone-\(UUID().uuidString).png")
             defer { try? FileManager.default.removeItem(at: phone) }
-            let screenshot = Self.repository.appendingPathComponent("docs/dashboard.png")
+            let toDocs = ProcessInfo.processInfo.environment["PEERNODE_DASHBOARD_SCREENSHOT"] == "docs"
+            let screenshot = toDocs
+                ? Self.repository.appendingPathComponent("docs/dashboard.png")
+                : FileManager.default.temporaryDirectory.appendingPathComponent("pn-dashboard-\(UUID().uuidString).png")
+            defer { if !toDocs { try? FileManager.default.removeItem(at: screenshot) } }
             let report = try runCheck(["--url", "http://127.0.0.1:\(http.port)",
                                        "--token-file", network.provider!.datadir + "/status.token",
                                        "--screenshot", screenshot.path, "--phone-screenshot", phone.path,
@@ -59,6 +64,8 @@ final class StatusDashboardBrowserTests: XCTestCase {
             let confirmed = try XCTUnwrap(status["wallet"]?["confirmed_sat"]?.int64Value)
             XCTAssertEqual(shown("onchain-confirmed"), String(confirmed))
             XCTAssertEqual(text("onchain-confirmed"), Self.sats(confirmed))
+            let unconfirmed = try XCTUnwrap(status["wallet"]?["unconfirmed_sat"]?.int64Value)
+            XCTAssertEqual(shown("onchain-unconfirmed"), String(unconfirmed))
             let lockable = try XCTUnwrap(offers["liquidity_sat"]?.int64Value)
             XCTAssertEqual(shown("onchain-lockable"), String(lockable))
             let lightning = try XCTUnwrap(status["lightning"]?["balance_sat"]?.int64Value)

@@ -28,6 +28,7 @@ extension StatusDashboard {
     <h2>Liquidity</h2>
     <dl class="figures">
     <dt>On chain (confirmed)</dt><dd id="onchain-confirmed"></dd>
+    <dt>On chain (unconfirmed)</dt><dd id="onchain-unconfirmed"></dd>
     <dt>Lockable now</dt><dd id="onchain-lockable"></dd>
     <dt>Lightning</dt><dd id="lightning-balance"></dd>
     <dt>Offer range</dt><dd id="offer-range"></dd>

@@ -82,6 +82,9 @@ extension StatusDashboard {
       $("network").textContent = status.network;
       $("identity").textContent = status.pubky + (status.provider ? " · provider" : "");
       figure("onchain-confirmed", status.wallet.confirmed_sat, sat(status.wallet.confirmed_sat));
+      // Lockable may exceed the confirmed balance: a lock may spend the wallet's own
+      // unconfirmed change, so the unconfirmed part is shown beside it.
+      figure("onchain-unconfirmed", status.wallet.unconfirmed_sat, sat(status.wallet.unconfirmed_sat));
       figure("onchain-lockable", offers.liquidity_sat, sat(offers.liquidity_sat));
       const lightning = status.lightning ? status.lightning.balance_sat : null;
       figure("lightning-balance", lightning, sat(lightning));
