@@ -7,8 +7,11 @@ extension SwapAccountingEntry {
     ///
     /// Settled: the invoice's total came in over Lightning, the lock (value and fee) left
     /// the wallet. Refunded: the lock came back less the refund's fee, so the cost is both
-    /// fees. Lost: the lock is gone. Cancelled before any lock: nothing moved.
-    static func provider(_ record: SwapRecord, events: [SwapEvent]) throws(AccountingError) -> SwapAccountingEntry {
+    /// fees. Lost: the lock is gone. Cancelled before any lock: nothing moved; cancelled
+    /// after its lock was taken back (it never confirmed): the withdrawal's fee, recorded
+    /// beside the log (`lockWithdrawalFeeSat`), is what the lock cost.
+    static func provider(_ record: SwapRecord, events: [SwapEvent], lockWithdrawalFeeSat: Int64? = nil)
+        throws(AccountingError) -> SwapAccountingEntry {
         guard let quoteJSON = record.contract["quote"] else {
             throw .unreadableSwap(id: record.id, why: "its contract lacks the quote")
         }
@@ -48,8 +51,10 @@ extension SwapAccountingEntry {
         case .lockLost(let lost, _):
             return entry(.lost, endedAt: last.at, lockFee: lost.fee, onchain: -(lost.output.value + lost.fee))
         default:
-            // Cancelled before anything was locked.
-            return entry(.failed, endedAt: last.at)
+            // Cancelled: before anything was locked, or with the lock taken back (its
+            // inputs returned to the wallet less the withdrawal's fee).
+            guard lock != nil, let withdrawalFee = lockWithdrawalFeeSat else { return entry(.failed, endedAt: last.at) }
+            return entry(.failed, endedAt: last.at, lockFee: withdrawalFee, onchain: -withdrawalFee)
         }
     }
 }

@@ -299,6 +299,7 @@ extension ProviderEngine {
                                                                    originalFee: inMempool ? lock.fee : nil)
             log("provider swap \(id): lock \(lock.txid) unconfirmed and no longer safe to claim: its inputs go back "
                 + "to the wallet by \(withdrawal.txid)")
+            await recordLockWithdrawal(withdrawal, swapID: id)
         } catch {
             log("provider swap \(id): cannot take lock \(lock.txid) back: \(error)")
             // Its inputs may be missing with a parent that can come back (audit M-7): the
