@@ -1,17 +1,21 @@
 /// What the store holds about one swap, as the accounting reads it: the contract, the
 /// whole event log, and the amounts kept beside the log because they become known after
 /// (or apart from) its events: a client's routing fee, recorded when its payment succeeds,
-/// and a provider's lock withdrawal fee, recorded when it takes an unconfirmed lock back.
+/// and a provider's lock fees beyond the lock's own: the child paying for a stuck lock, the
+/// withdrawal taking an unconfirmed lock back.
 public struct SwapHistory: Sendable {
     public let record: SwapRecord
     public let events: [SwapEvent]
     public let routingFeeMsat: Int64?
+    public let lockChildFeeSat: Int64?
     public let lockWithdrawalFeeSat: Int64?
 
-    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil, lockWithdrawalFeeSat: Int64? = nil) {
+    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil, lockChildFeeSat: Int64? = nil,
+                lockWithdrawalFeeSat: Int64? = nil) {
         self.record = record
         self.events = events
         self.routingFeeMsat = routingFeeMsat
+        self.lockChildFeeSat = lockChildFeeSat
         self.lockWithdrawalFeeSat = lockWithdrawalFeeSat
     }
 
@@ -24,6 +28,7 @@ public struct SwapHistory: Sendable {
                                routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
         case .provider:
             return SwapHistory(record: record, events: events,
+                               lockChildFeeSat: try await ProviderEngine.recordedLockChildFee(record.id, in: store),
                                lockWithdrawalFeeSat: try await ProviderEngine.recordedLockWithdrawalFee(record.id, in: store))
         }
     }

@@ -262,6 +262,7 @@ extension ProviderEngine {
         do {
             let child = try await dependencies.wallet.bumpByChild(of: lock.txid, feeRate: estimate)
             log("provider swap \(id): lock \(lock.txid) unconfirmed; child \(child.txid) brings it to \(estimate)")
+            await recordLockChild(child, swapID: id)
         } catch {
             log("provider swap \(id): no child for the stuck lock \(lock.txid): \(error)")
         }

@@ -346,6 +346,8 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// provider's wallet (CPFP) that lifts the package to the estimate; never an RBF of the
     /// lock itself (its txid is what the client verified).
     func testAStuckLockGetsAChildPayingForIt() async throws {
+        try await harness.wallet.sync()
+        let walletBefore = await harness.wallet.balance().total
         let (accept, _, payment) = try await harness.startSwap()
         defer { payment.cancel() }
         let id = accept.swapID
@@ -373,6 +375,22 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         XCTAssertTrue(harness.hub.chain.release(lock.txid))
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
+
+        // Unclaimed, refunded: the books count the child's fee with the lock's, and the
+        // net is what the wallet lost (lock fee + child fee + refund fee).
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refunded, of: id)
+        try await harness.wallet.sync()
+        let walletChange = await harness.wallet.balance().total - walletBefore
+        let record = try await XCTUnwrapAsync(try await harness.store.swap(id))
+        let books = try SwapAccounting(swaps: [try await SwapHistory.load(record, from: harness.store)])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.outcome, .refunded)
+        XCTAssertEqual(entry.lockFeeSat, lock.fee + found.entry.fee, "the lock's fee and its child's")
+        XCTAssertEqual(entry.onchainSat, walletChange, "the report's on-chain change is the wallet's")
+        XCTAssertEqual(books.netMsat, walletChange * 1_000)
     }
 
     /// H-4: a lock miners leave out of blocks until the client's claim cutoff (timeout −
