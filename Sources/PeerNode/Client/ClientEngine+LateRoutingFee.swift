@@ -1,5 +1,3 @@
-import Transport
-
 extension ClientEngine {
     /// Follows a delivered swap's payment after the swap ended, until LND's final update
     /// records its routing fee. The swap ends when its claim confirms; the provider settles
