@@ -91,6 +91,9 @@ struct Demo {
             return json
         }
 
+        // Carol's 20,000 sat are the client's swap, not hers: to her books, a deposit.
+        net.ledger.deposit(carol.name, msat: Self.amountSat * 1_000, "paid by the client's swap")
+
         let mined = try clock.stage("mine until carol's wallet sees the claim confirmed") { () throws(Failure) -> Int in
             try net.mine(until: "carol's wallet receiving \(formatSats(Self.amountSat)) confirmed", blocks: 20) { () throws(Failure) -> Bool in
                 try carol.walletBalance().confirmed >= carolBefore.confirmed + Self.amountSat
@@ -134,6 +137,11 @@ struct Demo {
                             "route through \(routed ?? "?"); provA holds \(swapsA) swap(s), provB \(swapsB)"))
         checks.append(try CommonChecks.swapsFinal(nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
+        checks += try clock.stage("each node's books against its balances (`peernode report --json`; \"gone\" started again for its own)") {
+            () throws(Failure) -> [Check] in
+            try gone.start()
+            return try AccountingCheck.run(nodes, net: net)
+        }
         return checks
     }
 

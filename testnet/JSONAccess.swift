@@ -94,6 +94,7 @@ func formatSats(_ value: Int64?) -> String {
 func formatMsat(_ value: Int64?) -> String {
     guard let value else { return "?" }
     if value % 1_000 == 0 { return formatSats(value / 1_000) }
-    let whole = formatSats(value / 1_000)
-    return whole.dropLast(4) + String(format: ".%03lld sat", abs(value % 1_000))
+    // The sign apart: -500 msat is "-0.500 sat", which -500 / 1_000 (0) would lose.
+    let whole = formatSats(abs(value) / 1_000)
+    return (value < 0 ? "-" : "") + whole.dropLast(4) + String(format: ".%03lld sat", abs(value % 1_000))
 }

@@ -45,6 +45,8 @@ final class Node {
               let macaroon = JSON.string(ln["macaroon_hex"]), let macaroonBytes = Self.bytes(hex: macaroon) else {
             throw Failure("hub_ln_addnode \(spec.name): no rest_port or macaroon_hex in \(JSON.line(lightning).prefix(300))")
         }
+        // The balance the hub opened the node's channels with: money that is no swap's.
+        if spec.lightningSat != 0 { net.ledger.deposit(spec.name, msat: spec.lightningSat * 1_000, "hub_ln_addnode") }
         let made = try net.tools.run(net.binaries.node, ["init", "--datadir", datadir, "--network", "regtest", "--json"], timeout: 30)
         guard made.ok, let pubky = JSON.string(made.json?["pubky"]) else {
             throw Failure("peernode init \(spec.name) failed (exit \(made.status)): \(made.failureText)")

@@ -108,6 +108,9 @@ func runSoak(_ options: SoakOptions, _ run: RunContext) -> Int32 {
         let after = try net.hub.rpc.balances()
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: start, after: after)
+        checks += try clock.stage("each node's books against its balances (`peernode report --json`)") { () throws(Failure) -> [Check] in
+            try AccountingCheck.run(net.nodes, net: net)
+        }
         let fundedBefore = JSON.int(start.lightning["funded_msat"]) ?? 0
         deficitMsat = abs(after.chainOffsetSat - start.chainOffsetSat) * 1_000
             + abs((JSON.int(after.lightning["total_msat"]) ?? 0) - fundedBefore)

@@ -118,9 +118,35 @@ struct SoakSwap {
                 + "providers +\(formatMsat(providerGain))"
         }
         let verdict: Verdict = expected == 0 ? (plan.isSwap ? .paidOut : .sent) : nothingMoved == 0 ? .rolledBack : .neither
+        record(plan, verdict: verdict, result: result, carolReceived: plan.kind == .swapOut ? 0 : received)
         // A payment matching neither outcome lost at least the smaller of the two mismatches.
         let unaccounted = verdict == .neither ? max(1, min(expected, nothingMoved)) : 0
         clock.note("\(verdict.rawValue): \(detail); settled in \(blocks) block(s)")
         return Outcome(verdict: verdict, crashed: crashed, notReached: notReached, unaccountedMsat: unaccounted, command: said)
+    }
+
+    /// Writes down what moved outside the nodes' own swaps (the accounting check's terms):
+    /// a payment from savings leaves the client's wallet (X and the fee its result names)
+    /// and reaches carol's; X a swap delivered to carol is the client's swap, to carol a
+    /// deposit. A swap-out is the client's own swap: nothing to write.
+    private func record(_ plan: SoakPlan, verdict: Verdict, result: [String: Any]?, carolReceived: Int64) {
+        let ledger = net.ledger
+        switch plan.kind {
+        case .payFromSavings:
+            // The result names the fee only when the payment went out.
+            guard let fee = JSON.int(result?["onchain_fee_sat"]) else { return }
+            ledger.withdrawal(client.name, msat: (plan.amountSat + fee) * 1_000, "pay from savings (X + fee)")
+            ledger.deposit(carol.name, msat: plan.amountSat * 1_000, "paid from the client's savings")
+        case .pay:
+            switch verdict {
+            case .paidOut: ledger.deposit(carol.name, msat: plan.amountSat * 1_000, "paid by the client's swap")
+            // The soak already fails this payment; the books take what carol got, so the
+            // accounting check reports the nodes' own mismatches, not this one again.
+            case .neither: ledger.deposit(carol.name, msat: carolReceived * 1_000, "received in a payment that was NEITHER")
+            case .rolledBack, .sent: break
+            }
+        case .swapOut:
+            break
+        }
     }
 }

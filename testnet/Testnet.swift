@@ -13,6 +13,8 @@ final class Testnet {
     let hub: Hub
     let tools: ToolRunner
     private(set) var nodes: [Node] = []
+    /// Money moved to or from the nodes other than by their own swaps (the accounting check's terms).
+    let ledger = BalanceLedger()
     /// Every node's LND REST in plain HTTP (`lnd_rest_tls=0`) rather than the hub's TLS:
     /// `bench --plain-lnd`, the benchmark's comparison run.
     var plainLND = false
@@ -66,6 +68,7 @@ final class Testnet {
                 // hub_fund takes BTC as Core does; the amount is exact in 8 decimals.
                 let btc = NSDecimalNumber(mantissa: UInt64(sats), exponent: -8, isNegative: false)
                 _ = try hub.rpc.call("hub_fund", [address, btc, coins == 1])
+                ledger.deposit(node.name, msat: sats * 1_000, "hub_fund")
             }
             expected.append((node, before + sats * Int64(coins)))
         }

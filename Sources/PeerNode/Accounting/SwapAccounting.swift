@@ -26,7 +26,9 @@ public struct SwapAccounting: Sendable, Hashable {
         for swap in swaps {
             switch swap.record.role {
             case .client: all.append(try .client(swap.record, events: swap.events, routingFeeMsat: swap.routingFeeMsat))
-            case .provider: all.append(try .provider(swap.record, events: swap.events))
+            case .provider:
+                all.append(try .provider(swap.record, events: swap.events, lockChildFeeSat: swap.lockChildFeeSat,
+                                         lockWithdrawalFeeSat: swap.lockWithdrawalFeeSat))
             }
         }
         self.init(entries: all, since: since)

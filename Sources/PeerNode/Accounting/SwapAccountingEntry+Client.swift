@@ -37,16 +37,19 @@ extension SwapAccountingEntry {
                                        createdAt: record.createdAt, endedAt: nil, outcome: .inFlight,
                                        amountSat: quote.amountSat, routingFeeMsat: routingFee)
         }
-        let delivered = state.phase == .completed || state.outcome?.funds == .delivered
+        let delivered = state.delivered
         guard delivered else {
             return SwapAccountingEntry(id: record.id, role: .client, purpose: purposeText, peer: record.peer,
                                        createdAt: record.createdAt, endedAt: last.at, outcome: .failed,
                                        amountSat: quote.amountSat, routingFeeMsat: 0)
         }
-        // The claim that paid: the last version signed (a bump replaces the earlier ones).
+        // The claim that paid: the version found mined when the machine noted one (an
+        // earlier version can confirm before its bump), else the last version signed.
         let lockValue = states.compactMap(\.verifiedLock).last?.value ?? quote.amountSat
+        let versions = states.compactMap(\.claim)
+        let paid = state.minedClaimTxid.flatMap { mined in versions.last { $0.txid == mined } } ?? versions.last
         let received: Int64
-        if let claim = states.compactMap(\.claim).last {
+        if let claim = paid {
             received = claim.outputs.reduce(0) { $0 + $1.value }
         } else {
             received = lockValue - (contract["claim_fee_sat"]?.int64Value ?? 0)

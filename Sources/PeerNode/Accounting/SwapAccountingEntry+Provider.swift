@@ -7,8 +7,12 @@ extension SwapAccountingEntry {
     ///
     /// Settled: the invoice's total came in over Lightning, the lock (value and fee) left
     /// the wallet. Refunded: the lock came back less the refund's fee, so the cost is both
-    /// fees. Lost: the lock is gone. Cancelled before any lock: nothing moved.
-    static func provider(_ record: SwapRecord, events: [SwapEvent]) throws(AccountingError) -> SwapAccountingEntry {
+    /// fees. Lost: the lock is gone. Cancelled before any lock: nothing moved; cancelled
+    /// after its lock was taken back (it never confirmed): the withdrawal's fee, recorded
+    /// beside the log (`lockWithdrawalFeeSat`), is what the lock cost. A lock that confirmed
+    /// with a child paying for it (CPFP, `lockChildFeeSat`) cost both fees.
+    static func provider(_ record: SwapRecord, events: [SwapEvent], lockChildFeeSat: Int64? = nil,
+                         lockWithdrawalFeeSat: Int64? = nil) throws(AccountingError) -> SwapAccountingEntry {
         guard let quoteJSON = record.contract["quote"] else {
             throw .unreadableSwap(id: record.id, why: "its contract lacks the quote")
         }
@@ -35,21 +39,25 @@ extension SwapAccountingEntry {
         guard last.isFinal else { return entry(.inFlight, endedAt: nil) }
         let lock = states.compactMap(\.lock).last
         let refund = states.compactMap(\.refund).last
+        // The lock confirmed in these outcomes, and its child with or after it.
+        let child = lockChildFeeSat ?? 0
         switch state {
         case .settled:
             guard let lock else { throw .unreadableSwap(id: record.id, why: "it settled without a recorded lock") }
             return entry(.completed, endedAt: last.at, serviceFee: quote.serviceFeeSat, quotedOnchainFee: quote.onchainFeeSat,
-                         lockFee: lock.fee, lightning: quote.totalSat * 1_000, onchain: -(lock.output.value + lock.fee))
+                         lockFee: lock.fee + child, lightning: quote.totalSat * 1_000, onchain: -(lock.output.value + lock.fee + child))
         case .refunded, .refundedAfterHTLCCancel:
             guard let lock else { throw .unreadableSwap(id: record.id, why: "it was refunded without a recorded lock") }
             let refundFee = refund?.fee ?? 0
-            return entry(.refunded, endedAt: last.at, lockFee: lock.fee, refundFee: refundFee,
-                         onchain: -(lock.fee + refundFee))
+            return entry(.refunded, endedAt: last.at, lockFee: lock.fee + child, refundFee: refundFee,
+                         onchain: -(lock.fee + child + refundFee))
         case .lockLost(let lost, _):
-            return entry(.lost, endedAt: last.at, lockFee: lost.fee, onchain: -(lost.output.value + lost.fee))
+            return entry(.lost, endedAt: last.at, lockFee: lost.fee + child, onchain: -(lost.output.value + lost.fee + child))
         default:
-            // Cancelled before anything was locked.
-            return entry(.failed, endedAt: last.at)
+            // Cancelled: before anything was locked, or with the lock taken back (its
+            // inputs returned to the wallet less the withdrawal's fee).
+            guard lock != nil, let withdrawalFee = lockWithdrawalFeeSat else { return entry(.failed, endedAt: last.at) }
+            return entry(.failed, endedAt: last.at, lockFee: withdrawalFee, onchain: -withdrawalFee)
         }
     }
 }

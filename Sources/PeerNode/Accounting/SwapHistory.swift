@@ -1,13 +1,35 @@
 /// What the store holds about one swap, as the accounting reads it: the contract, the
-/// whole event log, and (client swaps) the routing fee recorded when the payment succeeded.
+/// whole event log, and the amounts kept beside the log because they become known after
+/// (or apart from) its events: a client's routing fee, recorded when its payment succeeds,
+/// and a provider's lock fees beyond the lock's own: the child paying for a stuck lock, the
+/// withdrawal taking an unconfirmed lock back.
 public struct SwapHistory: Sendable {
     public let record: SwapRecord
     public let events: [SwapEvent]
     public let routingFeeMsat: Int64?
+    public let lockChildFeeSat: Int64?
+    public let lockWithdrawalFeeSat: Int64?
 
-    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil) {
+    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil, lockChildFeeSat: Int64? = nil,
+                lockWithdrawalFeeSat: Int64? = nil) {
         self.record = record
         self.events = events
         self.routingFeeMsat = routingFeeMsat
+        self.lockChildFeeSat = lockChildFeeSat
+        self.lockWithdrawalFeeSat = lockWithdrawalFeeSat
+    }
+
+    /// Everything the store holds about `record`'s swap: what `peernode report` reads.
+    public static func load(_ record: SwapRecord, from store: any SwapStore) async throws(StoreError) -> SwapHistory {
+        let events = try await store.events(of: record.id)
+        switch record.role {
+        case .client:
+            return SwapHistory(record: record, events: events,
+                               routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
+        case .provider:
+            return SwapHistory(record: record, events: events,
+                               lockChildFeeSat: try await ProviderEngine.recordedLockChildFee(record.id, in: store),
+                               lockWithdrawalFeeSat: try await ProviderEngine.recordedLockWithdrawalFee(record.id, in: store))
+        }
     }
 }

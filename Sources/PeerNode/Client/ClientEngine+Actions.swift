@@ -477,6 +477,9 @@ extension ClientEngine {
         run.payment?.cancel()
         run.inputs.finish()
         runs[run.id] = nil
+        // The claim may confirm before the provider settles: the payment, and its fee,
+        // can still be in flight.
+        if run.state.delivered { followRoutingFee(run.id, paymentHash: run.secrets.paymentHash) }
         if !runs.values.contains(where: { $0.terms.provider.pubky == run.terms.provider.pubky }),
            let link = links.removeValue(forKey: run.terms.provider.pubky) {
             await link.stop()

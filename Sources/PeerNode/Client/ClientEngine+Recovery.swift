@@ -23,6 +23,9 @@ extension ClientEngine {
                 report(record.id, .note, "cannot resume: \(error)")
             }
         }
+        if feeSearch == nil {
+            feeSearch = Task { [weak self] in await self?.followUnrecordedRoutingFees() }
+        }
         return resumed
     }
 

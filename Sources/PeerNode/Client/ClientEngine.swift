@@ -41,6 +41,10 @@ public actor ClientEngine {
     /// Keeps the blocks a rescan reports again from reaching the swaps as new ones.
     var newBlocks = NewBlockFilter()
     var nextObserver: UInt64 = 0
+    /// Payments followed after their swap ended, until LND's final update records the
+    /// routing fee (`followRoutingFee`), by swap id; and the restart's search for them.
+    var feeWatches: [String: Task<Void, Never>] = [:]
+    var feeSearch: Task<Void, Never>?
 
     public init(configuration: ClientEngineConfiguration, seed: [UInt8], store: any SwapStore,
                 lightning: any LightningBackend, chain: any ChainBackend, feeEstimator: FeeEstimator,
@@ -68,6 +72,10 @@ public actor ClientEngine {
     public func shutDown() async {
         for run in runs.values { stopTasks(of: run) }
         runs = [:]
+        for watch in feeWatches.values { watch.cancel() }
+        feeWatches = [:]
+        feeSearch?.cancel()
+        feeSearch = nil
         watchTask?.cancel()
         watchTask = nil
         if let watchID { await follower.unregister(watchID) }

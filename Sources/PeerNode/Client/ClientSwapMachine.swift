@@ -217,6 +217,9 @@ public struct ClientSwapMachine: Sendable {
         case .claimConfirmations(let count):
             return claimDepth(count)
         case .claimVersionConfirmations(let txid, let count) where state.claimVersions.contains(txid):
+            // Which version is mined decides what the destination got: kept for the books
+            // when it is not the last one signed (reorged out: none known again).
+            state.minedClaimTxid = count > 0 && txid != state.claim?.txid ? txid : nil
             return claimDepth(count)
         case .recover:
             guard let claim = state.claim else { return [.checkChain] }

@@ -30,6 +30,10 @@ public struct ClientSwapState: Sendable, Hashable {
     /// blocks it has stayed unconfirmed, for `ClaimPolicy.bumpDue`. Nil until then, after
     /// each new version, and in older records (read as "unknown": a bump is due).
     public var claimVersionAcceptedHeight: Int?
+    /// The claim version found in a block when it is not the last one signed (an earlier
+    /// version confirmed before its bump): the one whose output the destination got, which
+    /// the books count. Nil while none is mined, or when the last version is.
+    public var minedClaimTxid: TransactionID?
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
@@ -78,6 +82,7 @@ public struct ClientSwapState: Sendable, Hashable {
         if claimAccepted { members["claim_accepted"] = .bool(true) }
         if let claimVersionAcceptedHeight { members["claim_version_accepted_height"] = .integer(claimVersionAcceptedHeight) }
         if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
+        if let minedClaimTxid { members["mined_claim_txid"] = .string(minedClaimTxid.hex) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -108,6 +113,7 @@ public struct ClientSwapState: Sendable, Hashable {
             }
             if let hex = data["claim_tx"]?.stringValue { claim = try Transaction(hex: hex) }
             claimTxids = try (data["claim_txids"]?.arrayValue ?? []).compactMap(\.stringValue).map { try TransactionID(hex: $0) }
+            minedClaimTxid = try data["mined_claim_txid"]?.stringValue.map { try TransactionID(hex: $0) }
         } catch {
             throw .corruptRecord("a stored transaction does not decode: \(error)")
         }

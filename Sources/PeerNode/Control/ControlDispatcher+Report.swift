@@ -12,10 +12,7 @@ extension ControlDispatcher {
         do {
             var swaps: [SwapHistory] = []
             for record in try await services.store.allSwaps(limit: Int(Int32.max)) {
-                let fee = record.role == .client
-                    ? try await ClientEngine.recordedRoutingFee(record.id, in: services.store) : nil
-                swaps.append(SwapHistory(record: record, events: try await services.store.events(of: record.id),
-                                         routingFeeMsat: fee))
+                swaps.append(try await SwapHistory.load(record, from: services.store))
             }
             let books = try SwapAccounting(swaps: swaps, since: since)
             guard case .object(var out) = books.json else { return books.json }

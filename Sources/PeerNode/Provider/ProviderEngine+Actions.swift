@@ -262,6 +262,7 @@ extension ProviderEngine {
         do {
             let child = try await dependencies.wallet.bumpByChild(of: lock.txid, feeRate: estimate)
             log("provider swap \(id): lock \(lock.txid) unconfirmed; child \(child.txid) brings it to \(estimate)")
+            await recordLockChild(child, swapID: id)
         } catch {
             log("provider swap \(id): no child for the stuck lock \(lock.txid): \(error)")
         }
@@ -299,6 +300,7 @@ extension ProviderEngine {
                                                                    originalFee: inMempool ? lock.fee : nil)
             log("provider swap \(id): lock \(lock.txid) unconfirmed and no longer safe to claim: its inputs go back "
                 + "to the wallet by \(withdrawal.txid)")
+            await recordLockWithdrawal(withdrawal, swapID: id)
         } catch {
             log("provider swap \(id): cannot take lock \(lock.txid) back: \(error)")
             // Its inputs may be missing with a parent that can come back (audit M-7): the

@@ -75,6 +75,20 @@ final class SwapAccountingTests: XCTestCase {
         XCTAssertEqual(entry.endedAt, day1 + 600)
     }
 
+    /// The first version (fee 150) confirmed before its bump (fee 200) could: the swap-out's
+    /// wallet got 99 850 sat, and the books say so.
+    func testAnEarlierClaimVersionMinedIsTheOneCounted() throws {
+        var events = clientEvents(claimed: 99_800, end: .completed, at: day1)
+        var final = try ClientSwapState(kind: "completed", data: events[5].data)
+        final.minedClaimTxid = Self.transaction(8, value: 99_850).txid
+        events[5] = event(6, "completed", final.json, final: true, at: day1 + 600)
+        let entry = try SwapAccountingEntry.client(clientRecord("c1", purpose: .swapOut, at: day1), events: events)
+        XCTAssertEqual(entry.deliveredSat, 99_850)
+        XCTAssertEqual(entry.claimFeeSat, 150, "the mined version's fee, not the bump's")
+        XCTAssertEqual(entry.onchainSat, 99_850)
+        XCTAssertEqual(entry.netMsat, -950_000, "service 500 + provider on-chain 300 + claim 150")
+    }
+
     func testACompletedPaymentToAContactSendsTheAmountAway() throws {
         let entry = try SwapAccountingEntry.client(clientRecord("c2", purpose: .payContact, at: day1),
                                                    events: clientEvents(claimed: 99_800, end: .completed, at: day1))

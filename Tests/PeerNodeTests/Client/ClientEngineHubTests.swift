@@ -417,6 +417,13 @@ final class ClientEngineHubTests: XCTestCase {
         _ = try await fixture.contactWallet.sync()
         let received = await fixture.contactWallet.balance()
         XCTAssertEqual(received.total, amount)
+        // The books count the version that paid, not the last one signed: the destination
+        // got the first version's output, and the claim fee is the first version's.
+        let record = try await XCTUnwrapAsync(try await store.swap(swapID))
+        let books = try SwapAccounting(swaps: [SwapHistory(record: record, events: try await store.events(of: swapID))])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.deliveredSat, received.total, "what the destination received")
+        XCTAssertEqual(entry.claimFeeSat, try XCTUnwrap(state.verifiedLock).value - original.outputs[0].value)
         await fixture.shutDown(second)
     }
 

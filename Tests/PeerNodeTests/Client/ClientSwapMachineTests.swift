@@ -234,6 +234,26 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(first.last, .pushPreimage)
         XCTAssertEqual(phases(machine.handle(.claimVersionConfirmations(claimTx.txid, 2))), [.completed])
         XCTAssertEqual(machine.state.outcome?.funds, .delivered)
+        // The books count the version that paid: the final state names it, stored form included.
+        XCTAssertEqual(machine.state.minedClaimTxid, claimTx.txid)
+        XCTAssertEqual(try ClientSwapState(kind: "completed", data: machine.state.json).minedClaimTxid, claimTx.txid)
+    }
+
+    /// The last version mined needs no note; a mined earlier version reorged out is no
+    /// longer the one that paid.
+    func testTheMinedClaimVersionIsNotedOnlyWhenItIsAnEarlierOne() throws {
+        var machine = machine(at: .claimBroadcast)
+        _ = machine.handle(.claimAccepted(tipHeight: 10))
+        _ = machine.handle(.claimSigned(bumpTx))
+        _ = machine.handle(.claimVersionConfirmations(bumpTx.txid, 1))
+        XCTAssertNil(machine.state.minedClaimTxid)
+        var other = self.machine(at: .claimBroadcast)
+        _ = other.handle(.claimAccepted(tipHeight: 10))
+        _ = other.handle(.claimSigned(bumpTx))
+        _ = other.handle(.claimVersionConfirmations(claimTx.txid, 1))
+        XCTAssertEqual(other.state.minedClaimTxid, claimTx.txid)
+        _ = other.handle(.claimVersionConfirmations(claimTx.txid, 0))
+        XCTAssertNil(other.state.minedClaimTxid, "reorged out")
     }
 
     // MARK: deadlines in blocks (audit H-1)

@@ -346,6 +346,8 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// provider's wallet (CPFP) that lifts the package to the estimate; never an RBF of the
     /// lock itself (its txid is what the client verified).
     func testAStuckLockGetsAChildPayingForIt() async throws {
+        try await harness.wallet.sync()
+        let walletBefore = await harness.wallet.balance().total
         let (accept, _, payment) = try await harness.startSwap()
         defer { payment.cancel() }
         let id = accept.swapID
@@ -373,6 +375,22 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         XCTAssertTrue(harness.hub.chain.release(lock.txid))
         try await harness.mine(1)
         try await harness.waitForState(.lockConfirmed, of: id)
+
+        // Unclaimed, refunded: the books count the child's fee with the lock's, and the
+        // net is what the wallet lost (lock fee + child fee + refund fee).
+        try await harness.mine(Int(accept.timeoutHeight) - harness.hub.height)
+        try await harness.waitForState(.refundBroadcast, of: id)
+        try await harness.mine(ProviderSwapMachine.refundCancelDepth)
+        try await harness.waitForState(.refunded, of: id)
+        try await harness.wallet.sync()
+        let walletChange = await harness.wallet.balance().total - walletBefore
+        let record = try await XCTUnwrapAsync(try await harness.store.swap(id))
+        let books = try SwapAccounting(swaps: [try await SwapHistory.load(record, from: harness.store)])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.outcome, .refunded)
+        XCTAssertEqual(entry.lockFeeSat, lock.fee + found.entry.fee, "the lock's fee and its child's")
+        XCTAssertEqual(entry.onchainSat, walletChange, "the report's on-chain change is the wallet's")
+        XCTAssertEqual(books.netMsat, walletChange * 1_000)
     }
 
     /// H-4: a lock miners leave out of blocks until the client's claim cutoff (timeout −
@@ -382,6 +400,8 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
     /// could confirm later for a client claiming it unpaid.)
     func testALockStillUnconfirmedAtTheClientsCutoffIsTakenBack() async throws {
         let payerBefore = try harness.hub.balanceMsat("payer")
+        try await harness.wallet.sync()
+        let walletBefore = await harness.wallet.balance().total
         let (accept, _, payment, lock) = try await harness.startLockedSwap()
         let id = accept.swapID
         XCTAssertTrue(harness.hub.chain.hold(lock.txid))
@@ -403,6 +423,20 @@ final class ProviderFundSafetyTests: ProviderHarnessTestCase {
         let status = try await payment.value
         guard case .failed? = status else { return XCTFail("payment ended \(String(describing: status))") }
         XCTAssertEqual(try harness.hub.balanceMsat("payer"), payerBefore, "the client's payment came back")
+        // The books: the lock cost nothing (it never confirmed), its withdrawal cost its
+        // fee, and that is all the wallet lost.
+        try await harness.wallet.sync()
+        let walletChange = await harness.wallet.balance().total - walletBefore
+        let withdrawalFee = withdrawal.entry.fee
+        XCTAssertGreaterThan(withdrawalFee, 0)
+        XCTAssertEqual(walletChange, -withdrawalFee, "the wallet lost the withdrawal's fee")
+        let record = try await XCTUnwrapAsync(try await harness.store.swap(id))
+        let books = try SwapAccounting(swaps: [try await SwapHistory.load(record, from: harness.store)])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.outcome, .failed)
+        XCTAssertEqual(entry.onchainSat, walletChange, "the report's on-chain change is the wallet's")
+        XCTAssertEqual(entry.lockFeeSat, withdrawalFee, "what the lock cost: its withdrawal's fee")
+        XCTAssertEqual(books.netMsat, walletChange * 1_000)
     }
 
     /// H-4: a lock with a descendant in the mempool (here a child on its change; other

@@ -46,6 +46,10 @@ actor ClientScriptedProvider {
     private(set) var swaps: [String: Swap] = [:]
     private(set) var preimagePushes: [PreimagePush] = []
     private(set) var settled: [String] = []
+    /// When set, a pushed preimage is kept and the invoice left held until `settleHeld()`:
+    /// a provider that settles late (offline when the preimage came, say).
+    private var holdsSettlement = false
+    private var heldPreimages: [PreimagePush] = []
     private var server: PeerServer!
     private var sequence: UInt64 = 0
 
@@ -193,12 +197,28 @@ actor ClientScriptedProvider {
         guard case .preimagePush(let push)? = try? SwapMessage(bytes: bytes) else { return }
         preimagePushes.append(push)
         guard swaps[push.swapID] != nil else { return }
+        if holdsSettlement {
+            heldPreimages.append(push)
+            return
+        }
         do {
             try await lnd.settleInvoice(preimage: push.preimage)
             settled.append(push.swapID)
         } catch {
             print("scripted provider: settle failed: \(error)")
         }
+    }
+
+    func holdSettlement() { holdsSettlement = true }
+
+    /// Settles every invoice whose preimage `holdSettlement()` kept back, and stops holding.
+    func settleHeld() async throws {
+        holdsSettlement = false
+        for push in heldPreimages {
+            try await lnd.settleInvoice(preimage: push.preimage)
+            settled.append(push.swapID)
+        }
+        heldPreimages = []
     }
 
     /// A provider scripted `.never` that locks honestly after all (late: after a client
