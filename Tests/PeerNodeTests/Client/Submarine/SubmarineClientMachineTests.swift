@@ -106,6 +106,14 @@ final class SubmarineClientMachineTests: XCTestCase {
         XCTAssertEqual(machine.phase, .completed)
     }
 
+    func testAClaimFirstSeenDeepCompletesAndStillReportsTheProof() {
+        var machine = machine(at: .lockConfirmed)
+        XCTAssertEqual(machine.handle(.lockSpent(fixture.claim(), confirmations: 2)),
+                       [.persist(machine.state), .reportPaid(preimage: F.preimage), .finish])
+        XCTAssertEqual(machine.phase, .completed)
+        XCTAssertEqual(machine.state.preimage, F.preimage)
+    }
+
     // MARK: crash at each phase
 
     func testRecoverInEveryPhase() {
