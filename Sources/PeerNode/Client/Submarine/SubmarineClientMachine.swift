@@ -222,7 +222,11 @@ public struct SubmarineClientMachine: Sendable {
     }
 
     private mutating func refundSigned(_ refund: Transaction) -> [SubmarineClientAction] {
+        // Only a refund of this lock that the next block may hold (nLockTime at most the
+        // tip, which is at least the timeout) is recorded: a version that could not enter
+        // the next block would leave the lock unrefunded while the swap waits on it.
         guard let lock = state.lock, let timeout = state.timeoutHeight, let tip = state.tipHeight, tip >= timeout,
+              Int(refund.lockTime) <= tip,
               refund.inputs.contains(where: { $0.previousOutput == lock.outPoint }) else { return [] }
         // A claim is out: no refund fights it.
         if state.claimTxid != nil { return [] }

@@ -193,6 +193,19 @@ final class SubmarineClientHostileTests: XCTestCase {
         XCTAssertEqual(machine.state.outcome?.funds, .refunded)
     }
 
+    func testARefundThatCouldNotEnterTheNextBlockIsNotRecorded() {
+        var machine = machine(at: .lockConfirmed)
+        _ = machine.handle(.block(height: timeout))
+        var late = fixture.refund()
+        late.lockTime = UInt32(timeout + 5)
+        XCTAssertEqual(machine.handle(.refundSigned(late)), [], "nLockTime above the tip: not valid in the next block")
+        var elsewhere = fixture.refund()
+        elsewhere.inputs[0].previousOutput = OutPoint(txid: fixture.lock.outPoint.txid, index: 1)
+        XCTAssertEqual(machine.handle(.refundSigned(elsewhere)), [], "it does not spend the lock")
+        XCTAssertEqual(machine.phase, .lockConfirmed)
+        XCTAssertEqual(machine.handle(.refundSigned(fixture.refund())), [.persist(machine.state), .broadcastRefund(fixture.refund())])
+    }
+
     func testAnUnconfirmedLockIsRefundedFromTheTimeoutToo() {
         var machine = machine(at: .lockBroadcast)
         XCTAssertEqual(machine.handle(.block(height: timeout)),

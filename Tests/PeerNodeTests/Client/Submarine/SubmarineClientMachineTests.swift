@@ -178,6 +178,16 @@ final class SubmarineClientMachineTests: XCTestCase {
         XCTAssertEqual(machine.phase, .lockConfirmed)
     }
 
+    func testALockReorgedOutAfterThePaymentIsSentAgainForTheProvider() {
+        var machine = machine(at: .paid)
+        XCTAssertEqual(machine.handle(.lockConfirmations(0)), [.persist(machine.state), .broadcastLock(fixture.funding())],
+                       "the provider paid for this lock: it goes out again as recorded")
+        XCTAssertEqual(machine.phase, .paid)
+        XCTAssertEqual(machine.handle(.block(height: 1_020)), [.broadcastLock(fixture.funding()), .checkChain])
+        XCTAssertEqual(machine.handle(.lockConfirmations(1)), [])
+        XCTAssertEqual(machine.handle(.block(height: 1_021)), [.checkChain])
+    }
+
     func testAClaimReorgedOutIsWatchedAndTheRefundWaitsForTheTimeout() {
         var machine = machine(at: .lockConfirmed)
         let claim = fixture.claim()
