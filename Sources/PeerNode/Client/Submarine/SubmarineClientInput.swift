@@ -18,6 +18,9 @@ public enum SubmarineClientInput: Sendable, Equatable {
     case lockBroadcastAccepted
     /// The lock's confirmation count (0 when unconfirmed or reorged out of its block).
     case lockConfirmations(Int)
+    /// Another transaction spends an input of the funding and has this many confirmations:
+    /// once that is final, the lock can never exist.
+    case fundingConflicted(confirmations: Int)
     /// A transaction spending the lock (mempool: 0 confirmations, or chain).
     case lockSpent(Transaction, confirmations: Int)
     /// Neither the chain nor the mempool holds a spend of the lock any more (a reorg, an

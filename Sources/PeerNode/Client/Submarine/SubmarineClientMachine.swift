@@ -114,6 +114,11 @@ public struct SubmarineClientMachine: Sendable {
             return move(to: .lockBroadcast)
         case .lockConfirmations(let count):
             return lockDepth(max(0, count))
+        case .fundingConflicted(let confirmations)
+            where confirmations >= settings.finalityConfirmations && fundingMayStillBeLost:
+            // The wallet's coins went elsewhere, final: no lock exists nor ever will.
+            return end(.abandoned, "another transaction spent the funding's inputs and has \(confirmations) confirmations; "
+                       + "no lock exists", .neverLocked)
         case .lockSpent(let transaction, let confirmations):
             return spent(transaction, confirmations: max(0, confirmations))
         case .lockUnspent:
@@ -294,6 +299,13 @@ public struct SubmarineClientMachine: Sendable {
     }
 
     // MARK: helpers
+
+    /// Whether the funding has never been seen in a block nor spent: only then can a
+    /// conflicting transaction mean that no lock exists.
+    private var fundingMayStillBeLost: Bool {
+        (state.phase == .lockIntent || state.phase == .lockBroadcast) && state.lockConfirmations == 0
+            && state.claimTxid == nil && state.refundTxids.isEmpty && state.preimage == nil
+    }
 
     /// The recorded funding, sent again while it is in no block and nothing spends it.
     private func lockRebroadcast() -> [SubmarineClientAction] {

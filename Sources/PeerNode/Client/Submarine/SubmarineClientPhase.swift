@@ -14,7 +14,7 @@
 /// | `refund_broadcast` | every refund version signed, the latest in full | broadcasts the latest again, reads the chain, bumps it each new block until it confirms |
 /// | `completed` | final: the invoice was paid and the provider's claim is deep | nothing |
 /// | `refunded` | final: a refund is deep | nothing |
-/// | `abandoned` | final: nothing was locked | nothing |
+/// | `abandoned` | final: nothing was locked (or the funding's inputs went elsewhere, final) | nothing |
 public enum SubmarineClientPhase: String, Sendable, Hashable, CaseIterable {
     /// Persists the swap's terms. Resume: `abandoned`, since no lock exists.
     case quoted
@@ -42,7 +42,8 @@ public enum SubmarineClientPhase: String, Sendable, Hashable, CaseIterable {
     case completed
     /// Final: a refund version has the finality depth.
     case refunded
-    /// Final: ended before anything was locked.
+    /// Final: ended before anything was locked, or the funding's inputs were spent by a
+    /// final conflicting transaction (no lock can exist).
     case abandoned
 
     public var isFinal: Bool {

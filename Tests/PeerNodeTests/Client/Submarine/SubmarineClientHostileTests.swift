@@ -256,6 +256,24 @@ final class SubmarineClientHostileTests: XCTestCase {
         XCTAssertEqual(machine.phase, .refunded)
     }
 
+    func testAFundingWhoseInputsWentElsewhereEndsOnlyOnceTheConflictIsFinal() {
+        for start in [SubmarineClientPhase.lockIntent, .lockBroadcast] {
+            var machine = machine(at: start)
+            XCTAssertEqual(machine.handle(.fundingConflicted(confirmations: 0)), [], "a mempool conflict may still lose")
+            XCTAssertEqual(machine.handle(.fundingConflicted(confirmations: 1)), [], "a reorg may still bring the lock back")
+            XCTAssertEqual(machine.phase, start)
+            XCTAssertEqual(machine.handle(.fundingConflicted(confirmations: 2)), [.persist(machine.state), .finish])
+            XCTAssertEqual(machine.phase, .abandoned)
+            XCTAssertEqual(machine.state.outcome?.funds, .neverLocked)
+        }
+        // Once the lock is in a block, or spent, no conflict can undo it.
+        for start in [SubmarineClientPhase.lockConfirmed, .paid, .refundBroadcast] {
+            var machine = machine(at: start)
+            XCTAssertEqual(machine.handle(.fundingConflicted(confirmations: 6)), [], "\(start)")
+            XCTAssertEqual(machine.phase, start)
+        }
+    }
+
     // MARK: repeated and out-of-order inputs
 
     func testRepeatedInputsChangeNothing() {
