@@ -15,6 +15,8 @@ import Offers
 /// - the funding is recorded (`lock_intent`) before its first broadcast, and only those
 ///   bytes are ever broadcast: a crash or a reorg re-sends the same lock, never a second;
 ///   it must pay the contract exactly `total_sat` in one output, or it is not broadcast;
+///   the swap ends without a lock only when a conflicting spend of its inputs is final
+///   before the lock was ever seen in a block;
 /// - a preimage counts only if SHA-256 of it is the payment hash, wherever it comes from;
 ///   a spend of the lock is read by what it reveals (`PreimageExtractor`), so a claim of any
 ///   witness shape, of either contract type, is recognised, and a spend that reveals no
