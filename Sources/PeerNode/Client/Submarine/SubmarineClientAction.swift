@@ -1,0 +1,28 @@
+import Bitcoin
+import HTLC
+
+/// What the engine must do after a transition, in order. `persist` comes first whenever
+/// the phase or the facts changed, so every act is preceded on disk by its record; if the
+/// write fails, the engine performs none of the actions that follow.
+public enum SubmarineClientAction: Sendable, Hashable {
+    /// Append an event of `state.phase` with the state's facts (durable before the next action).
+    case persist(SubmarineClientState)
+    /// Sign (not broadcast) a wallet transaction paying exactly `amountSat` to `contract`,
+    /// RBF-signalling, at the estimated fee; answer `lockFunded` or `fundingFailed`.
+    case fundLock(SwapContract, amountSat: Int64)
+    /// Send the recorded funding to the chain (idempotent: a known transaction is fine).
+    case broadcastLock(Transaction)
+    /// Read the lock's confirmations and any spend of it (mempool and chain).
+    case checkChain
+    /// Sign the first refund of `lock` to the wallet at the estimated fee (nLockTime =
+    /// timeout); answer `refundSigned`.
+    case buildRefund(LockOutput)
+    /// Sign a replacement of `previous` paying a higher fee (RBF), for tip `tipHeight`.
+    case bumpRefund(previous: Transaction, tipHeight: Int)
+    /// Send a refund version to the chain (idempotent).
+    case broadcastRefund(Transaction)
+    /// Tell the user the invoice is paid, with the preimage as its proof.
+    case reportPaid(preimage: [UInt8])
+    /// The swap reached a final phase: stop its watches.
+    case finish
+}
