@@ -33,6 +33,9 @@ public struct SubmarineAcceptPolicy: Sendable, Hashable {
         guard accept.amountSat == quote.amountSat else { throw .acceptMismatch("amount_sat is not the quote's") }
         guard accept.totalSat == quote.totalSat else { throw .acceptMismatch("total_sat is not the quote's") }
         do {
+            // A retired layout (the unsized P2WSH, whose claim takes any preimage size) is
+            // never locked into, even if this node's own request named it.
+            try request.scriptType.checkOfferable()
             let timelocks = try TimelockPolicy(requiredConfirmations: quote.requiredConfirmations,
                                                htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
             try timelocks.checkAccept(timeoutHeight: accept.timeoutHeight, tipHeight: tipHeight)

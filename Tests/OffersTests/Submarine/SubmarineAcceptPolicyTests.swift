@@ -28,6 +28,14 @@ final class SubmarineAcceptPolicyTests: XCTestCase {
         }
     }
 
+    /// The retired unsized P2WSH layout lets a 33-byte "preimage" claim: never lock into it,
+    /// even when the request named it and the accept matches.
+    func testARetiredContractTypeIsRefusedEvenWhenEverythingMatches() {
+        XCTAssertThrowsError(try check(Fixtures.submarineAccept(.p2wshUnsized), request: Fixtures.submarineRequest(.p2wshUnsized))) {
+            XCTAssertEqual($0 as? OffersError, .htlc(.retiredContractType(ContractType.p2wshUnsized.rawValue)))
+        }
+    }
+
     func testEveryTermThatIsNotTheAgreedOneIsRefused() throws {
         let good = Fixtures.submarineAccept()
         var cases: [(String, SubmarineSwapAccept, OffersError)] = []
