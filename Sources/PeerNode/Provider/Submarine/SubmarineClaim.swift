@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Transport
 
 /// One signed version of the provider's claim of the client's lock (the first, or a fee
 /// bump), recorded before it is broadcast so a restarted node sends these exact bytes.
@@ -28,5 +29,36 @@ public struct SubmarineClaim: Sendable, Hashable {
     public func accepted(at height: UInt32) -> SubmarineClaim {
         SubmarineClaim(transaction: transaction, feeRate: feeRate, fee: fee, builtAtHeight: builtAtHeight,
                        acceptedAtHeight: height)
+    }
+}
+
+extension SubmarineClaim {
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "tx": .string(transaction.serialized.hex),
+            "fee_rate_sat_kvb": .integer(feeRate.satPerKvB),
+            "fee_sat": .integer(fee),
+            "built_at_height": .integer(builtAtHeight),
+        ]
+        if let acceptedAtHeight { members["accepted_at_height"] = .integer(acceptedAtHeight) }
+        return .object(members)
+    }
+
+    init(json: JSONValue) throws(ProviderError) {
+        guard let hex = json["tx"]?.stringValue, let bytes = [UInt8](hex: hex),
+              let transaction = try? Transaction(bytes: bytes),
+              let rateValue = json["fee_rate_sat_kvb"]?.int64Value, let rate = try? FeeRate(satPerKvB: rateValue),
+              let fee = json["fee_sat"]?.int64Value,
+              let built = json["built_at_height"]?.uint64Value, built <= UInt64(UInt32.max) else {
+            throw .corruptRecord("submarine claim")
+        }
+        var accepted: UInt32?
+        if let value = json["accepted_at_height"] {
+            guard let height = value.uint64Value, height <= UInt64(UInt32.max) else {
+                throw .corruptRecord("submarine claim's accepted height")
+            }
+            accepted = UInt32(height)
+        }
+        self.init(transaction: transaction, feeRate: rate, fee: fee, builtAtHeight: UInt32(built), acceptedAtHeight: accepted)
     }
 }

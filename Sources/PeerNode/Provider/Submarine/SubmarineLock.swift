@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Transport
 
 /// The client's lock of an `onchain_to_ln` swap, as the provider verified it: the whole
 /// transaction (so the provider can relay it again after a reorg: it is signed and anyone
@@ -41,5 +42,24 @@ public struct SubmarineLock: Sendable, Hashable {
     public func conflicts(with other: Transaction) -> Bool {
         let spent = Set(transaction.inputs.map(\.previousOutput))
         return other.inputs.contains { spent.contains($0.previousOutput) }
+    }
+}
+
+extension SubmarineLock {
+    /// The stored form: the whole transaction (to relay it again), the output and its value.
+    var json: JSONValue {
+        .object(["tx": .string(transaction.serialized.hex), "vout": .integer(output.outPoint.index),
+                 "value_sat": .integer(output.value)])
+    }
+
+    init(json: JSONValue) throws(ProviderError) {
+        guard let hex = json["tx"]?.stringValue, let bytes = [UInt8](hex: hex),
+              let transaction = try? Transaction(bytes: bytes),
+              let vout = json["vout"]?.uint64Value, vout < UInt64(transaction.outputs.count),
+              let value = json["value_sat"]?.int64Value, transaction.outputs[Int(vout)].value == value else {
+            throw .corruptRecord("submarine lock")
+        }
+        self.init(transaction: transaction,
+                  output: LockOutput(outPoint: OutPoint(txid: transaction.txid, index: UInt32(vout)), value: value))
     }
 }

@@ -1,3 +1,5 @@
+import Transport
+
 /// Why a transaction the client presented as its lock is not the agreed lock. The provider
 /// never pays against one; the client gets its coins back by its refund at the timeout.
 public enum SubmarineLockMismatch: Error, Sendable, Hashable, CustomStringConvertible {
@@ -19,6 +21,31 @@ public enum SubmarineLockMismatch: Error, Sendable, Hashable, CustomStringConver
         case .amountOver(let agreed, let locked):
             return "the lock pays \(locked) sat where exactly \(agreed) sat were agreed; the provider will not pay the "
                 + "invoice: refund it after the timeout"
+        }
+    }
+}
+
+extension SubmarineLockMismatch {
+    var json: JSONValue {
+        switch self {
+        case .noOutputPaysTheContract: return .object(["mismatch": .string("no_output")])
+        case .amountShort(let agreed, let locked):
+            return .object(["mismatch": .string("amount_short"), "agreed_sat": .integer(agreed), "locked_sat": .integer(locked)])
+        case .amountOver(let agreed, let locked):
+            return .object(["mismatch": .string("amount_over"), "agreed_sat": .integer(agreed), "locked_sat": .integer(locked)])
+        }
+    }
+
+    init(json: JSONValue) throws(ProviderError) {
+        let mismatch = json["mismatch"]?.stringValue
+        if mismatch == "no_output" { self = .noOutputPaysTheContract; return }
+        guard let agreed = json["agreed_sat"]?.int64Value, let locked = json["locked_sat"]?.int64Value else {
+            throw .corruptRecord("lock_mismatch without its amounts")
+        }
+        switch mismatch {
+        case "amount_short": self = .amountShort(agreedSat: agreed, lockedSat: locked)
+        case "amount_over": self = .amountOver(agreedSat: agreed, lockedSat: locked)
+        default: throw .corruptRecord("lock_mismatch without a known kind")
         }
     }
 }

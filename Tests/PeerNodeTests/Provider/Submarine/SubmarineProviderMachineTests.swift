@@ -3,6 +3,7 @@ import HTLC
 import Lightning
 import Offers
 @testable import PeerNode
+import Transport
 import XCTest
 
 /// The provider's `onchain_to_ln` machine as tables: every state's answer to `.recover`,
@@ -424,6 +425,47 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.paid(lock, preimage: preimage), .lockRefunded(txid: refundTxid, confirmations: 6),
              SubmarineProviderStep(next: lost, actions: [alarm])),
         ])
+    }
+
+    // MARK: the stored form
+
+    /// Every state, through its event's bytes and back: the last event alone rebuilds it.
+    func testEveryStateRoundTripsThroughItsStoredEvent() throws {
+        let variants: [SubmarineProviderState] = allStates + [
+            .claimBroadcast(lock, preimage: preimage, claim.accepted(at: 211)),
+            .abandoned(.lockRefunded), .abandoned(.invoiceExpired(expiresAtUnix: Self.expiresAt)),
+            .abandoned(.noRouteUnderCLTVLimit(cltvLimit: -4, minFinalCLTVExpiry: 80)),
+            .lockMismatch(txid: lockTx.txid, .amountShort(agreedSat: Self.total, lockedSat: Self.total - 1)),
+            .lockMismatch(txid: lockTx.txid, .amountOver(agreedSat: Self.total, lockedSat: Self.total + 1)),
+        ]
+        for state in variants {
+            let data = try JSONParser.parse(state.eventData.canonicalBytes)
+            XCTAssertEqual(try SubmarineProviderState(kind: state.kind.rawValue, data: data), state, state.kind.rawValue)
+        }
+    }
+
+    func testACorruptRecordIsRefusedWithWhatIsMissing() {
+        func refusal(_ kind: String, _ data: JSONValue) -> String? {
+            do {
+                _ = try SubmarineProviderState(kind: kind, data: data)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        XCTAssertEqual(refusal("teleported", .object([:])),
+                       "stored provider swap data cannot be read: unknown submarine provider event teleported")
+        XCTAssertEqual(refusal("payment_intent", .object([:])), "stored provider swap data cannot be read: payment_intent without its lock")
+        XCTAssertEqual(refusal("payment_intent", .object(["lock": lock.json])),
+                       "stored provider swap data cannot be read: payment_intent without its CLTV limit")
+        XCTAssertEqual(refusal("paid", .object(["lock": lock.json, "preimage": .string(String(preimage.hex.dropLast(2)))])),
+                       "stored provider swap data cannot be read: paid without its preimage")
+        // A lock whose recorded value is not its output's is not trusted.
+        var members = ["tx": JSONValue.string(lockTx.serialized.hex), "vout": .integer(1), "value_sat": .integer(Self.total + 1)]
+        XCTAssertEqual(refusal("lock_seen", .object(["lock": .object(members)])),
+                       "stored provider swap data cannot be read: submarine lock")
+        members["value_sat"] = .integer(Self.total)
+        XCTAssertEqual(refusal("lock_seen", .object(["lock": .object(members)])), nil)
     }
 
     // MARK: a failed payment
