@@ -123,8 +123,11 @@ public struct SubmarineProviderMachine: Sendable {
         case .lockMissing:
             // Reorged out before anything was paid: back to waiting for a lock.
             return SubmarineProviderStep(next: .accepted)
-        case .block:
-            // A Lightning side not ready at the last try is checked again.
+        case .block(let height, let now):
+            // A Lightning side not ready at the last try is checked again, while the
+            // payment could still go out; past that nothing will be paid (a node that
+            // stays unreachable must not keep the swap open for ever).
+            if let obstacle = obstacle(tipHeight: height, nowUnix: now) { return abandoned(obstacle) }
             return SubmarineProviderStep(actions: [.preparePayment])
         case .paymentReady(let tip, let now):
             return decidePayment(lock, tipHeight: tip, nowUnix: now)
@@ -138,14 +141,21 @@ public struct SubmarineProviderMachine: Sendable {
     /// Pay now, or never: the invoice unexpired and a route under the CLTV limit computed
     /// from this tip. The intent is recorded in the same step that asks for the payment.
     private func decidePayment(_ lock: SubmarineLock, tipHeight: UInt32, nowUnix: UInt64) -> SubmarineProviderStep {
+        if let obstacle = obstacle(tipHeight: tipHeight, nowUnix: nowUnix) { return abandoned(obstacle) }
+        let cltvLimit = UInt32(clamping: SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight))
+        return SubmarineProviderStep(next: .paymentIntent(lock, cltvLimit: cltvLimit), actions: [.pay(cltvLimit: cltvLimit)])
+    }
+
+    /// What forbids paying at this tip and time: the invoice expired, or no route fits
+    /// under `cltv_limit` (then a payee holding the HTLC could outlast the client's refund).
+    private func obstacle(tipHeight: UInt32, nowUnix: UInt64) -> SubmarineGiveUp? {
         let invoice = context.invoice
-        guard nowUnix < invoice.expiresAtUnix else { return abandoned(.invoiceExpired(expiresAtUnix: invoice.expiresAtUnix)) }
+        guard nowUnix < invoice.expiresAtUnix else { return .invoiceExpired(expiresAtUnix: invoice.expiresAtUnix) }
         let limit = SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
         guard SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else {
-            return abandoned(.noRouteUnderCLTVLimit(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry))
+            return .noRouteUnderCLTVLimit(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry)
         }
-        let cltvLimit = UInt32(clamping: limit)
-        return SubmarineProviderStep(next: .paymentIntent(lock, cltvLimit: cltvLimit), actions: [.pay(cltvLimit: cltvLimit)])
+        return nil
     }
 
     private func abandoned(_ why: SubmarineGiveUp) -> SubmarineProviderStep {

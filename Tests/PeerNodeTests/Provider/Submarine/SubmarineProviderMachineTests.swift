@@ -211,6 +211,19 @@ final class SubmarineProviderMachineTests: XCTestCase {
         ])
     }
 
+    /// A Lightning side that never gets ready (node unreachable) does not keep a confirmed
+    /// lock's swap open for ever: at a block where the payment could no longer go out, the
+    /// swap ends, nothing paid, with the reason of that block.
+    func testAConfirmedLockWhosePaymentCanNoLongerGoOutIsAbandonedAtABlock() {
+        assertTable([
+            (.lockConfirmed(lock), .block(height: 205, nowUnix: Self.now), SubmarineProviderStep(actions: [.preparePayment])),
+            (.lockConfirmed(lock), .block(height: 206, nowUnix: Self.now),
+             SubmarineProviderStep(next: .abandoned(.noRouteUnderCLTVLimit(cltvLimit: 82, minFinalCLTVExpiry: 80)))),
+            (.lockConfirmed(lock), .block(height: 200, nowUnix: Self.expiresAt),
+             SubmarineProviderStep(next: .abandoned(.invoiceExpired(expiresAtUnix: Self.expiresAt)))),
+        ])
+    }
+
     func testTheProviderGivesUpWaitingOnceALockCouldNoLongerBePaidSafely() {
         assertTable([
             // No lock: two confirmations to go, 300 − (203 + 2) − 12 = 83.
