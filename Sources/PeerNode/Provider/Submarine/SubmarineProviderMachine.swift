@@ -60,7 +60,7 @@ public struct SubmarineProviderMachine: Sendable {
         case .recover:
             return SubmarineProviderStep(actions: [.watchLock])
         case .lockSeen(let transaction, let confirmations):
-            return arrived(transaction, confirmations)
+            return arrived(transaction, confirmations, firstSeen: true)
         case .block(let height, let now):
             // No lock yet: it still needs all its confirmations before the payment.
             return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: context.requiredConfirmations)
@@ -72,13 +72,19 @@ public struct SubmarineProviderMachine: Sendable {
         }
     }
 
-    /// A lock seen for the first time (or a replacement of the recorded one): checked
-    /// against the contract; waited on until deep enough, then the payment is prepared.
-    private func arrived(_ transaction: Transaction, _ confirmations: Int) -> SubmarineProviderStep {
+    /// A lock seen for the first time (`firstSeen`) or a replacement of the recorded one
+    /// (it spends one of its inputs: only the client can make it): checked against the
+    /// contract; waited on until deep enough, then the payment is prepared.
+    ///
+    /// A first payment to the address that does not match ends the swap only once it is in
+    /// a block: in the mempool it may be a stranger's (the address is public from the
+    /// client's broadcast on), and the client's good lock may be the next one seen.
+    private func arrived(_ transaction: Transaction, _ confirmations: Int, firstSeen: Bool = false) -> SubmarineProviderStep {
         let lock: SubmarineLock
         do {
             lock = try SubmarineLock(verifying: transaction, contract: context.contract, totalSat: context.lockTotalSat)
         } catch {
+            if firstSeen && confirmations < 1 { return .none }
             return SubmarineProviderStep(next: .lockMismatch(txid: transaction.txid, error))
         }
         guard isDeepEnough(confirmations) else { return SubmarineProviderStep(next: .lockSeen(lock)) }

@@ -151,10 +151,28 @@ final class SubmarineProviderMachineTests: XCTestCase {
     func testALockOneSatShortIsNeverPaid() {
         let short = Self.lockTransaction(coin: 1, value: Self.total - 1)
         assertTable([
+            // Unconfirmed it could be anyone's (`testAStrangersPaymentToTheAddressCannotEndTheSwap`).
+            (.accepted, .lockSeen(short, confirmations: 0), SubmarineProviderStep()),
+            (.accepted, .lockSeen(short, confirmations: 1),
+             SubmarineProviderStep(next: .lockMismatch(txid: short.txid, .amountShort(agreedSat: Self.total, lockedSat: Self.total - 1)))),
             (.accepted, .lockSeen(short, confirmations: 2),
              SubmarineProviderStep(next: .lockMismatch(txid: short.txid, .amountShort(agreedSat: Self.total, lockedSat: Self.total - 1)))),
             (.lockMismatch(txid: short.txid, .amountShort(agreedSat: Self.total, lockedSat: Self.total - 1)),
              .paymentReady(tipHeight: 200, nowUnix: Self.now), SubmarineProviderStep()),
+        ])
+    }
+
+    /// Once the client's lock is in the mempool its address is public: a stranger can pay
+    /// dust to it. Unconfirmed, such a payment (or the client's own short lock) decides
+    /// nothing yet, so a stranger cannot end the swap before the client's lock is seen; once
+    /// a lock is recorded, a payment that does not conflict with it is ignored.
+    func testAStrangersPaymentToTheAddressCannotEndTheSwap() {
+        let dust = Self.lockTransaction(coin: 3, value: 330)
+        assertTable([
+            (.accepted, .lockSeen(dust, confirmations: 0), SubmarineProviderStep()),
+            (.accepted, .lockSeen(lockTx, confirmations: 0), SubmarineProviderStep(next: .lockSeen(lock))),
+            (.lockSeen(lock), .lockSeen(dust, confirmations: 1), SubmarineProviderStep()),
+            (.lockConfirmed(lock), .lockSeen(dust, confirmations: 6), SubmarineProviderStep()),
         ])
     }
 
