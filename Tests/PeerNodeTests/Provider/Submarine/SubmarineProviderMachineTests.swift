@@ -301,6 +301,46 @@ final class SubmarineProviderMachineTests: XCTestCase {
         }
     }
 
+    /// Every state reachable from `accepted` under a fixed alphabet of inputs (good, short
+    /// and replacing locks, reorgs, every payment report, claims, blocks across the
+    /// deadlines): a transition that pays records `payment_intent`, and from there no
+    /// sequence of inputs pays again.
+    func testNoSequenceOfInputsPaysTwice() {
+        let replacement = Self.lockTransaction(coin: 1, feeTag: 500)
+        let alphabet: [SubmarineProviderInput] = [
+            .recover, .lockSeen(lockTx, confirmations: 0), .lockSeen(lockTx, confirmations: 2),
+            .lockSeen(replacement, confirmations: 2), .lockSeen(Self.lockTransaction(coin: 1, value: 1, feeTag: 9), confirmations: 1),
+            .lockMissing, .lockRefunded(txid: refundTxid, confirmations: 6),
+            .paymentReady(tipHeight: 200, nowUnix: Self.now), .paymentReady(tipHeight: 206, nowUnix: Self.now), .paymentNotReady,
+            .paymentStarted, .payment(.inFlight, tipHeight: 201), .payment(.succeeded(preimage: preimage), tipHeight: 201),
+            .payment(.succeeded(preimage: preimage), tipHeight: 299), .payment(.failed(.noRoute), tipHeight: 201), .paymentNotFound,
+            .claimPrepared(claim), .claimPrepared(bumped), .claimFailed, .claimPublished(tipHeight: 211), .claimPublishFailed,
+            .claimStatus(.unconfirmed, tipHeight: 290), .claimStatus(.missing, tipHeight: 215), .claimStatus(.confirmed(6), tipHeight: 220),
+            .block(height: 201, nowUnix: Self.now), .block(height: 295, nowUnix: Self.now), .block(height: 300, nowUnix: Self.now),
+        ]
+        func reachable(from start: SubmarineProviderState) -> (states: Set<SubmarineProviderState>, pays: [SubmarineProviderStep]) {
+            var seen: Set<SubmarineProviderState> = [start]
+            var queue = [start]
+            var pays: [SubmarineProviderStep] = []
+            while let state = queue.popLast() {
+                for input in alphabet {
+                    let step = machine.step(state, input)
+                    if step.actions.contains(where: { if case .pay = $0 { return true } else { return false } }) { pays.append(step) }
+                    if let next = step.next, seen.insert(next).inserted { queue.append(next) }
+                }
+            }
+            return (seen, pays)
+        }
+        let all = reachable(from: .accepted)
+        XCTAssertEqual(Set(all.states.map(\.kind)), Set(SubmarineProviderState.Kind.allCases), "the alphabet reaches every state")
+        XCTAssertFalse(all.pays.isEmpty)
+        for pay in all.pays {
+            guard case .paymentIntent = pay.next else { return XCTFail("a payment without its intent: \(pay)") }
+            XCTAssertEqual(pay.actions.count, 1)
+            XCTAssertTrue(reachable(from: pay.next!).pays.isEmpty, "a second payment is reachable after \(pay)")
+        }
+    }
+
     // MARK: preimages
 
     func testAPreimageThatDoesNotHashToThePaymentHashIsRejected() {
