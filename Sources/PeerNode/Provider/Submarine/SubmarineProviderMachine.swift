@@ -1,0 +1,342 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+
+/// The provider's `onchain_to_ln` swap logic as a pure function: (state, input) -> (next
+/// state, actions). No I/O, no clock: the tip, the time and every chain or Lightning fact
+/// arrive as inputs, so each transition is tested as a table
+/// (`SubmarineProviderMachineTests`). A separate machine from the reverse one
+/// (`ProviderSwapMachine`): here the client locks and the provider pays first.
+///
+/// Safety rules it keeps:
+/// - the invoice is paid only once a lock pays the accepted contract exactly
+///   (`SubmarineLock(verifying:)`) with the offer's confirmations, at least 1: Core v31
+///   relays full RBF, so a lock at 0 confirmations can be double-spent after the payment;
+/// - `payment_intent` is recorded before the payment is sent, and `pay` is emitted only by
+///   the step that records it: a restart tracks the payment, never sends it again;
+/// - at pay time the invoice must be unexpired and `cltv_limit = timeout − tip − 12` must
+///   leave a route (`SubmarineRules`), computed from the tip of that moment;
+/// - a lock reorged out or replaced before the payment sends the swap back to waiting
+///   (a conflicting replacement is verified anew, a bad one ends `lock_mismatch`); after the
+///   payment the lock is relayed again and the claim goes on until it is deep;
+/// - only a preimage that hashes to the payment hash counts;
+/// - the first claim goes out only while timeout − tip > 6, the reverse client's claim rule
+///   (docs/HTLC.md): a preimage learned later leaves the lock to the client's refund
+///   (`paid_past_cutoff`, with an alarm; the loss is the invoice and its routing fee, and
+///   the CLTV limit makes it need a route that broke its own time locks). A claim already
+///   out is bumped by `ClaimPolicy` to the end.
+public struct SubmarineProviderMachine: Sendable {
+    /// Confirmations after which a claim (or the client's refund) is taken as final. Six:
+    /// a reorg shallower than that is followed (the claim relayed and bumped again).
+    public static let claimFinalDepth = 6
+
+    public let context: SubmarineProviderContext
+
+    public init(context: SubmarineProviderContext) {
+        self.context = context
+    }
+
+    public func step(_ state: SubmarineProviderState, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch state {
+        case .accepted: return accepted(input)
+        case .lockSeen(let lock): return lockSeen(lock, input)
+        case .lockConfirmed(let lock): return lockConfirmed(lock, input)
+        case .paymentIntent(let lock, let limit): return paying(lock, limit, started: false, input)
+        case .paymentInFlight(let lock, let limit): return paying(lock, limit, started: true, input)
+        case .paid(let lock, let preimage): return paid(lock, preimage, input)
+        case .claimBroadcast(let lock, let preimage, let claim): return claiming(lock, preimage, claim, input)
+        case .paymentFailed(let lock, _): return paymentFailed(lock, input)
+        case .claimed, .abandoned, .lockMismatch, .released, .paidPastCutoff, .claimLost:
+            // Final: nothing follows, repeated or late events are skipped.
+            return .none
+        }
+    }
+
+    // MARK: before the payment
+
+    private func accepted(_ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            return SubmarineProviderStep(actions: [.watchLock])
+        case .lockSeen(let transaction, let confirmations):
+            return arrived(transaction, confirmations, firstSeen: true)
+        case .block(let height, let now):
+            // No lock yet: it still needs all its confirmations before the payment.
+            return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: context.requiredConfirmations)
+                ? .none : abandoned(.noLockInTime)
+        case .lockRefunded(_, let confirmations) where confirmations >= 1:
+            return abandoned(.lockRefunded)
+        default:
+            return .none
+        }
+    }
+
+    /// A lock seen for the first time (`firstSeen`) or a replacement of the recorded one
+    /// (it spends one of its inputs: only the client can make it): checked against the
+    /// contract; waited on until deep enough, then the payment is prepared.
+    ///
+    /// A first payment to the address that does not match ends the swap only once it is in
+    /// a block: in the mempool it may be a stranger's (the address is public from the
+    /// client's broadcast on), and the client's good lock may be the next one seen.
+    private func arrived(_ transaction: Transaction, _ confirmations: Int, firstSeen: Bool = false) -> SubmarineProviderStep {
+        let lock: SubmarineLock
+        do {
+            lock = try SubmarineLock(verifying: transaction, contract: context.contract, totalSat: context.lockTotalSat)
+        } catch {
+            if firstSeen && confirmations < 1 { return .none }
+            return SubmarineProviderStep(next: .lockMismatch(txid: transaction.txid, error))
+        }
+        guard isDeepEnough(confirmations) else { return SubmarineProviderStep(next: .lockSeen(lock)) }
+        return SubmarineProviderStep(next: .lockConfirmed(lock), actions: [.preparePayment])
+    }
+
+    private func lockSeen(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            return SubmarineProviderStep(actions: [.watchLock])
+        case .lockSeen(let transaction, let confirmations):
+            if transaction.txid == lock.txid {
+                return isDeepEnough(confirmations)
+                    ? SubmarineProviderStep(next: .lockConfirmed(lock), actions: [.preparePayment]) : .none
+            }
+            // A replacement (RBF) is judged on its own; an unrelated payment to the same
+            // address says nothing about this lock.
+            return lock.conflicts(with: transaction) ? arrived(transaction, confirmations) : .none
+        case .lockMissing:
+            return SubmarineProviderStep(next: .accepted)
+        case .block(let height, let now):
+            // The lock may need as little as one more block: give up only when even that is late.
+            return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: 1) ? .none : abandoned(.noLockInTime)
+        case .lockRefunded(_, let confirmations) where confirmations >= 1:
+            return abandoned(.lockRefunded)
+        default:
+            return .none
+        }
+    }
+
+    private func lockConfirmed(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            // The chain view first: a reorg while down shows as `.lockSeen` or `.lockMissing`.
+            return SubmarineProviderStep(actions: [.watchLock, .preparePayment])
+        case .lockSeen(let transaction, let confirmations):
+            if transaction.txid == lock.txid {
+                // A reorg left it shallower than the offer asks: wait for it again.
+                return isDeepEnough(confirmations) ? .none : SubmarineProviderStep(next: .lockSeen(lock))
+            }
+            return lock.conflicts(with: transaction) ? arrived(transaction, confirmations) : .none
+        case .lockMissing:
+            // Reorged out before anything was paid: back to waiting for a lock.
+            return SubmarineProviderStep(next: .accepted)
+        case .block(let height, let now):
+            // A Lightning side not ready at the last try is checked again, while the
+            // payment could still go out; past that nothing will be paid (a node that
+            // stays unreachable must not keep the swap open for ever).
+            if let obstacle = obstacle(tipHeight: height, nowUnix: now) { return abandoned(obstacle) }
+            return SubmarineProviderStep(actions: [.preparePayment])
+        case .paymentReady(let tip, let now):
+            return decidePayment(lock, tipHeight: tip, nowUnix: now)
+        case .lockRefunded(_, let confirmations) where confirmations >= 1:
+            return abandoned(.lockRefunded)
+        default:
+            return .none
+        }
+    }
+
+    /// Pay now, or never: the invoice unexpired and a route under the CLTV limit computed
+    /// from this tip. The intent is recorded in the same step that asks for the payment.
+    private func decidePayment(_ lock: SubmarineLock, tipHeight: UInt32, nowUnix: UInt64) -> SubmarineProviderStep {
+        if let obstacle = obstacle(tipHeight: tipHeight, nowUnix: nowUnix) { return abandoned(obstacle) }
+        let cltvLimit = UInt32(clamping: SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight))
+        return SubmarineProviderStep(next: .paymentIntent(lock, cltvLimit: cltvLimit), actions: [.pay(cltvLimit: cltvLimit)])
+    }
+
+    /// What forbids paying at this tip and time: the invoice expired, or no route fits
+    /// under `cltv_limit` (then a payee holding the HTLC could outlast the client's refund).
+    private func obstacle(tipHeight: UInt32, nowUnix: UInt64) -> SubmarineGiveUp? {
+        let invoice = context.invoice
+        guard nowUnix < invoice.expiresAtUnix else { return .invoiceExpired(expiresAtUnix: invoice.expiresAtUnix) }
+        let limit = SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
+        guard SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else {
+            return .noRouteUnderCLTVLimit(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry)
+        }
+        return nil
+    }
+
+    private func abandoned(_ why: SubmarineGiveUp) -> SubmarineProviderStep {
+        SubmarineProviderStep(next: .abandoned(why))
+    }
+
+    // MARK: the payment
+
+    private func paying(_ lock: SubmarineLock, _ limit: UInt32, started: Bool,
+                        _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            // The send may or may not have reached the node: follow it, never send again.
+            return SubmarineProviderStep(actions: [.watchLock, .trackPayment])
+        case .block:
+            return SubmarineProviderStep(actions: [.trackPayment])
+        case .paymentStarted, .payment(.inFlight, _):
+            return started ? .none : SubmarineProviderStep(next: .paymentInFlight(lock, cltvLimit: limit))
+        case .payment(.succeeded(let preimage), let tip):
+            return succeeded(lock, preimage, tipHeight: tip)
+        case .payment(.failed(let reason), _):
+            return SubmarineProviderStep(next: .paymentFailed(lock, reason: reason.description))
+        case .paymentNotFound:
+            if !started {
+                // The crash came between the intent and the send. Not sent again (the rule
+                // admits no exception): nothing was paid, the client refunds at the timeout.
+                return SubmarineProviderStep(next: .paymentFailed(lock, reason: "never sent: the node restarted between "
+                    + "recording the payment and sending it"))
+            }
+            return SubmarineProviderStep(actions: [.raiseAlarm(
+                "the Lightning node no longer knows the payment for lock \(lock.txid) it had taken: not sent again, "
+                    + "tracked at each block")])
+        case .lockMissing:
+            return SubmarineProviderStep(actions: [.rebroadcastLock(lock)])
+        case .lockRefunded(let txid, _):
+            return SubmarineProviderStep(actions: [.raiseAlarm(
+                "lock \(lock.txid) refunded by \(txid) while its payment is in flight: a preimage now would come too late")])
+        default:
+            return .none
+        }
+    }
+
+    /// The payment succeeded: its preimage is recorded and claimed with, if it is the
+    /// payment hash's and the first claim may still go out.
+    private func succeeded(_ lock: SubmarineLock, _ preimage: [UInt8], tipHeight: UInt32) -> SubmarineProviderStep {
+        guard isValid(preimage) else {
+            return SubmarineProviderStep(actions: [.raiseAlarm(
+                "the payment for lock \(lock.txid) reported a preimage that does not hash to the payment hash: ignored")])
+        }
+        guard mayClaim(tipHeight: tipHeight) else { return pastCutoff(lock, preimage, tipHeight: tipHeight) }
+        return SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])
+    }
+
+    private func pastCutoff(_ lock: SubmarineLock, _ preimage: [UInt8], tipHeight: UInt32) -> SubmarineProviderStep {
+        let left = TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
+        return SubmarineProviderStep(next: .paidPastCutoff(lock, preimage: preimage), actions: [.raiseAlarm(
+            "the invoice for lock \(lock.txid) is paid but its preimage came \(left) blocks before the timeout "
+                + "(a first claim needs more than \(TimelockPolicy.firstClaimCutoff)): no claim; the lock is left to the "
+                + "client's refund and this swap loses the invoice amount and its routing fee")])
+    }
+
+    private func paymentFailed(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            return SubmarineProviderStep(actions: [.watchLock])
+        case .payment(.succeeded(let preimage), let tip):
+            // A success after a failure report (events out of order): the preimage proves
+            // the payment went through, so it is claimed for.
+            return succeeded(lock, preimage, tipHeight: tip)
+        case .block(let height, _) where height >= context.timeoutHeight:
+            // The client's refund is valid from the next block: nothing here is ours.
+            return SubmarineProviderStep(next: .released)
+        case .lockRefunded(_, let confirmations) where confirmations >= 1:
+            return SubmarineProviderStep(next: .released)
+        default:
+            return .none
+        }
+    }
+
+    // MARK: the claim
+
+    private func paid(_ lock: SubmarineLock, _ preimage: [UInt8], _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            return SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])
+        case .block(let height, _):
+            // A claim that failed to build is built again while it may still go out.
+            return mayClaim(tipHeight: height)
+                ? SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
+                : pastCutoff(lock, preimage, tipHeight: height)
+        case .claimPrepared(let claim):
+            guard mayClaim(tipHeight: claim.builtAtHeight) else {
+                return pastCutoff(lock, preimage, tipHeight: claim.builtAtHeight)
+            }
+            // Recorded before it is broadcast.
+            return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, claim), actions: [.broadcastClaim(claim)])
+        case .lockMissing:
+            // Reorged out after the payment: the client's signed lock is relayed again.
+            return SubmarineProviderStep(actions: [.rebroadcastLock(lock)])
+        case .lockRefunded(let txid, let confirmations) where confirmations >= Self.claimFinalDepth:
+            return claimLost(lock, txid)
+        default:
+            return .none
+        }
+    }
+
+    private func claiming(_ lock: SubmarineLock, _ preimage: [UInt8], _ claim: SubmarineClaim,
+                          _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            // The recorded bytes again (a node that has them already says so).
+            return SubmarineProviderStep(actions: [.watchLock, .broadcastClaim(claim)])
+        case .claimPublished(let tip):
+            guard claim.acceptedAtHeight == nil else { return .none }
+            return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, claim.accepted(at: tip)))
+        case .block:
+            return SubmarineProviderStep(actions: [.checkClaim(claim)])
+        case .claimStatus(.confirmed(let depth), _):
+            return depth >= Self.claimFinalDepth ? SubmarineProviderStep(next: .claimed) : .none
+        case .claimStatus(.unconfirmed, let tip):
+            return bumpDue(claim, tipHeight: tip) ? SubmarineProviderStep(actions: [.prepareClaim(replacing: claim)]) : .none
+        case .claimStatus(.missing, let tip):
+            // Evicted, refused, or its lock reorged out: the lock goes back first, then the
+            // claim, replaced at a higher rate when a bump is due.
+            let claimAction: SubmarineProviderAction = bumpDue(claim, tipHeight: tip)
+                ? .prepareClaim(replacing: claim) : .broadcastClaim(claim)
+            return SubmarineProviderStep(actions: [.rebroadcastLock(lock), claimAction])
+        case .claimPrepared(let replacement) where replacement.txid != claim.txid:
+            // A bump: no cutoff (the preimage is public already), recorded before broadcast.
+            return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, replacement),
+                                         actions: [.broadcastClaim(replacement)])
+        case .lockMissing:
+            return SubmarineProviderStep(actions: [.rebroadcastLock(lock)])
+        case .lockRefunded(let txid, let confirmations) where confirmations >= Self.claimFinalDepth:
+            return claimLost(lock, txid)
+        default:
+            return .none
+        }
+    }
+
+    private func claimLost(_ lock: SubmarineLock, _ txid: TransactionID) -> SubmarineProviderStep {
+        SubmarineProviderStep(next: .claimLost(lock, spendingTxid: txid), actions: [.raiseAlarm(
+            "lock \(lock.txid) was refunded by \(txid) after the invoice was paid: the claim lost; this swap loses the "
+                + "invoice amount and its routing fee")])
+    }
+
+    // MARK: rules
+
+    /// At least the offer's confirmations, never fewer than 1.
+    private func isDeepEnough(_ confirmations: Int) -> Bool {
+        confirmations >= context.requiredConfirmations
+    }
+
+    /// Whether a lock `blocksToGo` blocks from confirming could still be paid for: the
+    /// CLTV limit at that height leaves a route, and the invoice outlives those blocks at
+    /// 10 minutes each. Only for giving up; the payment itself checks again.
+    private func canStillPay(tipHeight: UInt32, nowUnix: UInt64, blocksToGo: Int) -> Bool {
+        let invoice = context.invoice
+        let limit = SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight + UInt32(blocksToGo))
+        guard SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else { return false }
+        return nowUnix + UInt64(blocksToGo) * SubmarineRules.blockIntervalSeconds < invoice.expiresAtUnix
+    }
+
+    /// The reverse client's first-claim rule: more than 6 blocks before the timeout.
+    private func mayClaim(tipHeight: UInt32) -> Bool {
+        TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight) > TimelockPolicy.firstClaimCutoff
+    }
+
+    private func bumpDue(_ claim: SubmarineClaim, tipHeight: UInt32) -> Bool {
+        context.claimPolicy.bumpDue(
+            unconfirmedBlocks: claim.acceptedAtHeight.map { Int(tipHeight) - Int($0) },
+            blocksLeft: TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight))
+    }
+
+    private func isValid(_ preimage: [UInt8]) -> Bool {
+        preimage.count == 32 && SHA256.hash(preimage) == context.paymentHash
+    }
+}
