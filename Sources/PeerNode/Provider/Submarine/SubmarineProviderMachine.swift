@@ -21,11 +21,12 @@ import Offers
 ///   (a conflicting replacement is verified anew, a bad one ends `lock_mismatch`); after the
 ///   payment the lock is relayed again and the claim goes on until it is deep;
 /// - only a preimage that hashes to the payment hash counts;
-/// - the first claim goes out only while timeout − tip > 6, the reverse client's claim rule
-///   (docs/HTLC.md): a preimage learned later leaves the lock to the client's refund
-///   (`paid_past_cutoff`, with an alarm; the loss is the invoice and its routing fee, and
-///   the CLTV limit makes it need a route that broke its own time locks). A claim already
-///   out is bumped by `ClaimPolicy` to the end.
+/// - once the preimage is known the provider claims, however late: unlike a reverse
+///   client, it reveals nothing by claiming (it has paid already, and the payee knows the
+///   preimage), and the claim path has no time lock, so even a claim after the timeout can
+///   only win or be refused against the client's refund, never cost more than a try. The
+///   CLTV limit makes a preimage that late need a route that broke its own time locks.
+///   The claim is bumped by `ClaimPolicy` to the end.
 public struct SubmarineProviderMachine: Sendable {
     /// Confirmations after which a claim (or the client's refund) is taken as final. Six:
     /// a reorg shallower than that is followed (the claim relayed and bumped again).
@@ -47,7 +48,7 @@ public struct SubmarineProviderMachine: Sendable {
         case .paid(let lock, let preimage): return paid(lock, preimage, input)
         case .claimBroadcast(let lock, let preimage, let claim): return claiming(lock, preimage, claim, input)
         case .paymentFailed(let lock, _): return paymentFailed(lock, input)
-        case .claimed, .abandoned, .lockMismatch, .released, .paidPastCutoff, .claimLost:
+        case .claimed, .abandoned, .lockMismatch, .released, .claimLost:
             // Final: nothing follows, repeated or late events are skipped.
             return .none
         }
@@ -205,22 +206,13 @@ public struct SubmarineProviderMachine: Sendable {
     }
 
     /// The payment succeeded: its preimage is recorded and claimed with, if it is the
-    /// payment hash's and the first claim may still go out.
+    /// payment hash's (at any height: see the rules above).
     private func succeeded(_ lock: SubmarineLock, _ preimage: [UInt8], tipHeight: UInt32) -> SubmarineProviderStep {
         guard isValid(preimage) else {
             return SubmarineProviderStep(actions: [.raiseAlarm(
                 "the payment for lock \(lock.txid) reported a preimage that does not hash to the payment hash: ignored")])
         }
-        guard mayClaim(tipHeight: tipHeight) else { return pastCutoff(lock, preimage, tipHeight: tipHeight) }
         return SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])
-    }
-
-    private func pastCutoff(_ lock: SubmarineLock, _ preimage: [UInt8], tipHeight: UInt32) -> SubmarineProviderStep {
-        let left = TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)
-        return SubmarineProviderStep(next: .paidPastCutoff(lock, preimage: preimage), actions: [.raiseAlarm(
-            "the invoice for lock \(lock.txid) is paid but its preimage came \(left) blocks before the timeout "
-                + "(a first claim needs more than \(TimelockPolicy.firstClaimCutoff)): no claim; the lock is left to the "
-                + "client's refund and this swap loses the invoice amount and its routing fee")])
     }
 
     private func paymentFailed(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
@@ -247,15 +239,10 @@ public struct SubmarineProviderMachine: Sendable {
         switch input {
         case .recover:
             return SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])
-        case .block(let height, _):
-            // A claim that failed to build is built again while it may still go out.
-            return mayClaim(tipHeight: height)
-                ? SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
-                : pastCutoff(lock, preimage, tipHeight: height)
+        case .block:
+            // A claim that failed to build is built again at each block.
+            return SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
         case .claimPrepared(let claim):
-            guard mayClaim(tipHeight: claim.builtAtHeight) else {
-                return pastCutoff(lock, preimage, tipHeight: claim.builtAtHeight)
-            }
             // Recorded before it is broadcast.
             return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, claim), actions: [.broadcastClaim(claim)])
         case .lockMissing:
@@ -290,7 +277,7 @@ public struct SubmarineProviderMachine: Sendable {
                 ? .prepareClaim(replacing: claim) : .broadcastClaim(claim)
             return SubmarineProviderStep(actions: [.rebroadcastLock(lock), claimAction])
         case .claimPrepared(let replacement) where replacement.txid != claim.txid:
-            // A bump: no cutoff (the preimage is public already), recorded before broadcast.
+            // A bump, recorded before broadcast.
             return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, replacement),
                                          actions: [.broadcastClaim(replacement)])
         case .lockMissing:
@@ -323,11 +310,6 @@ public struct SubmarineProviderMachine: Sendable {
         let limit = SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight + UInt32(blocksToGo))
         guard SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else { return false }
         return nowUnix + UInt64(blocksToGo) * SubmarineRules.blockIntervalSeconds < invoice.expiresAtUnix
-    }
-
-    /// The reverse client's first-claim rule: more than 6 blocks before the timeout.
-    private func mayClaim(tipHeight: UInt32) -> Bool {
-        TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight) > TimelockPolicy.firstClaimCutoff
     }
 
     private func bumpDue(_ claim: SubmarineClaim, tipHeight: UInt32) -> Bool {

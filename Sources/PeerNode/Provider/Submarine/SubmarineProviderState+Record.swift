@@ -12,7 +12,7 @@ extension SubmarineProviderState {
             return .object(["lock": lock.json])
         case .paymentIntent(let lock, let limit), .paymentInFlight(let lock, let limit):
             return .object(["lock": lock.json, "cltv_limit": .integer(limit)])
-        case .paid(let lock, let preimage), .paidPastCutoff(let lock, let preimage):
+        case .paid(let lock, let preimage):
             // Stored (a restarted node claims with it), never logged; the payee knows it
             // already and the claim makes it public.
             return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
@@ -75,7 +75,6 @@ extension SubmarineProviderState {
             guard let reason = data["reason"]?.stringValue else { throw .corruptRecord("\(name) without its reason") }
             self = .paymentFailed(try lock(), reason: reason)
         case .released: self = .released
-        case .paidPastCutoff: self = .paidPastCutoff(try lock(), preimage: try preimage())
         case .claimLost: self = .claimLost(try lock(), spendingTxid: try txid("spending_txid"))
         }
     }

@@ -8,7 +8,7 @@ import Bitcoin
 ///
 /// Pending: `accepted` ... `claim_broadcast`, and `payment_failed` until the client's coins
 /// are its own again. Success: `claimed`. Nothing paid: `abandoned`, `lock_mismatch`,
-/// `released`. Paid and not recovered: `paid_past_cutoff`, `claim_lost` (alarms).
+/// `released`. Paid and not recovered: `claim_lost` (an alarm).
 public enum SubmarineProviderState: Sendable, Hashable {
     /// The accept is signed and sent, the invoice checked; no lock seen yet.
     /// Persists: nothing beyond the swap's context. Resume: watch the contract's address.
@@ -45,10 +45,6 @@ public enum SubmarineProviderState: Sendable, Hashable {
     case paymentFailed(SubmarineLock, reason: String)
     /// After a failed payment, the client's lock is its own again. Nothing paid. Final.
     case released
-    /// The preimage came when no first claim may go out any more (timeout − tip ≤ 6): the
-    /// invoice is paid and the lock is left to the client's refund; an alarm says so. The
-    /// preimage stays recorded. Final.
-    case paidPastCutoff(SubmarineLock, preimage: [UInt8])
     /// The client's refund (`spendingTxid`) took the lock after the provider paid: the
     /// claim lost the race. An alarm says so. Final.
     case claimLost(SubmarineLock, spendingTxid: TransactionID)
@@ -67,12 +63,11 @@ public enum SubmarineProviderState: Sendable, Hashable {
         case lockMismatch = "lock_mismatch"
         case paymentFailed = "payment_failed"
         case released = "released"
-        case paidPastCutoff = "paid_past_cutoff"
         case claimLost = "claim_lost"
 
         public var isFinal: Bool {
             switch self {
-            case .claimed, .abandoned, .lockMismatch, .released, .paidPastCutoff, .claimLost: return true
+            case .claimed, .abandoned, .lockMismatch, .released, .claimLost: return true
             case .accepted, .lockSeen, .lockConfirmed, .paymentIntent, .paymentInFlight, .paid, .claimBroadcast,
                  .paymentFailed: return false
             }
@@ -93,7 +88,6 @@ public enum SubmarineProviderState: Sendable, Hashable {
         case .lockMismatch: return .lockMismatch
         case .paymentFailed: return .paymentFailed
         case .released: return .released
-        case .paidPastCutoff: return .paidPastCutoff
         case .claimLost: return .claimLost
         }
     }
@@ -104,7 +98,7 @@ public enum SubmarineProviderState: Sendable, Hashable {
     public var lock: SubmarineLock? {
         switch self {
         case .lockSeen(let lock), .lockConfirmed(let lock), .paymentIntent(let lock, _), .paymentInFlight(let lock, _),
-             .paid(let lock, _), .claimBroadcast(let lock, _, _), .paymentFailed(let lock, _), .paidPastCutoff(let lock, _),
+             .paid(let lock, _), .claimBroadcast(let lock, _, _), .paymentFailed(let lock, _),
              .claimLost(let lock, _):
             return lock
         case .accepted, .claimed, .abandoned, .lockMismatch, .released:

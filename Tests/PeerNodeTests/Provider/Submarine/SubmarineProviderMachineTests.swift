@@ -62,7 +62,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
         [.accepted, .lockSeen(lock), .lockConfirmed(lock), .paymentIntent(lock, cltvLimit: 88),
          .paymentInFlight(lock, cltvLimit: 88), .paid(lock, preimage: preimage), .claimBroadcast(lock, preimage: preimage, claim),
          .claimed, .abandoned(.noLockInTime), .lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract),
-         .paymentFailed(lock, reason: "no route"), .released, .paidPastCutoff(lock, preimage: preimage),
+         .paymentFailed(lock, reason: "no route"), .released,
          .claimLost(lock, spendingTxid: refundTxid)]
     }
 
@@ -91,7 +91,6 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract), SubmarineProviderStep()),
             (.paymentFailed(lock, reason: "no route"), SubmarineProviderStep(actions: [.watchLock])),
             (.released, SubmarineProviderStep()),
-            (.paidPastCutoff(lock, preimage: preimage), SubmarineProviderStep()),
             (.claimLost(lock, spendingTxid: refundTxid), SubmarineProviderStep()),
         ]
         XCTAssertEqual(expected.map(\.0.kind), SubmarineProviderState.Kind.allCases, "the table covers every state")
@@ -431,38 +430,33 @@ final class SubmarineProviderMachineTests: XCTestCase {
         ])
     }
 
-    // MARK: the claim cutoff
+    // MARK: a late preimage
 
-    func testASuccessAfterTheTimeoutIsNotClaimedAndSaysSo() {
-        func alarm(_ left: Int) -> SubmarineProviderAction {
-            .raiseAlarm("the invoice for lock \(lock.txid) is paid but its preimage came \(left) blocks before the timeout "
-                + "(a first claim needs more than 6): no claim; the lock is left to the client's refund and this swap loses "
-                + "the invoice amount and its routing fee")
-        }
-        let late = SubmarineProviderState.paidPastCutoff(lock, preimage: preimage)
+    /// No cutoff for the provider's claim: it has paid already and the payee knows the
+    /// preimage, so a claim reveals nothing, and the claim path has no time lock. However
+    /// late the preimage, even past the timeout (a race with the client's refund), it claims.
+    func testALatePreimageIsStillClaimed() {
+        let late = SubmarineClaim(transaction: claim.transaction, feeRate: claim.feeRate, fee: claim.fee, builtAtHeight: 301)
         assertTable([
             (.paymentInFlight(lock, cltvLimit: 88), .payment(.succeeded(preimage: preimage), tipHeight: 301),
-             SubmarineProviderStep(next: late, actions: [alarm(-1)])),
-            (.paymentInFlight(lock, cltvLimit: 88), .payment(.succeeded(preimage: preimage), tipHeight: 294),
-             SubmarineProviderStep(next: late, actions: [alarm(6)])),
-            (.paymentInFlight(lock, cltvLimit: 88), .payment(.succeeded(preimage: preimage), tipHeight: 293),
              SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])),
-            // Known in time, but the claim could only be built at the cutoff.
-            (.paid(lock, preimage: preimage), .claimPrepared(SubmarineClaim(transaction: claim.transaction, feeRate: claim.feeRate,
-                                                                            fee: claim.fee, builtAtHeight: 294)),
-             SubmarineProviderStep(next: late, actions: [alarm(6)])),
-            (.paid(lock, preimage: preimage), .block(height: 294, nowUnix: Self.now), SubmarineProviderStep(next: late, actions: [alarm(6)])),
-            (.paid(lock, preimage: preimage), .block(height: 293, nowUnix: Self.now),
+            (.paymentInFlight(lock, cltvLimit: 88), .payment(.succeeded(preimage: preimage), tipHeight: 294),
+             SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])),
+            (.paid(lock, preimage: preimage), .claimPrepared(late),
+             SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, late), actions: [.broadcastClaim(late)])),
+            (.paid(lock, preimage: preimage), .block(height: 301, nowUnix: Self.now),
              SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])),
             (.paid(lock, preimage: preimage), .claimFailed, SubmarineProviderStep()),
-            (late, .block(height: 301, nowUnix: Self.now), SubmarineProviderStep()),
+            // The refund won once it is deep: an alarm, nothing more to do.
+            (.paid(lock, preimage: preimage), .lockRefunded(txid: refundTxid, confirmations: 6),
+             machine.step(.claimBroadcast(lock, preimage: preimage, late), .lockRefunded(txid: refundTxid, confirmations: 6))),
         ])
     }
 
     // MARK: the claim's fee
 
     /// `ClaimPolicy.bumpDue`: after 3 unconfirmed blocks, and at every block in the last 12.
-    /// A bump past the cutoff still goes out (the preimage is public already).
+    /// A bump near the timeout still goes out.
     func testTheClaimIsBumpedAsTheTimeoutNears() {
         let accepted = claim.accepted(at: 250)
         let lateBump = SubmarineClaim(transaction: bumped.transaction, feeRate: bumped.feeRate, fee: bumped.fee, builtAtHeight: 297)
@@ -561,6 +555,6 @@ final class SubmarineProviderMachineTests: XCTestCase {
         for state in allStates where state.isFinal {
             for input in inputs { XCTAssertEqual(machine.step(state, input), SubmarineProviderStep(), "\(state.kind.rawValue) + \(input)") }
         }
-        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.claimed, .abandoned, .lockMismatch, .released, .paidPastCutoff, .claimLost])
+        XCTAssertEqual(allStates.filter(\.isFinal).map(\.kind), [.claimed, .abandoned, .lockMismatch, .released, .claimLost])
     }
 }
