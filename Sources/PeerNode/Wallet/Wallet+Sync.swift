@@ -40,6 +40,7 @@ extension Wallet {
     /// One pass over the blocks; false when the chain changed under it.
     private func followChainOnce() async throws(WalletError) -> Bool {
         let backend = self.backend
+        try await tellBackend()
         let tip = try await call { () async throws(ChainBackendError) in try await backend.tip() }
         while let applied = state.tip {
             if applied.height <= tip.height {
@@ -65,7 +66,25 @@ extension Wallet {
             if let applied = state.tip, block.header.previousBlockHash != applied.hash { return false }
             state.applyBlock(block, hash: hash, height: height, keys: &keys)
         }
-        return true
+        // Keys derived past a newly used one are watched from the next pass, which looks
+        // back if one of them was already paid.
+        return keys.watchedScripts.isSubset(of: toldScripts)
+    }
+
+    /// Names the keys' scripts the backend does not know yet. On Electrum, where blocks
+    /// hold only watched scripts' transactions, a new script already paid in a block this
+    /// wallet applied without it means that block was read incomplete: the wallet applies
+    /// again from its birthday (as after a reorg deeper than its undo data).
+    private func tellBackend() async throws(WalletError) {
+        let backend = self.backend
+        let new = keys.watchedScripts.subtracting(toldScripts)
+        guard !new.isEmpty else { return }
+        let lowest = try await call { () async throws(ChainBackendError) in try await backend.watch(scripts: new) }
+        toldScripts.formUnion(new)
+        if let lowest, let applied = state.tip, lowest <= applied.height {
+            state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+            seenMempool = []
+        }
     }
 
     private func followMempool() async throws(WalletError) {
