@@ -46,6 +46,8 @@ public enum ConfigTemplate {
         case "lnd_tls_cert": return "/home/<you>/.lnd/tls.cert"
         case "lnd_macaroon": return "/home/<you>/.lnd/data/chain/bitcoin/mainnet/admin.macaroon"
         case "extra_provider": return "<pubky>@host:port"
+        case "electrum_server": return "<host>:50002"
+        case "electrum_tls_cert": return "/home/<you>/electrum-server.crt"
         default: return ""
         }
     }
