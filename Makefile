@@ -78,7 +78,7 @@ testnet: setup-electrumx
 
 testnet-all: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
-	.build/debug/peernode-testnet scenarios --all $(TESTNET_ARGS)
+	.build/debug/peernode-testnet scenarios --all electrum $(TESTNET_ARGS)
 
 # The soak (issue 9): random payments and swaps, half of the swaps with a kill -9 at a
 # random persisted state, on one network for SOAK_MINUTES; prints swaps done, crashes
