@@ -32,10 +32,10 @@ public protocol ChainBackend: Sendable {
     /// Scripts whose transactions `block` and the mempool calls must show. Bitcoin Core
     /// sees every transaction and ignores this; an Electrum server answers only about the
     /// scripts it is asked about, so the follower and the wallet name theirs before they
-    /// read blocks. Returns the lowest block height at which a newly named script already
-    /// has a confirmed transaction (a wallet then rescans), nil when none has or the
-    /// backend sees every block.
-    func watch(scripts: Set<Script>) async throws(ChainBackendError) -> Int?
+    /// read blocks. Returns which newly named scripts already have transactions, and the
+    /// lowest height holding one (a wallet extends its keys past the used ones, then
+    /// rescans); `.none` on a backend that sees every block.
+    func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary
     /// Outpoints whose spends must show: Electrum finds a spend in the history of the
     /// spent output's script, which the backend looks up from the funding transaction.
     func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError)
@@ -45,7 +45,7 @@ public protocol ChainBackend: Sendable {
 }
 
 extension ChainBackend {
-    public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> Int? { nil }
+    public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary { .none }
     public func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError) {}
     public var servesWholeBlocks: Bool { true }
 }

@@ -72,15 +72,24 @@ extension Wallet {
     }
 
     /// Names the keys' scripts the backend does not know yet. On Electrum, where blocks
-    /// hold only watched scripts' transactions, a new script already paid in a block this
-    /// wallet applied without it means that block was read incomplete: the wallet applies
-    /// again from its birthday (as after a reorg deeper than its undo data).
+    /// hold only watched scripts' transactions, the server says which of them are used:
+    /// they are marked used, which derives the keys past them (the gap limit), and those
+    /// are named in turn until none is used (how an Electrum wallet discovers its
+    /// addresses). A new script already paid in a block this wallet applied without it
+    /// means that block was read incomplete: the wallet applies again from its birthday
+    /// (as after a reorg deeper than its undo data).
     private func tellBackend() async throws(WalletError) {
         let backend = self.backend
-        let new = keys.watchedScripts.subtracting(toldScripts)
-        guard !new.isEmpty else { return }
-        let lowest = try await call { () async throws(ChainBackendError) in try await backend.watch(scripts: new) }
-        toldScripts.formUnion(new)
+        var lowest: Int?
+        var new = keys.watchedScripts.subtracting(toldScripts)
+        while !new.isEmpty {
+            let named = new
+            let summary = try await call { () async throws(ChainBackendError) in try await backend.watch(scripts: named) }
+            toldScripts.formUnion(named)
+            for script in summary.used { _ = keys.markUsed(script) }
+            if let height = summary.lowestConfirmedHeight { lowest = min(lowest ?? height, height) }
+            new = keys.watchedScripts.subtracting(toldScripts)
+        }
         if let lowest, let applied = state.tip, lowest <= applied.height {
             state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
             seenMempool = []

@@ -148,14 +148,14 @@ extension ElectrumBackend {
         return family.count
     }
 
-    /// Subscribes the new scripts and reads their histories; returns the lowest height at
-    /// which one of them already has a confirmed transaction.
-    public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> Int? {
+    /// Subscribes the new scripts and reads their histories; returns those already used
+    /// and the lowest height at which one has a confirmed transaction.
+    public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary {
         let new = book.add(scripts)
-        guard !new.isEmpty else { return nil }
+        guard !new.isEmpty else { return .none }
         do throws(ChainBackendError) {
             let tip = try await currentTip()
-            var lowest: Int?
+            var summary = ScriptHistorySummary()
             for chunk in Self.chunks(new) {
                 let histories = try await withClient { client throws(ElectrumError) in
                     for result in try await client.connection.batch(chunk.map { (ElectrumMethod.scriptHashSubscribe, [.string($0.hex)]) }) {
@@ -171,12 +171,13 @@ extension ElectrumBackend {
                         throw map(error)
                     }
                     book.record(history, for: hash)
+                    if !history.isEmpty, let script = book.scripts[hash] { summary.used.insert(script) }
                     for item in history where item.isConfirmed && item.height <= tip.height {
-                        lowest = min(lowest ?? item.height, item.height)
+                        summary.lowestConfirmedHeight = min(summary.lowestConfirmedHeight ?? item.height, item.height)
                     }
                 }
             }
-            return lowest
+            return summary
         } catch {
             book.remove(new)
             throw error
