@@ -39,6 +39,12 @@ final class ElectrumBackendTests: XCTestCase {
             XCTAssertEqual(tip.hash, harness.hub.chain.block(atHeight: 101)?.block.hash)
             let hash1 = try await electrum.blockHash(atHeight: 1)
             XCTAssertEqual(hash1, harness.hub.chain.block(atHeight: 1)?.block.hash)
+            // ElectrumX 2.0 holds a reply under 1,024 bytes up to a second (its padding
+            // against traffic analysis): 20 questions one at a time took 20 s before the
+            // connection sent a filler call with each (ElectrumPadding).
+            let began = Date()
+            for _ in 0..<20 { _ = try await electrum.estimateFee(targetBlocks: 2) }
+            XCTAssertLessThan(Date().timeIntervalSince(began), 8, "20 sequential calls are not held a second each")
 
             // The follower watches the recipient's script; the wallet syncs its own.
             let follower = ChainFollower(backend: electrum, sleeper: harness.loop.sleeper,

@@ -68,6 +68,9 @@ public struct ElectrumClient: Sendable {
                 throw ElectrumError.unsupportedProtocolVersion(server: "\(software) chose \(text)",
                                                                minimum: ElectrumProtocolVersion.minimum.description)
             }
+            if ElectrumPadding.holdsShortReplies(software) {
+                await connection.padReplies(with: ElectrumPadding.filler)
+            }
             return ElectrumClient(connection: connection, serverSoftware: software, protocolVersion: version)
         } catch {
             await connection.close()
