@@ -10,7 +10,7 @@ import Foundation
 /// demo or the scenarios against them, prints what happens, and stops every process it
 /// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
 let usage = """
-    usage: peernode-testnet demo [--bin <dir>]
+    usage: peernode-testnet demo [--chain bitcoind|electrum] [--bin <dir>]
            peernode-testnet scenarios [--all | crash | electrum] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--bin <dir>]
@@ -19,7 +19,8 @@ let usage = """
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
-                among its 5 contacts; checks what carol received and what the client paid
+                among its 5 contacts; checks what carol received and what the client paid;
+                --chain electrum: every node reads the chain from a real ElectrumX
     scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; `electrum` the
                 Electrum set; --all runs every one but the Electrum set's (as CI does; with
                 `electrum` too, every one); names pick some
@@ -62,10 +63,14 @@ let command = words.removeFirst()
 let selection: [Scenario]
 var benchOptions = BenchOptions()
 var floodBenchSeconds = 10
+var demoOnElectrum = false
 var soakOptions: SoakOptions?
 switch command {
 case "demo":
-    guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
+    guard words.isEmpty || words == ["--chain", "electrum"] || words == ["--chain", "bitcoind"] else {
+        fail(usage: "demo takes only --chain bitcoind|electrum, got \(words.joined(separator: " "))")
+    }
+    demoOnElectrum = words == ["--chain", "electrum"]
     selection = []
 case "scenarios":
     if words == ["--list"] {
@@ -151,7 +156,7 @@ let signalSources = live.stopOnInterrupt()
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
 let code: Int32
 switch command {
-case "demo": code = runDemo(run)
+case "demo": code = runDemo(run, electrum: demoOnElectrum)
 case "bench": code = runBench(run, benchOptions)
 case "bench-floods": code = runFloodBench(run, seconds: floodBenchSeconds)
 case "soak": code = soakOptions.map { runSoak($0, run) } ?? 2
