@@ -89,6 +89,15 @@ private struct ConfigResolver {
             tlsCertificatePath: try lndTLSCertificate(host: lndHost))
 
         let provider = try providerSettings()
+        if provider.enabled, let electrum, !electrum.trusted {
+            // The provider settles with the preimage it reads from the claim's witness, and
+            // a txid does not cover the witness: a server that is not the operator's could
+            // show the claim with the preimage blanked, and the held payment would expire
+            // while the client keeps the coins.
+            throw mismatch("provider", "1", "a provider reads the preimage from the claim's witness, which an Electrum server "
+                + "that is not yours could alter without changing the txid",
+                           allowed: "provider=1 only with electrum_trusted=1 (a server following your own node), or chain_backend=bitcoind")
+        }
         let confirmations = try value("confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
         let timeoutRange = (confirmations + TimelockPolicy.providerLockMargin)...TimelockPolicy.maximumHTLCTimeoutBlocks
         let htlcTimeout = try value("htlc_timeout_blocks")?.int(in: 1...TimelockPolicy.maximumHTLCTimeoutBlocks)

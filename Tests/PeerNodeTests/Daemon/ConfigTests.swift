@@ -296,6 +296,8 @@ final class ConfigTests: XCTestCase {
         let core = try resolve(Self.base)
         XCTAssertNil(core.electrum)
         XCTAssertTrue(core.chainBackendIsOwn)
+        XCTAssertTrue(try resolve(electrum + ["electrum_trusted=1", "provider=1"]).provider.enabled,
+                      "a provider on its own Electrum server")
         XCTAssertNoThrow(try resolve(Self.base + ["chain_backend=bitcoind", "electrum_tls=1", "electrum_trusted=0"]),
                          "the defaults of unused keys, uncommented, do no harm")
     }
@@ -312,6 +314,9 @@ final class ConfigTests: XCTestCase {
             (electrum + ["electrum_server=e.example:50002", "electrum_tls_cert=c.pem", "electrum_trusted=yes"], "electrum_trusted", "0 or 1"),
             (Self.base + ["chain_backend=esplora"], "chain_backend", "bitcoind or electrum"),
             (Self.base + ["electrum_server=e.example:50002"], "electrum_server", "chain_backend=electrum"),
+            // A provider reads the preimage from the claim's witness, which a txid does not
+            // cover: a server that is not the operator's could blank it and keep the payment held.
+            (electrum + ["electrum_server=e.example:50002", "electrum_tls_cert=c.pem", "provider=1"], "provider", "witness"),
         ]
         for (lines, key, hint) in cases {
             let error = failure(lines)
