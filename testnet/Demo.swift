@@ -16,6 +16,8 @@ struct Demo {
 
     let net: Testnet
     let clock: StageClock
+    /// Config lines every node gets: the `chain_backend=electrum` ones for `--chain electrum`.
+    var chainConfig: [String] = []
 
     static let specs: [NodeSpec] = [
         NodeSpec(name: "client", lightningSat: clientLightningSat),
@@ -29,7 +31,11 @@ struct Demo {
     func run() throws(Failure) -> [Check] {
         let nodes = try clock.stage("create 6 nodes: a Lightning node on the hub, `peernode init`, macaroon and config each") {
             () throws(Failure) -> [Node] in
-            try net.add(Self.specs)
+            try net.add(Self.specs.map { spec in
+                var spec = spec
+                spec.extraConfig += chainConfig
+                return spec
+            })
         }
         let node = { (name: String) -> Node in nodes.first { $0.name == name }! }
         let (client, provA, provB, gone, carol) = (node("client"), node("provA"), node("provB"), node("gone"), node("carol"))

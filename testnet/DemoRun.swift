@@ -5,8 +5,9 @@ struct RunContext {
     let live: LiveSupervisors
 }
 
-/// Starts the hub and runs the demo; prints the checks; tears down.
-func runDemo(_ run: RunContext) -> Int32 {
+/// Starts the hub and runs the demo; prints the checks; tears down. With `electrum`
+/// (`demo --chain electrum`), every node reads the chain from a real ElectrumX over the hub.
+func runDemo(_ run: RunContext, electrum: Bool = false) -> Int32 {
     Console.out("peernode demo: pay an on-chain-only contact from Lightning funds through a provider among the contacts")
     Console.out("run directory (data dirs and logs): \(run.directory)")
     let supervisor = Supervisor(runDirectory: run.directory)
@@ -20,7 +21,17 @@ func runDemo(_ run: RunContext) -> Int32 {
                 + "fee estimate \(Testnet.feeRateSatPerKvB / 1_000) sat/vB")
             return net
         }
-        let checks = try Demo(net: net, clock: clock).run()
+        var demo = Demo(net: net, clock: clock)
+        if electrum {
+            let server = try clock.stage("start ElectrumX over the hub (--chain electrum)") { () throws(Failure) -> ElectrumX in
+                let server = try ElectrumX.start(net)
+                _ = try server.connect()
+                clock.note("ElectrumX on 127.0.0.1:\(server.port); every node gets chain_backend=electrum")
+                return server
+            }
+            demo.chainConfig = server.nodeConfig(trusted: true)
+        }
+        let checks = try demo.run()
         Console.out("")
         Console.out("checks:")
         for check in checks { Console.out("  " + check.line) }

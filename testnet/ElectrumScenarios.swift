@@ -132,3 +132,132 @@ enum ElectrumScenarios {
         return false
     }
 }
+
+/// Issue 18's node on Electrum: daemons whose chain backend is the run's ElectrumX
+/// (`chain_backend=electrum`), paying and swapping against providers on Electrum or on
+/// Bitcoin Core, through a server restart, and refusing a server of another network.
+enum ElectrumNodeScenarios {
+    static var all: [Scenario] {
+        [
+            // The one Electrum pay scenario `--all` (make test) runs.
+            Scenario(name: "electrum-pay",
+                     summary: "every node on ElectrumX (trusted, loopback): pay an on-chain-only contact; exact amounts",
+                     group: .other, body: electrumPay),
+            Scenario(name: "electrum-mixed",
+                     summary: "the provider on Bitcoin Core, the client and carol on an ElectrumX they do not trust: two pays complete",
+                     group: .electrum, body: electrumMixed),
+            Scenario(name: "electrum-restart",
+                     summary: "ElectrumX restarted while the client's pay is under way: the pay completes, nothing lost",
+                     group: .electrum, body: electrumRestart),
+            Scenario(name: "electrum-wrong-network",
+                     summary: "a signet node pointed at the regtest ElectrumX refuses to start, naming electrum_server and the genesis",
+                     group: .electrum, body: electrumWrongNetwork),
+        ]
+    }
+
+    /// ElectrumX over the hub, listening, after 101 blocks (so the hub can fund wallets).
+    private static func startElectrumX(_ net: Testnet, _ clock: StageClock) throws(Failure) -> ElectrumX {
+        try clock.stage("mine 101 blocks") { () throws(Failure) in try net.hub.mine(101) }
+        return try clock.stage("start ElectrumX over the hub") { () throws(Failure) -> ElectrumX in
+            let server = try ElectrumX.start(net)
+            _ = try server.connect()
+            clock.note("ElectrumX on 127.0.0.1:\(server.port)")
+            return server
+        }
+    }
+
+    static func electrumPay(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        let server = try startElectrumX(net, clock)
+        let onElectrum = server.nodeConfig(trusted: true)
+        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                                             config: ["client": onElectrum, "provA": onElectrum, "carol": onElectrum])
+        var checks = [try onElectrumCheck(client, server)]
+        checks += try Scenario.payAndCheck(net, clock, client: client, contact: carol, amountSat: 25_000, expectProvider: providers[0])
+        return checks
+    }
+
+    static func electrumMixed(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        let server = try startElectrumX(net, clock)
+        // Not trusted: the client waits for the lock's confirmation before claiming.
+        let onElectrum = server.nodeConfig(trusted: false)
+        let (client, providers, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                                             config: ["client": onElectrum, "carol": onElectrum])
+        var checks = [try onElectrumCheck(client, server)]
+        checks += try Scenario.payAndCheck(net, clock, client: client, contact: carol, amountSat: 25_000, expectProvider: providers[0])
+        checks += try Scenario.payAndCheck(net, clock, client: client, contact: carol, amountSat: 40_000, expectProvider: providers[0])
+        let claimedAtZero = client.logContains("0 of 0 confirmations")
+        checks.append(Check("the untrusted client never claimed from an unconfirmed lock", !claimedAtZero,
+                            claimedAtZero ? "its log shows a zero-conf verification" : "no zero-conf verification in its log"))
+        return checks
+    }
+
+    static func electrumRestart(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        var server = try startElectrumX(net, clock)
+        let onElectrum = server.nodeConfig(trusted: false)
+        let (client, _, carol) = try Scenario.setUp(net, clock, providers: [("provA", 500, 2_000)], others: ["carol"],
+                                                     config: ["client": onElectrum, "carol": onElectrum])
+        let before = try net.hub.rpc.balances()
+        let carolBefore = try carol.walletBalance().confirmed
+        let amountSat: Int64 = 30_000
+        _ = try net.hub.rpc.call("hub_automine", [1])
+        defer { _ = try? net.hub.rpc.call("hub_automine", [0]) }
+        let pay = try BackgroundCommand(net, node: client, ["pay", carol.name, String(amountSat)], name: "pay")
+        defer { pay.stop() }
+        let midSwap = try clock.stage("wait for the client's payment to be held, then restart ElectrumX") { () throws(Failure) -> Bool in
+            let deadline = Date().addingTimeInterval(120)
+            // The client has paid the held invoice and waits for the lock: the moment its
+            // chain backend matters most.
+            while pay.isRunning && Date() < deadline
+                && !(((try? String(contentsOfFile: pay.errPath, encoding: .utf8)) ?? "").contains("payment_in_flight")) {
+                usleep(50_000)
+            }
+            let midSwap = pay.isRunning
+            clock.note(net.supervisor.stop(server.process))
+            usleep(1_000_000)
+            server = try ElectrumX.start(net, port: server.port)
+            _ = try server.connect()
+            clock.note("ElectrumX back on 127.0.0.1:\(server.port)")
+            return midSwap
+        }
+        try clock.stage("the pay ends") { () throws(Failure) in try pay.wait(timeout: 240) }
+        _ = try net.mine(until: "carol receiving \(formatSats(amountSat))", blocks: 20) { () throws(Failure) -> Bool in
+            try carol.walletBalance().confirmed >= carolBefore + amountSat
+        }
+        let after = try net.hub.rpc.balances()
+        let received = try carol.walletBalance().confirmed - carolBefore
+        var checks = [
+            Check("the pay completed across the restart", pay.succeeded, pay.outcome),
+            Check("carol received exactly \(formatSats(amountSat))", received == amountSat, "+\(formatSats(received))"),
+            Check("ElectrumX was restarted while the pay was under way", midSwap, "the pay was running when ElectrumX stopped"),
+        ]
+        checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
+        checks += CommonChecks.conservation(before: before, after: after)
+        return checks
+    }
+
+    static func electrumWrongNetwork(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        let server = try startElectrumX(net, clock)
+        let nodes = try net.add([NodeSpec(name: "signet", extraConfig: server.nodeConfig(trusted: false))])
+        let node = nodes[0]
+        try node.rewriteConfig { $0 == "network=regtest" ? "network=signet" : $0 }
+        let ended = try clock.stage("start the signet node: it must refuse the regtest server") { () throws(Failure) -> String in
+            try node.launch()
+            guard let ended = try node.waitExit(timeout: 60, giveUp: { () throws(Failure) -> Bool in false }) else {
+                throw Failure("the signet node kept running against a regtest server")
+            }
+            clock.note("signet: \(ended)")
+            return ended
+        }
+        let named = node.logContains("electrum_server") && node.logContains("0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206")
+        return [
+            Check("the daemon refused to start", !ended.contains("exit 0") && !ended.contains("status 0"), ended),
+            Check("the refusal names electrum_server and the server's genesis", named, "see signet.log"),
+        ]
+    }
+
+    /// The client's log says it reads the chain from ElectrumX.
+    private static func onElectrumCheck(_ client: Node, _ server: ElectrumX) throws(Failure) -> Check {
+        let url = "electrum://127.0.0.1:\(server.port)"
+        return Check("the client reads the chain from ElectrumX", client.logContains("Electrum server at \(url)"), url)
+    }
+}

@@ -31,7 +31,9 @@ struct ElectrumX {
         throw missing
     }
 
-    static func start(_ net: Testnet) throws(Failure) -> ElectrumX {
+    /// Starts ElectrumX; `port` (a restart) reuses the earlier server's port, and the run's
+    /// database directory is always the same, so a restarted server resumes its index.
+    static func start(_ net: Testnet, port reused: Int? = nil) throws(Failure) -> ElectrumX {
         let executable = try locate(net.binaries)
         let database = net.supervisor.runDirectory + "/electrumx-db"
         do {
@@ -39,7 +41,8 @@ struct ElectrumX {
         } catch {
             throw Failure("cannot create \(database): \(error)")
         }
-        let port = try LoopbackHTTP.unusedPort()
+        let port: Int
+        if let reused { port = reused } else { port = try LoopbackHTTP.unusedPort() }
         let rpc = net.hub.rpc
         // The venv's Python clears the signal mask this process's threads would pass on
         // (a blocked SIGTERM makes ElectrumX deaf to the supervisor), then becomes ElectrumX.
@@ -74,6 +77,11 @@ struct ElectrumX {
             guard Date() < deadline else { throw Failure("ElectrumX did not listen within \(Int(timeout)) s; see \(log)") }
             usleep(200_000)
         }
+    }
+
+    /// The config lines that put a node on this server (plain TCP on loopback).
+    func nodeConfig(trusted: Bool) -> [String] {
+        ["chain_backend=electrum", "electrum_server=127.0.0.1:\(port)", "electrum_tls=0", "electrum_trusted=\(trusted ? 1 : 0)"]
     }
 
     var logTail: String { String(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1_500)) }

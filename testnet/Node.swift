@@ -113,6 +113,17 @@ final class Node {
         }
     }
 
+    /// Rewrites the config file line by line (before the first start).
+    func rewriteConfig(_ transform: (String) -> String) throws(Failure) {
+        let path = datadir + "/peernode.conf"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw Failure("cannot read \(path)") }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { transform(String($0)) }
+        guard FileManager.default.createFile(atPath: path, contents: Data(lines.joined(separator: "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw Failure("cannot write \(path)")
+        }
+    }
+
     /// Waits until the control socket answers `status`; learns the listening address.
     func waitReady(timeout: TimeInterval = 60) throws(Failure) {
         let deadline = Date().addingTimeInterval(timeout)

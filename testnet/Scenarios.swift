@@ -13,6 +13,9 @@ enum ScenarioSet: String, Sendable {
     case other
     /// `kill -9` at every persisted state (CrashScenarios.swift).
     case crash
+    /// The Electrum scenarios beyond the one `--all` runs (ElectrumScenarios.swift): with
+    /// `scenarios electrum`, or `--all electrum` (`make testnet-all`).
+    case electrum
 }
 
 /// One scenario: its own hub and nodes (a fresh network, so scenarios cannot disturb each
@@ -46,7 +49,7 @@ struct Scenario: Sendable {
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
-        + SoakScenarios.all + ElectrumScenarios.all
+        + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

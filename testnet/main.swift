@@ -10,8 +10,8 @@ import Foundation
 /// demo or the scenarios against them, prints what happens, and stops every process it
 /// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
 let usage = """
-    usage: peernode-testnet demo [--bin <dir>]
-           peernode-testnet scenarios [--all | crash] [<name> ...] [--bin <dir>]
+    usage: peernode-testnet demo [--chain bitcoind|electrum] [--bin <dir>]
+           peernode-testnet scenarios [--all | crash | electrum] [<name> ...] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--bin <dir>]
            peernode-testnet bench-floods [--seconds N] [--bin <dir>]
@@ -19,9 +19,11 @@ let usage = """
 
     demo        the README's demo: a client with 500,000 sat on Lightning pays carol, who
                 takes only on-chain bitcoin, 20,000 sat through the cheaper of two providers
-                among its 5 contacts; checks what carol received and what the client paid
-    scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; --all runs every
-                one (as CI does); names pick some
+                among its 5 contacts; checks what carol received and what the client paid;
+                --chain electrum: every node reads the chain from a real ElectrumX
+    scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; `electrum` the
+                Electrum set; --all runs every one but the Electrum set's (as CI does; with
+                `electrum` too, every one); names pick some
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run;
@@ -61,31 +63,42 @@ let command = words.removeFirst()
 let selection: [Scenario]
 var benchOptions = BenchOptions()
 var floodBenchSeconds = 10
+var demoOnElectrum = false
 var soakOptions: SoakOptions?
 switch command {
 case "demo":
-    guard words.isEmpty else { fail(usage: "demo takes no arguments, got \(words.joined(separator: " "))") }
+    guard words.isEmpty || words == ["--chain", "electrum"] || words == ["--chain", "bitcoind"] else {
+        fail(usage: "demo takes only --chain bitcoind|electrum, got \(words.joined(separator: " "))")
+    }
+    demoOnElectrum = words == ["--chain", "electrum"]
     selection = []
 case "scenarios":
     if words == ["--list"] {
         for scenario in Scenario.all {
-            let set = scenario.group == .quick ? "" : scenario.group == .crash ? " (crash, --all)" : " (--all)"
+            let set = switch scenario.group {
+            case .quick: ""
+            case .crash: " (crash, --all)"
+            case .electrum: " (electrum)"
+            case .other: " (--all)"
+            }
             Console.out("\(scenario.name)\(set): \(scenario.summary)")
         }
         exit(0)
     }
     let all = words.contains("--all")
-    // `crash` names the crash set, as a word among the scenario names.
+    // `crash` and `electrum` name their sets, as words among the scenario names.
     let crashSet = words.contains("crash")
-    let names = words.filter { $0 != "--all" && $0 != "crash" }
+    let electrumSet = words.contains("electrum")
+    let names = words.filter { $0 != "--all" && $0 != "crash" && $0 != "electrum" }
     if let unknown = names.first(where: { name in !Scenario.all.contains { $0.name == name } }) {
         fail(usage: "no scenario named \(unknown); `peernode-testnet scenarios --list` lists them")
     }
     selection = Scenario.all.filter { scenario in
-        if all { return true }
+        if all && scenario.group != .electrum { return true }
         if crashSet && scenario.group == .crash { return true }
+        if electrumSet && scenario.group == .electrum { return true }
         if names.contains(scenario.name) { return true }
-        return names.isEmpty && !crashSet && scenario.quick
+        return names.isEmpty && !crashSet && !electrumSet && scenario.quick
     }
 case "bench":
     guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N, --concurrent N and --plain-lnd, got \(words.joined(separator: " "))") }
@@ -143,7 +156,7 @@ let signalSources = live.stopOnInterrupt()
 let run = RunContext(directory: runDirectory, binaries: binaries, live: live)
 let code: Int32
 switch command {
-case "demo": code = runDemo(run)
+case "demo": code = runDemo(run, electrum: demoOnElectrum)
 case "bench": code = runBench(run, benchOptions)
 case "bench-floods": code = runFloodBench(run, seconds: floodBenchSeconds)
 case "soak": code = soakOptions.map { runSoak($0, run) } ?? 2

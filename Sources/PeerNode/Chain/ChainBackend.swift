@@ -28,6 +28,26 @@ public protocol ChainBackend: Sendable {
     /// `txid`, directly or not, counting itself (as Core does); nil when it is not in the
     /// mempool. A transaction with more than 1 has children another replacement would evict.
     func mempoolDescendantCount(_ txid: TransactionID) async throws(ChainBackendError) -> Int?
+
+    /// Scripts whose transactions `block` and the mempool calls must show. Bitcoin Core
+    /// sees every transaction and ignores this; an Electrum server answers only about the
+    /// scripts it is asked about, so the follower and the wallet name theirs before they
+    /// read blocks. Returns which newly named scripts already have transactions, and the
+    /// lowest height holding one (a wallet extends its keys past the used ones, then
+    /// rescans); `.none` on a backend that sees every block.
+    func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary
+    /// Outpoints whose spends must show: Electrum finds a spend in the history of the
+    /// spent output's script, which the backend looks up from the funding transaction.
+    func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError)
+    /// Whether `block` returns whole blocks. False on Electrum, whose blocks hold only the
+    /// watched scripts' transactions: enough to follow them, not to scan (`peernode recover`).
+    var servesWholeBlocks: Bool { get }
+}
+
+extension ChainBackend {
+    public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary { .none }
+    public func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError) {}
+    public var servesWholeBlocks: Bool { true }
 }
 
 /// The tip of the active chain.

@@ -39,6 +39,9 @@ public actor ChainFollower {
     /// Set by `rescan`: the next mempool round examines every transaction again.
     private var mempoolRecheck = false
     private var polling = false
+    /// Scripts and outpoints registered since the backend was last told (`ChainBackend.watch`):
+    /// an Electrum backend shows only what it was told about, so it hears before a round reads.
+    private var untold = WatchFilter()
     private var pollWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// The last round's failure, nil after a good round (for status displays).
@@ -66,6 +69,7 @@ public actor ChainFollower {
         nextWatcherID += 1
         let (events, continuation) = AsyncStream<ChainEvent>.makeStream()
         watchers[id] = Watcher(filter: filter, confirmationDepth: max(confirmationDepth, 1), continuation: continuation)
+        untold.formUnion(filter)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unregister(id) }
         }
@@ -75,7 +79,9 @@ public actor ChainFollower {
     /// Adds scripts and outpoints to a watcher. Only blocks and mempool transactions seen
     /// from now on are matched; `rescan(fromHeight:)` looks back.
     public func watch(_ filter: WatchFilter, for id: UInt64) {
+        guard watchers[id] != nil else { return }
         watchers[id]?.filter.formUnion(filter)
+        untold.formUnion(filter)
     }
 
     /// Ends a watcher and its stream.
@@ -115,6 +121,7 @@ public actor ChainFollower {
             if !pollWaiters.isEmpty { pollWaiters.removeFirst().resume() }
         }
         do {
+            try await tellBackend()
             try await followBlocks()
             if configuration.followsMempool { try await followMempool() }
             lastError = nil
@@ -130,6 +137,21 @@ public actor ChainFollower {
         startHeight = max(height, 0)
         view = nil
         mempoolRecheck = true
+    }
+
+    /// Names the newly watched scripts and outpoints to the backend; on failure they stay
+    /// untold and the round fails (and is retried), so no block is read without them.
+    private func tellBackend() async throws(ChainFollowerError) {
+        guard !untold.isEmpty else { return }
+        let telling = untold
+        untold = WatchFilter()
+        do {
+            if !telling.scripts.isEmpty { _ = try await backend.watch(scripts: telling.scripts) }
+            if !telling.outpoints.isEmpty { try await backend.watch(outpoints: telling.outpoints) }
+        } catch {
+            untold.formUnion(telling)
+            throw .backend(error)
+        }
     }
 
     // MARK: blocks

@@ -47,6 +47,8 @@ public enum ConfigTemplate {
         case "lnd_macaroon": return "/home/<you>/.lnd/data/chain/bitcoin/mainnet/admin.macaroon"
         case "extra_provider": return "<pubky>@host:port"
         case "status_listen": return "127.0.0.1:9738"
+        case "electrum_server": return "<host>:50002"
+        case "electrum_tls_cert": return "/home/<you>/electrum-server.crt"
         default: return ""
         }
     }

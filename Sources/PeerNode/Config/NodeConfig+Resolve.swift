@@ -77,7 +77,9 @@ private struct ConfigResolver {
         let rpcHost = try value("bitcoind_rpc_host")?.host() ?? "127.0.0.1"
         let defaultPort = BitcoinCoreEndpoint.defaultPort(forChain: BitcoinCoreChain.names(for: network)[0]) ?? 8332
         let rpcPort = try value("bitcoind_rpc_port")?.int(in: 1...65535) ?? defaultPort
-        let credentials = try bitcoindCredentials()
+        let electrum = try electrumServer()
+        // On Electrum the bitcoind_rpc_* keys are unused: none is required.
+        let credentials = electrum == nil ? try bitcoindCredentials() : BitcoinCoreCredentials.user("", password: "")
 
         let lndHost = try value("lnd_rest_host")?.host() ?? "127.0.0.1"
         let lnd = NodeConfig.LNDSettings(
@@ -87,6 +89,15 @@ private struct ConfigResolver {
             tlsCertificatePath: try lndTLSCertificate(host: lndHost))
 
         let provider = try providerSettings()
+        if provider.enabled, let electrum, !electrum.trusted {
+            // The provider settles with the preimage it reads from the claim's witness, and
+            // a txid does not cover the witness: a server that is not the operator's could
+            // show the claim with the preimage blanked, and the held payment would expire
+            // while the client keeps the coins.
+            throw mismatch("provider", "1", "a provider reads the preimage from the claim's witness, which an Electrum server "
+                + "that is not yours could alter without changing the txid",
+                           allowed: "provider=1 only with electrum_trusted=1 (a server following your own node), or chain_backend=bitcoind")
+        }
         let confirmations = try value("confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
         let timeoutRange = (confirmations + TimelockPolicy.providerLockMargin)...TimelockPolicy.maximumHTLCTimeoutBlocks
         let htlcTimeout = try value("htlc_timeout_blocks")?.int(in: 1...TimelockPolicy.maximumHTLCTimeoutBlocks)
@@ -96,8 +107,15 @@ private struct ConfigResolver {
                            "too short for \(confirmations) confirmations: a provider locks only with confirmations + 36 blocks left",
                            allowed: "\(timeoutRange.lowerBound) to \(timeoutRange.upperBound)")
         }
+        let zeroConfAsked = try value("zero_conf")?.bool()
+        if zeroConfAsked == true, let electrum, !electrum.trusted {
+            throw mismatch("zero_conf", "1", "a zero-conf claim believes an unconfirmed lock on the chain backend's word, and "
+                + "the Electrum server is not marked as the operator's own",
+                           allowed: "0 with an Electrum server that is not yours, or electrum_trusted=1 if it follows your own node")
+        }
         let zeroConf = NodeConfig.ZeroConfPolicy(
-            enabled: try value("zero_conf")?.bool() ?? !mainnet,
+            // Off by default on an Electrum server that is not the operator's.
+            enabled: zeroConfAsked ?? (!mainnet && (electrum?.trusted ?? true)),
             maxSat: try value("max_zero_conf_sat")?.integer(in: 0...ConfigLimits.maximumSat) ?? NodeConfig.mainnetMaxZeroConfSat)
         let fees = try feePolicy(mainnet: mainnet)
         if provider.enabled { try checkRefundFits(provider, cap: fees.cap) }
@@ -117,6 +135,7 @@ private struct ConfigResolver {
             maxFeePPM: maxFeePPM, fees: fees, extraProviders: extras, walletSyncSeconds: syncSeconds, allowUnsafe: allowUnsafe,
             logPeerEvents: try value("log_peer_events")?.bool() ?? false)
         var resolved = config
+        resolved.electrum = electrum
         resolved.peerConnectionsPerHost = try value("peer_connections_per_host")?.int(in: 1...1_024) ?? 16
         // Off unless set: the status API shows the node's money to whoever holds the token.
         resolved.statusListen = try value("status_listen")?.hostPort(ports: 0...65535)
@@ -149,6 +168,49 @@ private struct ConfigResolver {
                            allowed: "0 only with a loopback lnd_rest_host (127.0.0.0/8, ::1, localhost); else 1 with lnd_tls_cert")
         }
         return nil
+    }
+
+    /// `chain_backend=electrum` and its server: TLS unless `electrum_tls=0`, trusted only
+    /// over TLS or on loopback (over plain TCP anyone on the path could show the node a
+    /// lock that does not exist, and a zero-conf claim would give the preimage away for it).
+    private func electrumServer() throws(ConfigError) -> ElectrumServer? {
+        let backend = value("chain_backend")?.entry.value ?? "bitcoind"
+        // A server or certificate given without chain_backend=electrum is a forgotten key,
+        // not a choice: the node would silently read the chain from Bitcoin Core.
+        let electrumKeys = ["electrum_server", "electrum_tls_cert"]
+        switch backend {
+        case "bitcoind":
+            if let stray = electrumKeys.first(where: { value($0) != nil }) {
+                throw mismatch(stray, value(stray)?.entry.value, "set while chain_backend is bitcoind, which does not use it",
+                               allowed: "chain_backend=electrum to use an Electrum server, or remove \(stray)")
+            }
+            return nil
+        case "electrum":
+            break
+        default:
+            throw mismatch("chain_backend", backend, "not a chain backend this node knows", allowed: "bitcoind or electrum")
+        }
+        let address = try required("electrum_server", "give the Electrum server as host:port (chain_backend=electrum)")
+            .hostPort(ports: 1...65535)
+        let tls = try value("electrum_tls")?.bool() ?? true
+        let certificate = try value("electrum_tls_cert")?.path(in: datadir)
+        if tls && certificate == nil {
+            throw ConfigError(key: "electrum_tls_cert", value: nil, origin: nil,
+                              problem: .missing("give the PEM file of the Electrum server's certificate or its CA "
+                                  + "(the system's CA store is not used), or electrum_tls=0 for plain TCP"))
+        }
+        if !tls && certificate != nil {
+            throw mismatch("electrum_tls_cert", certificate, "set together with electrum_tls=0, which turns TLS off",
+                           allowed: "remove electrum_tls_cert, or electrum_tls=1")
+        }
+        let trusted = try value("electrum_trusted")?.bool() ?? false
+        if trusted && !tls && !NodeConfig.isLoopback(address.host) {
+            throw mismatch("electrum_trusted", "1", "a server reached over plain TCP at \(address.host), which is not loopback, "
+                + "can be impersonated by anyone on the path",
+                           allowed: "1 only with electrum_tls=1 or a loopback electrum_server; else 0")
+        }
+        return ElectrumServer(host: address.host, port: address.port, tlsCertificatePath: tls ? certificate : nil,
+                              trusted: trusted)
     }
 
     private func required(_ key: String, _ hint: String) throws(ConfigError) -> ConfigValue {

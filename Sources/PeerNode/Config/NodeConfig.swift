@@ -95,6 +95,9 @@ public struct NodeConfig: Sendable, Equatable {
     public var listen: HostPort
     public var controlSocket: String
     public var bitcoind: BitcoinCoreEndpoint
+    /// `chain_backend=electrum`: the Electrum server the node reads the chain from; nil
+    /// reads it from Bitcoin Core (`bitcoind`).
+    public var electrum: ElectrumServer?
     public var bitcoindCredentials: BitcoinCoreCredentials
     public var lnd: LNDSettings
     public var provider: ProviderSettings
@@ -131,6 +134,11 @@ public struct NodeConfig: Sendable, Equatable {
     /// the provider's refund. `pay` still returns at the first confirmation.
     /// `client_finality_confirmations`: 6 on mainnet, 1 elsewhere.
     public var clientFinalityConfirmations = 1
+
+    /// Whether the chain backend is the operator's own: Bitcoin Core always is; an
+    /// Electrum server only with `electrum_trusted=1`. Zero-conf claims need it, because
+    /// an unconfirmed lock is believed on the backend's word alone.
+    public var chainBackendIsOwn: Bool { electrum?.trusted ?? true }
 
     // MARK: files in the data directory
 

@@ -80,7 +80,7 @@ extension ControlDispatcher {
         } catch {
             switch error {
             case .chain: throw .backend(error.description)
-            case .invalidContract: throw .invalidRequest(error.description)
+            case .invalidContract, .needsWholeBlocks: throw .invalidRequest(error.description)
             case .lockNotFound, .nothingToRecover: throw .notFound(error.description)
             case .store, .keys: throw .failed(error.description)
             }

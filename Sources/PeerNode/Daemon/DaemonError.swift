@@ -21,6 +21,8 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Something that is not a socket sits at the control socket's path.
     case socketPathTaken(path: String, reason: String)
     case bitcoind(url: String, reason: String)
+    /// The Electrum server (`chain_backend=electrum`) cannot be used.
+    case electrum(server: String, reason: String)
     case lnd(url: String, reason: String)
     case store(path: String, reason: String)
     /// The peer listener or the control socket could not be bound.
@@ -52,6 +54,8 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot create the control socket at \(path): \(reason)"
         case .bitcoind(let url, let reason):
             return "cannot use Bitcoin Core at \(url): \(reason)"
+        case .electrum(let server, let reason):
+            return "cannot use the Electrum server \(server): \(reason)"
         case .lnd(let url, let reason):
             return "cannot use LND at \(url): \(reason)"
         case .store(let path, let reason):
@@ -75,6 +79,7 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case .locked, .alreadyRunning: return "already_running"
         case .file, .socketPathTaken, .listen: return "file"
         case .bitcoind: return "bitcoind"
+        case .electrum: return "electrum"
         case .lnd: return "lnd"
         case .store: return "store"
         case .wallet: return "wallet"

@@ -175,22 +175,16 @@ public final class NodeDaemon: Sendable {
         let rpc = BitcoinCoreRPC(endpoint: config.bitcoind, credentials: config.bitcoindCredentials, loop: loop,
                                  timeoutMilliseconds: 30_000, latency: latency.bitcoind)
         teardown.add("Bitcoin Core client") { await rpc.shutDown() }
-        let chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
-        let info: BlockchainInfo
-        do {
-            info = try await chain.checkNetwork()
-        } catch .wrongNetwork(let expected, let actual) {
-            throw .misconfigured(key: "network", reason: "Bitcoin Core at \(config.bitcoind.url) runs \(actual), this node expects \(expected)",
-                                 fix: "set network to Core's, or bitcoind_rpc_host/bitcoind_rpc_port to a \(config.network.rawValue) node")
-        } catch {
-            throw .bitcoind(url: config.bitcoind.url, reason: error.description)
-        }
-        log("Bitcoin Core at \(config.bitcoind.url): \(info.chain), height \(info.tip.height)")
-        // doctor's check, with its words: without -txindex a lock or claim confirmed while
-        // the node was stopped cannot be fetched.
-        let indexCheck = await NodeDoctor.txIndex(rpc: rpc)
-        try Self.apply(indexCheck, log: log) {
-            .bitcoind(url: config.bitcoind.url, reason: $0.sentence)
+        let chain: any ChainBackend
+        let tipHeight: Int
+        if let server = config.electrum {
+            let electrum = ElectrumBackend(server: server, network: config.network, loop: loop)
+            teardown.add("Electrum client") { await electrum.shutDown() }
+            tipHeight = try await Self.checkElectrum(electrum, config: config, log: log)
+            chain = electrum
+        } else {
+            tipHeight = try await checkBitcoind(rpc: rpc, config: config)
+            chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
         }
 
         let lightning = try await connectLND(config, loop: loop, latency: latency.lnd)
@@ -202,7 +196,7 @@ public final class NodeDaemon: Sendable {
             }
         }
 
-        let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: info.tip.height,
+        let wallet = try await startWallet(config: config, seed: seed, store: store, chain: chain, tipHeight: tipHeight,
                                            teardown: &teardown)
         let feeEstimator = FeeEstimator(backend: chain, policy: config.fees)
         let clock = try await startClock(config: config, rpc: rpc, loop: loop, teardown: &teardown)
@@ -342,6 +336,43 @@ public final class NodeDaemon: Sendable {
         }
     }
 
+    /// Bitcoin Core on the node's network, with `-txindex` (doctor's checks); its height.
+    private func checkBitcoind(rpc: BitcoinCoreRPC, config: NodeConfig) async throws(DaemonError) -> Int {
+        let log = options.log
+        let chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
+        let info: BlockchainInfo
+        do {
+            info = try await chain.checkNetwork()
+        } catch .wrongNetwork(let expected, let actual) {
+            throw .misconfigured(key: "network", reason: "Bitcoin Core at \(config.bitcoind.url) runs \(actual), this node expects \(expected)",
+                                 fix: "set network to Core's, or bitcoind_rpc_host/bitcoind_rpc_port to a \(config.network.rawValue) node")
+        } catch {
+            throw .bitcoind(url: config.bitcoind.url, reason: error.description)
+        }
+        log("Bitcoin Core at \(config.bitcoind.url): \(info.chain), height \(info.tip.height)")
+        // doctor's check, with its words: without -txindex a lock or claim confirmed while
+        // the node was stopped cannot be fetched.
+        let indexCheck = await NodeDoctor.txIndex(rpc: rpc)
+        try Self.apply(indexCheck, log: log) {
+            .bitcoind(url: config.bitcoind.url, reason: $0.sentence)
+        }
+        return info.tip.height
+    }
+
+    /// The Electrum server: protocol 1.4+, the node's network (genesis), a tip: doctor's
+    /// check, with its words; its height. A server on another network stops the start.
+    static func checkElectrum(_ electrum: ElectrumBackend, config: NodeConfig, log: DaemonLog) async throws(DaemonError) -> Int {
+        let (check, tip) = await NodeDoctor.electrum(electrum, config: config)
+        guard let tip else {
+            if check.name == NodeDoctor.electrumNetworkCheck {
+                throw .misconfigured(key: "electrum_server", reason: check.detail, fix: check.fix ?? "")
+            }
+            throw .electrum(server: electrum.server.url, reason: check.sentence)
+        }
+        log(check.detail)
+        return tip.height
+    }
+
     /// The wall clock, or on regtest under `PEERNODE_TEST_CLOCK=hub` the hub's simulated
     /// one (`TestClock`). Every time-based rule takes its time from what this returns.
     private func startClock(config: NodeConfig, rpc: BitcoinCoreRPC, loop: EventLoop,
@@ -406,7 +437,7 @@ public final class NodeDaemon: Sendable {
 
     /// The wallet from the seed, its birthday (the tip at the first run, kept in the
     /// store), a first sync, and a loop that syncs every `wallet_sync_seconds`.
-    private func startWallet(config: NodeConfig, seed: NodeSeed, store: SQLiteSwapStore, chain: BitcoinCoreBackend,
+    private func startWallet(config: NodeConfig, seed: NodeSeed, store: SQLiteSwapStore, chain: any ChainBackend,
                              tipHeight: Int, teardown: inout Teardown) async throws(DaemonError) -> Wallet {
         let birthday: Int
         do {

@@ -88,7 +88,8 @@ public enum NodeEngines {
                 }
                 let configuration = ClientEngineConfiguration(
                     network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
-                    allowsZeroConf: config.zeroConf.enabled, maxZeroConfSat: config.zeroConf.maxSat,
+                    // On an Electrum server that is not the operator's, never (resolve refuses it too).
+                    allowsZeroConf: config.zeroConf.enabled && config.chainBackendIsOwn, maxZeroConfSat: config.zeroConf.maxSat,
                     minimumConfirmations: config.clientMinConfirmations, giveUpSeconds: settings.giveUpSeconds,
                     confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds,
                     completionConfirmations: config.clientFinalityConfirmations)

@@ -18,7 +18,7 @@ public struct NodeServices: Sendable {
     public let identity: NodeIdentity
     public let loop: EventLoop
     public let store: SQLiteSwapStore
-    public let chain: BitcoinCoreBackend
+    public let chain: any ChainBackend
     public let feeEstimator: FeeEstimator
     public let lightning: LNDRESTClient
     public let wallet: Wallet

@@ -14,6 +14,25 @@ public enum NodeDoctor {
     public static func examine(config: NodeConfig, loop: EventLoop) async -> DoctorReport {
         var checks = [dataDirectory(config.datadir)]
 
+        if let server = config.electrum {
+            let electrum = ElectrumBackend(server: server, network: config.network, loop: loop, timeoutMilliseconds: 10_000)
+            checks.append(await self.electrum(electrum, config: config).check)
+            await electrum.shutDown()
+        } else {
+            checks += await bitcoind(config, loop: loop)
+        }
+
+        let macaroonCheck = macaroon(config)
+        checks.append(macaroonCheck)
+        if macaroonCheck.status != .fatal {
+            checks += await lnd(config, loop: loop)
+        }
+        checks.append(await peerPort(config, loop: loop))
+        return DoctorReport(checks: checks)
+    }
+
+    private static func bitcoind(_ config: NodeConfig, loop: EventLoop) async -> [DoctorCheck] {
+        var checks: [DoctorCheck] = []
         let rpc = BitcoinCoreRPC(endpoint: config.bitcoind, credentials: config.bitcoindCredentials, loop: loop,
                                  timeoutMilliseconds: 10_000)
         let chain = BitcoinCoreBackend(rpc: rpc, network: config.network)
@@ -29,14 +48,32 @@ public enum NodeDoctor {
                                       fix: "start bitcoind, or set bitcoind_rpc_host/bitcoind_rpc_port and its credentials in peernode.conf"))
         }
         await rpc.shutDown()
+        return checks
+    }
 
-        let macaroonCheck = macaroon(config)
-        checks.append(macaroonCheck)
-        if macaroonCheck.status != .fatal {
-            checks += await lnd(config, loop: loop)
+    // MARK: Electrum
+
+    /// The check's name when the server follows another network (`run` then names the key).
+    public static let electrumNetworkCheck = "electrum_network"
+
+    /// The Electrum server (`chain_backend=electrum`): it speaks protocol 1.4 or newer, its
+    /// genesis block is the node's network's, and it has a tip. Returns the tip when all hold.
+    public static func electrum(_ electrum: ElectrumBackend, config: NodeConfig) async -> (check: DoctorCheck, tip: ChainTip?) {
+        let url = electrum.server.url
+        do {
+            let tip = try await electrum.tip()
+            let software = await electrum.serverDescription ?? "an Electrum server"
+            let trust = electrum.server.trusted
+                ? "trusted (zero-conf claims allowed)" : "not the operator's own (claims wait for confirmations)"
+            return (DoctorCheck("electrum", .ok, "Electrum server at \(url): \(software), \(config.network.rawValue), "
+                                    + "height \(tip.height), \(trust)"), tip)
+        } catch .wrongNetwork(let expected, let actual) {
+            return (DoctorCheck(electrumNetworkCheck, .fatal, "the Electrum server at \(url) follows \(actual), this node expects \(expected)",
+                                fix: "point electrum_server at a \(config.network.rawValue) server, or set network to the server's"), nil)
+        } catch {
+            return (DoctorCheck("electrum", .fatal, error.description,
+                                fix: "start the Electrum server, or set electrum_server (and electrum_tls, electrum_tls_cert) in peernode.conf"), nil)
         }
-        checks.append(await peerPort(config, loop: loop))
-        return DoctorReport(checks: checks)
     }
 
     // MARK: data directory

@@ -11,6 +11,10 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
     case lockNotFound(address: String, fromHeight: Int)
     /// The lock is already spent in a way that leaves nothing for us to do.
     case nothingToRecover(String)
+    /// The chain backend cannot serve whole blocks (an Electrum server), and a recovery
+    /// scan must look at every transaction: it finds the swaps' scripts only by trying
+    /// each output against the seed's keys, so it cannot name them to an Electrum server.
+    case needsWholeBlocks
 
     public var description: String {
         switch self {
@@ -21,6 +25,10 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
         case .lockNotFound(let address, let height):
             return "no lock paying \(address) was found from height \(height); scan from an earlier height"
         case .nothingToRecover(let reason): return "nothing to recover: \(reason)"
+        case .needsWholeBlocks:
+            return "recovery scans whole blocks, which an Electrum server does not serve (it answers only about scripts "
+                + "named to it, and a lost swap's script is what the scan looks for); run `peernode recover` on a node "
+                + "with chain_backend=bitcoind (Bitcoin Core with -txindex), with the same seed and from_height"
         }
     }
 }

@@ -23,6 +23,7 @@ public struct RecoveryScanner: Sendable {
     public let gapLimit: Int
 
     public init(seed: [UInt8], network: Network, chain: any ChainBackend, gapLimit: Int = defaultGapLimit) throws(RecoveryError) {
+        guard chain.servesWholeBlocks else { throw .needsWholeBlocks }
         do { keyChain = try SwapKeyChain(seed: seed, network: network) } catch { throw .keys("\(error)") }
         self.chain = chain
         self.gapLimit = max(1, gapLimit)

@@ -28,6 +28,7 @@ public struct SwapRecreator: Sendable {
     private let store: any SwapStore
 
     public init(seed: [UInt8], network: Network, chain: any ChainBackend, store: any SwapStore) throws(RecoveryError) {
+        guard chain.servesWholeBlocks else { throw .needsWholeBlocks }
         do { keyChain = try SwapKeyChain(seed: seed, network: network) } catch { throw .keys("\(error)") }
         self.chain = chain
         self.store = store

@@ -40,6 +40,7 @@ extension Wallet {
     /// One pass over the blocks; false when the chain changed under it.
     private func followChainOnce() async throws(WalletError) -> Bool {
         let backend = self.backend
+        try await tellBackend()
         let tip = try await call { () async throws(ChainBackendError) in try await backend.tip() }
         while let applied = state.tip {
             if applied.height <= tip.height {
@@ -65,7 +66,34 @@ extension Wallet {
             if let applied = state.tip, block.header.previousBlockHash != applied.hash { return false }
             state.applyBlock(block, hash: hash, height: height, keys: &keys)
         }
-        return true
+        // Keys derived past a newly used one are watched from the next pass, which looks
+        // back if one of them was already paid.
+        return keys.watchedScripts.isSubset(of: toldScripts)
+    }
+
+    /// Names the keys' scripts the backend does not know yet. On Electrum, where blocks
+    /// hold only watched scripts' transactions, the server says which of them are used:
+    /// they are marked used, which derives the keys past them (the gap limit), and those
+    /// are named in turn until none is used (how an Electrum wallet discovers its
+    /// addresses). A new script already paid in a block this wallet applied without it
+    /// means that block was read incomplete: the wallet applies again from its birthday
+    /// (as after a reorg deeper than its undo data).
+    private func tellBackend() async throws(WalletError) {
+        let backend = self.backend
+        var lowest: Int?
+        var new = keys.watchedScripts.subtracting(toldScripts)
+        while !new.isEmpty {
+            let named = new
+            let summary = try await call { () async throws(ChainBackendError) in try await backend.watch(scripts: named) }
+            toldScripts.formUnion(named)
+            for script in summary.used { _ = keys.markUsed(script) }
+            if let height = summary.lowestConfirmedHeight { lowest = min(lowest ?? height, height) }
+            new = keys.watchedScripts.subtracting(toldScripts)
+        }
+        if let lowest, let applied = state.tip, lowest <= applied.height {
+            state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+            seenMempool = []
+        }
     }
 
     private func followMempool() async throws(WalletError) {

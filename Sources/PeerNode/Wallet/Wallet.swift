@@ -20,6 +20,9 @@ public actor Wallet {
     var state: WalletState
     /// Mempool txids at the last sync, so a sync fetches only transactions it has not seen.
     var seenMempool: Set<TransactionID> = []
+    /// The scripts the backend was told to watch (`ChainBackend.watch`): an Electrum
+    /// backend's blocks hold only those scripts' transactions.
+    var toldScripts: Set<Script> = []
     /// The sync running now; a second caller waits for it instead of interleaving blocks.
     var runningSync: Task<ChainTip?, any Error>?
     /// Where the handed-out high-water mark is kept (nil: memory only).

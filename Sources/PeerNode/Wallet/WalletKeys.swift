@@ -57,6 +57,9 @@ public struct WalletKeys: Sendable {
         return Int(path.index) < list.count ? list[Int(path.index)] : nil
     }
 
+    /// Every watched key's output script (used, handed out, plus the gap).
+    public var watchedScripts: Set<Script> { Set(paths.keys) }
+
     /// How many keys of `chain` are watched now (used, handed out, plus the gap).
     public func watchedCount(_ chain: KeyChain) -> Int { scripts[chain]!.count }
 

@@ -47,7 +47,7 @@ final class ConfigTests: XCTestCase {
     /// default, uncommented alone, must start (placeholders of keys with no default aside).
     func testEveryTemplateDefaultLineStartsOnceUncommented() throws {
         let placeholders: Set<String> = ["bitcoind_rpc_user", "bitcoind_rpc_password", "bitcoind_rpc_cookie", "lnd_macaroon", "lnd_tls_cert",
-                                         "extra_provider"]
+                                         "extra_provider", "electrum_server", "electrum_tls_cert"]
         for network in [Network.mainnet, .testnet, .signet, .regtest] {
             let lines = ConfigTemplate.text(network: network).split(separator: "\n").map(String.init)
             var tried = 0
@@ -270,6 +270,61 @@ final class ConfigTests: XCTestCase {
         let both = failure(Self.base + ["lnd_rest_tls=0"])
         XCTAssertEqual(both?.key, "lnd_tls_cert")
         XCTAssertTrue(try resolve(Self.base + ["lnd_rest_tls=1"]).lnd.tlsCertificatePath == "/var/lib/peernode/tls.cert")
+    }
+
+    // MARK: the chain backend
+
+    /// Issue 18's three keys: a node with only an Electrum server and LND (no bitcoind_rpc_*).
+    func testConfigElectrumNeedsOnlyItsServerAndCertificate() throws {
+        let electrum = ["network=regtest", "lnd_macaroon=m", "lnd_tls_cert=tls.cert", "chain_backend=electrum",
+                        "electrum_server=electrum.example:50002", "electrum_tls_cert=server.crt"]
+        let config = try resolve(electrum)
+        XCTAssertEqual(config.electrum, ElectrumServer(host: "electrum.example", port: 50002,
+                                                       tlsCertificatePath: "/var/lib/peernode/server.crt", trusted: false))
+        XCTAssertEqual(config.electrum?.url, "electrums://electrum.example:50002")
+        XCTAssertFalse(config.chainBackendIsOwn)
+        XCTAssertFalse(config.zeroConf.enabled, "zero-conf is off by default on a server that is not the operator's")
+
+        let trusted = try resolve(electrum + ["electrum_trusted=1"])
+        XCTAssertTrue(trusted.chainBackendIsOwn)
+        XCTAssertTrue(trusted.zeroConf.enabled, "regtest's default, on the operator's own server")
+        let plainLoopback = try resolve(["network=regtest", "lnd_macaroon=m", "lnd_tls_cert=tls.cert", "chain_backend=electrum",
+                                         "electrum_server=127.0.0.1:50001", "electrum_tls=0", "electrum_trusted=1"])
+        XCTAssertEqual(plainLoopback.electrum?.url, "electrum://127.0.0.1:50001")
+        XCTAssertNil(plainLoopback.electrum?.tlsCertificatePath)
+
+        let core = try resolve(Self.base)
+        XCTAssertNil(core.electrum)
+        XCTAssertTrue(core.chainBackendIsOwn)
+        XCTAssertTrue(try resolve(electrum + ["electrum_trusted=1", "provider=1"]).provider.enabled,
+                      "a provider on its own Electrum server")
+        XCTAssertNoThrow(try resolve(Self.base + ["chain_backend=bitcoind", "electrum_tls=1", "electrum_trusted=0"]),
+                         "the defaults of unused keys, uncommented, do no harm")
+    }
+
+    func testConfigElectrumRefusesWhatWouldMisleadTheNode() {
+        let electrum = ["network=regtest", "lnd_macaroon=m", "lnd_tls_cert=tls.cert", "chain_backend=electrum"]
+        let cases: [([String], String, String)] = [
+            (electrum, "electrum_server", "host:port"),
+            (electrum + ["electrum_server=e.example"], "electrum_server", "port"),
+            (electrum + ["electrum_server=e.example:50002"], "electrum_tls_cert", "electrum_tls=0"),
+            (electrum + ["electrum_server=e.example:50001", "electrum_tls=0", "electrum_tls_cert=c.pem"], "electrum_tls_cert", "turns TLS off"),
+            (electrum + ["electrum_server=e.example:50001", "electrum_tls=0", "electrum_trusted=1"], "electrum_trusted", "impersonated"),
+            (electrum + ["electrum_server=e.example:50002", "electrum_tls_cert=c.pem", "zero_conf=1"], "zero_conf", "electrum_trusted=1"),
+            (electrum + ["electrum_server=e.example:50002", "electrum_tls_cert=c.pem", "electrum_trusted=yes"], "electrum_trusted", "0 or 1"),
+            (Self.base + ["chain_backend=esplora"], "chain_backend", "bitcoind or electrum"),
+            (Self.base + ["electrum_server=e.example:50002"], "electrum_server", "chain_backend=electrum"),
+            // A provider reads the preimage from the claim's witness, which a txid does not
+            // cover: a server that is not the operator's could blank it and keep the payment held.
+            (electrum + ["electrum_server=e.example:50002", "electrum_tls_cert=c.pem", "provider=1"], "provider", "witness"),
+        ]
+        for (lines, key, hint) in cases {
+            let error = failure(lines)
+            XCTAssertEqual(error?.key, key, "\(lines)")
+            XCTAssertTrue(error?.description.contains(hint) == true, "\(lines): \(error?.description ?? "")")
+        }
+        // Without chain_backend=electrum, Core's credentials stay required.
+        XCTAssertEqual(failure(["network=regtest", "lnd_macaroon=m", "lnd_tls_cert=tls.cert"])?.key, "bitcoind_rpc_cookie")
     }
 
     func testConfigNeverEchoesThePassword() {

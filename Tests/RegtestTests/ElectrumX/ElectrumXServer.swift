@@ -11,8 +11,9 @@ import XCTest
 /// directory, polling the daemon every 100 ms so a test waits for indexing, not for a
 /// 5-second timer. Stopped by its PID (SIGTERM, then SIGKILL), never by name.
 final class ElectrumXServer {
-    let process: Process
+    private(set) var process: Process
     let port: Int
+    private let environment: [String: String]
     let directory: URL
     private let log: URL
 
@@ -41,14 +42,7 @@ final class ElectrumXServer {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: log.path])
         }
         port = try Self.unusedPort()
-        process = Process()
-        // The test process's threads block most signals and a spawned child inherits that
-        // mask, so ElectrumX would never see SIGTERM (and be killed after the grace period,
-        // unflushed). The venv's Python clears the mask, then becomes ElectrumX.
-        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("python")
-        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-            + "os.execv(sys.argv[1], sys.argv[1:])", executable]
-        process.environment = [
+        environment = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "COIN": "Bitcoin", "NET": "regtest", "DB_ENGINE": "leveldb",
             "DB_DIRECTORY": directory.appendingPathComponent("db").path,
@@ -63,12 +57,33 @@ final class ElectrumXServer {
             // CI runs as root; ElectrumX refuses that unless told it is deliberate.
             "ALLOW_ROOT": "1",
         ]
+        process = try Self.launch(executable: executable, environment: environment, log: log)
+    }
+
+    /// Stops ElectrumX (SIGTERM, as an operator's restart) and starts it again on the same
+    /// port and database: clients see their connection close, then the server come back.
+    func restart() throws {
+        terminate()
+        process = try Self.launch(executable: Self.executable, environment: environment, log: log)
+    }
+
+    private static func launch(executable: String, environment: [String: String], log: URL) throws -> Process {
+        let process = Process()
+        // The test process's threads block most signals and a spawned child inherits that
+        // mask, so ElectrumX would never see SIGTERM (and be killed after the grace period,
+        // unflushed). The venv's Python clears the mask, then becomes ElectrumX.
+        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("python")
+        process.arguments = ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+            + "os.execv(sys.argv[1], sys.argv[1:])", executable]
+        process.environment = environment
         let handle = try FileHandle(forWritingTo: log)
+        handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
         try? handle.close()
+        return process
     }
 
     /// The end of ElectrumX's log, for failure messages.
@@ -98,6 +113,11 @@ final class ElectrumXServer {
 
     /// SIGTERM (ElectrumX flushes and exits), SIGKILL after 10 s; then its directory goes.
     func stop() {
+        terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func terminate() {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)
             let deadline = Date().addingTimeInterval(10)
@@ -105,7 +125,6 @@ final class ElectrumXServer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// A loopback port nothing listens on now (bound to 0, read back, released).

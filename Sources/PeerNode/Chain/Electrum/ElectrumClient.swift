@@ -68,6 +68,9 @@ public struct ElectrumClient: Sendable {
                 throw ElectrumError.unsupportedProtocolVersion(server: "\(software) chose \(text)",
                                                                minimum: ElectrumProtocolVersion.minimum.description)
             }
+            if ElectrumPadding.holdsShortReplies(software) {
+                await connection.padReplies(with: ElectrumPadding.filler)
+            }
             return ElectrumClient(connection: connection, serverSoftware: software, protocolVersion: version)
         } catch {
             await connection.close()
@@ -150,9 +153,13 @@ public struct ElectrumClient: Sendable {
     /// The transaction `txid`, checked to be it: its bytes hash to the txid asked for, so a
     /// server cannot hand over another transaction.
     public func transaction(_ txid: TransactionID) async throws(ElectrumError) -> Transaction {
+        try Self.transaction(try await connection.call(ElectrumMethod.transaction, [.string(txid.hex)]), txid: txid)
+    }
+
+    /// `blockchain.transaction.get`'s result, checked to be `txid` (also for batches).
+    static func transaction(_ value: JSONValue, txid: TransactionID) throws(ElectrumError) -> Transaction {
         let method = ElectrumMethod.transaction
-        guard let hex = try await connection.call(method, [.string(txid.hex)]).stringValue,
-              let transaction = try? Transaction(hex: hex) else {
+        guard let hex = value.stringValue, let transaction = try? Transaction(hex: hex) else {
             throw .unexpectedResult(method: method, reason: "not a transaction in hex")
         }
         guard transaction.txid == txid else {
@@ -176,5 +183,17 @@ public struct ElectrumClient: Sendable {
     public func estimateFee(blocks: Int) async throws(ElectrumError) -> Int64? {
         try ElectrumDecoding.feeRate(try await connection.call(ElectrumMethod.estimateFee, [.integer(blocks)]),
                                      method: ElectrumMethod.estimateFee)
+    }
+
+    /// The merkle branch of `txid` in the block at `height`, to be checked against that
+    /// block's header (`ElectrumMerkleProof.proves`) before a confirmation is believed.
+    public func merkleProof(_ txid: TransactionID, height: Int) async throws(ElectrumError) -> ElectrumMerkleProof {
+        let method = ElectrumMethod.merkle
+        let proof = try ElectrumMerkleProof(decoding: try await connection.call(method, [.string(txid.hex), .integer(height)]),
+                                            method: method)
+        guard proof.blockHeight == height else {
+            throw .unexpectedResult(method: method, reason: "asked for height \(height), got \(proof.blockHeight)")
+        }
+        return proof
     }
 }

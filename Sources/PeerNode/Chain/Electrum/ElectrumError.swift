@@ -27,6 +27,15 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The call was refused before anything was sent.
     case invalidRequest(reason: String)
 
+    /// Whether this error ended the connection (a new one must be dialled), rather than
+    /// failing one call on a connection that is still up.
+    public var dropsConnection: Bool {
+        switch self {
+        case .unreachable, .closed, .lineTooLong, .malformed, .timedOut: return true
+        case .server, .unexpectedResult, .unsupportedProtocolVersion, .wrongNetwork, .invalidRequest: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .unreachable(let server, let reason):

@@ -11,4 +11,5 @@ enum ElectrumMethod {
     static let transaction = "blockchain.transaction.get"
     static let broadcast = "blockchain.transaction.broadcast"
     static let estimateFee = "blockchain.estimatefee"
+    static let merkle = "blockchain.transaction.get_merkle"
 }

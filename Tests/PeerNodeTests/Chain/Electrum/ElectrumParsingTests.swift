@@ -42,3 +42,15 @@ final class ElectrumParsingTests: XCTestCase {
         XCTAssertThrowsError(try ElectrumDecoding.feeRate(.string("0.0001"), method: method))
     }
 }
+
+/// Which servers get the filler call (`ElectrumPadding`): ElectrumX 2 and later only.
+final class ElectrumPaddingTests: XCTestCase {
+    func testOnlyElectrumXTwoAndLaterHoldShortReplies() {
+        XCTAssertTrue(ElectrumPadding.holdsShortReplies("ElectrumX 2.0.0"))
+        XCTAssertTrue(ElectrumPadding.holdsShortReplies("ElectrumX 3.1"))
+        XCTAssertFalse(ElectrumPadding.holdsShortReplies("ElectrumX 1.16.0"))
+        XCTAssertFalse(ElectrumPadding.holdsShortReplies("Fulcrum 1.9.8"))
+        XCTAssertFalse(ElectrumPadding.holdsShortReplies("electrs/0.10.5"))
+        XCTAssertFalse(ElectrumPadding.holdsShortReplies("ElectrumX"))
+    }
+}
