@@ -55,14 +55,27 @@ struct StatusReader: Sendable {
         var checks = [StatusCheckView(NodeDoctor.dataDirectory(services.config.datadir))]
         var attention: [StatusAttention] = []
         var tip: Int64?
-        do {
-            tip = Int64(try await services.chain.tip().height)
-            checks.append(StatusCheckView(DoctorCheck("bitcoind", .ok, "Bitcoin Core at \(services.config.bitcoind.url): height \(tip ?? 0)")))
-            checks.append(StatusCheckView(await NodeDoctor.txIndex(rpc: services.chain.rpc)))
-        } catch {
-            checks.append(StatusCheckView(DoctorCheck("bitcoind", .fatal, error.description,
-                                                      fix: "start bitcoind, or check bitcoind_rpc_host/bitcoind_rpc_port")))
-            attention.append(StatusAttention(kind: "backend_down", detail: "Bitcoin Core does not answer: \(error.description)"))
+        // The chain backend's own checks: Bitcoin Core's (and its txindex), or the Electrum
+        // server's (protocol, network, tip), as `doctor` runs them.
+        if let electrum = services.chain as? ElectrumBackend {
+            let (check, electrumTip) = await NodeDoctor.electrum(electrum, config: services.config)
+            checks.append(StatusCheckView(check))
+            tip = electrumTip.map { Int64($0.height) }
+            if tip == nil {
+                attention.append(StatusAttention(kind: "backend_down", detail: "the Electrum server does not answer: \(check.detail)"))
+            }
+        } else {
+            do {
+                tip = Int64(try await services.chain.tip().height)
+                checks.append(StatusCheckView(DoctorCheck("bitcoind", .ok, "Bitcoin Core at \(services.config.bitcoind.url): height \(tip ?? 0)")))
+                if let core = services.chain as? BitcoinCoreBackend {
+                    checks.append(StatusCheckView(await NodeDoctor.txIndex(rpc: core.rpc)))
+                }
+            } catch {
+                checks.append(StatusCheckView(DoctorCheck("bitcoind", .fatal, error.description,
+                                                          fix: "start bitcoind, or check bitcoind_rpc_host/bitcoind_rpc_port")))
+                attention.append(StatusAttention(kind: "backend_down", detail: "Bitcoin Core does not answer: \(error.description)"))
+            }
         }
         do {
             let status = try await services.lightning.info()
