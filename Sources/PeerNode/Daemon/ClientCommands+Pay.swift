@@ -375,8 +375,15 @@ extension ClientCommands {
         throw .notFound("no contact named or with pubky \"\(which)\"; add one with `peernode contacts add`")
     }
 
-    /// The contact's on-chain address on this node's network, asked over the transport.
+    /// The contact's on-chain address on this node's network, asked over the transport (a
+    /// few at a time per contact: `ContactRequestGate`).
     func onchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
+        try await services.contactRequests.run(to: contact.pubky) { () async throws(ControlError) -> Address in
+            try await askOnchainAddress(of: contact)
+        }
+    }
+
+    private func askOnchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
         let network = services.config.network
         let connection: PeerConnection
         do {
