@@ -116,6 +116,26 @@ final class ContactInvoiceTests: XCTestCase {
         await fixture.shutDown()
     }
 
+    /// `accept_lightning=0`: no lightning entry, and an InvoiceRequest (even a contact's)
+    /// is told plainly that the node takes no Lightning payments.
+    func testANodeThatTakesNoLightningListsNoLightningEntryAndRefusesInvoices() async throws {
+        let fixture = try await DaemonFixture()
+        let (datadir, carolPubky) = try await fixture.dataDirectory("carol", config: fixture.hubConfig + ["accept_lightning=0"])
+        let carol = try await fixture.start(datadir)
+        _ = try await carol.result("contacts.add", ["name": .string("dave"), "pubky": .string(Self.dave.pubky.z32),
+                                                    "host": .string("127.0.0.1"), "port": .integer(9)])
+        let connection = try await PeerDialer(identity: Self.dave, loop: fixture.loop)
+            .dial(carolPubky, host: "127.0.0.1", port: carol.ready.listenPort)
+        let reply = try await connection.request(EndpointsRequest(requestID: "e1").encoded, id: "e1")
+        await connection.close()
+        guard case .endpoints(let endpoints) = try SwapMessage(bytes: reply) else { return XCTFail("not Endpoints") }
+        XCTAssertEqual(endpoints.endpoints.map(\.type), ["onchain"])
+        let refused = await refusal(fetcher(Self.dave, fixture), carolPubky, port: carol.ready.listenPort, amountMsat: 20_000_000)
+        XCTAssertEqual(refused, .refused(code: .notFound, reason: "this node takes no Lightning payments"))
+        try await carol.stop()
+        await fixture.shutDown()
+    }
+
     /// The desk alone, on a clock the test sets and an LND that is down: each refusal says
     /// to try later without naming the backend, and the per-contact bucket counts exactly.
     func testTheDeskRateLimitsEachContactAndSaysToRetryWhenLNDIsDown() async throws {
