@@ -37,11 +37,28 @@ public enum LNDCall: String, Sendable, CaseIterable {
     /// client (SendPaymentV2, then TrackPaymentV2 after a restart or a cut stream).
     public static let client: [LNDCall] = [.getInfo, .channelBalance, .listChannels, .sendPaymentV2, .trackPaymentV2]
 
+    /// What a node that takes Lightning payments from its contacts (`accept_lightning`)
+    /// calls on top: a plain invoice for each contact's `InvoiceRequest`.
+    public static let payee: [LNDCall] = client + [.addInvoice]
+
+    /// What a submarine (on-chain -> Lightning) provider calls to pay the client's
+    /// invoice: decode it (amount, hash, payee, CLTV) before paying, pay it, and track the
+    /// payment after a restart rather than send it again.
+    public static let submarineProvider: [LNDCall] = [.decodePayReq, .sendPaymentV2, .trackPaymentV2]
+
     /// What a provider calls on top: its hold invoices, watched, looked up, settled with
-    /// the claim's preimage or cancelled.
+    /// the claim's preimage or cancelled (reverse swaps), and the submarine calls.
     public static let provider: [LNDCall] = client + [
-        .addHoldInvoice, .subscribeSingleInvoice, .lookupInvoiceV2, .settleInvoice, .cancelInvoice,
+        .addHoldInvoice, .subscribeSingleInvoice, .lookupInvoiceV2, .settleInvoice, .cancelInvoice, .decodePayReq,
     ]
+
+    /// Every call a node makes in its roles, each once: the client's, then the payee's,
+    /// then the provider's.
+    public static func calls(provider: Bool, payee: Bool) -> [LNDCall] {
+        var seen = Set<LNDCall>()
+        return (client + (payee ? Self.payee : []) + (provider ? Self.provider + submarineProvider : []))
+            .filter { seen.insert($0).inserted }
+    }
 
     /// The permissions `held` lacks for `calls`, each with the calls that need it, in
     /// permission order.

@@ -143,6 +143,7 @@ private struct ConfigResolver {
             ?? ClientEngineConfiguration.defaultMinimumConfirmations(network)
         resolved.clientFinalityConfirmations = try value("client_finality_confirmations")?.int(in: 1...100)
             ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
+        resolved.lightningReceive = try lightningReceiveSettings()
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
     }
@@ -265,6 +266,18 @@ private struct ConfigResolver {
             quoteLifetimeSeconds: UInt64(try value("quote_lifetime_seconds")?.integer(in: Self.quoteLifetimeRange)
                 ?? Int64(ProviderTerms.defaultQuoteLifetimeSeconds)),
             contactsOnly: try value("provider_contacts_only")?.bool() ?? false)
+    }
+
+    private func lightningReceiveSettings() throws(ConfigError) -> NodeConfig.LightningReceiveSettings {
+        let minimum = try value("lightning_receive_min_sat")?.integer(in: 1...ConfigLimits.maximumSat) ?? 1
+        let maximum = try value("lightning_receive_max_sat")?.integer(in: 1...ConfigLimits.maximumSat) ?? 1_000_000
+        // Checked even with accept_lightning=0: turning it on later must not meet a bad pair.
+        if maximum < minimum {
+            throw mismatch("lightning_receive_max_sat", "\(maximum)", "below lightning_receive_min_sat (\(minimum))",
+                           allowed: "\(minimum) to \(ConfigLimits.maximumSat)")
+        }
+        return NodeConfig.LightningReceiveSettings(enabled: try value("accept_lightning")?.bool() ?? true,
+                                                   minSat: minimum, maxSat: maximum)
     }
 
     /// A provider whose largest swap could not pay its refund at the fee cap would serve

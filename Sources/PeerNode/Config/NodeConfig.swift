@@ -77,6 +77,21 @@ public struct NodeConfig: Sendable, Equatable {
         public func allows(amountSat: Int64) -> Bool { enabled && amountSat <= maxSat }
     }
 
+    /// Lightning payments from saved contacts (`accept_lightning`,
+    /// `lightning_receive_min_sat`, `lightning_receive_max_sat`): the node answers their
+    /// InvoiceRequests for amounts in `minSat...maxSat` with an invoice of its LND.
+    public struct LightningReceiveSettings: Sendable, Equatable {
+        public var enabled: Bool
+        public var minSat: Int64
+        public var maxSat: Int64
+
+        public init(enabled: Bool = true, minSat: Int64 = 1, maxSat: Int64 = 1_000_000) {
+            self.enabled = enabled
+            self.minSat = minSat
+            self.maxSat = maxSat
+        }
+    }
+
     /// A provider to probe besides the contacts (`extra_provider=<pubky>@host:port`).
     public struct ExtraProvider: Sendable, Equatable {
         public var pubky: Pubky
@@ -124,6 +139,8 @@ public struct NodeConfig: Sendable, Equatable {
     /// listens; nil (the default) serves none. A non-loopback host is the operator's
     /// explicit choice, and the daemon warns about it at start.
     public var statusListen: HostPort?
+    /// Whether and within what amounts contacts may ask this node for an invoice.
+    public var lightningReceive = LightningReceiveSettings()
     /// The fewest lock confirmations the client waits for before claiming, whatever a
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.

@@ -211,6 +211,12 @@ public final class NodeDaemon: Sendable {
                 return contact != nil
             }
         }
+        // Invoices for saved contacts (accept_lightning), made by this node's LND.
+        let invoiceDesk = config.lightningReceive.enabled
+            ? ContactInvoiceDesk(identity: identity, lightning: lightning, limits: ContactInvoiceDesk.limits(config.lightningReceive)) { peer in
+                (try? await store.contact(pubky: peer)) != nil
+            }
+            : nil
         // Peer events at the operator's choice (log_peer_events): each is one line, and a
         // flood of refusals would drown the rest of the log.
         let peerLog = config.logPeerEvents ? PeerLog { log("peer: \($0)") } : .silent
@@ -224,7 +230,8 @@ public final class NodeDaemon: Sendable {
                                 maxConnectionsPerHost: perHost, maxConnectionsPerNetworkGroup: max(32, 2 * perHost))
         let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, log: peerLog,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
-                                                                    engines: engines, servesPeer: servesPeer),
+                                                                    engines: engines, servesPeer: servesPeer,
+                                                                    invoiceDesk: invoiceDesk),
                                     isProtected: { protectedPeers.contains($0) })
         let dialer = PeerDialer(identity: identity, loop: loop)
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in

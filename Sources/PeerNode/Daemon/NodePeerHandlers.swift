@@ -18,7 +18,10 @@ final class SwapEnginesBox: Sendable {
 
 /// What the node answers peers:
 ///
-/// - `EndpointsRequest` (contact role): a fresh address of the node's wallet;
+/// - `EndpointsRequest` (contact role): a fresh address of the node's wallet, and a
+///   `lightning` entry (the node's pubky) when it takes Lightning payments;
+/// - `InvoiceRequest`: the `ContactInvoiceDesk` when the node takes Lightning
+///   (`accept_lightning`), else a Reject `not_found`;
 /// - `OfferRequest`, `QuoteRequest`: the `ProviderDesk` when the provider is on, else a
 ///   Reject `not_found` (the asking router then lists this node as "runs no provider");
 /// - swap requests and pushes: the provider engine (a node without one answers
@@ -34,7 +37,8 @@ enum NodePeerHandlers {
     typealias ServesPeer = @Sendable (Pubky) async -> Bool
 
     static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox,
-                     servesPeer: ServesPeer? = nil, limiter: PeerRequestLimiter = PeerRequestLimiter()) -> PeerHandlers {
+                     servesPeer: ServesPeer? = nil, limiter: PeerRequestLimiter = PeerRequestLimiter(),
+                     invoiceDesk: ContactInvoiceDesk? = nil) -> PeerHandlers {
         PeerHandlers(onRequest: { request, peer in
             // One peer's request rate is its own: over its share it is told when to retry.
             if let waitMilliseconds = limiter.take(peer, nowMilliseconds: MonotonicClock.milliseconds()) {
@@ -43,7 +47,7 @@ enum NodePeerHandlers {
                               reason: "too many requests from this peer; retry in \(waitMilliseconds) ms").encoded
             }
             return await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
-                                servesPeer: servesPeer)
+                                servesPeer: servesPeer, invoiceDesk: invoiceDesk)
         }, onPush: { message, peer in
             if let servesPeer, await !servesPeer(peer) { return }
             await engines.current.provider?.receive(push: message, from: peer)
@@ -51,7 +55,8 @@ enum NodePeerHandlers {
     }
 
     static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
-                       engines: SwapEnginesBox, servesPeer: ServesPeer? = nil) async -> [UInt8] {
+                       engines: SwapEnginesBox, servesPeer: ServesPeer? = nil,
+                       invoiceDesk: ContactInvoiceDesk? = nil) async -> [UInt8] {
         let envelope = try? MessageEnvelope.parse(request)
         let requestID = envelope?.requestID ?? "unknown"
         if let type = envelope?.type, let role = notRequests[type] {
@@ -68,13 +73,15 @@ enum NodePeerHandlers {
         case .endpointsRequest(let endpointsRequest):
             // One address per asking peer until it is paid (audit M-6).
             let address = await wallet.reusableAddress(for: peer.description)
-            return Endpoints(requestID: endpointsRequest.requestID,
-                             endpoints: [Endpoint(address: address.encoded, network: network.rawValue)]).encoded
+            var endpoints = [Endpoint(address: address.encoded, network: network.rawValue)]
+            // After the on-chain entry: older clients take the first entry they can pay.
+            if let invoiceDesk { endpoints.append(.lightning(pubky: invoiceDesk.identity.pubky, network: network.rawValue)) }
+            return Endpoints(requestID: endpointsRequest.requestID, endpoints: endpoints).encoded
         case .invoiceRequest(let invoiceRequest):
-            // No node answers invoices yet (the contact side comes with the submarine
-            // engines); its Endpoints name no Lightning entry, so a payer that asks anyway
-            // learns plainly that this node takes no Lightning payments.
-            return Reject(requestID: invoiceRequest.requestID, error: .noLightning).encoded
+            // A node that takes no Lightning names no lightning entry in its Endpoints, so
+            // a payer that asks anyway learns plainly that it takes no Lightning payments.
+            guard let invoiceDesk else { return Reject(requestID: invoiceRequest.requestID, error: .noLightning).encoded }
+            return await invoiceDesk.answer(invoiceRequest, from: peer)
         case .submarineSwapRequest(let submarineRequest):
             // Offers list no onchain_to_ln terms until the submarine engines run.
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }

@@ -133,7 +133,8 @@ public enum NodeDoctor {
     /// node makes in its role.
     public static func macaroon(_ config: NodeConfig) -> DoctorCheck {
         let provider = config.provider.enabled
-        let role = provider ? "provider" : "client"
+        let payee = config.lightningReceive.enabled
+        let role = (provider ? "provider" : "client") + (payee ? " taking Lightning payments (accept_lightning)" : "")
         let path = config.lnd.macaroonPath
         var bytes: [UInt8]
         do {
@@ -145,13 +146,15 @@ public enum NodeDoctor {
         defer { for index in bytes.indices { bytes[index] = 0 } }
         let check: MacaroonPermissionCheck
         do {
-            check = try MacaroonPermissionCheck(bytes: bytes, provider: provider)
+            check = try MacaroonPermissionCheck(bytes: bytes, provider: provider, payee: payee)
         } catch {
             return DoctorCheck("lnd_macaroon", .fatal, "\(path) is \(error)", fix: "set lnd_macaroon to LND's admin.macaroon")
         }
         guard check.isSufficient else {
             return DoctorCheck("lnd_macaroon", .fatal, "\(path): \(check.problem(role: role))",
-                               fix: "use LND's admin.macaroon, or bake one: \(MacaroonPermissionCheck.bakeCommand(provider: provider))")
+                               fix: "use LND's admin.macaroon, or bake one: \(MacaroonPermissionCheck.bakeCommand(provider: provider, payee: payee))"
+                                   + (payee && check.missing.contains { $0.calls == [LNDCall.addInvoice.name] }
+                                      ? "; or set accept_lightning=0 to take no Lightning payments from contacts" : ""))
         }
         if !check.caveats.isEmpty {
             return DoctorCheck("lnd_macaroon", .warning,

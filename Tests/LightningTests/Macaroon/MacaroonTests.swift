@@ -100,4 +100,26 @@ final class MacaroonTests: XCTestCase {
         let readOnly = LNDCall.missing(from: LNDPermission.readOnly, for: LNDCall.provider)
         XCTAssertEqual(readOnly.map(\.permission.description), ["invoices:write", "offchain:write"])
     }
+
+    /// A node taking Lightning from its contacts makes plain invoices; a submarine provider
+    /// decodes, pays and tracks the client's invoice.
+    func testPayeeAndSubmarineProviderPermissions() {
+        let payee = LNDCall.missing(from: LNDPermission.readOnly, for: LNDCall.calls(provider: false, payee: true))
+        XCTAssertEqual(payee.map(\.permission.description), ["invoices:write", "offchain:write"])
+        XCTAssertEqual(payee.first?.calls, [.addInvoice])
+        XCTAssertTrue(LNDCall.missing(from: LNDPermission.readOnly, for: LNDCall.calls(provider: false, payee: false))
+            .allSatisfy { !$0.calls.contains(.addInvoice) })
+        XCTAssertEqual(LNDCall.payee.last, .addInvoice)
+        for call in [LNDCall.decodePayReq, .sendPaymentV2, .trackPaymentV2] {
+            XCTAssertTrue(LNDCall.submarineProvider.contains(call), call.name)
+            XCTAssertTrue(LNDCall.provider.contains(call), call.name)
+        }
+        // The invoice macaroon can make invoices but not decode, pay or track one.
+        let submarine = LNDCall.missing(from: LNDPermission.invoice, for: LNDCall.submarineProvider)
+        XCTAssertEqual(submarine.map(\.permission.description), ["offchain:read", "offchain:write"])
+        XCTAssertEqual(submarine.first?.calls, [.decodePayReq, .trackPaymentV2])
+        XCTAssertEqual(LNDCall.calls(provider: true, payee: true).count, Set(LNDCall.calls(provider: true, payee: true)).count)
+        XCTAssertTrue(LNDCall.calls(provider: true, payee: false).contains(.decodePayReq))
+        XCTAssertFalse(LNDCall.calls(provider: true, payee: false).contains(.addInvoice))
+    }
 }

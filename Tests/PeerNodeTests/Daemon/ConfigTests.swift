@@ -87,6 +87,8 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.fees.fallback.satPerKvB, 10_000)
         XCTAssertEqual(config.extraProviders, [])
         XCTAssertEqual(config.walletSyncSeconds, 10)
+        XCTAssertEqual(config.lightningReceive, NodeConfig.LightningReceiveSettings(enabled: true, minSat: 1, maxSat: 1_000_000),
+                       "an LND is always configured: contacts may ask for invoices of 1 sat to 1,000,000 sat")
         XCTAssertEqual(config.seedFile, "/var/lib/peernode/seed")
         XCTAssertEqual(config.storeFile, "/var/lib/peernode/peernode.db")
     }
@@ -146,6 +148,9 @@ final class ConfigTests: XCTestCase {
             ("extra_provider=\(Self.pubky)@127.0.0.1:9738", { $0.extraProviders.map(\.port) == [9738] }),
             ("wallet_sync_seconds=3600", { $0.walletSyncSeconds == 3600 }),
             ("log_peer_events=1", { $0.logPeerEvents }),
+            ("accept_lightning=0", { !$0.lightningReceive.enabled }),
+            ("lightning_receive_min_sat=1000000", { $0.lightningReceive.minSat == 1_000_000 }),
+            ("lightning_receive_max_sat=2100000000000000", { $0.lightningReceive.maxSat == 2_100_000_000_000_000 }),
         ]
         for (line, check) in cases {
             let config = try resolve(with(line))
@@ -214,6 +219,10 @@ final class ConfigTests: XCTestCase {
             ("extra_provider=\(Self.pubky)@127.0.0.1", "no port"),
             ("wallet_sync_seconds=0", "out of range"),
             ("wallet_sync_seconds=3601", "out of range"),
+            ("accept_lightning=yes", "not 0 or 1"),
+            ("lightning_receive_min_sat=0", "out of range"),
+            ("lightning_receive_min_sat=-1", "negative"),
+            ("lightning_receive_max_sat=2100000000000001", "out of range"),
         ]
         for (line, expected) in cases {
             guard let error = failure(with(line)) else { continue }
@@ -225,6 +234,19 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue(message.contains("allowed: "), "\(line): \(message)")
             XCTAssertTrue(message.contains("peernode.conf line") || message.contains("default"), "\(line): \(message)")
         }
+    }
+
+    /// A receive range that is empty stops startup, even with accept_lightning=0 (turning
+    /// it on later must not meet a bad pair).
+    func testConfigLightningReceiveRangeMustNotBeEmpty() throws {
+        for extra in [[String](), ["accept_lightning=0"]] {
+            let error = try XCTUnwrap(failure(Self.base + extra + ["lightning_receive_min_sat=1000", "lightning_receive_max_sat=999"]))
+            XCTAssertEqual(error.key, "lightning_receive_max_sat")
+            XCTAssertTrue(error.description.contains("below lightning_receive_min_sat (1000)"), error.description)
+            XCTAssertTrue(error.description.contains("allowed: 1000 to"), error.description)
+        }
+        XCTAssertEqual(try resolve(Self.base + ["lightning_receive_min_sat=1000", "lightning_receive_max_sat=1000"])
+            .lightningReceive.maxSat, 1_000)
     }
 
     /// Audit H-4: a provider's every lock must pay its refund at the fee cap and keep more

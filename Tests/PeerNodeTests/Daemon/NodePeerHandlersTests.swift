@@ -51,8 +51,8 @@ final class NodePeerHandlersTests: XCTestCase {
         try await answers(desk: nil)
     }
 
-    /// Until the submarine engines run: an InvoiceRequest is told the node takes no
-    /// Lightning payments (`not_found`), and an onchain_to_ln SwapRequest that this
+    /// Without a `ContactInvoiceDesk` (`accept_lightning=0`): an InvoiceRequest is told the
+    /// node takes no Lightning payments (`not_found`); until the submarine engines run, an onchain_to_ln SwapRequest that this
     /// direction is not offered (`invalid_request`), at a provider or not.
     func testInvoiceRequestsAndSubmarineSwapRequestsAreRefusedPlainly() async throws {
         let fixture = try WalletFixture()
