@@ -81,9 +81,11 @@ testnet: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet scenarios $(TESTNET_ARGS)
 
+# Every scenario, then the demo with every node on a real ElectrumX (issue 18).
 testnet-all: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet scenarios --all electrum $(TESTNET_ARGS)
+	.build/debug/peernode-testnet demo --chain electrum
 
 # The soak (issue 9): random payments and swaps, half of the swaps with a kill -9 at a
 # random persisted state, on one network for SOAK_MINUTES; prints swaps done, crashes
