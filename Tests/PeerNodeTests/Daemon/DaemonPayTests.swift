@@ -239,7 +239,7 @@ final class DaemonPayTests: XCTestCase {
         let (provider, carol, client) = try await startProviderCarolAndClient(fixture)
         let miner = Miner(rpc: fixture.rpc)
         do {
-            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
+            try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)
             miner.start()
             let first = Collected(), second = Collected()
             let control = client.node.client
@@ -364,7 +364,7 @@ final class DaemonPayTests: XCTestCase {
         let (carol, client) = (started.carol, started.client)
         let miner = Miner(rpc: fixture.rpc)
         do {
-            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
+            try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)
             let port = provider.node.ready.listenPort
             miner.start()
             let first = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
@@ -374,7 +374,7 @@ final class DaemonPayTests: XCTestCase {
             try await provider.node.stop()
             let restarted = try await fixture.start(provider.datadir, overrides: [
                 ConfigEntry(key: "listen", value: "127.0.0.1:\(port)", origin: ConfigEntry.commandLine)], engines: Self.engines)
-            provider = Node(node: restarted, datadir: provider.datadir, pubky: provider.pubky)
+            provider = provider.restarted(as: restarted)
 
             switch try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(30_000)]) {
             case .success(let second):
@@ -393,7 +393,7 @@ final class DaemonPayTests: XCTestCase {
             try await provider.node.stop()
             let again = try await fixture.start(provider.datadir, overrides: [
                 ConfigEntry(key: "listen", value: "127.0.0.1:\(port)", origin: ConfigEntry.commandLine)], engines: Self.engines)
-            provider = Node(node: again, datadir: provider.datadir, pubky: provider.pubky)
+            provider = provider.restarted(as: again)
             switch try await client.node.call("quote", ["contact": .string("carol"), "amount_sat": .integer(30_000)]) {
             case .success(let quote):
                 XCTAssertNotNil(quote["quote_id"]?.stringValue, "\(quote)")
@@ -426,7 +426,7 @@ final class DaemonPayTests: XCTestCase {
                     + (try XCTUnwrap(status["lightning"]?["balance_msat"]?.int64Value))
             }
             let clientBefore = try await worthMsat(client), providerBefore = try await worthMsat(provider)
-            try await fundAndSaveContacts(fixture, provider: provider, carol: carol, client: client)
+            try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)
             let deposits: [String: Int64] = ["client": 0, "prov": 100_000_000 * 1_000]
             miner.start()
             _ = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
@@ -480,21 +480,11 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, carol, provider], fixture)
     }
 
-    private struct Node {
-        let node: RunningDaemon
-        let datadir: String
-        let pubky: Pubky
-    }
+    private typealias Node = HubDaemonNode
 
-    /// A data directory whose config points at the hub and at the given LND node.
     private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint,
                            extra: [String], engines: @escaping SwapEngineFactory = DaemonPayTests.engines) async throws -> Node {
-        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_") }
-            + DaemonFixture.lightningConfig(lightning, macaroonFile: "\(name).macaroon") + extra
-        let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
-        try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
-        let node = try await fixture.start(datadir, engines: engines)
-        return Node(node: node, datadir: datadir, pubky: pubky)
+        try await fixture.startNode(name, lightning: lightning, extra: extra, engines: engines)
     }
 
     /// Three daemons on the hub: `prov` (a provider, no Lightning funds yet), `carol` (runs no
@@ -506,25 +496,6 @@ final class DaemonPayTests: XCTestCase {
         let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         return (provider, carol, client)
-    }
-
-    /// The hub's fee estimate at 1 sat/vB, two confirmed 0.5 BTC coins in the provider's
-    /// wallet (one for each of two locks at once), and `prov` and `carol` saved as the
-    /// client's contacts.
-    private func fundAndSaveContacts(_ fixture: DaemonFixture, provider: Node, carol: Node, client: Node) async throws {
-        _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-        for _ in 0..<2 {
-            let fresh = try await provider.node.result("wallet.address")
-            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
-        }
-        try await waitFor("the provider's wallet is funded") {
-            try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
-        }
-        for (name, node) in [("prov", provider), ("carol", carol)] {
-            _ = try await client.node.result("contacts.add", [
-                "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                "port": .integer(node.node.ready.listenPort)])
-        }
     }
 
     private func stopAll(_ nodes: [Node], _ fixture: DaemonFixture) async {

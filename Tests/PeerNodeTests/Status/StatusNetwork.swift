@@ -10,11 +10,7 @@ import XCTest
 /// swap waits in flight until a block is mined) on the hub, for the status tests that need
 /// swaps done and one held.
 final class StatusNetwork: @unchecked Sendable {
-    struct Node {
-        let node: RunningDaemon
-        let datadir: String
-        let pubky: Pubky
-    }
+    typealias Node = HubDaemonNode
 
     let fixture: DaemonFixture
     private(set) var provider: Node?
@@ -37,19 +33,7 @@ final class StatusNetwork: @unchecked Sendable {
         carol = try await startNode("carol", lightning: carolLN, extra: ["provider=0"])
         client = try await startNode("client", lightning: fixture.lightning, extra: ["provider=0", "zero_conf=0"])
         let provider = provider!, carol = carol!, client = client!
-        _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-        for _ in 0..<2 {
-            let fresh = try await provider.node.result("wallet.address")
-            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
-        }
-        try await waitFor("the provider's wallet is funded") {
-            try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
-        }
-        for (name, node) in [("prov", provider), ("carol", carol)] {
-            _ = try await client.node.result("contacts.add", [
-                "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                "port": .integer(node.node.ready.listenPort)])
-        }
+        try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)
         providerHTTP = StatusHTTP(port: try XCTUnwrap(provider.node.ready.statusPort), loop: fixture.loop)
         providerToken = try StatusHTTP.token(datadir: provider.datadir)
     }
@@ -121,7 +105,7 @@ final class StatusNetwork: @unchecked Sendable {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "backdating the provider's swaps")
         let restarted = try await fixture.start(old.datadir, engines: StatusAPITests.engines)
-        provider = Node(node: restarted, datadir: old.datadir, pubky: old.pubky)
+        provider = old.restarted(as: restarted)
         providerHTTP = StatusHTTP(port: try XCTUnwrap(restarted.ready.statusPort), loop: fixture.loop)
         _ = try await client!.node.result("contacts.add", [
             "name": .string("prov"), "pubky": .string(old.pubky.z32), "host": .string("127.0.0.1"),
@@ -145,12 +129,7 @@ final class StatusNetwork: @unchecked Sendable {
     }
 
     private func startNode(_ name: String, lightning: LightningEndpoint, extra: [String]) async throws -> Node {
-        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_") }
-            + DaemonFixture.lightningConfig(lightning, macaroonFile: "\(name).macaroon") + extra
-        let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
-        try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
-        let node = try await fixture.start(datadir, engines: StatusAPITests.engines)
-        return Node(node: node, datadir: datadir, pubky: pubky)
+        try await fixture.startNode(name, lightning: lightning, extra: extra, engines: StatusAPITests.engines)
     }
 
     private func waitFor(_ what: String, seconds: Int = 60, file: StaticString = #filePath, line: UInt = #line,

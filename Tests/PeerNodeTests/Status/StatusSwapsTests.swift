@@ -13,20 +13,9 @@ import XCTest
 /// body carries a secret the test knows; /metrics reads as Prometheus' own parser reads it,
 /// and its store-derived counters do not decrease across a restart.
 final class StatusSwapsTests: XCTestCase {
-    private struct Node {
-        let node: RunningDaemon
-        let datadir: String
-        let pubky: Pubky
-        let macaroonHex: String
-    }
-
-    private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint, extra: [String]) async throws -> Node {
-        let lines = fixture.hubConfig.filter { !$0.hasPrefix("lnd_") }
-            + DaemonFixture.lightningConfig(lightning, macaroonFile: "\(name).macaroon") + extra
-        let (datadir, pubky) = try await fixture.dataDirectory(name, config: lines)
-        try Data(try XCTUnwrap([UInt8](hex: lightning.macaroonHex))).write(to: URL(fileURLWithPath: datadir + "/\(name).macaroon"))
-        let node = try await fixture.start(datadir, engines: StatusAPITests.engines)
-        return Node(node: node, datadir: datadir, pubky: pubky, macaroonHex: lightning.macaroonHex)
+    private func startNode(_ fixture: DaemonFixture, _ name: String, lightning: LightningEndpoint,
+                           extra: [String]) async throws -> HubDaemonNode {
+        try await fixture.startNode(name, lightning: lightning, extra: extra, engines: StatusAPITests.engines)
     }
 
     func testSecretsNeverAppearMetricsParseAndCountersSurviveARestart() async throws {
@@ -42,19 +31,7 @@ final class StatusSwapsTests: XCTestCase {
         var https: [StatusHTTP] = []
         var pending: Task<Result<JSONValue, ControlError>, any Error>?
         do {
-            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
-            for _ in 0..<2 {
-                let fresh = try await provider.node.result("wallet.address")
-                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
-            }
-            try await waitFor("the provider's wallet is funded") {
-                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
-            }
-            for (name, node) in [("prov", provider), ("carol", carol)] {
-                _ = try await client.node.result("contacts.add", [
-                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                    "port": .integer(node.node.ready.listenPort)])
-            }
+            try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)
             let providerHTTP = StatusHTTP(port: try XCTUnwrap(provider.node.ready.statusPort), loop: fixture.loop)
             let clientHTTP = StatusHTTP(port: try XCTUnwrap(client.node.ready.statusPort), loop: fixture.loop)
             https = [providerHTTP, clientHTTP]
@@ -181,7 +158,7 @@ final class StatusSwapsTests: XCTestCase {
             https = [clientHTTP]
             try await provider.node.stop()
             let restarted = try await fixture.start(provider.datadir, engines: StatusAPITests.engines)
-            provider = Node(node: restarted, datadir: provider.datadir, pubky: provider.pubky, macaroonHex: provider.macaroonHex)
+            provider = provider.restarted(as: restarted)
             nodes = [provider, carol, client]
             let afterHTTP = StatusHTTP(port: try XCTUnwrap(restarted.ready.statusPort), loop: fixture.loop)
             https.append(afterHTTP)
