@@ -164,21 +164,31 @@ enum HostileClientScenarios {
             throw Failure("provA did not lock within 120 s")
         }
         let refundState = try clock.stage("mine a block at a time until provA's refund is out") { () throws(Failure) -> String in
-            for mined in 0...120 {
+            var mined = 0
+            let deadline = Date().addingTimeInterval(180)
+            while mined <= 120 && Date() < deadline {
                 let state = try provider.swapList().first { $0.id == swapID }?.state ?? "missing"
                 // Once the first block took the lock, nothing else is in the mempool until
                 // the refund: one broadcast after the state was read must not be mined
                 // before the kit sees it.
-                let mempool = try net.hub.rpc.balances().mempoolSize
-                if refundStates.contains(state) || (mined > 0 && mempool > 0) {
+                let chain = try net.hub.rpc.balances()
+                if refundStates.contains(state) || (mined > 0 && chain.mempoolSize > 0) {
                     clock.note("provA: \(state) after \(mined) block(s)")
                     return state
                 }
                 guard process.isRunning else { throw Failure("the kit ended before the refund: \(try process.wait(timeout: 5).line)") }
+                // From the timeout height on the refund may go out at any moment (a loaded
+                // provider takes its time): mining then could take it into a block unseen,
+                // so the runner waits for it instead (the kit logs the timeout height).
+                if let timeout = Self.timeoutHeight(in: process.progress), chain.height >= Int64(timeout) {
+                    usleep(300_000)
+                    continue
+                }
                 try net.hub.mine(1)
+                mined += 1
                 usleep(300_000)
             }
-            throw Failure("provA did not start its refund within 120 blocks")
+            throw Failure("provA did not start its refund within 120 blocks and 180 s")
         }
         let outcome = try clock.stage("no block: the kit catches the refund in the mempool and pushes the preimage") {
             () throws(Failure) -> KitOutcome in
@@ -289,6 +299,15 @@ enum HostileClientScenarios {
     }
 
     /// A swap's events, each with its kind (`swap show`).
+    /// The timeout height the kit logged while waiting for the refund ("(timeout height N)").
+    static func timeoutHeight(in progress: [String]) -> Int? {
+        for line in progress.reversed() {
+            guard let range = line.range(of: "(timeout height ") else { continue }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        return nil
+    }
+
     static func providerEvents(_ node: Node, _ id: String) throws(Failure) -> [(kind: String, data: [String: Any])] {
         JSON.array(try node.must(["swap", "show", id])["events"]).map { event in
             let entry = JSON.object(event) ?? [:]
