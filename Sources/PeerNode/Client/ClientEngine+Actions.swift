@@ -27,6 +27,16 @@ extension ClientEngine {
     // MARK: persist
 
     private func persist(_ state: ClientSwapState, of run: ClientSwapRun) async throws(ClientEngineError) {
+        var state = state
+        if state.phase.isFinal, state.outcome?.funds == .heldUntilCancelled,
+           await paymentHasFailed(paymentHash: run.secrets.paymentHash) {
+            // The end's fate is written once (a final record takes nothing after it): when
+            // the payment already failed back (the provider cancelled while this node was
+            // down, and the lock's check won the race with the payment's tracking), the
+            // record says so rather than "held".
+            run.machine.paymentReturnedAtEnd()
+            state = run.state
+        }
         var data = state.json
         if state.phase == .accepted, case .object(var members) = data, let accept = run.accept {
             // The accept is the provider's signed promise; kept as received.
@@ -135,6 +145,35 @@ extension ClientEngine {
             }
         }
     }
+
+    /// True when LND reports the payment for `paymentHash` failed (its first tracking
+    /// update, waited for at most `fateLookupMilliseconds`); false when it is in flight,
+    /// unknown, or LND does not answer in time.
+    private func paymentHasFailed(paymentHash: [UInt8]) async -> Bool {
+        let lightning = self.lightning
+        let sleeper = self.sleeper
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    for try await update in lightning.trackPayment(paymentHash: paymentHash) {
+                        if case .failed = update.status { return true }
+                        return false
+                    }
+                } catch {}
+                return false
+            }
+            group.addTask {
+                try? await sleeper.sleep(milliseconds: Self.fateLookupMilliseconds)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// How long the end of a swap waits for LND to say where a held payment is.
+    static let fateLookupMilliseconds: UInt64 = 2_000
 
     /// How tracking a payment ended.
     enum PaymentTracking: Equatable {

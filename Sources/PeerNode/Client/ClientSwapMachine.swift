@@ -297,6 +297,13 @@ public struct ClientSwapMachine: Sendable {
         (paidAt ?? 0) + settings.giveUpSeconds
     }
 
+    /// The swap ended saying its payment is held, and the Lightning node reports it failed
+    /// back already: the fate written is `returned`. Nothing else changes.
+    public mutating func paymentReturnedAtEnd() {
+        guard state.phase.isFinal, let outcome = state.outcome, outcome.funds == .heldUntilCancelled else { return }
+        state.outcome = ClientSwapOutcome(reason: outcome.reason, funds: .returned)
+    }
+
     private mutating func move(to phase: ClientSwapPhase) -> [ClientSwapAction] {
         state.phase = phase
         return [.persist(state)]

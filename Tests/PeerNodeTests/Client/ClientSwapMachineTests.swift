@@ -295,6 +295,28 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(waiting.state.outcome?.funds, .heldUntilCancelled)
     }
 
+    /// A swap that ended "held" while its payment had failed back already (the lock's
+    /// check won the race with the payment's tracking after a restart) is written as
+    /// returned; any other ending is left as it is.
+    func testAHeldEndingBecomesReturnedOnlyWhenTheSwapEndedHeld() {
+        var machine = machine(at: .lockSeen)
+        _ = machine.handle(.lockRejected("the lock is spent"))
+        XCTAssertEqual(machine.state.outcome?.funds, .heldUntilCancelled)
+        let reason = machine.state.outcome?.reason
+        machine.paymentReturnedAtEnd()
+        XCTAssertEqual(machine.state.outcome?.funds, .returned)
+        XCTAssertEqual(machine.state.outcome?.reason, reason, "the reason is kept")
+        XCTAssertEqual(machine.phase, .failed)
+
+        var running = self.machine(at: .lockSeen)
+        running.paymentReturnedAtEnd()
+        XCTAssertNil(running.state.outcome, "a running swap has no fate to change")
+        var neverSent = self.machine(at: .accepted)
+        _ = neverSent.handle(.refused("no"))
+        neverSent.paymentReturnedAtEnd()
+        XCTAssertEqual(neverSent.state.outcome?.funds, .neverSent)
+    }
+
     // MARK: the claim rule on resume (audit H-2)
 
     /// A claim the node never accepted is resumed only within the claim rule (the engine
