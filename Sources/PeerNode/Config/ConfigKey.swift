@@ -59,6 +59,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "1", allowed: "0 or 1 (0 only with a loopback lnd_rest_host)"),
         ConfigKey("lnd_macaroon", "LND macaroon file (admin.macaroon, or one with the permissions `peernode doctor` checks)",
                   default: "", allowed: "a file path; relative to the datadir; required"),
+        ConfigKey("accept_onchain", "take on-chain payments: answer a peer's EndpointsRequest with an address of this node's wallet (0: a node paid on Lightning only)",
+                  default: "1", allowed: "0 or 1"),
         ConfigKey("accept_lightning", "take Lightning payments from saved contacts: answer their InvoiceRequests with an invoice of this node's LND",
                   default: "1", allowed: "0 or 1"),
         ConfigKey("lightning_receive_min_sat", "smallest invoice a contact may ask for (accept_lightning)",

@@ -144,6 +144,7 @@ private struct ConfigResolver {
         resolved.clientFinalityConfirmations = try value("client_finality_confirmations")?.int(in: 1...100)
             ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
         resolved.lightningReceive = try lightningReceiveSettings()
+        resolved.acceptOnchain = try value("accept_onchain")?.bool() ?? true
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
     }

@@ -141,6 +141,10 @@ public struct NodeConfig: Sendable, Equatable {
     public var statusListen: HostPort?
     /// Whether and within what amounts contacts may ask this node for an invoice.
     public var lightningReceive = LightningReceiveSettings()
+    /// Whether the node takes on-chain payments (`accept_onchain`): its `Endpoints` list an
+    /// address of its wallet. Off, a payer sees the Lightning entry only (or, with
+    /// `accept_lightning=0` too, is told the node takes no payments).
+    public var acceptOnchain = true
     /// The fewest lock confirmations the client waits for before claiming, whatever a
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.

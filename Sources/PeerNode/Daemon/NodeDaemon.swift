@@ -231,7 +231,8 @@ public final class NodeDaemon: Sendable {
         let peerServer = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, log: peerLog,
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
                                                                     engines: engines, servesPeer: servesPeer,
-                                                                    invoiceDesk: invoiceDesk),
+                                                                    invoiceDesk: invoiceDesk,
+                                                                    acceptsOnchain: config.acceptOnchain),
                                     isProtected: { protectedPeers.contains($0) })
         let dialer = PeerDialer(identity: identity, loop: loop)
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in

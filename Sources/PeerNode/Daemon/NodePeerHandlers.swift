@@ -38,7 +38,7 @@ enum NodePeerHandlers {
 
     static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox,
                      servesPeer: ServesPeer? = nil, limiter: PeerRequestLimiter = PeerRequestLimiter(),
-                     invoiceDesk: ContactInvoiceDesk? = nil) -> PeerHandlers {
+                     invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true) -> PeerHandlers {
         PeerHandlers(onRequest: { request, peer in
             // One peer's request rate is its own: over its share it is told when to retry.
             if let waitMilliseconds = limiter.take(peer, nowMilliseconds: MonotonicClock.milliseconds()) {
@@ -47,7 +47,7 @@ enum NodePeerHandlers {
                               reason: "too many requests from this peer; retry in \(waitMilliseconds) ms").encoded
             }
             return await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
-                                servesPeer: servesPeer, invoiceDesk: invoiceDesk)
+                                servesPeer: servesPeer, invoiceDesk: invoiceDesk, acceptsOnchain: acceptsOnchain)
         }, onPush: { message, peer in
             if let servesPeer, await !servesPeer(peer) { return }
             await engines.current.provider?.receive(push: message, from: peer)
@@ -56,7 +56,7 @@ enum NodePeerHandlers {
 
     static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
                        engines: SwapEnginesBox, servesPeer: ServesPeer? = nil,
-                       invoiceDesk: ContactInvoiceDesk? = nil) async -> [UInt8] {
+                       invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true) async -> [UInt8] {
         let envelope = try? MessageEnvelope.parse(request)
         let requestID = envelope?.requestID ?? "unknown"
         if let type = envelope?.type, let role = notRequests[type] {
@@ -71,11 +71,19 @@ enum NodePeerHandlers {
         }
         switch message {
         case .endpointsRequest(let endpointsRequest):
-            // One address per asking peer until it is paid (audit M-6).
-            let address = await wallet.reusableAddress(for: peer.description)
-            var endpoints = [Endpoint(address: address.encoded, network: network.rawValue)]
+            var endpoints: [Endpoint] = []
+            if acceptsOnchain {
+                // One address per asking peer until it is paid (audit M-6).
+                let address = await wallet.reusableAddress(for: peer.description)
+                endpoints.append(Endpoint(address: address.encoded, network: network.rawValue))
+            }
             // After the on-chain entry: older clients take the first entry they can pay.
             if let invoiceDesk { endpoints.append(.lightning(pubky: invoiceDesk.identity.pubky, network: network.rawValue)) }
+            // A node that takes neither says so, rather than sending a list a payer reads as empty.
+            guard !endpoints.isEmpty else {
+                return Reject(requestID: endpointsRequest.requestID, code: .notFound,
+                              reason: "this node takes no payments (accept_onchain=0, accept_lightning=0)").encoded
+            }
             return Endpoints(requestID: endpointsRequest.requestID, endpoints: endpoints).encoded
         case .invoiceRequest(let invoiceRequest):
             // A node that takes no Lightning names no lightning entry in its Endpoints, so

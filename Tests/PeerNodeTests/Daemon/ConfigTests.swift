@@ -149,6 +149,7 @@ final class ConfigTests: XCTestCase {
             ("wallet_sync_seconds=3600", { $0.walletSyncSeconds == 3600 }),
             ("log_peer_events=1", { $0.logPeerEvents }),
             ("accept_lightning=0", { !$0.lightningReceive.enabled }),
+            ("accept_onchain=0", { !$0.acceptOnchain }),
             ("lightning_receive_min_sat=1000000", { $0.lightningReceive.minSat == 1_000_000 }),
             ("lightning_receive_max_sat=2100000000000000", { $0.lightningReceive.maxSat == 2_100_000_000_000_000 }),
         ]
@@ -220,6 +221,7 @@ final class ConfigTests: XCTestCase {
             ("wallet_sync_seconds=0", "out of range"),
             ("wallet_sync_seconds=3601", "out of range"),
             ("accept_lightning=yes", "not 0 or 1"),
+            ("accept_onchain=2", "not 0 or 1"),
             ("lightning_receive_min_sat=0", "out of range"),
             ("lightning_receive_min_sat=-1", "negative"),
             ("lightning_receive_max_sat=2100000000000001", "out of range"),

@@ -136,6 +136,34 @@ final class ContactInvoiceTests: XCTestCase {
         await fixture.shutDown()
     }
 
+    /// A node paid on Lightning only (`accept_onchain=0`) lists its lightning entry alone and
+    /// hands out no address; one that takes neither rail refuses the EndpointsRequest
+    /// plainly instead of sending an empty list.
+    func testANodeThatTakesOnlyLightningListsNoAddressAndOneThatTakesNothingSaysSo() async throws {
+        let fixture = try await DaemonFixture()
+        let (erinDir, erinPubky) = try await fixture.dataDirectory("erin", config: fixture.hubConfig + ["accept_onchain=0"])
+        let (noneDir, nonePubky) = try await fixture.dataDirectory("none", config: fixture.hubConfig
+                                                                   + ["accept_onchain=0", "accept_lightning=0"])
+        let erin = try await fixture.start(erinDir)
+        let none = try await fixture.start(noneDir)
+        let dialer = PeerDialer(identity: Self.dave, loop: fixture.loop)
+        let toErin = try await dialer.dial(erinPubky, host: "127.0.0.1", port: erin.ready.listenPort)
+        let erinReply = try await toErin.request(EndpointsRequest(requestID: "e1").encoded, id: "e1")
+        await toErin.close()
+        guard case .endpoints(let endpoints) = try SwapMessage(bytes: erinReply) else { return XCTFail("not Endpoints") }
+        XCTAssertEqual(endpoints.endpoints.map(\.type), ["lightning"])
+        XCTAssertEqual(endpoints.endpoints.first?.lightningPubky, erinPubky)
+        let toNone = try await dialer.dial(nonePubky, host: "127.0.0.1", port: none.ready.listenPort)
+        let noneReply = try await toNone.request(EndpointsRequest(requestID: "e2").encoded, id: "e2")
+        await toNone.close()
+        guard case .reject(let reject) = try SwapMessage(bytes: noneReply) else { return XCTFail("not a Reject") }
+        XCTAssertEqual(reject.code, .notFound)
+        XCTAssertTrue(reject.reason.contains("takes no payments"), reject.reason)
+        try await erin.stop()
+        try await none.stop()
+        await fixture.shutDown()
+    }
+
     /// The desk alone, on a clock the test sets and an LND that is down: each refusal says
     /// to try later without naming the backend, and the per-contact bucket counts exactly.
     func testTheDeskRateLimitsEachContactAndSaysToRetryWhenLNDIsDown() async throws {
