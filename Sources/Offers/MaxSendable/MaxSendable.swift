@@ -18,31 +18,46 @@
 ///    that one settles.
 /// 5. A failed quote stops with the best verified amount (or none) and the reason; so
 ///    does reaching `maxRounds`.
+///
+/// The same search serves both directions (`terms.direction`): `ln_to_onchain` quotes the
+/// lock (X + claim fee) against the spending budget; `onchain_to_ln` (`max --from
+/// savings`, `MaxFromSavings`) quotes the invoice X itself (claim fee 0) against the
+/// savings left after the lock's own miner fee, and the quote's `total_sat` is the lock.
 public struct MaxSendable: Sendable {
     public static let defaultMaxRounds = 6
 
-    public let offer: Offer
+    /// The terms searched under: amounts, fee model and on-chain fee of one direction.
+    public let terms: DirectionTerms
     public let claimFeeSat: Int64
     public let budgetSat: Int64
     public let maxRounds: Int
 
+    /// The reverse direction under `offer`'s top-level terms (its `ln_to_onchain` ones).
     public init(offer: Offer, claimFeeSat: Int64, budgetSat: Int64, maxRounds: Int = defaultMaxRounds) {
-        self.offer = offer
+        self.init(terms: DirectionTerms(direction: .lightningToOnchain, minAmountSat: offer.minAmountSat,
+                                        maxAmountSat: offer.maxAmountSat, baseFeeSat: offer.baseFeeSat, feePPM: offer.feePPM,
+                                        onchainFeeSat: offer.onchainFeeSat, requiredConfirmations: offer.requiredConfirmations,
+                                        htlcTimeoutBlocks: offer.htlcTimeoutBlocks),
+                  claimFeeSat: claimFeeSat, budgetSat: budgetSat, maxRounds: maxRounds)
+    }
+
+    public init(terms: DirectionTerms, claimFeeSat: Int64, budgetSat: Int64, maxRounds: Int = defaultMaxRounds) {
+        self.terms = terms
         self.claimFeeSat = claimFeeSat
         self.budgetSat = budgetSat
         self.maxRounds = max(1, maxRounds)
     }
 
     public func settle(using quoter: any Quoter) async -> MaxSendableResult {
-        let model = offer.feeModel
+        let model = terms.feeModel
         let scale = Amounts.million + model.feePPM
-        // X must stay at least 1 sat above the claim fee, and the lock within the offer.
-        let minimum = max(offer.minAmountSat, claimFeeSat + 1)
-        guard let fromTerms = model.largestAmount(withTotalAtMost: budgetSat, onchainFeeSat: offer.onchainFeeSat),
-              min(fromTerms, offer.maxAmountSat) >= minimum else {
+        // X must stay at least 1 sat above the claim fee, and the quoted amount within the terms.
+        let minimum = max(terms.minAmountSat, claimFeeSat + 1)
+        guard let fromTerms = model.largestAmount(withTotalAtMost: budgetSat, onchainFeeSat: terms.onchainFeeSat),
+              min(fromTerms, terms.maxAmountSat) >= minimum else {
             return MaxSendableResult(amountSat: nil, quote: nil, rounds: 0, outcome: .budgetBelowMinimum)
         }
-        var candidate = min(fromTerms, offer.maxAmountSat)
+        var candidate = min(fromTerms, terms.maxAmountSat)
         var best: Quote?
         var lowestMiss: Int64?
         var rounds = 0
@@ -62,14 +77,17 @@ public struct MaxSendable: Sendable {
             guard quote.amountSat == candidate else {
                 return result(.quoteFailed("the quote is for another amount than asked"))
             }
+            guard quote.swapDirection == terms.direction else {
+                return result(.quoteFailed("the quote is for another direction than asked"))
+            }
             if quote.totalSat <= budgetSat {
                 best = quote
-                if candidate >= offer.maxAmountSat { return result(.atProviderMaximum) }
+                if candidate >= terms.maxAmountSat { return result(.atProviderMaximum) }
                 if lowestMiss != nil { return result(.settled) }
                 // floor(slack × 1e6 / (1e6 + ppm)): what the slack buys at the offer's rate.
                 let slack = budgetSat - quote.totalSat
                 let climb = scale.dividingFullWidth(slack.multipliedFullWidth(by: Amounts.million)).quotient
-                let next = min(candidate + climb, offer.maxAmountSat)
+                let next = min(candidate + climb, terms.maxAmountSat)
                 guard next > candidate else { return result(.settled) }
                 candidate = next
             } else {

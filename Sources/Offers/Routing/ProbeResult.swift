@@ -46,18 +46,58 @@ public struct SkippedContact: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(contact): \(reason)" }
 }
 
-/// The outcome of probing a set of contacts.
+/// The outcome of probing a set of contacts, per direction: a provider running both
+/// directions is in both lists, one running a single direction is skipped in the other
+/// (`directionNotOffered`).
 public struct ProbeReport: Sendable, Equatable {
-    /// Checked offers: signed by the contact, this network, a supported version, unexpired.
+    /// Checked offers running `ln_to_onchain` (reverse swaps): signed by the contact, this
+    /// network, a supported version, unexpired.
     public var offers: [ProviderOffer]
-    /// The debug list: every other contact, with its reason.
+    /// The debug list for reverse swaps: every other contact, with its reason.
     public var skipped: [SkippedContact]
+    /// Checked offers running `onchain_to_ln` (submarine swaps).
+    public var submarineOffers: [ProviderOffer]
+    /// The debug list for submarine swaps.
+    public var submarineSkipped: [SkippedContact]
     /// Contacts asked over the network this time (the rest came from the cache).
     public var probed: Int
 
-    public init(offers: [ProviderOffer] = [], skipped: [SkippedContact] = [], probed: Int = 0) {
+    public init(offers: [ProviderOffer] = [], skipped: [SkippedContact] = [], submarineOffers: [ProviderOffer] = [],
+                submarineSkipped: [SkippedContact] = [], probed: Int = 0) {
         self.offers = offers
         self.skipped = skipped
+        self.submarineOffers = submarineOffers
+        self.submarineSkipped = submarineSkipped
         self.probed = probed
+    }
+
+    /// Files a checked offer under each direction it runs, and as skipped in the other.
+    mutating func add(_ provider: ProviderOffer) {
+        if provider.offer.body.supports(.lightningToOnchain) {
+            offers.append(provider)
+        } else {
+            skipped.append(SkippedContact(contact: provider.contact, reason: .directionNotOffered(.lightningToOnchain)))
+        }
+        if provider.offer.body.supports(.onchainToLightning) {
+            submarineOffers.append(provider)
+        } else {
+            submarineSkipped.append(SkippedContact(contact: provider.contact, reason: .directionNotOffered(.onchainToLightning)))
+        }
+    }
+
+    /// A contact with no usable offer is skipped in both directions.
+    mutating func skip(_ contact: SkippedContact) {
+        skipped.append(contact)
+        submarineSkipped.append(contact)
+    }
+
+    /// The reverse candidates for `selector`'s X: the ranked offers and every skipped contact.
+    public func reverse(_ selector: RouteSelector) -> RankedCandidates<RouteCandidate> {
+        selector.ranked(offers).skipping(skipped)
+    }
+
+    /// The submarine candidates for `selector`'s X.
+    public func submarine(_ selector: SubmarineSelector) -> RankedCandidates<SubmarineCandidate> {
+        selector.rank(submarineOffers).skipping(submarineSkipped)
     }
 }

@@ -28,6 +28,9 @@ public struct RouteSelector: Sendable {
     /// The candidate for one offer, or why it does not fit.
     public func price(_ provider: ProviderOffer) -> Result<RouteCandidate, SkipReason> {
         let offer = provider.offer.body
+        // The top-level terms are a submarine-only provider's `onchain_to_ln` ones: never
+        // price a reverse swap from them.
+        guard offer.supports(.lightningToOnchain) else { return .failure(.directionNotOffered(.lightningToOnchain)) }
         // DESIGN 5's default when offered; P2WSH is for providers without Taproot. (A
         // P2WSH claim can be a vbyte smaller, but only with the longest ECDSA signature
         // assumed, and Taproot locks look like any other output.)
@@ -57,6 +60,12 @@ public struct RouteSelector: Sendable {
                                        claimFeeSat: claimFee, lockAmountSat: lockAmount, serviceFeeSat: serviceFee,
                                        providerOnchainFeeSat: offer.onchainFeeSat, invoiceTotalSat: invoiceTotal,
                                        routingFeeSat: routingFee.fee(paymentSat: invoiceTotal)))
+    }
+
+    /// `rank` as one value, beside `SubmarineSelector.rank`'s.
+    public func ranked(_ providers: [ProviderOffer]) -> RankedCandidates<RouteCandidate> {
+        let (ranked, unfit) = rank(providers)
+        return RankedCandidates(ranked: ranked, skipped: unfit)
     }
 
     /// Fitting candidates, best first, and the offers that do not fit this amount.

@@ -59,7 +59,7 @@ public actor Router {
         for contact in uniqued(contacts) {
             if !refresh, let cached = cache[contact.pubky], cached.contact == contact,
                cached.offer.body.validUntilUnix >= now + settings.cacheMarginSeconds {
-                report.offers.append(cached)
+                report.add(cached)
             } else {
                 toProbe.append(contact)
             }
@@ -71,17 +71,17 @@ public actor Router {
             case .offer(let offer):
                 if let reason = check(offer, from: contact, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
-                    report.skipped.append(SkippedContact(contact: contact, reason: reason))
+                    report.skip(SkippedContact(contact: contact, reason: reason))
                 } else {
                     let provider = ProviderOffer(contact: contact, offer: offer)
                     cache[contact.pubky] = provider
-                    report.offers.append(provider)
+                    report.add(provider)
                 }
             case .skipped(let reason):
                 // The contact's latest answer is not an offer: its old one is no longer
                 // something to route through.
                 cache[contact.pubky] = nil
-                report.skipped.append(SkippedContact(contact: contact, reason: reason))
+                report.skip(SkippedContact(contact: contact, reason: reason))
             }
         }
         report.probed = toProbe.count
@@ -145,7 +145,11 @@ public actor Router {
             return .incompatibleVersion(body.protocolVersion)
         }
         guard body.network == settings.network.rawValue else { return .otherNetwork(body.network) }
-        guard body.supports(.lightningToOnchain) else { return .notAProvider("offers no Lightning-to-on-chain swaps") }
+        // A provider running only `onchain_to_ln` is a route for submarine swaps; `probe`
+        // lists it apart from the reverse offers.
+        guard SwapDirection.allCases.contains(where: body.supports) else {
+            return .notAProvider("offers no swap direction this node runs")
+        }
         guard body.validUntilUnix >= nowUnix else { return .offerExpired }
         guard body.minAmountSat <= body.maxAmountSat else { return .invalidOffer("empty amount range") }
         return nil

@@ -29,6 +29,19 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case contractTypeNotOffered(wanted: ContractType, offered: [ContractType])
     /// The offer lists only retired contract types (an old provider's `p2wsh`).
     case onlyRetiredContracts
+    /// The offer does not run this direction (a reverse-only provider asked for a
+    /// submarine swap, or the other way round).
+    case directionNotOffered(SwapDirection)
+    /// `onchain_to_ln`: X is outside the invoice amounts the offer pays (its terms are
+    /// invoice amounts, so these are the amounts the payer types).
+    case invoiceAmountOutOfRange(amountSat: Int64, minimumSat: Int64, maximumSat: Int64)
+    /// The swap would take more from `source` than it holds.
+    case balanceTooSmall(source: RailSource, neededSat: Int64, balanceSat: Int64)
+    /// The provider's fee is above what this node's `QuotePolicy` accepts: its quote would
+    /// be refused, so the route is not chosen.
+    case feeAboveMaximum(feeSat: Int64, maximumSat: Int64)
+    /// Every fee of the route together is above the payer's `--max-fee`.
+    case aboveMaxFee(feeSat: Int64, capSat: Int64)
 
     public var description: String {
         switch self {
@@ -54,6 +67,20 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
             return "offers no \(wanted.rawValue) contract (it offers \(list))"
         case .onlyRetiredContracts:
             return "offers only retired contract types (p2wsh, which does not check the preimage's size); it needs an upgrade"
+        case .directionNotOffered(let direction):
+            return direction == .onchainToLightning ? "offers no on-chain-to-Lightning swaps" : "offers no Lightning-to-on-chain swaps"
+        case .invoiceAmountOutOfRange(let amount, let minimum, let maximum):
+            if maximum < minimum { return "its offer pays no Lightning invoice now (its maximum is below its minimum)" }
+            if amount < minimum {
+                return "the smallest invoice its offer pays is \(OffersError.sats(minimum)) (not \(OffersError.sats(amount)))"
+            }
+            return "the largest invoice its offer pays is \(OffersError.sats(maximum)) (not \(OffersError.sats(amount)))"
+        case .balanceTooSmall(let source, let needed, let balance):
+            return "needs \(OffersError.sats(needed)) of \(source.balanceName), which \(source == .savings ? "hold" : "holds") \(OffersError.sats(balance))"
+        case .feeAboveMaximum(let fee, let maximum):
+            return "charges \(OffersError.sats(fee)) in fees, above this node's maximum of \(OffersError.sats(maximum))"
+        case .aboveMaxFee(let fee, let cap):
+            return "its fees come to \(OffersError.sats(fee)), above --max-fee \(OffersError.sats(cap))"
         }
     }
 }

@@ -279,3 +279,38 @@ private final class RangeRecorder: Sendable {
     func record(_ range: ClosedRange<UInt64>) { ranges.withLock { $0.append(range) } }
     var first: ClosedRange<UInt64>? { ranges.withLock { $0.first } }
 }
+
+extension RouterTests {
+    /// One probe learns both directions: a two-way provider is a route both ways, a
+    /// submarine-only one is kept (it was dropped before) and listed as skipped for reverse
+    /// swaps, a reverse-only one as skipped for submarine swaps; a contact with no offer
+    /// is skipped in both. The cache keeps the submarine-only offer too.
+    func testProbeFilesEachOfferUnderTheDirectionsItRuns() async {
+        let offers: [String: ProviderOffer] = [
+            "two-way": RailFixtures.provider(1, "two-way"),
+            "swap-in": RailFixtures.provider(2, "swap-in", reverse: false),
+            "swap-out": RailFixtures.provider(3, "swap-out", submarine: nil),
+        ]
+        let prober = ScriptedProber { contact in
+            guard let provider = offers[contact.name] else { return .answer(.skipped(.notAProvider("no"))) }
+            return .answer(.offer(provider.offer))
+        }
+        let contacts = ["two-way", "swap-in", "swap-out"].map { offers[$0]!.contact } + [Self.contact(4, "none")]
+        let probing = router(prober)
+        for round in 1...2 {
+            let report = await probing.probe(contacts)
+            XCTAssertEqual(report.probed, round == 1 ? 4 : 1, "round \(round): offers come from the cache")
+            XCTAssertEqual(report.offers.map(\.contact.name), ["two-way", "swap-out"])
+            XCTAssertEqual(report.submarineOffers.map(\.contact.name), ["two-way", "swap-in"])
+            XCTAssertEqual(report.skipped.map { "\($0.contact.name): \($0.reason)" },
+                           ["swap-in: offers no Lightning-to-on-chain swaps", "none: runs no provider: no"])
+            XCTAssertEqual(report.submarineSkipped.map { "\($0.contact.name): \($0.reason)" },
+                           ["swap-out: offers no on-chain-to-Lightning swaps", "none: runs no provider: no"])
+            let submarine = report.submarine(SubmarineSelector(amountSat: 20_000, lockFeeSat: 300))
+            XCTAssertEqual(submarine.ranked.map(\.provider.contact.name).sorted(), ["swap-in", "two-way"])
+            XCTAssertEqual(submarine.skipped.count, 2)
+            let reverse = report.reverse(RouteSelector(amountSat: 20_000, destination: .p2tr, claimFeeRate: Fixtures.rate(2)))
+            XCTAssertEqual(reverse.ranked.map(\.provider.contact.name).sorted(), ["swap-out", "two-way"])
+        }
+    }
+}
