@@ -7,7 +7,7 @@ import Transport
 public struct SwapAccountingEntry: Sendable, Hashable {
     public let id: String
     public let role: SwapRole
-    /// `swap_out` or `pay_contact` for a client swap, `provide` for a provider's.
+    /// `swap_out`, `pay_contact` or `swap_in` for a client swap, `provide` for a provider's.
     public let purpose: String
     public let peer: String
     /// Unix seconds: the contract's creation and the final event (nil while in flight).

@@ -26,6 +26,10 @@ public struct SwapHistory: Sendable {
         case .client:
             return SwapHistory(record: record, events: events,
                                routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
+        case .provider where SwapAccountingEntry.isSubmarine(record.contract):
+            // The provider pays the invoice: its routing fee is recorded as a client's is.
+            return SwapHistory(record: record, events: events,
+                               routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
         case .provider:
             return SwapHistory(record: record, events: events,
                                lockChildFeeSat: try await ProviderEngine.recordedLockChildFee(record.id, in: store),
