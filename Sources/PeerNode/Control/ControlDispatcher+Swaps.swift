@@ -54,6 +54,22 @@ extension ControlDispatcher {
     /// service fee earned).
     static func summary(of record: SwapRecord) -> [String: JSONValue] {
         let contract = record.contract
+        if SwapAccountingEntry.isSubmarine(contract) {
+            // On-chain → Lightning: the amount is the invoice's, the fees what the lock adds.
+            let quote = contract["quote"]
+            var out: [String: JSONValue] = ["direction": .string("onchain_to_ln"), "amount_sat": quote?["amount_sat"] ?? .null]
+            switch record.role {
+            case .client:
+                out["kind"] = .string(contract["own_invoice"]?.boolValue == true ? "swap-in" : "pay")
+                if let total = quote?["total_sat"]?.int64Value, let amount = quote?["amount_sat"]?.int64Value {
+                    out["fees_sat"] = .integer(total - amount)
+                }
+            case .provider:
+                out["kind"] = .string("provide")
+                out["fees_sat"] = quote?["service_fee_sat"] ?? .null
+            }
+            return out
+        }
         switch record.role {
         case .client:
             // The command that made it, as the user typed it.
