@@ -23,18 +23,7 @@ public struct SwapAccounting: Sendable, Hashable {
     /// Reads each swap's contract, log and recorded routing fee.
     public init(swaps: [SwapHistory], since: AccountingDay? = nil) throws(AccountingError) {
         var all: [SwapAccountingEntry] = []
-        for swap in swaps {
-            switch swap.record.role {
-            case .client where SwapAccountingEntry.isSubmarine(swap.record.contract):
-                all.append(try .submarineClient(swap.record, events: swap.events))
-            case .client: all.append(try .client(swap.record, events: swap.events, routingFeeMsat: swap.routingFeeMsat))
-            case .provider where SwapAccountingEntry.isSubmarine(swap.record.contract):
-                all.append(try .submarineProvider(swap.record, events: swap.events, routingFeeMsat: swap.routingFeeMsat))
-            case .provider:
-                all.append(try .provider(swap.record, events: swap.events, lockChildFeeSat: swap.lockChildFeeSat,
-                                         lockWithdrawalFeeSat: swap.lockWithdrawalFeeSat))
-            }
-        }
+        for swap in swaps { all.append(try SwapAccountingEntry(swap)) }
         self.init(entries: all, since: since)
     }
 

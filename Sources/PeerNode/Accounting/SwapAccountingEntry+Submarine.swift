@@ -3,6 +3,22 @@ import Offers
 import Transport
 
 extension SwapAccountingEntry {
+    /// One swap's entry from what the store holds of it, by role and direction.
+    init(_ swap: SwapHistory) throws(AccountingError) {
+        let record = swap.record
+        switch record.role {
+        case .client where Self.isSubmarine(record.contract):
+            self = try .submarineClient(record, events: swap.events)
+        case .client:
+            self = try .client(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat)
+        case .provider where Self.isSubmarine(record.contract):
+            self = try .submarineProvider(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat)
+        case .provider:
+            self = try .provider(record, events: swap.events, lockChildFeeSat: swap.lockChildFeeSat,
+                                 lockWithdrawalFeeSat: swap.lockWithdrawalFeeSat)
+        }
+    }
+
     /// Whether a stored contract is an `onchain_to_ln` (submarine) swap's: both engines
     /// mark their records with the direction, under the same roles as the reverse swaps.
     static func isSubmarine(_ contract: JSONValue) -> Bool {

@@ -19,16 +19,10 @@ struct StatusBooks: Sendable {
         var swaps: [Swap] = []
         let records = unfinishedOnly ? try await store.unfinishedSwaps(role: nil) : try await store.allSwaps(limit: Int(Int32.max))
         for record in records {
-            let events = try await store.events(of: record.id)
-            let entry: SwapAccountingEntry
-            switch record.role {
-            case .client:
-                let fee = try await ClientEngine.recordedRoutingFee(record.id, in: store)
-                entry = try .client(record, events: events, routingFeeMsat: fee)
-            case .provider:
-                entry = try .provider(record, events: events)
-            }
-            swaps.append(Swap(record: record, entry: entry, last: events.last, timeoutHeight: timeoutHeight(record, events)))
+            let history = try await SwapHistory.load(record, from: store)
+            let events = history.events
+            swaps.append(Swap(record: record, entry: try SwapAccountingEntry(history), last: events.last,
+                              timeoutHeight: timeoutHeight(record, events)))
         }
         return StatusBooks(swaps: swaps)
     }
@@ -43,7 +37,10 @@ struct StatusBooks: Sendable {
     private static func timeoutHeight(_ record: SwapRecord, _ events: [SwapEvent]) -> Int64? {
         if let height = record.contract["accept"]?["timeout_height"]?.int64Value { return height }
         for event in events.reversed() {
-            if let height = event.data["timeout_height"]?.int64Value { return height }
+            // A reverse client's state names it; a submarine client's, its contract.
+            if let height = event.data["timeout_height"]?.int64Value ?? event.data["contract"]?["timeout_height"]?.int64Value {
+                return height
+            }
         }
         return nil
     }

@@ -18,13 +18,15 @@ struct StatusMetrics {
         // Swaps by role, direction and outcome: every combination present, zeros included,
         // so a dashboard's query sees the series before the first swap of a kind.
         var counts: [String: Int] = [:]
-        for swap in books.swaps { counts[Self.key(swap.entry), default: 0] += 1 }
+        for swap in books.swaps { counts[Self.key(swap), default: 0] += 1 }
         var swapSamples: [([(String, String)], String)] = []
         for role in SwapRole.allCases {
-            for outcome in AccountingOutcome.allCases where outcome != .inFlight {
-                let key = "\(role.rawValue)|\(SwapDirection.lightningToOnchain.rawValue)|\(outcome.rawValue)"
-                swapSamples.append(([("role", role.rawValue), ("direction", SwapDirection.lightningToOnchain.rawValue),
-                                     ("outcome", outcome.rawValue)], String(counts[key] ?? 0)))
+            for direction in SwapDirection.allCases {
+                for outcome in AccountingOutcome.allCases where outcome != .inFlight {
+                    let key = "\(role.rawValue)|\(direction.rawValue)|\(outcome.rawValue)"
+                    swapSamples.append(([("role", role.rawValue), ("direction", direction.rawValue),
+                                         ("outcome", outcome.rawValue)], String(counts[key] ?? 0)))
+                }
             }
         }
         out.family("peernode_swaps_total", .counter, "Swaps that reached a final state, by role, direction and outcome (from the store).",
@@ -97,7 +99,8 @@ struct StatusMetrics {
         return out
     }
 
-    private static func key(_ entry: SwapAccountingEntry) -> String {
-        "\(entry.role.rawValue)|\(SwapDirection.lightningToOnchain.rawValue)|\(entry.outcome.rawValue)"
+    private static func key(_ swap: StatusBooks.Swap) -> String {
+        let direction: SwapDirection = SwapAccountingEntry.isSubmarine(swap.record.contract) ? .onchainToLightning : .lightningToOnchain
+        return "\(swap.entry.role.rawValue)|\(direction.rawValue)|\(swap.entry.outcome.rawValue)"
     }
 }
