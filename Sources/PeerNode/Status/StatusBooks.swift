@@ -25,6 +25,9 @@ struct StatusBooks: Sendable {
             case .client:
                 let fee = try await ClientEngine.recordedRoutingFee(record.id, in: store)
                 entry = try .client(record, events: events, routingFeeMsat: fee)
+            case .provider where SubmarineProviderRecord.isSubmarine(record):
+                let fee = try await SubmarineProviderEngine.recordedRoutingFee(record.id, in: store)
+                entry = try .submarineProvider(record, events: events, routingFeeMsat: fee)
             case .provider:
                 entry = try .provider(record, events: events)
             }

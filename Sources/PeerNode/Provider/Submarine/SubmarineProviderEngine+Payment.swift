@@ -51,6 +51,7 @@ extension SubmarineProviderEngine {
                         started = true
                         await self?.deliver(.paymentStarted, to: id)
                     }
+                    await self?.recordRoutingFee(update, swapID: id)
                     await self?.deliverPayment(update.status, to: id)
                     if update.status.isFinal { break }
                 }
@@ -91,6 +92,7 @@ extension SubmarineProviderEngine {
     private func follow(_ id: String, paymentHash: [UInt8]) async {
         do {
             for try await update in dependencies.lightning.trackPayment(paymentHash: paymentHash) {
+                await recordRoutingFee(update, swapID: id)
                 await deliverPayment(update.status, to: id)
                 if update.status.isFinal { return }
             }
@@ -98,6 +100,24 @@ extension SubmarineProviderEngine {
             deliver(.paymentNotFound, to: id)
         } catch {
             log("submarine swap \(id): tracking the payment: \(error); again at the next block")
+        }
+    }
+
+    /// Where the routing fee of a swap's successful payment is recorded (accounting).
+    static func routingFeeKey(_ swapID: String) -> String { "provider.submarine_routing_fee_msat.\(swapID)" }
+
+    /// The routing fee recorded for `swapID`, msat; nil when none was.
+    public static func recordedRoutingFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
+        guard let bytes = try await store.value(forKey: routingFeeKey(swapID)) else { return nil }
+        return Int64(String(decoding: bytes, as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    private func recordRoutingFee(_ update: PaymentUpdate, swapID id: String) async {
+        guard case .succeeded = update.status else { return }
+        do {
+            try await dependencies.store.setValue(Array(String(update.feeMsat).utf8), forKey: Self.routingFeeKey(id))
+        } catch {
+            log("submarine swap \(id): could not record the routing fee: \(error)")
         }
     }
 

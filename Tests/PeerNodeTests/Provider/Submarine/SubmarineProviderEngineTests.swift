@@ -92,6 +92,17 @@ final class SubmarineProviderEngineTests: XCTestCase {
         let active = await harness.engine.activeSwapIDs
         XCTAssertTrue(active.isEmpty)
         XCTAssertEqual(harness.liquidity.promisedSat, 0)
+
+        // The books (status API, `/metrics`) read the submarine record: the invoice and its
+        // routing fee out on Lightning, the lock less the claim's fee in on chain.
+        let books = try await StatusBooks.load(from: harness.store)
+        let entry = try XCTUnwrap(books.swaps.first { $0.record.id == id }?.entry)
+        XCTAssertEqual(entry.outcome, .completed)
+        XCTAssertEqual(entry.routingFeeMsat, Int64(payment.feeMsat))
+        XCTAssertEqual(entry.lightningMsat, -(amount * 1_000 + Int64(payment.feeMsat)))
+        XCTAssertEqual(entry.onchainSat, accept.totalSat - claim.fee)
+        XCTAssertEqual(entry.claimFeeSat, claim.fee)
+        XCTAssertEqual(entry.serviceFeeSat, quote.serviceFeeSat)
     }
 
     func testALockPayingLessThanAgreedIsNeverPaidFor() async throws {
