@@ -10,9 +10,9 @@ extension SubmarineProviderEngine {
         let id = swap.swapID
         switch action {
         case .watchLock:
-            watchScript(swap)
+            await watchScript(swap)
             guard let lock = state.lock else { return nil }
-            watchLockOutput(lock, swapID: id)
+            await watchLockOutput(lock, swapID: id)
             return await locate(lock)
         case .rebroadcastLock(let lock):
             // Signed by the client, so anyone may relay it; needed confirmed to claim.

@@ -4,27 +4,26 @@ import HTLC
 extension SubmarineProviderEngine {
     /// Adds a swap's contract script to the chain watch: every payment to it (the client's
     /// lock, or a stranger's) is reported, in the mempool and in blocks.
-    func watchScript(_ swap: SubmarineProviderRecord) {
+    func watchScript(_ swap: SubmarineProviderRecord) async {
         let script = swap.contract.scriptPubKey
         guard scripts[script] == nil else { return }
         scripts[script] = swap.swapID
-        addToWatch(WatchFilter(scripts: [script]))
+        await addToWatch(WatchFilter(scripts: [script]))
     }
 
     /// Adds a recorded lock: its txid (to hear it leave the mempool) and its output (to see
     /// the claim or the client's refund spend it).
-    func watchLockOutput(_ lock: SubmarineLock, swapID: String) {
+    func watchLockOutput(_ lock: SubmarineLock, swapID: String) async {
         lockTxids[lock.txid] = swapID
         guard lockOutpoints[lock.output.outPoint] == nil else { return }
         lockOutpoints[lock.output.outPoint] = swapID
-        addToWatch(WatchFilter(outpoints: [lock.output.outPoint]))
+        await addToWatch(WatchFilter(outpoints: [lock.output.outPoint]))
     }
 
-    private func addToWatch(_ filter: WatchFilter) {
+    /// Awaited, so the follower's next round (a rescan's included) already matches it.
+    private func addToWatch(_ filter: WatchFilter) async {
         guard let watchID else { return }
-        let follower = dependencies.follower
-        // Queued on the follower's actor; its next round sees the filter.
-        Task { await follower.watch(filter, for: watchID) }
+        await dependencies.follower.watch(filter, for: watchID)
     }
 
     /// Turns the follower's events into swap inputs.

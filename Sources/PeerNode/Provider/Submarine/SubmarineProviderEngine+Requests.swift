@@ -186,7 +186,7 @@ extension SubmarineProviderEngine {
             + "\(contract.type) at \(contract.encodedAddress), timeout \(timeoutHeight)")
         swaps[swap.swapID] = swap
         states[swap.swapID] = state
-        watchScript(swap)
+        await watchScript(swap)
         openMailbox(swap.swapID)
         deliver(.recover, to: swap.swapID)
         return accept.encoded

@@ -103,17 +103,19 @@ public actor SubmarineProviderEngine {
         for (swap, state) in loaded where Self.holdsPromise(state) {
             liquidity.restore(promise(for: swap), for: swap.swapID)
         }
-        // Locks (and their spends) that came while the node was down: the follower reports
-        // them again from the oldest accept on.
-        if let lowest = loaded.map({ $0.0.acceptedAtHeight }).min() {
-            await dependencies.follower.rescan(fromHeight: Int(lowest))
-        }
         for (swap, state) in loaded {
             log("submarine swap \(swap.swapID) resumes at \(state)")
             swaps[swap.swapID] = swap
             states[swap.swapID] = state
-            watchScript(swap)
-            if let lock = state.lock { watchLockOutput(lock, swapID: swap.swapID) }
+            await watchScript(swap)
+            if let lock = state.lock { await watchLockOutput(lock, swapID: swap.swapID) }
+        }
+        // Locks (and their spends) that came while the node was down: the follower reports
+        // them again from the oldest accept on, matched against the watch just completed.
+        if let lowest = loaded.map({ $0.0.acceptedAtHeight }).min() {
+            await dependencies.follower.rescan(fromHeight: Int(lowest))
+        }
+        for (swap, _) in loaded {
             openMailbox(swap.swapID)
             await process(swap.swapID, .recover)
         }
@@ -180,7 +182,7 @@ public actor SubmarineProviderEngine {
             }
             log("submarine swap \(swapID): \(state.kind.rawValue) -> \(next)")
             states[swapID] = next
-            if let lock = next.lock { watchLockOutput(lock, swapID: swapID) }
+            if let lock = next.lock { await watchLockOutput(lock, swapID: swapID) }
             if !Self.holdsPromise(next) { liquidity.release(swapID) }
         }
         let entered = states[swapID]

@@ -50,7 +50,10 @@ final class SubmarineProviderEngineTests: XCTestCase {
 
         // One confirmation: intent recorded, payment sent, preimage learned, claim out.
         try await harness.mine(1)
-        try await harness.waitForState(.claimBroadcast, of: id)
+        try await harness.waitFor("the claim accepted by the node") {
+            guard case .claimBroadcast(_, _, let claim)? = try await harness.storedState(id) else { return false }
+            return claim.acceptedAtHeight != nil
+        }
         let path = try await harness.kinds(id)
         // The claim is recorded before its broadcast, then again with the tip the node
         // accepted it at (what its bumps count from).
