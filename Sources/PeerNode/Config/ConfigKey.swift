@@ -94,7 +94,7 @@ public struct ConfigKey: Sendable, Equatable {
         ConfigKey("submarine_fee_ppm", "provider, submarine: proportional part of the service fee, parts per million",
                   default: "2000", allowed: "0 to 1000000"),
         ConfigKey("submarine_confirmations", "provider, submarine: confirmations the client's lock needs before the invoice is paid",
-                  default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (never 0: a replaceable lock could be double-spent after the payment)"),
+                  default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (never 0: a replaceable lock could be double-spent after the payment; under 2 on mainnet needs --allow-unsafe)"),
         ConfigKey("submarine_timeout_blocks", "provider, submarine: blocks until the client may refund its lock",
                   default: "144", allowed: "submarine_confirmations + 33 to 1008"),
         ConfigKey("client_min_confirmations", "client: fewest lock confirmations before claiming, whatever the provider quotes",

@@ -351,6 +351,11 @@ private struct ConfigResolver {
             throw ConfigError(key: "confirmations", value: "\(config.confirmations)", origin: value("confirmations")?.entry.origin,
                               problem: .unsafe("fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg undo a lock the node already acted on"))
         }
+        if config.submarine.enabled && config.submarine.confirmations < NodeConfig.mainnetMinimumConfirmations {
+            throw ConfigError(key: "submarine_confirmations", value: "\(config.submarine.confirmations)",
+                              origin: value("submarine_confirmations")?.entry.origin,
+                              problem: .unsafe("paying an invoice against a lock with fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg take the lock back after the payment"))
+        }
         if config.clientMinConfirmations < NodeConfig.mainnetMinimumConfirmations {
             throw ConfigError(key: "client_min_confirmations", value: "\(config.clientMinConfirmations)",
                               origin: value("client_min_confirmations")?.entry.origin,

@@ -284,6 +284,10 @@ final class ConfigTests: XCTestCase {
         }
         XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "submarine=1", "submarine_timeout_blocks=34"]),
                          "1 confirmation + 12 + 3 + 18")
+        // On mainnet 1 confirmation needs --allow-unsafe, as the reverse direction's.
+        let mainnet = Array(Self.base.dropFirst()) + ["provider=1", "submarine=1", "submarine_confirmations=1"]
+        XCTAssertEqual(failure(mainnet)?.key, "submarine_confirmations")
+        XCTAssertEqual(try resolve(mainnet, allowUnsafe: true).submarine.confirmations, 1)
     }
 
     /// Audit H-4: a provider's every lock must pay its refund at the fee cap and keep more

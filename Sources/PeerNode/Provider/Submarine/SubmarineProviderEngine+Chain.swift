@@ -35,6 +35,7 @@ extension SubmarineProviderEngine {
             lastTipHeight = max(lastTipHeight, height)
             let now = dependencies.clock.nowUnix
             for id in states.keys { deliver(.block(height: height, nowUnix: now), to: id) }
+            relocateWaitingLocks()
         case .blockDisconnected(let tip):
             newBlocks.disconnected(tip)
             lastTipHeight = UInt32(clamping: max(tip.height - 1, 0))
@@ -71,6 +72,22 @@ extension SubmarineProviderEngine {
         case .unreadableClaim:
             log("submarine swap \(swap.swapID): the lock is spent by \(watched.txid), whose witness is neither a claim nor a refund")
             return nil
+        }
+    }
+
+    /// A lock still short of its confirmations is looked up at each block: the follower
+    /// reports a transaction only up to the watch's depth (6), and an offer may ask more.
+    private func relocateWaitingLocks() {
+        let waiting = states.compactMap { id, state -> (String, SubmarineLock)? in
+            if case .lockSeen(let lock) = state { return (id, lock) }
+            return nil
+        }
+        guard !waiting.isEmpty else { return }
+        Task { [weak self] in
+            for (id, lock) in waiting {
+                guard let self, let input = await self.locate(lock) else { continue }
+                await self.deliver(input, to: id)
+            }
         }
     }
 

@@ -241,6 +241,42 @@ final class SubmarineProviderEngineTests: XCTestCase {
         XCTAssertEqual(harness.providerPayment(invoice.paymentHash)?.htlcs.count, 1)
     }
 
+    func testAResendGetsTheSameAcceptAndTwoConfirmationsAreWaitedFor() async throws {
+        try await start(confirmations: 2)
+        let invoice = try await harness.payeeInvoice(amountSat: 25_000)
+        let quote = try await harness.quote(amount: 25_000, paymentHash: invoice.paymentHash)
+        XCTAssertEqual(quote.requiredConfirmations, 2)
+        let request = try harness.request(quote: quote, invoice: invoice.paymentRequest)
+        let (accept, contract) = try await harness.accept(request, quote: quote, paymentHash: invoice.paymentHash)
+        // The same request again: the stored accept; under another id, re-signed for it;
+        // another refund key for the same quote: the quote is used.
+        let (again, _) = try await harness.accept(request, quote: quote, paymentHash: invoice.paymentHash)
+        XCTAssertEqual(again, accept)
+        let renamed = try harness.request(quote: quote, invoice: invoice.paymentRequest, requestID: "swap-1-again")
+        let (resigned, _) = try await harness.accept(renamed, quote: quote, paymentHash: invoice.paymentHash)
+        XCTAssertEqual(resigned.requestID, "swap-1-again")
+        XCTAssertEqual(resigned.htlcAddress, accept.htlcAddress)
+        guard case .reject(let used) = try await harness.send(try harness.request(quote: quote, invoice: invoice.paymentRequest,
+                                                                                  index: 1, requestID: "swap-2")) else {
+            return XCTFail("expected a Reject")
+        }
+        XCTAssertEqual(used.code, .unknownQuote)
+        let all = try await harness.store.allSwaps(limit: 10)
+        XCTAssertEqual(all.count, 1)
+
+        try await harness.lock(contract, amount: accept.totalSat)
+        try await harness.mine(1)
+        try await harness.waitFor("the lock seen at 1 confirmation") {
+            guard case .lockSeen(let lock)? = try await harness.storedState(accept.swapID) else { return false }
+            return harness.hub.confirmations(of: lock.txid) == 1
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        XCTAssertNil(harness.providerPayment(invoice.paymentHash), "1 of 2 confirmations: not paid")
+        try await harness.mine(1)
+        try await harness.waitForState(.claimBroadcast, of: accept.swapID)
+        XCTAssertEqual(try harness.hub.balanceMsat("payee"), 25_000_000)
+    }
+
     func testOffersListOnchainToLightningTermsBoundedByWhatLightningCanSend() async throws {
         try await start()
         let reply = await harness.desk.answer(OfferRequest(requestID: "o", network: "regtest").encoded, from: harness.client.pubky)
