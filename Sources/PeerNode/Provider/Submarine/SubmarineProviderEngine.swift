@@ -96,9 +96,9 @@ public actor SubmarineProviderEngine {
                 log("submarine swap \(record.id) cannot be resumed: \(error)")
             }
         }
-        risk.restore(from: loaded.map { swap, _ in
+        risk.restore(from: loaded.map { swap, state in
             RiskLimits.ActiveSwap(swapID: swap.swapID, peer: swap.client, amountSat: swap.amountSat,
-                                  startedUnix: UInt64(max(swap.record.createdAt, 0)))
+                                  startedUnix: UInt64(max(swap.record.createdAt, 0)), paid: Self.isCommitted(state))
         })
         for (swap, state) in loaded where Self.holdsPromise(state) {
             liquidity.restore(promise(for: swap), for: swap.swapID)
@@ -184,6 +184,11 @@ public actor SubmarineProviderEngine {
             states[swapID] = next
             if let lock = next.lock { await watchLockOutput(lock, swapID: swapID) }
             if !Self.holdsPromise(next) { liquidity.release(swapID) }
+            if Self.isCommitted(next) {
+                // The client's lock is confirmed: no longer a free accept but exposure. Its
+                // amount was checked against the exposure limits at the accept.
+                do { try risk.markPaid(swapID: swapID) } catch { log("submarine swap \(swapID): \(error)") }
+            }
         }
         let entered = states[swapID]
         for action in step.actions {
@@ -202,6 +207,15 @@ public actor SubmarineProviderEngine {
         switch state {
         case .accepted, .lockSeen, .lockConfirmed, .paymentIntent: return true
         default: return false
+        }
+    }
+
+    /// From the confirmed lock on, a swap is the provider's exposure (the risk limits'
+    /// "paid"); before it, an accept that costs the client nothing yet.
+    static func isCommitted(_ state: SubmarineProviderState) -> Bool {
+        switch state {
+        case .accepted, .lockSeen: return false
+        default: return true
         }
     }
 
