@@ -92,8 +92,7 @@ final class SubmarineProviderEngineTests: XCTestCase {
         try await harness.wallet.sync()
         let claimed = await harness.wallet.transaction(claim.txid)
         XCTAssertNotNil(claimed, "the claim pays the provider's wallet")
-        let active = await harness.engine.activeSwapIDs
-        XCTAssertTrue(active.isEmpty)
+        try await harness.waitFor("the swap to leave the engine") { await harness.engine.activeSwapIDs.isEmpty }
         XCTAssertEqual(harness.liquidity.promisedSat, 0)
 
         // The books (status API, `/metrics`) read the submarine record: the invoice and its
@@ -275,6 +274,40 @@ final class SubmarineProviderEngineTests: XCTestCase {
         try await harness.mine(1)
         try await harness.waitForState(.claimBroadcast, of: accept.swapID)
         XCTAssertEqual(try harness.hub.balanceMsat("payee"), 25_000_000)
+    }
+
+    func testPromisedSwapsCountAgainstLightningLiquidityAndANeverLockedSwapIsAbandonedAndReleased() async throws {
+        try await start()
+        try harness.hub.lightning.setBalance(node: "provider", balanceMsat: 100_000_000)
+        let (_, _, accept, _) = try await harness.startSwap(amount: 60_000)
+        XCTAssertEqual(harness.liquidity.promisedSat, 60_000 + 1 + 60)
+        // What is left after the promise cannot carry a second swap of the same size: the
+        // offer's maximum shrinks, and a quote for it is refused.
+        let reply = await harness.desk.answer(OfferRequest(requestID: "o2", network: "regtest").encoded, from: harness.client.pubky)
+        guard case .offer(let offer)? = try reply.map({ try SwapMessage(bytes: $0) }) else { return XCTFail("no offer") }
+        let spendable = Int64(try await harness.providerLND.spendableBalance() / 1_000)
+        let terms = try XCTUnwrap(offer.body.terms(for: .onchainToLightning))
+        XCTAssertEqual(terms.maxAmountSat, try SubmarineTerms().payableAmount(outboundSat: spendable - harness.liquidity.promisedSat))
+        let second = try await harness.payeeInvoice(amountSat: 60_000)
+        let refused = await harness.desk.answer(QuoteRequest(requestID: "q2", offerID: offer.body.offerID,
+                                                             direction: .onchainToLightning, amountSat: 60_000,
+                                                             paymentHash: second.paymentHash).encoded, from: harness.client.pubky)
+        guard case .reject(let reject)? = try refused.map({ try SwapMessage(bytes: $0) }) else { return XCTFail("expected a Reject") }
+        XCTAssertEqual(reject.code, .amountOutOfRange, reject.reason)
+
+        // No lock comes: once even a lock confirming next could not be paid under the CLTV
+        // limit (T − (tip + 1) − 12 < 18 + 3), the swap is abandoned and its promise freed.
+        let lastPayable = Int(accept.timeoutHeight) - 1 - SubmarineRules.cltvMarginBlocks - 18 - 3
+        try await harness.mine(lastPayable - harness.hub.height)
+        try await Task.sleep(for: .milliseconds(200))
+        let waiting = try await harness.lastKind(accept.swapID)
+        XCTAssertEqual(waiting, "accepted")
+        try await harness.mine(1)
+        try await harness.waitForState(.abandoned, of: accept.swapID)
+        let ended = try await harness.storedState(accept.swapID)
+        XCTAssertEqual(ended, .abandoned(.noLockInTime))
+        try await harness.waitFor("the promise released") { harness.liquidity.promisedSat == 0 }
+        XCTAssertNil(harness.providerPayment(second.paymentHash))
     }
 
     func testOffersListOnchainToLightningTermsBoundedByWhatLightningCanSend() async throws {
