@@ -84,7 +84,8 @@ public actor ProviderDesk {
     public func preview() async -> (offer: Offer?, state: ProviderState) {
         let live = await state()
         let offer = try? builder.offer(requestID: "status", offerID: "preview", liquiditySat: live.liquiditySat,
-                                       rate: live.feeRate, nowUnix: clock.nowUnix, waitingSat: live.waitingSat)
+                                       rate: live.feeRate, nowUnix: clock.nowUnix, waitingSat: live.waitingSat,
+                                       lightningOutboundSat: live.lightningOutboundSat)
         return (offer, live)
     }
 

@@ -27,9 +27,9 @@ public struct SwapHistory: Sendable {
             return SwapHistory(record: record, events: events,
                                routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
         case .provider where SwapAccountingEntry.isSubmarine(record.contract):
-            // The provider pays the invoice: its routing fee is recorded as a client's is.
+            // The provider pays the invoice: its routing fee is recorded with the payment.
             return SwapHistory(record: record, events: events,
-                               routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
+                               routingFeeMsat: try await SubmarineProviderEngine.recordedRoutingFee(record.id, in: store))
         case .provider:
             return SwapHistory(record: record, events: events,
                                lockChildFeeSat: try await ProviderEngine.recordedLockChildFee(record.id, in: store),

@@ -145,6 +145,7 @@ private struct ConfigResolver {
             ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
         resolved.lightningReceive = try lightningReceiveSettings()
         resolved.acceptOnchain = try value("accept_onchain")?.bool() ?? true
+        resolved.submarine = try submarineSettings(mainnet: mainnet, provider: provider.enabled)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
     }
@@ -269,6 +270,37 @@ private struct ConfigResolver {
             contactsOnly: try value("provider_contacts_only")?.bool() ?? false)
     }
 
+    /// The submarine direction's terms, checked even while it is off (turning it on later
+    /// must not meet a bad value). Off by default: paying invoices needs LND's payment
+    /// permissions, which a provider that only receives may not have granted.
+    private func submarineSettings(mainnet: Bool, provider: Bool) throws(ConfigError) -> NodeConfig.SubmarineSettings {
+        let minimum = try value("submarine_min_sat")?.integer(in: 1_000...ConfigLimits.maximumSat) ?? SubmarineTerms.defaultMinAmountSat
+        let maximum = try value("submarine_max_sat")?.integer(in: 1_000...ConfigLimits.maximumSat) ?? SubmarineTerms.defaultMaxAmountSat
+        if maximum < minimum {
+            throw mismatch("submarine_max_sat", "\(maximum)", "below submarine_min_sat (\(minimum))",
+                           allowed: "\(minimum) to \(ConfigLimits.maximumSat)")
+        }
+        let confirmations = try value("submarine_confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
+        let shortest = SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: confirmations)
+        let timeout = try value("submarine_timeout_blocks")?.int(in: 1...TimelockPolicy.maximumHTLCTimeoutBlocks)
+            ?? TimelockPolicy.defaultHTLCTimeoutBlocks
+        if timeout < shortest {
+            throw mismatch("submarine_timeout_blocks", "\(timeout)",
+                           "too short for \(confirmations) confirmations: after them the payment's CLTV margin (12), LND's "
+                            + "padding (3) and an invoice's default final delta (18) must fit",
+                           allowed: "\(shortest) to \(TimelockPolicy.maximumHTLCTimeoutBlocks)")
+        }
+        let settings = NodeConfig.SubmarineSettings(
+            enabled: try value("submarine")?.bool() ?? false, minAmountSat: minimum, maxAmountSat: maximum,
+            baseFeeSat: try value("submarine_base_fee_sat")?.integer(in: 0...1_000_000) ?? 500,
+            feePPM: try value("submarine_fee_ppm")?.integer(in: 0...1_000_000) ?? 2_000,
+            confirmations: confirmations, timeoutBlocks: timeout)
+        if settings.enabled && !provider {
+            throw mismatch("submarine", "1", "the submarine direction is a provider's", allowed: "submarine=1 only with provider=1")
+        }
+        return settings
+    }
+
     private func lightningReceiveSettings() throws(ConfigError) -> NodeConfig.LightningReceiveSettings {
         let minimum = try value("lightning_receive_min_sat")?.integer(in: 1...ConfigLimits.maximumSat) ?? 1
         let maximum = try value("lightning_receive_max_sat")?.integer(in: 1...ConfigLimits.maximumSat) ?? 1_000_000
@@ -319,6 +351,11 @@ private struct ConfigResolver {
         if config.confirmations < NodeConfig.mainnetMinimumConfirmations {
             throw ConfigError(key: "confirmations", value: "\(config.confirmations)", origin: value("confirmations")?.entry.origin,
                               problem: .unsafe("fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg undo a lock the node already acted on"))
+        }
+        if config.submarine.enabled && config.submarine.confirmations < NodeConfig.mainnetMinimumConfirmations {
+            throw ConfigError(key: "submarine_confirmations", value: "\(config.submarine.confirmations)",
+                              origin: value("submarine_confirmations")?.entry.origin,
+                              problem: .unsafe("paying an invoice against a lock with fewer than \(NodeConfig.mainnetMinimumConfirmations) confirmations lets a one-block reorg take the lock back after the payment"))
         }
         if config.clientMinConfirmations < NodeConfig.mainnetMinimumConfirmations {
             throw ConfigError(key: "client_min_confirmations", value: "\(config.clientMinConfirmations)",

@@ -63,6 +63,37 @@ public struct NodeConfig: Sendable, Equatable {
         }
     }
 
+    /// The provider's `onchain_to_ln` (submarine) direction: off unless `submarine=1`.
+    public struct SubmarineSettings: Sendable, Equatable {
+        public var enabled: Bool
+        public var minAmountSat: Int64
+        public var maxAmountSat: Int64
+        public var baseFeeSat: Int64
+        public var feePPM: Int64
+        public var confirmations: Int
+        public var timeoutBlocks: Int
+
+        public init(enabled: Bool = false, minAmountSat: Int64 = SubmarineTerms.defaultMinAmountSat,
+                    maxAmountSat: Int64 = SubmarineTerms.defaultMaxAmountSat, baseFeeSat: Int64 = 500, feePPM: Int64 = 2_000,
+                    confirmations: Int = 1, timeoutBlocks: Int = TimelockPolicy.defaultHTLCTimeoutBlocks) {
+            self.enabled = enabled
+            self.minAmountSat = minAmountSat
+            self.maxAmountSat = maxAmountSat
+            self.baseFeeSat = baseFeeSat
+            self.feePPM = feePPM
+            self.confirmations = confirmations
+            self.timeoutBlocks = timeoutBlocks
+        }
+
+        /// The desk's terms for the direction; nil when it is off.
+        public func terms() throws(OffersError) -> SubmarineTerms? {
+            guard enabled else { return nil }
+            return try SubmarineTerms(feeModel: FeeModel(baseFeeSat: baseFeeSat, feePPM: feePPM), minAmountSat: minAmountSat,
+                                      maxAmountSat: maxAmountSat, requiredConfirmations: confirmations,
+                                      htlcTimeoutBlocks: timeoutBlocks)
+        }
+    }
+
     /// Claiming from an unconfirmed lock: only when enabled, and only up to `maxSat`.
     public struct ZeroConfPolicy: Sendable, Equatable {
         public var enabled: Bool
@@ -145,6 +176,8 @@ public struct NodeConfig: Sendable, Equatable {
     /// address of its wallet. Off, a payer sees the Lightning entry only (or, with
     /// `accept_lightning=0` too, is told the node takes no payments).
     public var acceptOnchain = true
+    /// The provider's submarine direction (`submarine=1` and its `submarine_*` terms).
+    public var submarine = SubmarineSettings()
     /// The fewest lock confirmations the client waits for before claiming, whatever a
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.

@@ -25,7 +25,8 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     public static let environmentKey = "PEERNODE_TEST_CRASH_AFTER"
 
     public let role: SwapRole
-    /// An event kind of that role (`ClientSwapPhase` or `ProviderSwapState.Kind` raw value).
+    /// An event kind of that role (`ClientSwapPhase`, `ProviderSwapState.Kind` or
+    /// `SubmarineProviderState.Kind` raw value).
     public let kind: String
 
     public var description: String { "\(role.rawValue):\(kind)" }
@@ -41,7 +42,11 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
         let kind = String(parts[1])
         switch role {
         case .client: guard ClientSwapPhase(rawValue: kind) != nil else { return nil }
-        case .provider: guard ProviderSwapState.Kind(rawValue: kind) != nil else { return nil }
+        case .provider:
+            // Either provider engine's kinds (reverse or submarine: `provider:payment_intent`).
+            guard ProviderSwapState.Kind(rawValue: kind) != nil || SubmarineProviderState.Kind(rawValue: kind) != nil else {
+                return nil
+            }
         }
         return CrashPoint(role: role, kind: kind)
     }

@@ -200,8 +200,10 @@ public final class NodeDaemon: Sendable {
                                            teardown: &teardown)
         let feeEstimator = FeeEstimator(backend: chain, policy: config.fees)
         let clock = try await startClock(config: config, rpc: rpc, loop: loop, teardown: &teardown)
+        let submarineLiquidity = SubmarineLiquidity()
         let desk = config.provider.enabled
-            ? makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock) : nil
+            ? try makeDesk(config: config, identity: identity, wallet: wallet, fees: feeEstimator, clock: clock,
+                           lightning: lightning, submarineLiquidity: submarineLiquidity) : nil
 
         let engines = SwapEnginesBox()
         var servesPeer: NodePeerHandlers.ServesPeer?
@@ -243,12 +245,14 @@ public final class NodeDaemon: Sendable {
         let services = NodeServices(config: config, seed: seed, identity: identity, loop: loop, store: store, chain: chain,
                                     feeEstimator: feeEstimator, lightning: lightning, wallet: wallet, desk: desk,
                                     router: router, dialer: dialer, peerServer: peerServer,
-                                    protectedPeers: protectedPeers, clock: clock, backendLatency: latency)
+                                    protectedPeers: protectedPeers, clock: clock, backendLatency: latency,
+                                    submarineLiquidity: submarineLiquidity)
         if let factory = options.engines {
             do {
                 let built = try await factory(services)
                 engines.set(built)
                 teardown.add("swap engines") {
+                    await built.submarineProvider?.shutdown()
                     await built.provider?.shutdown()
                     await built.client?.shutdown()
                 }
@@ -507,13 +511,21 @@ public final class NodeDaemon: Sendable {
     }
 
     private func makeDesk(config: NodeConfig, identity: NodeIdentity, wallet: Wallet, fees: FeeEstimator,
-                          clock: any UnixClock) -> ProviderDesk {
+                          clock: any UnixClock, lightning: LNDRESTClient,
+                          submarineLiquidity: SubmarineLiquidity) throws(DaemonError) -> ProviderDesk {
+        let submarine: SubmarineTerms?
+        do {
+            submarine = try config.submarine.terms()
+        } catch {
+            throw .config(ConfigError(key: "submarine_timeout_blocks", value: "\(config.submarine.timeoutBlocks)", origin: nil,
+                                      problem: .invalidValue(problem: error.description, allowed: "see `peernode help config`")))
+        }
         let terms = ProviderTerms(network: config.network,
                                   feeModel: FeeModel(baseFeeSat: config.provider.baseFeeSat, feePPM: config.provider.feePPM),
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,
                                   requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks,
                                   quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds,
-                                  refundFeeCap: config.fees.cap)
+                                  refundFeeCap: config.fees.cap, submarine: submarine)
         let fallback = config.fees.fallback
         return ProviderDesk(identity: identity, terms: terms, clock: clock) {
             // Offers are priced from what a lock may spend now (confirmed coins and the
@@ -522,7 +534,15 @@ public final class NodeDaemon: Sendable {
             // (the offer says which rate it used, so the client sees it).
             let capacity = await wallet.capacity()
             let rate = (try? await fees.feeRate(targetBlocks: 2)) ?? fallback
-            return ProviderState(liquiditySat: capacity.lockableSat, feeRate: rate, waitingSat: capacity.waitingSat)
+            // onchain_to_ln: what LND can send in one payment now, less what accepted
+            // submarine swaps are promised; unread (LND unreachable), the direction is not
+            // listed rather than listed with a guess.
+            var outbound: Int64?
+            if submarine != nil, let spendable = try? await lightning.spendableBalance() {
+                outbound = max(0, Int64(clamping: spendable / 1_000) - submarineLiquidity.promisedSat)
+            }
+            return ProviderState(liquiditySat: capacity.lockableSat, feeRate: rate, waitingSat: capacity.waitingSat,
+                                 lightningOutboundSat: outbound)
         }
     }
 }

@@ -7,6 +7,9 @@ import Transport
 /// `receive(push:from:)` and `shutdown()` already have the protocol's shapes.
 extension ProviderEngine: ProviderSwapService {}
 
+/// The submarine engine as the daemon's peer server sees it (onchain_to_ln requests).
+extension SubmarineProviderEngine: ProviderSwapService {}
+
 /// Builds the daemon's swap engines (`NodeDaemon.Options.engines`): one chain follower
 /// shared by both engines, the provider engine when `provider=1`, and the client engine
 /// behind the control API's swap commands.
@@ -67,6 +70,7 @@ public enum NodeEngines {
             // arms one on regtest (CrashPoint.swift); otherwise the store itself.
             let store = CrashPoint.store(wrapping: services.store, network: config.network, log: log)
             var provider: ProviderEngine?
+            var submarine: SubmarineProviderEngine?
             var commands: ClientCommands?
             do {
                 if let desk = services.desk {
@@ -85,6 +89,17 @@ public enum NodeEngines {
                                                 liveClients: services.protectedPeers.liveSwaps)
                     try await engine.start()
                     provider = engine
+                    // The submarine engine shares the store, follower, wallet, keys and LND;
+                    // it resumes its own unfinished swaps (the reverse engine skips them).
+                    if let terms = desk.terms.submarine {
+                        let submarineEngine = SubmarineProviderEngine(
+                            dependencies: dependencies,
+                            configuration: SubmarineProviderConfiguration(network: config.network,
+                                                                          routingReserve: terms.routingReserve),
+                            liquidity: services.submarineLiquidity, log: ProviderLog { log("provider (submarine): \($0)") })
+                        try await submarineEngine.start()
+                        submarine = submarineEngine
+                    }
                 }
                 let configuration = ClientEngineConfiguration(
                     network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
@@ -103,10 +118,11 @@ public enum NodeEngines {
                 commands = built
                 let resumed = try await client.recover()
                 if !resumed.isEmpty { log("client: resumed \(resumed.count) unfinished swap(s)") }
-                return SwapEngines(provider: provider, client: built)
+                return SwapEngines(provider: provider, client: built, submarineProvider: submarine)
             } catch {
                 // Whatever started is stopped again: the daemon tears down only what the
                 // factory returned.
+                await submarine?.shutdown()
                 await provider?.shutdown()
                 if let commands {
                     await commands.shutdown()

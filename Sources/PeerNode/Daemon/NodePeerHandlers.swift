@@ -25,7 +25,8 @@ final class SwapEnginesBox: Sendable {
 /// - `OfferRequest`, `QuoteRequest`: the `ProviderDesk` when the provider is on, else a
 ///   Reject `not_found` (the asking router then lists this node as "runs no provider");
 /// - swap requests and pushes: the provider engine (a node without one answers
-///   `not_found`: it runs no provider);
+///   `not_found`: it runs no provider); onchain_to_ln SwapRequests and the status of its
+///   swaps: the submarine engine when `submarine=1`, else `unsupported_direction`;
 /// - a reply or a push sent where a request belongs (an `Offer`, a `Reject`, a
 ///   `SwapStatusUpdate` with a `request_id`...): `invalid_request` naming it, whatever the
 ///   node runs (docs/TRANSPORT.md).
@@ -91,8 +92,13 @@ enum NodePeerHandlers {
             guard let invoiceDesk else { return Reject(requestID: invoiceRequest.requestID, error: .noLightning).encoded }
             return await invoiceDesk.answer(invoiceRequest, from: peer)
         case .submarineSwapRequest(let submarineRequest):
-            // Offers list no onchain_to_ln terms until the submarine engines run.
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
+            guard desk != nil else {
+                return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded
+            }
+            // A provider without `submarine=1` offers no onchain_to_ln terms and runs no
+            // submarine engine: the direction is not offered.
+            if let reply = await engines.current.submarineProvider?.answer(request, from: peer) { return reply }
             return Reject(requestID: submarineRequest.requestID, error: .unsupportedDirection).encoded
         case .offerRequest, .quoteRequest:
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
@@ -103,6 +109,8 @@ enum NodePeerHandlers {
                 ?? Reject(requestID: requestID, error: .unknownMessageType).encoded
         default:
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
+            // The submarine engine answers only for its own swaps (a status request).
+            if let reply = await engines.current.submarineProvider?.answer(request, from: peer) { return reply }
             if let reply = await engines.current.provider?.answer(request, from: peer) { return reply }
             guard desk != nil else {
                 return Reject(requestID: requestID, code: .notFound, reason: "this node runs no swap provider").encoded

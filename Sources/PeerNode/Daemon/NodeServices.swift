@@ -34,6 +34,9 @@ public struct NodeServices: Sendable {
     public let clock: any UnixClock
     /// Durations of the calls to Bitcoin Core and LND (the status API's `/metrics`).
     public let backendLatency: BackendLatency
+    /// Lightning amounts the submarine engine has promised and not yet paid; the desk
+    /// subtracts them from what LND can send when it lists onchain_to_ln terms.
+    public var submarineLiquidity = SubmarineLiquidity()
     /// Keeps this node's one-off requests to one contact under the contact's per-pubky
     /// connection budget.
     let contactRequests = ContactRequestGate()

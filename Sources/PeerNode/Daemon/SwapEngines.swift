@@ -18,10 +18,15 @@ import Transport
 public struct SwapEngines: Sendable {
     public var provider: (any ProviderSwapService)?
     public var client: (any SwapCommandService)?
+    /// The provider's onchain_to_ln engine (`SubmarineProviderEngine`), when `submarine=1`:
+    /// onchain_to_ln SwapRequests and the status of its own swaps go to it.
+    public var submarineProvider: (any ProviderSwapService)?
 
-    public init(provider: (any ProviderSwapService)? = nil, client: (any SwapCommandService)? = nil) {
+    public init(provider: (any ProviderSwapService)? = nil, client: (any SwapCommandService)? = nil,
+                submarineProvider: (any ProviderSwapService)? = nil) {
         self.provider = provider
         self.client = client
+        self.submarineProvider = submarineProvider
     }
 }
 

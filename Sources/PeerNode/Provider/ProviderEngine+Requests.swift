@@ -95,8 +95,12 @@ extension ProviderEngine {
                           error: .unacceptableTerms("script type \(request.scriptType) is not offered")).encoded
         }
         let quote: Quote
-        do {
+        do throws(OffersError) {
             quote = try await dependencies.desk.redeem(quoteID: request.quoteID, client: peer)
+            // An onchain_to_ln quote prices the other direction: never a reverse swap.
+            guard quote.swapDirection != .onchainToLightning else {
+                throw OffersError.unacceptableTerms("quote \(quote.quoteID) is for onchain_to_ln; ask for an ln_to_onchain quote")
+            }
             try risk.admit(swapID: quote.quoteID, peer: peer, amountSat: quote.amountSat)
         } catch {
             return Reject(requestID: request.requestID, error: error).encoded
@@ -197,7 +201,7 @@ extension ProviderEngine {
         let store = dependencies.store
         do {
             guard let stored = try await store.swap(request.swapID), stored.role == .provider,
-                  stored.peer == peer.description else {
+                  !SubmarineProviderRecord.isSubmarine(stored), stored.peer == peer.description else {
                 return Reject(requestID: request.requestID, error: .swapNotFound).encoded
             }
             let swap = try ProviderSwapRecord(record: stored, network: configuration.network)

@@ -130,7 +130,8 @@ public actor ProviderEngine {
             throw .store(error)
         }
         var loaded: [(ProviderSwapRecord, ProviderSwapState)] = []
-        for record in unfinished where swaps[record.id] == nil {
+        // Submarine swaps are the submarine engine's (`SubmarineProviderEngine`).
+        for record in unfinished where swaps[record.id] == nil && !SubmarineProviderRecord.isSubmarine(record) {
             do {
                 let swap = try ProviderSwapRecord(record: record, network: configuration.network)
                 guard let event = try await store.lastEvent(of: record.id) else { throw ProviderError.corruptRecord("swap \(record.id) has no events") }

@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Offers
 import PeerNode
 import Transport
 import XCTest
@@ -249,6 +250,46 @@ final class ConfigTests: XCTestCase {
         }
         XCTAssertEqual(try resolve(Self.base + ["lightning_receive_min_sat=1000", "lightning_receive_max_sat=1000"])
             .lightningReceive.maxSat, 1_000)
+    }
+
+    /// Issue 16: the submarine direction is off unless asked for (paying invoices needs
+    /// LND's payment permissions); its terms resolve into `SubmarineTerms`, and a bad
+    /// value stops startup naming its key.
+    func testSubmarineIsOffByDefaultAndItsTermsResolve() throws {
+        let defaults = try resolve(Self.base + ["provider=1"])
+        XCTAssertEqual(defaults.submarine, NodeConfig.SubmarineSettings())
+        XCTAssertNil(try defaults.submarine.terms())
+        XCTAssertEqual(try resolve(Array(Self.base.dropFirst())).submarine.confirmations, 2, "2 on mainnet")
+
+        let config = try resolve(Self.base + ["provider=1", "submarine=1", "submarine_min_sat=20000", "submarine_max_sat=300000",
+                                              "submarine_base_fee_sat=100", "submarine_fee_ppm=3000",
+                                              "submarine_confirmations=2", "submarine_timeout_blocks=96"])
+        let terms = try XCTUnwrap(try config.submarine.terms())
+        XCTAssertEqual(terms.minAmountSat, 20_000)
+        XCTAssertEqual(terms.maxAmountSat, 300_000)
+        XCTAssertEqual(terms.feeModel, FeeModel(baseFeeSat: 100, feePPM: 3_000))
+        XCTAssertEqual(terms.requiredConfirmations, 2)
+        XCTAssertEqual(terms.htlcTimeoutBlocks, 96)
+
+        let bad: [([String], String)] = [
+            (["submarine=1"], "submarine"),
+            (["provider=1", "submarine=2"], "submarine"),
+            (["provider=1", "submarine_confirmations=0"], "submarine_confirmations"),
+            (["provider=1", "submarine_timeout_blocks=33"], "submarine_timeout_blocks"),
+            (["provider=1", "submarine_confirmations=3", "submarine_timeout_blocks=35"], "submarine_timeout_blocks"),
+            (["provider=1", "submarine_min_sat=50000", "submarine_max_sat=40000"], "submarine_max_sat"),
+            (["provider=1", "submarine_fee_ppm=-1"], "submarine_fee_ppm"),
+            (["provider=1", "submarine_base_fee_sat=x"], "submarine_base_fee_sat"),
+        ]
+        for (lines, key) in bad {
+            XCTAssertEqual(failure(Self.base + lines)?.key, key, "\(lines)")
+        }
+        XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "submarine=1", "submarine_timeout_blocks=34"]),
+                         "1 confirmation + 12 + 3 + 18")
+        // On mainnet 1 confirmation needs --allow-unsafe, as the reverse direction's.
+        let mainnet = Array(Self.base.dropFirst()) + ["provider=1", "submarine=1", "submarine_confirmations=1"]
+        XCTAssertEqual(failure(mainnet)?.key, "submarine_confirmations")
+        XCTAssertEqual(try resolve(mainnet, allowUnsafe: true).submarine.confirmations, 1)
     }
 
     /// Audit H-4: a provider's every lock must pay its refund at the fee cap and keep more

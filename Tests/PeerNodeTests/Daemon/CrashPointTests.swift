@@ -9,10 +9,10 @@ final class CrashPointTests: XCTestCase {
         for phase in ClientSwapPhase.allCases {
             XCTAssertEqual(CrashPoint.parse("client:\(phase.rawValue)")?.description, "client:\(phase.rawValue)")
         }
-        for kind in ProviderSwapState.Kind.allCases {
-            let point = CrashPoint.parse("provider:\(kind.rawValue)")
+        for kind in ProviderSwapState.Kind.allCases.map(\.rawValue) + SubmarineProviderState.Kind.allCases.map(\.rawValue) {
+            let point = CrashPoint.parse("provider:\(kind)")
             XCTAssertEqual(point?.role, .provider)
-            XCTAssertEqual(point?.kind, kind.rawValue)
+            XCTAssertEqual(point?.kind, kind)
         }
     }
 

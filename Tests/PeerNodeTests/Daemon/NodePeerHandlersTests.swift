@@ -52,8 +52,10 @@ final class NodePeerHandlersTests: XCTestCase {
     }
 
     /// Without a `ContactInvoiceDesk` (`accept_lightning=0`): an InvoiceRequest is told the
-    /// node takes no Lightning payments (`not_found`); until the submarine engines run, an onchain_to_ln SwapRequest that this
-    /// direction is not offered (`invalid_request`), at a provider or not.
+    /// node takes no Lightning payments (`not_found`); an onchain_to_ln SwapRequest at a
+    /// provider without `submarine=1` (no submarine engine) that this direction is not
+    /// offered (`invalid_request`), and at a node that runs no provider that it runs none
+    /// (`not_found`), as for every provider request.
     func testInvoiceRequestsAndSubmarineSwapRequestsAreRefusedPlainly() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
@@ -72,8 +74,9 @@ final class NodePeerHandlersTests: XCTestCase {
                            .reject(Reject(requestID: "i1", code: .notFound, reason: "this node takes no Lightning payments")))
             let second = await NodePeerHandlers.answer(swapRequest.encoded, from: Self.peer, wallet: wallet, network: .regtest,
                                                        desk: desk, engines: SwapEnginesBox())
-            XCTAssertEqual(try SwapMessage(bytes: second),
-                           .reject(Reject(requestID: "s1", code: .invalidRequest, reason: "this swap direction is not offered")))
+            XCTAssertEqual(try SwapMessage(bytes: second), desk == nil
+                           ? .reject(Reject(requestID: "s1", code: .notFound, reason: "this node runs no swap provider"))
+                           : .reject(Reject(requestID: "s1", code: .invalidRequest, reason: "this swap direction is not offered")))
         }
     }
 }

@@ -1,0 +1,132 @@
+import Bitcoin
+import Lightning
+
+extension SubmarineProviderEngine {
+    /// Checks the Lightning side before the machine decides to pay: LND reads the invoice
+    /// as the swap was accepted (hash, amount, payee), and can send it with its routing
+    /// reserve now. Answers with the tip and the clock of this moment.
+    func preparePayment(_ swap: SubmarineProviderRecord) async -> SubmarineProviderInput {
+        let id = swap.swapID
+        let lightning = dependencies.lightning
+        do {
+            let details = try await lightning.decodeInvoice(swap.request.invoice)
+            guard details.paymentHash == swap.paymentHash, details.amountMsat == UInt64(swap.amountSat) * 1_000,
+                  details.destination == swap.invoice.payeeNodeID else {
+                log("ALARM submarine swap \(id): LND reads the invoice differently from the accepted one; not paying it")
+                return .paymentNotReady
+            }
+            let spendableSat = Int64(clamping: try await lightning.spendableBalance() / 1_000)
+            let needed = promise(for: swap)
+            guard spendableSat >= needed else {
+                log("submarine swap \(id): \(spendableSat) sat sendable over Lightning, \(needed) needed; tried again at the next block")
+                return .paymentNotReady
+            }
+            let tip = try await dependencies.chain.tip()
+            return .paymentReady(tipHeight: UInt32(clamping: tip.height), nowUnix: dependencies.clock.nowUnix)
+        } catch {
+            log("submarine swap \(id): the payment cannot be prepared yet: \(error)")
+            return .paymentNotReady
+        }
+    }
+
+    /// Sends the payment, once: only the step that stored `payment_intent` asks for it, and
+    /// a swap follows one payment stream at a time. Whatever breaks after the send is
+    /// tracked, never sent again.
+    func pay(_ swap: SubmarineProviderRecord, cltvLimit: UInt32) {
+        let id = swap.swapID
+        guard payments[id] == nil else { return }
+        let lightning = dependencies.lightning
+        let request = swap.request.invoice
+        let feeLimit = UInt64(clamping: configuration.routingReserve.fee(paymentSat: swap.amountSat))
+        let timeout = configuration.paymentTimeoutSeconds
+        let hash = swap.paymentHash
+        log("submarine swap \(id): paying \(swap.amountSat) sat, fee limit \(feeLimit) sat, cltv_limit \(cltvLimit)")
+        payments[id] = Task { [weak self] in
+            let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
+                                              timeoutSeconds: timeout)
+            do {
+                var started = false
+                for try await update in stream {
+                    if !started {
+                        started = true
+                        await self?.deliver(.paymentStarted, to: id)
+                    }
+                    await self?.recordRoutingFee(update, swapID: id)
+                    await self?.deliverPayment(update.status, to: id)
+                    if update.status.isFinal { break }
+                }
+            } catch let error as LightningBackendError {
+                switch error {
+                case .lnd where error.isAlreadyExists, .paymentStatusUnknown, .unreachable, .connectionRefused:
+                    // The node may have the payment: its outcome comes from tracking.
+                    self?.log("submarine swap \(id): \(error); tracking the payment")
+                    await self?.follow(id, paymentHash: hash)
+                case .lnd:
+                    // Refused before it started (expired, no route under the limit): nothing left.
+                    await self?.deliverPayment(.failed(.other(error.description)), to: id)
+                default:
+                    await self?.follow(id, paymentHash: hash)
+                }
+            } catch {
+                await self?.follow(id, paymentHash: hash)
+            }
+            await self?.paymentEnded(id)
+        }
+    }
+
+    /// Follows a payment already sent (after a restart, or a broken stream); never sends.
+    /// A no-op while the swap already follows its payment.
+    func trackPayment(_ swap: SubmarineProviderRecord) {
+        let id = swap.swapID
+        guard payments[id] == nil else { return }
+        let hash = swap.paymentHash
+        payments[id] = Task { [weak self] in
+            await self?.follow(id, paymentHash: hash)
+            await self?.paymentEnded(id)
+        }
+    }
+
+    /// Reads the payment's updates from LND's tracking until it is final; a payment LND
+    /// never had is `.paymentNotFound`. A broken stream ends this round: the next block's
+    /// `trackPayment` starts another.
+    private func follow(_ id: String, paymentHash: [UInt8]) async {
+        do {
+            for try await update in dependencies.lightning.trackPayment(paymentHash: paymentHash) {
+                await recordRoutingFee(update, swapID: id)
+                await deliverPayment(update.status, to: id)
+                if update.status.isFinal { return }
+            }
+        } catch let error as LightningBackendError where error.isNotFound {
+            deliver(.paymentNotFound, to: id)
+        } catch {
+            log("submarine swap \(id): tracking the payment: \(error); again at the next block")
+        }
+    }
+
+    /// Where the routing fee of a swap's successful payment is recorded (accounting).
+    static func routingFeeKey(_ swapID: String) -> String { "provider.submarine_routing_fee_msat.\(swapID)" }
+
+    /// The routing fee recorded for `swapID`, msat; nil when none was.
+    public static func recordedRoutingFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
+        guard let bytes = try await store.value(forKey: routingFeeKey(swapID)) else { return nil }
+        return Int64(String(decoding: bytes, as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    private func recordRoutingFee(_ update: PaymentUpdate, swapID id: String) async {
+        guard case .succeeded = update.status else { return }
+        do {
+            try await dependencies.store.setValue(Array(String(update.feeMsat).utf8), forKey: Self.routingFeeKey(id))
+        } catch {
+            log("submarine swap \(id): could not record the routing fee: \(error)")
+        }
+    }
+
+    private func deliverPayment(_ status: PaymentUpdate.Status, to id: String) async {
+        let tip = (try? await dependencies.chain.tip()).map { UInt32(clamping: $0.height) } ?? lastTipHeight
+        deliver(.payment(status, tipHeight: tip), to: id)
+    }
+
+    private func paymentEnded(_ id: String) {
+        payments[id] = nil
+    }
+}
