@@ -463,7 +463,12 @@ extension ClientCommands {
             return ControlError(code: quoteExpiredCode, message: error.description)
         case .paymentHashReused:
             return ControlError(code: RecoveryRequiredError.code, message: error.description)
-        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable:
+        case .submarineEnded(let id, let outcome):
+            return ControlError(code: "swap_failed",
+                                message: "swap \(id) ended without the invoice paid: \(outcome.reason). "
+                                    + "Funds: \(outcome.funds) (\(outcome.funds.rawValue))")
+        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable,
+             .insufficientSavings:
             return ControlError(code: "not_paid", message: error.description)
         }
     }
