@@ -22,6 +22,8 @@ struct StatusBooks: Sendable {
             let events = try await store.events(of: record.id)
             let entry: SwapAccountingEntry
             switch record.role {
+            case .client where SubmarineClientRecord.isSubmarine(record.contract):
+                entry = try .submarineClient(record, events: events)
             case .client:
                 let fee = try await ClientEngine.recordedRoutingFee(record.id, in: store)
                 entry = try .client(record, events: events, routingFeeMsat: fee)

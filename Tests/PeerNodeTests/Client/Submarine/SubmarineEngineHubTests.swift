@@ -54,6 +54,11 @@ final class SubmarineEngineHubTests: XCTestCase {
         XCTAssertEqual(kinds.filter { $0 != "paid" && $0 != "lock_broadcast" },
                        ["quoted", "accepted", "lock_intent", "lock_confirmed", "completed"], "\(kinds)")
         XCTAssertEqual(fixture.payments(to: swap.contract.scriptPubKey).count, 1, "one lock")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let books = try SwapAccountingEntry.submarineClient(record, events: try await fixture.store.events(of: id))
+        XCTAssertEqual(books.outcome, .completed)
+        XCTAssertEqual(books.purpose, "pay_lightning")
+        XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
         await fixture.shutDown(engine)
     }
 
@@ -123,6 +128,10 @@ final class SubmarineEngineHubTests: XCTestCase {
         let lockFee = try XCTUnwrap(events.first { $0.kind == "lock_intent" }?.data["lock_fee_sat"]?.int64Value)
         let after = try await fixture.savings()
         XCTAssertEqual(before - after, lockFee + refundFee, "value conserved: only the two fees left the wallet")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let books = try SwapAccountingEntry.submarineClient(record, events: events)
+        XCTAssertEqual(books.outcome, .refunded)
+        XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
         XCTAssertEqual(try fixture.hub.balanceMsat("payee"), 1_000_000, "nothing was paid")
         await fixture.shutDown(engine)
     }
