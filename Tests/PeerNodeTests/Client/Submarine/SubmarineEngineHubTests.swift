@@ -136,6 +136,47 @@ final class SubmarineEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// A refund that no block takes is bumped at the next block by RBF (at least 1 sat/vB
+    /// more), and the bump is what confirms; it pays the same wallet address.
+    func testAnUnminedRefundIsBumpedAtTheNextBlock() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        try fixture.hub.mine(max(0, Int(swap.contract.terms.timeoutHeight) - 1 - fixture.hub.height))
+        try await fixture.mineUntil(id, is: "refund_broadcast", atMost: 2)
+        _ = try? await within(seconds: 30) { try await paying.value }
+        let first = try await Self.refundState(fixture, id)
+        let firstRefund = try XCTUnwrap(first.refund)
+        try await clientEventually("the first refund is in the mempool") { fixture.hub.inMempool(firstRefund.txid) }
+        XCTAssertTrue(fixture.hub.chain.hold(firstRefund.txid), "no block takes the first version")
+        try fixture.hub.mine(1)
+        try await clientEventually("a bump replaces it") {
+            let state = try await Self.refundState(fixture, id)
+            guard let bump = state.refund, bump.txid != firstRefund.txid else { return false }
+            return fixture.hub.inMempool(bump.txid)
+        }
+        let bumped = try await Self.refundState(fixture, id)
+        let bump = try XCTUnwrap(bumped.refund)
+        XCTAssertEqual(bumped.refundTxids, [firstRefund.txid, bump.txid])
+        XCTAssertFalse(fixture.hub.inMempool(firstRefund.txid), "replaced (BIP125)")
+        XCTAssertEqual(bump.outputs.map(\.scriptPubKey), firstRefund.outputs.map(\.scriptPubKey), "the same address")
+        XCTAssertLessThan(bump.outputs[0].value, firstRefund.outputs[0].value, "the bump pays more fee")
+        try await fixture.mineUntil(id, is: "refunded", atMost: 2)
+        XCTAssertNotNil(fixture.hub.confirmations(of: bump.txid))
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(bump.txid), "the kernel verified the bump")
+        await fixture.shutDown(engine)
+    }
+
+    private static func refundState(_ fixture: SubmarineEngineHubFixture, _ id: String) async throws -> SubmarineClientState {
+        let last = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        return try SubmarineClientState(kind: last.kind, data: last.data)
+    }
+
     /// An accept with a wrong amount, hash, timeout or contract: the swap ends abandoned and
     /// nothing is locked; the wallet holds what it held.
     func testAWrongAcceptLocksNothing() async throws {
