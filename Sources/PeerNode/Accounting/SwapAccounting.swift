@@ -25,6 +25,8 @@ public struct SwapAccounting: Sendable, Hashable {
         var all: [SwapAccountingEntry] = []
         for swap in swaps {
             switch swap.record.role {
+            case .client where SubmarineClientRecord.isSubmarine(swap.record.contract):
+                all.append(try .submarineClient(swap.record, events: swap.events))
             case .client: all.append(try .client(swap.record, events: swap.events, routingFeeMsat: swap.routingFeeMsat))
             case .provider:
                 all.append(try .provider(swap.record, events: swap.events, lockChildFeeSat: swap.lockChildFeeSat,

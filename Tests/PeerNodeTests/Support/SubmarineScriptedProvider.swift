@@ -32,35 +32,57 @@ actor SubmarineScriptedProvider {
         let claimKey: PrivateKey
     }
 
+    /// What the provider needs of a chain: its tip and a broadcast (the in-process hub, or
+    /// a daemon test's hub over RPC).
+    struct Chain: Sendable {
+        let tipHeight: @Sendable () async throws -> Int
+        let broadcast: @Sendable (Transaction) async throws -> Void
+    }
+
     nonisolated let identity: NodeIdentity
     nonisolated let terms: ProviderTerms
     let desk: ProviderDesk
     let lnd: LNDRESTClient
     let keyChain: SwapKeyChain
-    let hub: HubFixture
+    let chain: Chain
+    let sleeper: any Sleeper
+    /// The in-process hub, when there is one (`lock(of:)` reads it).
+    let hub: HubFixture?
     var fault: AcceptFault
+    private var listener: PeerListener?
     private(set) var swaps: [String: Swap] = [:]
     private(set) var claims: [TransactionID] = []
     private var server: PeerServer?
 
     init(hub: HubFixture, lnd: LNDRESTClient, seed: UInt8, fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 40,
          feePPM: Int64 = 2_000) throws {
+        try self.init(chain: Chain(tipHeight: { hub.height }, broadcast: { _ = try await hub.backend.broadcast($0) }),
+                      sleeper: hub.sleeper, hub: hub, lnd: lnd, seed: seed, fault: fault, htlcTimeoutBlocks: htlcTimeoutBlocks,
+                      feePPM: feePPM)
+    }
+
+    /// `reverseLiquiditySat` above 0 also offers `ln_to_onchain` (never served): today's
+    /// `Router` keeps only offers that run that direction.
+    init(chain: Chain, sleeper: any Sleeper, hub: HubFixture? = nil, lnd: LNDRESTClient, seed: UInt8,
+         fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 40, feePPM: Int64 = 2_000, reverseLiquiditySat: Int64 = 0) throws {
         identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: seed, count: 32)))
         let submarine = try SubmarineTerms(feeModel: FeeModel(baseFeeSat: 100, feePPM: feePPM), requiredConfirmations: 1,
                                            htlcTimeoutBlocks: htlcTimeoutBlocks)
         terms = ProviderTerms(network: .regtest, submarine: submarine)
         desk = ProviderDesk(identity: identity, terms: terms, clock: ClientWallClock(), state: {
-            ProviderState(liquiditySat: 0, feeRate: try! FeeRate(satPerVByte: 2), lightningOutboundSat: 5_000_000)
+            ProviderState(liquiditySat: reverseLiquiditySat, feeRate: try! FeeRate(satPerVByte: 2), lightningOutboundSat: 5_000_000)
         })
         self.lnd = lnd
         keyChain = try SwapKeyChain(seed: [UInt8](repeating: seed, count: 32), network: .regtest)
+        self.chain = chain
+        self.sleeper = sleeper
         self.hub = hub
         self.fault = fault
     }
 
     func peerServer() -> PeerServer {
         if let server { return server }
-        let made = PeerServer(identity: identity, sleeper: hub.sleeper, handlers: PeerHandlers(
+        let made = PeerServer(identity: identity, sleeper: sleeper, handlers: PeerHandlers(
             onRequest: { [weak self] request, peer in
                 guard let self else { return [] }
                 return await self.answer(request, from: peer)
@@ -84,7 +106,7 @@ actor SubmarineScriptedProvider {
 
     /// The offer a probe gets, as the client's router would hold it.
     func probedOffer(clientIdentity: NodeIdentity) async throws -> ProviderOffer {
-        let prober = PeerOfferProber(identity: clientIdentity, network: .regtest, sleeper: hub.sleeper) { [self] _ in
+        let prober = PeerOfferProber(identity: clientIdentity, network: .regtest, sleeper: sleeper) { [self] _ in
             let (near, far) = MemoryByteStream.pair()
             await self.peerServer().accept(far)
             return near
@@ -113,7 +135,7 @@ actor SubmarineScriptedProvider {
         let quote = try await desk.redeem(quoteID: request.quoteID, client: client)
         let invoice = try InvoiceDecoder.decode(request.invoice)
         let claimKey = try keyChain.secrets(index: UInt32(swaps.count), scheme: .current).claimKey
-        let timeout = UInt32(hub.height + quote.htlcTimeoutBlocks)
+        let timeout = UInt32(try await chain.tipHeight() + quote.htlcTimeoutBlocks)
         let contract = try Self.contract(request.scriptType, hash: invoice.paymentHash, claimKey: claimKey.publicKey,
                                          refundKey: request.refundPublicKey, timeout: timeout)
         let swapID = "ps-" + RandomID.make()
@@ -157,6 +179,7 @@ actor SubmarineScriptedProvider {
 
     /// The lock paying swap's contract, from the chain or the mempool.
     func lock(of swap: Swap) -> LockOutput? {
+        guard let hub else { return nil }
         let script = swap.contract.scriptPubKey
         for transaction in hub.transactions(fromHeight: 0) {
             if let index = transaction.outputs.firstIndex(where: { $0.scriptPubKey == script }) {
@@ -187,12 +210,20 @@ actor SubmarineScriptedProvider {
             outputs: [TransactionOutput(value: lock.value - 600, scriptPubKey: HubFixture.elsewhere.script)], lockTime: 0)
         let claim = try SpendSigner.sign(unsigned, contract: swap.contract, lockValue: lock.value,
                                          path: .claim(preimage: preimage), key: swap.claimKey)
-        _ = try await hub.backend.broadcast(claim)
+        try await chain.broadcast(claim)
         claims.append(claim.txid)
         return claim
     }
 
+    /// Serves this provider over TCP on loopback (a daemon dials it as a contact); the port.
+    func listen(loop: EventLoop) async throws -> Int {
+        let started = try await PeerListener.start(server: peerServer(), loop: loop)
+        listener = started
+        return started.port
+    }
+
     func shutDown() async {
+        await listener?.close()
         await server?.shutdown()
     }
 }
