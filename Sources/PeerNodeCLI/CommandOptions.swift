@@ -19,6 +19,7 @@ enum CommandOptions {
         "recover": ["from-height", "gap-limit", "contract"],
         "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
         "swap-out": ["to", "contract-type", "yes", "max-fee"],
+        "swap-in": ["contract-type", "yes"],
         "quote": ["contact", "contract-type"],
         "max": ["contact"],
     ]

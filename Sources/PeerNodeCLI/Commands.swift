@@ -196,6 +196,15 @@ enum Commands {
             try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "swap-out")
             return ControlMessage.Request(command: "swap-out", args: .object(args))
         } render: { Render.payment($0) },
+        remote(["swap-in"], "Move on-chain savings to the Lightning balance (a submarine swap paying this node's own invoice).",
+               "<sats> [--yes] [--contract-type taproot_boltz|p2wsh_v2]", details: swapInDetails) { arguments in
+            let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "swap-in"), "sats",
+                                                 command: "swap-in")
+            try CLICommand.noExtraPositionals(arguments, 1, command: "swap-in")
+            var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
+            try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "swap-in")
+            return ControlMessage.Request(command: "swap-in", args: .object(args))
+        } render: { Render.payment($0) },
         remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown and the provider's quote id, without paying.",
                "<sats> [--contact <name>] [--contract-type taproot_boltz|p2wsh_v2]", details: quoteDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
@@ -236,6 +245,14 @@ enum Commands {
         "It ends \"sent\" (exit 0) once the claim is broadcast: \"confirmed\" when it confirms within 30 s, else",
         "\"committed and settling on-chain\" (the swap finishes in the background). Any other end exits 1 with what",
         "happened to the funds: nothing paid, the payment returned, or held until the provider cancels the invoice.",
+    ]
+
+    /// What `swap-in` (and `pay` to a Lightning-only contact) prints and when it returns.
+    static let swapInDetails = [
+        "This node's Lightning node makes an invoice for <sats>; the cheapest contact that swaps on-chain to Lightning",
+        "pays it once a lock funded from savings has the provider's confirmations (at least 1). It returns \"paid\" with",
+        "the preimage (the proof of payment), the lock total and the lock's fee, so it waits for a block. If the",
+        "provider never pays, the node refunds the lock itself from the timeout height (exit 1 says so).",
     ]
 
     /// `--contract-type` and `--quote`, for `quote` and `pay`.

@@ -17,7 +17,7 @@ enum MoneyGate {
         case exit(Int32)
     }
 
-    static let commands: Set<String> = ["pay", "swap-out", "wallet.send"]
+    static let commands: Set<String> = ["pay", "swap-out", "swap-in", "wallet.send"]
 
     static func check(_ given: ControlMessage.Request, name: String, arguments: Arguments,
                       client: ControlClient) async -> Outcome {
@@ -45,6 +45,12 @@ enum MoneyGate {
         if !yes && !interactive {
             return .exit(Main.usageFailure(UsageError("\(name) moves money: run it on a terminal to confirm, or pass --yes; "
                                                       + "nothing was paid", command: name)))
+        }
+        if request.command == "swap-in" {
+            // The fees are the chosen provider's: the route line says them before the lock.
+            if yes { return .proceed(request) }
+            return ask("swap in \(Render.sats(request.args["amount_sat"])) from on-chain savings to the Lightning balance "
+                       + "through the cheapest provider (the lock holds the amount plus its fees)?") ? .proceed(request) : .exit(cancelled())
         }
         guard request.command == "pay" || request.command == "swap-out" else {
             if yes { return .proceed(request) }

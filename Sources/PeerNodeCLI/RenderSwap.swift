@@ -31,6 +31,7 @@ extension Render {
             out.append("sent: the transaction is broadcast and settling on-chain")
             return out.joined(separator: "\n")
         }
+        if result["route"]?.stringValue == "submarine" { return submarine(result) }
         out.append(fields([("paid", "\(amount) to \(recipient)"), ("route", routeLine(result))]))
         out += skippedLines(result)
         out.append("")
@@ -42,6 +43,28 @@ extension Render {
         } else {
             out.append("sent: the claim is broadcast; the transfer is committed and settling on-chain")
         }
+        return out.joined(separator: "\n")
+    }
+
+    /// `swap-in`, and `pay` to a contact that takes only Lightning: the invoice is paid, the
+    /// preimage is the proof, and savings paid the lock and its fee.
+    static func submarine(_ result: JSONValue) -> String {
+        let recipient = result["own_invoice"]?.boolValue == true ? "this node's Lightning balance"
+            : (result["contact"]?.stringValue.map { "\($0)'s Lightning invoice" } ?? "the invoice")
+        let provider = result["provider"]?["name"]?.stringValue ?? "?"
+        var out: [String] = []
+        out.append(fields([("paid", "\(sats(result["amount_sat"])) to \(recipient)"),
+                           ("route", "from on-chain savings through \(provider) (submarine swap)")]))
+        out.append("")
+        out.append(breakdown([("amount", result["amount_sat"]), ("service fee", result["service_fee_sat"]),
+                              ("provider's claim fee", result["provider_onchain_fee_sat"])],
+                             total: ("locked", result["lock_total_sat"])))
+        out.append(fields([("lock's own fee", sats(result["lock_fee_sat"])),
+                           ("from savings", sats(result["savings_spent_sat"]))]))
+        out.append("")
+        out.append(fields([("swap", text(result["swap_id"])), ("lock", text(result["lock_txid"])),
+                           ("preimage", text(result["preimage"]))]))
+        out.append("paid: the preimage is the proof of payment; the provider claims the lock it paid for")
         return out.joined(separator: "\n")
     }
 

@@ -24,7 +24,8 @@ extension ClientEngine {
     /// still running records its own fee; a failed swap paid none (its payment returns).
     func followUnrecordedRoutingFees() async {
         guard let records = try? await store.allSwaps(limit: Int(Int32.max)) else { return }
-        for record in records where record.role == .client && runs[record.id] == nil && feeWatches[record.id] == nil {
+        for record in records where record.role == .client && runs[record.id] == nil && feeWatches[record.id] == nil
+            && !SubmarineClientRecord.isSubmarine(record.contract) {
             guard !Task.isCancelled else { return }
             guard (try? await Self.recordedRoutingFee(record.id, in: store)) == nil,
                   let last = try? await store.lastEvent(of: record.id), last.isFinal,

@@ -12,7 +12,8 @@ extension ClientEngine {
     public func recover() async throws(ClientEngineError) -> [String] {
         let records = try await storeCall { () async throws(StoreError) in try await store.unfinishedSwaps(role: .client) }
         var resumed: [String] = []
-        for record in records where runs[record.id] == nil {
+        // Submarine swaps share the role; `SubmarineClientEngine` resumes those.
+        for record in records where runs[record.id] == nil && !SubmarineClientRecord.isSubmarine(record.contract) {
             do {
                 let run = try await rebuild(record)
                 if run.contract != nil { await watch(run) }

@@ -28,6 +28,11 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     case paymentHashReused(swapID: String)
     /// The swap ended without delivering: the outcome says where the funds are.
     case swapEnded(swapID: String, outcome: ClientSwapOutcome)
+    /// A submarine swap: the wallet's confirmed savings cannot lock what the quote asks.
+    case insufficientSavings(lockableSat: Int64, neededSat: Int64)
+    /// A submarine swap ended (or its refund went out) without the invoice paid: the
+    /// outcome says where the funds are.
+    case submarineEnded(swapID: String, outcome: SubmarineClientOutcome)
 
     public var description: String {
         guard let fate else { return reason }
@@ -55,6 +60,10 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
                 + "take the payment without locking. The swap index is behind: run `peernode recover` (see "
                 + "docs/RECOVERY.md) before paying again"
         case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome.reason)"
+        case .insufficientSavings(let lockable, let needed):
+            return "the savings the wallet can lock now (\(OffersError.sats(lockable))) do not cover the lock of "
+                + "\(OffersError.sats(needed)) and its fee"
+        case .submarineEnded(let id, let outcome): return "swap \(id) ended: \(outcome)"
         }
     }
 
@@ -62,10 +71,12 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     /// cannot tell (a store failure, a destination refused before anything started).
     public var fate: ClientFundsFate? {
         switch self {
-        case .offers, .rejected, .provider, .insufficientBalance, .feeEstimate, .claimNotViable, .paymentHashReused:
+        case .offers, .rejected, .provider, .insufficientBalance, .feeEstimate, .claimNotViable, .paymentHashReused,
+             .insufficientSavings:
             return .neverSent
         case .swapEnded(_, let outcome): return outcome.funds
-        case .unsupportedDestination, .store, .corruptRecord: return nil
+        // A submarine outcome says its own fate (on-chain funds, not the Lightning balance).
+        case .unsupportedDestination, .store, .corruptRecord, .submarineEnded: return nil
         }
     }
 

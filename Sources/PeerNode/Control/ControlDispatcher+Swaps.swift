@@ -71,6 +71,16 @@ extension ControlDispatcher {
             return out
         }
         switch record.role {
+        case .client where SubmarineClientRecord.isSubmarine(contract):
+            // Savings -> Lightning: what the lock holds above the invoice is the fees.
+            let own = contract["own_invoice"]?.boolValue == true
+            var out: [String: JSONValue] = ["kind": .string(own ? "swap-in" : "pay"),
+                                            "amount_sat": contract["quote"]?["amount_sat"] ?? .null,
+                                            "destination": .string(own ? "this node's Lightning balance" : "a Lightning invoice")]
+            if let total = contract["quote"]?["total_sat"]?.int64Value, let amount = contract["quote"]?["amount_sat"]?.int64Value {
+                out["fees_sat"] = .integer(total - amount)
+            }
+            return out
         case .client:
             // The command that made it, as the user typed it.
             let kind: JSONValue = switch contract["purpose"]?.stringValue {

@@ -22,7 +22,7 @@ import Transport
 /// | `swaps` | `limit`? | swaps, newest first, with kind, amount, destination, state, fees; `payments` from savings |
 /// | `swap.show` | `id` (or a unique prefix) | the swap's record and events |
 /// | `swap.watch` | `id` (or a unique prefix) | progress lines per event and `waiting` heartbeats; the final state |
-/// | `pay`, `swap-out`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? and `from`? (pay: `savings`, `spending`), `max_fee_sat`? (pay, swap-out) | the engine's |
+/// | `pay`, `swap-out`, `swap-in`, `quote`, `max`, `swap.claim`, `swap.refund` | see `SwapCommand`; `contract_type`?, `quote_id`? and `from`? (pay: `savings`, `spending`), `max_fee_sat`? (pay, swap-out) | the engine's |
 /// | `recover` | `from_height`?, `gap_limit`?, `contract`? | swaps found on chain, the re-created one (docs/RECOVERY.md) |
 ///
 /// The swap commands go to the engines; while none is wired they fail with
@@ -36,7 +36,7 @@ struct ControlDispatcher: ControlHandler {
     let stop: @Sendable () -> Void
 
     static let commands = ["status", "stop", "contacts.add", "contacts.rename", "contacts.list", "contacts.remove", "wallet.balance",
-                           "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "swap.watch", "pay", "swap-out",
+                           "wallet.address", "wallet.send", "offers", "swaps", "swap.show", "swap.watch", "pay", "swap-out", "swap-in",
                            "quote", "max", "swap.claim", "swap.refund", "recover", "report"]
 
     func handle(_ request: ControlMessage.Request, progress: @escaping ControlProgress) async -> Result<JSONValue, ControlError> {
@@ -74,6 +74,9 @@ struct ControlDispatcher: ControlHandler {
         case "swap-out":
             return try await swapCommand(.swapOut(amountSat: try args.amount("amount_sat"), address: try args.optionalString("address"),
                                                   options: try args.swapOptions(quote: false)), progress)
+        case "swap-in":
+            return try await swapCommand(.swapIn(amountSat: try args.amount("amount_sat"), options: try args.swapOptions(quote: false)),
+                                         progress)
         case "quote":
             return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact"),
                                                 options: try args.swapOptions(quote: false)), progress)
@@ -94,7 +97,7 @@ struct ControlDispatcher: ControlHandler {
         }
         // pay and swap-out may wait for blocks: a heartbeat says where the swap stands.
         switch command {
-        case .pay, .swapOut:
+        case .pay, .swapOut, .swapIn:
             let heartbeat = SwapHeartbeat()
             let watched: ControlProgress = { line in
                 heartbeat.see(line)

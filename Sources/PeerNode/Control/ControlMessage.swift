@@ -16,7 +16,7 @@ public enum ControlMessage {
 
     /// Commands that follow a swap while it waits for blocks: a shutdown detaches them
     /// (answers `detached`) instead of waiting for the swap to end (`ControlServer`).
-    public static let attachedCommands: Set<String> = ["pay", "swap-out", "swap.watch"]
+    public static let attachedCommands: Set<String> = ["pay", "swap-out", "swap-in", "swap.watch"]
 
     public struct Request: Sendable, Equatable {
         public let command: String

@@ -18,8 +18,18 @@ extension ClientCommands {
         if let quoteID = options.quoteID {
             return try await payQuoted(quoteID, contact: contact, amountSat: amountSat, options: options, progress: progress)
         }
-        progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
-        let destination = try await onchainAddress(of: contact)
+        progress.stage("endpoints", "asking \(contact.name) for its endpoints")
+        let rails = try await contactRails(of: contact)
+        let destination: Address
+        switch try rails.rail(contact: contact.name, source: options.source, network: services.config.network) {
+        case .onchain(let address):
+            destination = address
+        case .lightningFromSavings(let invoicePubky):
+            progress.stage("route", "\(contact.name) takes only Lightning: paying its invoice from savings through a "
+                           + "provider (submarine swap)")
+            return try await payLightningContact(contact, invoicePubky: invoicePubky, amountSat: amountSat, options: options,
+                                                 progress: progress)
+        }
         let encoded = destination.encoded(for: services.config.network)
         progress.stage("endpoints", "\(contact.name) receives at \(encoded)")
 
@@ -378,12 +388,25 @@ extension ClientCommands {
     /// The contact's on-chain address on this node's network, asked over the transport (a
     /// few at a time per contact: `ContactRequestGate`).
     func onchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
-        try await services.contactRequests.run(to: contact.pubky) { () async throws(ControlError) -> Address in
-            try await askOnchainAddress(of: contact)
+        let rails = try await contactRails(of: contact)
+        guard let address = rails.onchain else {
+            let network = services.config.network
+            throw .failed("\(contact.name) offers no on-chain address on \(network.rawValue) that can be paid"
+                          + (rails.offered.isEmpty ? "" : " (it offers: \(rails.offered.joined(separator: ", ")))")
+                          + "; nothing was paid")
+        }
+        return address
+    }
+
+    /// What the contact takes (on-chain, Lightning), asked over the transport (a few at a
+    /// time per contact: `ContactRequestGate`).
+    func contactRails(of contact: SavedContact) async throws(ControlError) -> ContactRails {
+        try await services.contactRequests.run(to: contact.pubky) { () async throws(ControlError) -> ContactRails in
+            try await askEndpoints(of: contact)
         }
     }
 
-    private func askOnchainAddress(of contact: SavedContact) async throws(ControlError) -> Address {
+    private func askEndpoints(of contact: SavedContact) async throws(ControlError) -> ContactRails {
         let network = services.config.network
         let connection: PeerConnection
         do {
@@ -405,14 +428,7 @@ extension ClientCommands {
         await connection.close()
         switch reply {
         case .endpoints(let endpoints):
-            for endpoint in endpoints.endpoints where endpoint.type == Endpoint.onchainType && endpoint.network == network.rawValue {
-                guard let address = try? Address(endpoint.address, network: network),
-                      (try? DestinationType(address: address)) != nil else { continue }
-                return address
-            }
-            let offered = endpoints.endpoints.map { "\($0.type) on \($0.network)" }
-            throw .failed("\(contact.name) offers no on-chain address on \(network.rawValue) that can be paid"
-                          + (offered.isEmpty ? "" : " (it offers: \(offered.joined(separator: ", ")))") + "; nothing was paid")
+            return ContactRails(endpoints: endpoints.endpoints, network: network)
         case .reject(let reject):
             throw .failed("\(contact.name) refused to give an address (\(reject.code)); nothing was paid")
         default:
@@ -463,7 +479,12 @@ extension ClientCommands {
             return ControlError(code: quoteExpiredCode, message: error.description)
         case .paymentHashReused:
             return ControlError(code: RecoveryRequiredError.code, message: error.description)
-        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable:
+        case .submarineEnded(let id, let outcome):
+            return ControlError(code: "swap_failed",
+                                message: "swap \(id) ended without the invoice paid: \(outcome.reason). "
+                                    + "Funds: \(outcome.funds) (\(outcome.funds.rawValue))")
+        case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable,
+             .insufficientSavings:
             return ControlError(code: "not_paid", message: error.description)
         }
     }

@@ -11,21 +11,27 @@ import Transport
 final class ClientCommands: SwapCommandService {
     let services: NodeServices
     let engine: ClientEngine
+    /// Submarine swaps (savings -> Lightning): `swap-in`, and `pay` to a contact that takes
+    /// only Lightning. Nil: those answer `not_available`.
+    let submarine: SubmarineClientEngine?
     let provider: ProviderEngine?
     let follower: ChainFollower
     /// Quotes `quote` fetched, for `pay --quote`.
     let heldQuotes = HeldQuotes()
     private let followerTask: Task<Void, Never>
-    private let listeners = ProgressListeners()
+    private let listeners = ProgressListeners<ClientProgress>()
+    private let submarineListeners = ProgressListeners<SubmarineClientProgress>()
     private let progressTask: Task<Void, Never>
+    private let submarineProgressTask: Task<Void, Never>?
 
     /// Confirmation target of a direct on-chain payment (about an hour, as `wallet send`).
     static let directSendTarget = 6
 
-    init(services: NodeServices, engine: ClientEngine, provider: ProviderEngine?, follower: ChainFollower,
-         followerTask: Task<Void, Never>) {
+    init(services: NodeServices, engine: ClientEngine, submarine: SubmarineClientEngine? = nil, provider: ProviderEngine?,
+         follower: ChainFollower, followerTask: Task<Void, Never>) {
         self.services = services
         self.engine = engine
+        self.submarine = submarine
         self.provider = provider
         self.follower = follower
         self.followerTask = followerTask
@@ -34,12 +40,22 @@ final class ClientCommands: SwapCommandService {
         progressTask = Task {
             for await event in engine.progress { listeners.send(event) }
         }
+        let submarineListeners = self.submarineListeners
+        submarineProgressTask = submarine.map { submarine in
+            Task {
+                for await event in submarine.progress { submarineListeners.send(event) }
+            }
+        }
     }
 
     func run(_ command: SwapCommand, progress: @escaping ControlProgress) async throws(ControlError) -> JSONValue {
         let lines = CommandProgress(sink: progress, clock: services.clock)
         let token = listeners.add { lines.engine($0) }
-        defer { listeners.remove(token) }
+        let submarineToken = submarineListeners.add { lines.submarine($0) }
+        defer {
+            listeners.remove(token)
+            submarineListeners.remove(submarineToken)
+        }
         let result: Result<JSONValue, ControlError>
         do {
             try await refuseUntilRecovered(command)
@@ -48,6 +64,8 @@ final class ClientCommands: SwapCommandService {
                 result = .success(try await pay(contact: contact, amountSat: amountSat, options: options, progress: lines))
             case .swapOut(let amountSat, let address, let options):
                 result = .success(try await swapOut(amountSat: amountSat, address: address, options: options, progress: lines))
+            case .swapIn(let amountSat, let options):
+                result = .success(try await swapIn(amountSat: amountSat, options: options, progress: lines))
             case .quote(let amountSat, let contact, let options):
                 result = .success(try await quote(amountSat: amountSat, contact: contact, options: options, progress: lines))
             case .max(let contact):
@@ -72,6 +90,7 @@ final class ClientCommands: SwapCommandService {
         switch command {
         case .pay: name = "pay"
         case .swapOut: name = "swap-out"
+        case .swapIn: name = "swap-in"
         case .quote: name = "quote"
         case .max, .claim, .refund: return
         }
@@ -84,17 +103,19 @@ final class ClientCommands: SwapCommandService {
 
     func shutdown() async {
         await engine.shutDown()
+        await submarine?.shutDown()
         progressTask.cancel()
+        submarineProgressTask?.cancel()
         followerTask.cancel()
         await follower.finish()
     }
 }
 
-/// The commands listening to the engine's progress, each with its own filter.
-final class ProgressListeners: Sendable {
-    private let state = Mutex<(next: UInt64, listeners: [UInt64: @Sendable (ClientProgress) -> Void])>((1, [:]))
+/// The commands listening to an engine's progress, each with its own filter.
+final class ProgressListeners<Event: Sendable>: Sendable {
+    private let state = Mutex<(next: UInt64, listeners: [UInt64: @Sendable (Event) -> Void])>((1, [:]))
 
-    func add(_ listener: @escaping @Sendable (ClientProgress) -> Void) -> UInt64 {
+    func add(_ listener: @escaping @Sendable (Event) -> Void) -> UInt64 {
         state.withLock { state in
             let token = state.next
             state.next += 1
@@ -107,7 +128,7 @@ final class ProgressListeners: Sendable {
         _ = state.withLock { $0.listeners.removeValue(forKey: token) }
     }
 
-    func send(_ event: ClientProgress) {
+    func send(_ event: Event) {
         for listener in state.withLock({ Array($0.listeners.values) }) { listener(event) }
     }
 }
@@ -164,6 +185,18 @@ final class CommandProgress: Sendable {
             }
         }
         if mine { stage(event.stage.description, event.detail, swapID: event.swapID) }
+    }
+
+    /// A submarine engine event, if it belongs to this command's swap (the same filter).
+    func submarine(_ event: SubmarineClientProgress) {
+        let mine: Bool = swapID.withLock { bound in
+            switch (bound, event.swapID) {
+            case (nil, nil): return true
+            case (let bound?, let id?): return bound == id
+            default: return false
+            }
+        }
+        if mine { stage(event.stage, event.detail, swapID: event.swapID) }
     }
 
     func finish() async {

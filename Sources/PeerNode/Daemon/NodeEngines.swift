@@ -113,11 +113,23 @@ public enum NodeEngines {
                                               feeEstimator: services.feeEstimator, follower: follower,
                                               connector: services.dialer.clientConnector, clock: services.clock,
                                               sleeper: services.loop.sleeper, log: { log("client: \($0)") })
-                let built = ClientCommands(services: services, engine: client, provider: provider, follower: follower,
-                                           followerTask: followerTask)
+                // Submarine swaps (savings -> Lightning) share the store, the follower, the
+                // wallet and the seed; their records are told apart by their direction.
+                let submarineClient = try SubmarineClientEngine(
+                    configuration: SubmarineClientConfiguration(
+                        network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
+                        finalityConfirmations: config.clientFinalityConfirmations),
+                    seed: seedBytes, store: store, wallet: services.wallet, lightning: services.lightning,
+                    chain: services.chain, feeEstimator: services.feeEstimator, follower: follower,
+                    connector: services.dialer.clientConnector, clock: services.clock, sleeper: services.loop.sleeper,
+                    log: { log("client: \($0)") })
+                let built = ClientCommands(services: services, engine: client, submarine: submarineClient, provider: provider,
+                                           follower: follower, followerTask: followerTask)
                 commands = built
                 let resumed = try await client.recover()
                 if !resumed.isEmpty { log("client: resumed \(resumed.count) unfinished swap(s)") }
+                let resumedSubmarine = try await submarineClient.recover()
+                if !resumedSubmarine.isEmpty { log("client: resumed \(resumedSubmarine.count) unfinished submarine swap(s)") }
                 return SwapEngines(provider: provider, client: built, submarineProvider: submarine)
             } catch {
                 // Whatever started is stopped again: the daemon tears down only what the

@@ -60,6 +60,9 @@ public enum SwapCommand: Sendable, Equatable {
     case pay(contact: String, amountSat: Int64, options: SwapOptions = SwapOptions())
     /// Move `amountSat` of spending funds to on-chain: `address`, or a fresh wallet address.
     case swapOut(amountSat: Int64, address: String?, options: SwapOptions = SwapOptions())
+    /// Move `amountSat` of savings to the spending balance: a submarine swap paying this
+    /// node's own invoice.
+    case swapIn(amountSat: Int64, options: SwapOptions = SwapOptions())
     /// What paying `amountSat` would cost, without paying: the route and a provider's quote
     /// (its id is what `pay --quote` commits).
     case quote(amountSat: Int64, contact: String?, options: SwapOptions = SwapOptions())
@@ -75,6 +78,7 @@ public enum SwapCommand: Sendable, Equatable {
         switch self {
         case .pay: return "pay"
         case .swapOut: return "swap-out"
+        case .swapIn: return "swap-in"
         case .quote: return "quote"
         case .max: return "max"
         case .claim: return "swap.claim"

@@ -20,7 +20,7 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(top.stdout.contains("exit codes: 0 ok, 1 the command failed, 2 usage error"))
         for command in ["init", "run", "status", "stop", "contacts add", "contacts rename", "contacts list", "contacts remove", "wallet balance",
                         "wallet address", "wallet send", "offers", "swaps", "swap show", "swap watch", "swap claim", "swap refund", "pay",
-                        "swap-out", "quote", "max", "recover"] {
+                        "swap-out", "swap-in", "quote", "max", "recover"] {
             XCTAssertTrue(top.stdout.contains("  \(command) "), command)
             let help = try run(command.split(separator: " ").map(String.init) + ["--help"])
             XCTAssertEqual(help.status, 0, command)
@@ -52,6 +52,9 @@ final class CLITests: XCTestCase {
             (["quote", "1000", "--quote", "q1"], "quote has no option --quote; see `peernode quote --help`"),
             (["swap-out", "1000", "--quote", "q1"], "swap-out has no option --quote; see `peernode swap-out --help`"),
             (["pay", "bob", "1000", "--quote="], "--quote needs the quote id"),
+            (["swap-in"], "missing <sats>"),
+            (["swap-in", "0"], "must be a whole number of satoshis"),
+            (["swap-in", "1000", "--to", "x"], "swap-in has no option --to; see `peernode swap-in --help`"),
         ]
         for (arguments, expected) in cases {
             let outcome = try run(arguments + ["--datadir", root + "/d"])

@@ -1,0 +1,41 @@
+import Bitcoin
+import HTLC
+import Offers
+
+/// One live client submarine swap inside the engine: its machine, its record, its refund
+/// key (in memory only, re-derived from the seed after a restart), its input queue and the
+/// tasks that feed it. Confined to the engine actor.
+final class SubmarineClientRun {
+    let id: String
+    let index: UInt32
+    let record: SubmarineClientRecord
+    let refundKey: PrivateKey
+    var machine: SubmarineClientMachine
+    let inputs: AsyncStream<SubmarineClientInput>.Continuation
+    var loop: Task<Void, Never>?
+    /// Follows the node's own invoice (a swap-in) for the preimage its settlement reveals.
+    var invoiceWatch: Task<Void, Never>?
+    /// The provider's accept as received (stored with the `accepted` event).
+    var accept: Signed<SubmarineSwapAccept>?
+    /// A funding the wallet signed and reserved coins for, not yet recorded: discarded if
+    /// the swap ends before `lock_intent`.
+    var preparedFunding: TransactionID?
+    /// What the lock transaction pays in fees (stored with the `lock_intent` event).
+    var lockFeeSat: Int64?
+    /// The tip of the refund's last bump: one bump per block.
+    var refundBumpTip: Int?
+    var lastReportedStep: String?
+    var observers: [UInt64: AsyncStream<SubmarineClientState>.Continuation] = [:]
+
+    init(id: String, index: UInt32, record: SubmarineClientRecord, refundKey: PrivateKey, machine: SubmarineClientMachine,
+         inputs: AsyncStream<SubmarineClientInput>.Continuation) {
+        self.id = id
+        self.index = index
+        self.record = record
+        self.refundKey = refundKey
+        self.machine = machine
+        self.inputs = inputs
+    }
+
+    var state: SubmarineClientState { machine.state }
+}

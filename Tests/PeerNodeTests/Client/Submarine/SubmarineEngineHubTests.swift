@@ -1,0 +1,297 @@
+import Bitcoin
+import HTLC
+import Lightning
+import Offers
+@testable import PeerNode
+import TestSupport
+import Transport
+import XCTest
+
+/// The submarine client engine against a scripted provider on the in-process hub, whose
+/// chain the kernel validates: the lock is funded by the real wallet, the provider pays on
+/// the hub's Lightning and claims with the real HTLC types, the refund is the engine's.
+final class SubmarineEngineHubTests: XCTestCase {
+    private let amount: Int64 = 20_000
+
+    /// A contact's invoice paid from savings: the lock confirms, the provider pays and
+    /// claims, the claim's witness gives the client the preimage, the swap completes.
+    /// Savings fall by exactly the lock total and its fee; the payee gets exactly X.
+    func testPayingAContactsInvoiceFromSavingsLearnsThePreimageFromTheClaim() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let before = try await fixture.savings()
+        XCTAssertEqual(before, SubmarineEngineHubFixture.savingsSat)
+        let payeeBefore = try fixture.hub.balanceMsat("payee")
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        let claim = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+
+        let report = try await within(seconds: 30) { try await paying.value }
+        XCTAssertEqual(report.preimage, preimage, "the preimage is the proof of payment")
+        XCTAssertEqual(SHA256.hash(report.preimage), report.paymentHash)
+        XCTAssertEqual(report.preimageSource, "claim")
+        XCTAssertEqual(report.lockTotalSat, swap.accept.body.totalSat)
+        XCTAssertEqual(report.lockTxid, lock.outPoint.txid)
+        XCTAssertGreaterThan(report.lockFeeSat, 0)
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(report.lockTxid), "the kernel verified the lock")
+
+        try await fixture.mineUntil(id, is: "completed", atMost: 2)
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(claim.txid))
+        let after = try await fixture.savings()
+        XCTAssertEqual(before - after, report.lockTotalSat + report.lockFeeSat,
+                       "savings fell by exactly the lock total and its fee")
+        XCTAssertEqual(try fixture.hub.balanceMsat("payee") - payeeBefore, UInt64(amount) * 1_000, "the payee got exactly X")
+        XCTAssertEqual(report.lockTotalSat, amount + report.serviceFeeSat + report.providerOnchainFeeSat)
+        let kinds = try await fixture.store.events(of: id).map(\.kind)
+        XCTAssertEqual(kinds.filter { $0 != "paid" && $0 != "lock_broadcast" },
+                       ["quoted", "accepted", "lock_intent", "lock_confirmed", "completed"], "\(kinds)")
+        XCTAssertEqual(fixture.payments(to: swap.contract.scriptPubKey).count, 1, "one lock")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let books = try SwapAccountingEntry.submarineClient(record, events: try await fixture.store.events(of: id))
+        XCTAssertEqual(books.outcome, .completed)
+        XCTAssertEqual(books.purpose, "pay_contact")
+        XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
+        await fixture.shutDown(engine)
+    }
+
+    /// A swap-in: the node's own invoice. Its settlement gives the preimage before any claim.
+    func testASwapInLearnsThePreimageFromItsOwnSettledInvoice() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let before = try await fixture.savings()
+        let clientBefore = try fixture.hub.balanceMsat("client")
+        let created = try await fixture.clientLND.addInvoice(amountMsat: UInt64(amount) * 1_000, memo: "swap-in",
+                                                             expirySeconds: 3_600, cltvExpiry: 0)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: created.paymentRequest, via: offer, ownInvoice: true) }
+        let id = try await waitForSwap(fixture)
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        let report = try await within(seconds: 30) { try await paying.value }
+        XCTAssertEqual(report.preimage, preimage)
+        XCTAssertEqual(report.preimageSource, "settled_invoice", "learned before any claim")
+        XCTAssertEqual(try fixture.hub.balanceMsat("client") - clientBefore, UInt64(amount) * 1_000, "spending +X exactly")
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        _ = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+        try await fixture.mineUntil(id, is: "completed", atMost: 2)
+        let after = try await fixture.savings()
+        XCTAssertEqual(before - after, report.lockTotalSat + report.lockFeeSat)
+        await fixture.shutDown(engine)
+    }
+
+    /// The provider never pays: from the timeout the engine refunds (nLockTime = timeout),
+    /// the refund confirms and the kernel verified it; savings are whole but for the lock's
+    /// and the refund's fees.
+    func testAProviderThatNeverPaysIsRefundedAfterTheTimeout() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let timeout = Int(swap.contract.terms.timeoutHeight)
+        try fixture.hub.mine(max(0, timeout - 1 - fixture.hub.height))
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let beforeTimeout = try await fixture.lastKind(of: id)
+        XCTAssertNotEqual(beforeTimeout, "refund_broadcast", "no refund before the timeout")
+        try await fixture.mineUntil(id, is: "refund_broadcast", atMost: 2)
+        do {
+            _ = try await within(seconds: 30) { try await paying.value }
+            XCTFail("pay returned without the invoice paid")
+        } catch let error as ClientEngineError {
+            guard case .submarineEnded(_, let outcome) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(outcome.funds, .refunded)
+        }
+        try await fixture.mineUntil(id, is: "refunded", atMost: 3)
+        let state = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        let refunded = try SubmarineClientState(kind: state.kind, data: state.data)
+        let refund = try XCTUnwrap(refunded.refund)
+        XCTAssertEqual(Int(refund.lockTime), timeout, "nLockTime is the timeout")
+        let mined = try XCTUnwrap(refunded.refundTxids.first { fixture.hub.confirmations(of: $0) != nil })
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(mined), "the kernel verified the refund")
+        let lock = try XCTUnwrap(refunded.lock)
+        let minedRefund = try XCTUnwrap(fixture.hub.chain.transaction(mined)?.transaction)
+        let refundFee = lock.value - minedRefund.outputs.reduce(0) { $0 + $1.value }
+        let events = try await fixture.store.events(of: id)
+        let lockFee = try XCTUnwrap(events.first { $0.kind == "lock_intent" }?.data["lock_fee_sat"]?.int64Value)
+        let after = try await fixture.savings()
+        XCTAssertEqual(before - after, lockFee + refundFee, "value conserved: only the two fees left the wallet")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let books = try SwapAccountingEntry.submarineClient(record, events: events)
+        XCTAssertEqual(books.outcome, .refunded)
+        XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
+        XCTAssertEqual(try fixture.hub.balanceMsat("payee"), 1_000_000, "nothing was paid")
+        await fixture.shutDown(engine)
+    }
+
+    /// A refund that no block takes is bumped at the next block by RBF (at least 1 sat/vB
+    /// more), and the bump is what confirms; it pays the same wallet address.
+    func testAnUnminedRefundIsBumpedAtTheNextBlock() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        try fixture.hub.mine(max(0, Int(swap.contract.terms.timeoutHeight) - 1 - fixture.hub.height))
+        try await fixture.mineUntil(id, is: "refund_broadcast", atMost: 2)
+        _ = try? await within(seconds: 30) { try await paying.value }
+        let first = try await Self.refundState(fixture, id)
+        let firstRefund = try XCTUnwrap(first.refund)
+        try await clientEventually("the first refund is in the mempool") { fixture.hub.inMempool(firstRefund.txid) }
+        XCTAssertTrue(fixture.hub.chain.hold(firstRefund.txid), "no block takes the first version")
+        try fixture.hub.mine(1)
+        try await clientEventually("a bump replaces it") {
+            let state = try await Self.refundState(fixture, id)
+            guard let bump = state.refund, bump.txid != firstRefund.txid else { return false }
+            return fixture.hub.inMempool(bump.txid)
+        }
+        let bumped = try await Self.refundState(fixture, id)
+        let bump = try XCTUnwrap(bumped.refund)
+        XCTAssertEqual(bumped.refundTxids, [firstRefund.txid, bump.txid])
+        XCTAssertFalse(fixture.hub.inMempool(firstRefund.txid), "replaced (BIP125)")
+        XCTAssertEqual(bump.outputs.map(\.scriptPubKey), firstRefund.outputs.map(\.scriptPubKey), "the same address")
+        XCTAssertLessThan(bump.outputs[0].value, firstRefund.outputs[0].value, "the bump pays more fee")
+        try await fixture.mineUntil(id, is: "refunded", atMost: 2)
+        XCTAssertNotNil(fixture.hub.confirmations(of: bump.txid))
+        XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(bump.txid), "the kernel verified the bump")
+        await fixture.shutDown(engine)
+    }
+
+    private static func refundState(_ fixture: SubmarineEngineHubFixture, _ id: String) async throws -> SubmarineClientState {
+        let last = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        return try SubmarineClientState(kind: last.kind, data: last.data)
+    }
+
+    /// An accept with a wrong amount, hash, timeout or contract: the swap ends abandoned and
+    /// nothing is locked; the wallet holds what it held.
+    func testAWrongAcceptLocksNothing() async throws {
+        for fault in SubmarineScriptedProvider.AcceptFault.allCases where fault != .none {
+            let fixture = try await SubmarineEngineHubFixture(fault: fault)
+            let engine = try fixture.engine()
+            let before = try await fixture.savings()
+            let invoice = try await fixture.payeeInvoice(amountSat: amount)
+            let offer = try await fixture.offer()
+            do {
+                _ = try await within(seconds: 30) { try await engine.pay(invoice: invoice, via: offer) }
+                XCTFail("\(fault): paid")
+            } catch let error as ClientEngineError {
+                guard case .submarineEnded(let id, let outcome) = error else { XCTFail("\(fault): \(error)"); continue }
+                XCTAssertEqual(outcome.funds, .neverLocked, "\(fault)")
+                let last = try await fixture.lastKind(of: id)
+                XCTAssertEqual(last, "abandoned", "\(fault)")
+            }
+            let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+            XCTAssertTrue(fixture.payments(to: swap.contract.scriptPubKey).isEmpty, "\(fault): nothing locked")
+            XCTAssertTrue(fixture.hub.chain.mempoolEntries().isEmpty, "\(fault): nothing broadcast")
+            let after = try await fixture.savings()
+            XCTAssertEqual(after, before, "\(fault): the wallet holds what it held")
+            let lockable = await fixture.wallet.capacity().lockableSat
+            XCTAssertEqual(lockable, before, "\(fault): no coin stays reserved")
+            await fixture.shutDown(engine)
+        }
+    }
+
+    /// The node dies right after recording `lock_intent`, before the broadcast. On restart
+    /// the recorded funding goes out, the very same bytes, and the swap completes: one lock.
+    func testACrashAfterLockIntentBroadcastsTheRecordedFundingOnRestart() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let crashing = ClientCrashingStore(fixture.store, crashAfter: "lock_intent")
+        let first = try fixture.engine(store: crashing)
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("lock_intent is on disk") { try await fixture.lastKind(of: id) == "lock_intent" }
+        _ = try? await within(seconds: 10) { try await paying.value }
+        let recorded = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        let funding = try XCTUnwrap(try SubmarineClientState(kind: recorded.kind, data: recorded.data).funding)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertTrue(fixture.hub.chain.mempoolEntries().isEmpty, "nothing was broadcast before the crash")
+        await first.shutDown()
+
+        // A restarted node: a fresh wallet from the same seed, the same store.
+        let wallet = try fixture.hub.wallet(seed: 0x55)
+        _ = try await wallet.sync()
+        let second = try fixture.engine(wallet: wallet)
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [id])
+        try await clientEventually("the same funding is out") { fixture.hub.inMempool(funding.txid) }
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        XCTAssertEqual(fixture.payments(to: swap.contract.scriptPubKey).map(\.txid), [funding.txid], "never a second lock")
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        _ = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+        try await fixture.mineUntil(id, is: "completed", atMost: 3)
+        let completed = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        XCTAssertEqual(try SubmarineClientState(kind: completed.kind, data: completed.data).preimage, preimage,
+                       "the claim's witness gave the preimage")
+        let events = try await fixture.store.events(of: id)
+        let lockFee = try XCTUnwrap(events.first { $0.kind == "lock_intent" }?.data["lock_fee_sat"]?.int64Value)
+        _ = try await wallet.sync()
+        let after = await wallet.balance().total
+        XCTAssertEqual(before - after, lock.value + lockFee, "value conserved")
+        await fixture.shutDown(second)
+    }
+
+    /// The node is down while the provider pays and its claim is mined: on restart the
+    /// rescan finds the claim, its witness gives the preimage, and the swap completes.
+    func testAClaimMinedWhileTheNodeWasDownIsFoundOnRestart() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let first = try fixture.engine()
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        await first.shutDown()
+        paying.cancel()
+
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        let claim = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+        try fixture.hub.mine(2)
+        XCTAssertEqual(fixture.hub.confirmations(of: claim.txid), 2)
+
+        let second = try fixture.engine()
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [id])
+        try await clientEventually("the swap completes from the claim found by the rescan") {
+            try await fixture.lastKind(of: id) == "completed"
+        }
+        let last = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        let state = try SubmarineClientState(kind: last.kind, data: last.data)
+        XCTAssertEqual(state.preimage, preimage)
+        XCTAssertEqual(state.preimageSource, .claim)
+        XCTAssertEqual(state.claimTxid, claim.txid)
+        XCTAssertTrue(state.refundTxids.isEmpty, "no refund")
+        let events = try await fixture.store.events(of: id)
+        let lockFee = try XCTUnwrap(events.first { $0.kind == "lock_intent" }?.data["lock_fee_sat"]?.int64Value)
+        let after = try await fixture.savings()
+        XCTAssertEqual(before - after, lock.value + lockFee, "value conserved")
+        await fixture.shutDown(second)
+    }
+
+    private func waitForSwap(_ fixture: SubmarineEngineHubFixture) async throws -> String {
+        try await clientEventually("the swap is recorded") { try await !fixture.store.allSwaps(limit: 1).isEmpty }
+        return try await XCTUnwrapAsync(try await fixture.store.allSwaps(limit: 1).first).id
+    }
+}
