@@ -172,7 +172,7 @@ final class Node {
     /// The runner answers for the user: `pay`, `swap-out` and `wallet send` ask before money
     /// moves and refuse without a terminal, so the runner passes `--yes`.
     static func confirmed(_ arguments: [String]) -> [String] {
-        let moves = ["pay", "swap-out"].contains(arguments.first ?? "") || arguments.prefix(2) == ["wallet", "send"]
+        let moves = ["pay", "swap-out", "swap-in"].contains(arguments.first ?? "") || arguments.prefix(2) == ["wallet", "send"]
         return moves && !arguments.contains("--yes") ? arguments + ["--yes"] : arguments
     }
 
