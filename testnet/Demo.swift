@@ -8,7 +8,8 @@ import Foundation
 /// The README's demo (issue 9): a client holding only spending funds (500,000 sat on
 /// Lightning, nothing on chain) pays carol, who accepts only on-chain bitcoin, 20,000 sat
 /// through a provider found among its 5 contacts: two providers with different fees, one
-/// offline, two running no provider (carol among them).
+/// offline, two running no provider (carol among them). Then the second journey
+/// (`DemoSavingsJourney`): dave, holding only savings, pays erin, who takes only Lightning.
 struct Demo {
     static let amountSat: Int64 = 20_000
     static let clientLightningSat: Int64 = 500_000
@@ -19,17 +20,22 @@ struct Demo {
     /// Config lines every node gets: the `chain_backend=electrum` ones for `--chain electrum`.
     var chainConfig: [String] = []
 
+    /// provA and provB run both directions, provA the cheaper in each; erin (the second
+    /// journey's payee) takes Lightning only.
     static let specs: [NodeSpec] = [
         NodeSpec(name: "client", lightningSat: clientLightningSat),
-        NodeSpec(name: "provA", provider: true, baseFeeSat: 300, feePPM: 1_000),
-        NodeSpec(name: "provB", provider: true, baseFeeSat: 500, feePPM: 2_000),
+        NodeSpec(name: "provA", lightningSat: DemoSavingsJourney.providerLightningSat, provider: true, baseFeeSat: 300,
+                 feePPM: 1_000, extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 300, feePPM: 1_000)),
+        NodeSpec(name: "provB", lightningSat: DemoSavingsJourney.providerLightningSat, provider: true, baseFeeSat: 500,
+                 feePPM: 2_000, extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 500, feePPM: 2_000)),
         NodeSpec(name: "gone", provider: true, baseFeeSat: 100, feePPM: 1_000),
         NodeSpec(name: "dave"),
         NodeSpec(name: "carol"),
+        DemoSavingsJourney.erinSpec,
     ]
 
     func run() throws(Failure) -> [Check] {
-        let nodes = try clock.stage("create 6 nodes: a Lightning node on the hub, `peernode init`, macaroon and config each") {
+        let nodes = try clock.stage("create 7 nodes: a Lightning node on the hub, `peernode init`, macaroon and config each") {
             () throws(Failure) -> [Node] in
             try net.add(Self.specs.map { spec in
                 var spec = spec
@@ -39,8 +45,9 @@ struct Demo {
         }
         let node = { (name: String) -> Node in nodes.first { $0.name == name }! }
         let (client, provA, provB, gone, carol) = (node("client"), node("provA"), node("provB"), node("gone"), node("carol"))
+        let (dave, erin) = (node("dave"), node("erin"))
 
-        try clock.stage("start 6 daemons and wait until each answers `peernode status`") { () throws(Failure) in
+        try clock.stage("start 7 daemons and wait until each answers `peernode status`") { () throws(Failure) in
             try net.start(nodes)
             clock.note(Self.nodeTable(nodes, hub: try net.hub.rpc.balances()))
         }
@@ -143,6 +150,12 @@ struct Demo {
                             "route through \(routed ?? "?"); provA holds \(swapsA) swap(s), provB \(swapsB)"))
         checks.append(try CommonChecks.swapsFinal(nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
+
+        // The second journey: savings to a Lightning-only contact.
+        Console.out("")
+        Console.out("journey 2: dave pays erin, who takes only Lightning, from his on-chain savings")
+        checks += try DemoSavingsJourney(net: net, clock: clock).run(dave: dave, erin: erin, providers: [provA, provB],
+                                                                      nodes: nodes)
         checks += try clock.stage("each node's books against its balances (`peernode report --json`; \"gone\" started again for its own)") {
             () throws(Failure) -> [Check] in
             try gone.start()
