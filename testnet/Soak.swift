@@ -62,8 +62,13 @@ func runSoak(_ options: SoakOptions, _ run: RunContext) -> Int32 {
         let net = try clock.stage("start the regtest hub") { () throws(Failure) -> Testnet in
             try Testnet(supervisor: supervisor, binaries: run.binaries)
         }
+        // Both providers run both directions: swap-ins take the client's savings back to Lightning.
+        let submarine = Dictionary(uniqueKeysWithValues: Soak.providers.map { provider in
+            (provider.0, DemoSavingsJourney.submarineConfig(baseFeeSat: provider.1, feePPM: provider.2))
+        })
         let (client, providers, carol) = try Scenario.setUp(net, clock, providers: Soak.providers, others: ["carol"],
-                                                            clientSat: Soak.clientLightningSat(minutes: options.minutes))
+                                                            clientSat: Soak.clientLightningSat(minutes: options.minutes),
+                                                            config: submarine)
         let start = try net.hub.rpc.balances()
         let soak = SoakSwap(net: net, clock: clock, client: client, providers: providers, carol: carol)
         var random = SoakRandom(seed: options.seed)
@@ -78,8 +83,11 @@ func runSoak(_ options: SoakOptions, _ run: RunContext) -> Int32 {
                 tally.topUps += 1
             }
             let savings = try client.walletBalance().confirmed
-            let lightning = (try net.hub.rpc.balances().lightningMsat(client.name) ?? 0) / 1_000
-            guard let plan = SoakPlan.next(savingsSat: savings, lightningSat: lightning, using: &random) else {
+            let hub = try net.hub.rpc.balances()
+            let lightning = (hub.lightningMsat(client.name) ?? 0) / 1_000
+            let providerLightning = providers.map { (hub.lightningMsat($0.name) ?? 0) / 1_000 }.max() ?? 0
+            guard let plan = SoakPlan.next(savingsSat: savings, lightningSat: lightning, providerLightningSat: providerLightning,
+                                           using: &random) else {
                 clock.note("the client's funds cover no further payment (Lightning \(formatSats(lightning)), "
                     + "savings \(formatSats(savings))): the soak ends early")
                 break

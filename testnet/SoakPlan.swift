@@ -54,6 +54,8 @@ struct SoakPlan {
         case swapOut = "swap-out"
         /// `pay carol X` with X within the client's confirmed savings: sent on chain, no swap.
         case payFromSavings = "pay from savings"
+        /// `swap-in X`: savings to the client's own Lightning balance, a submarine swap.
+        case swapIn = "swap-in"
     }
 
     let kind: Kind
@@ -75,7 +77,8 @@ struct SoakPlan {
     /// Picks the next payment: its kind, an amount the balances cover, and for a swap,
     /// one time in two, a crash point among the states a pay writes. Nil when the client's
     /// Lightning funds no longer cover the smallest swap and its savings no payment.
-    static func next(savingsSat: Int64, lightningSat: Int64, using random: inout SoakRandom) -> SoakPlan? {
+    static func next(savingsSat: Int64, lightningSat: Int64, providerLightningSat: Int64 = 0,
+                     using random: inout SoakRandom) -> SoakPlan? {
         // The swap's fees stay under 5 % of X, routing under 1 %: X * 1.06 must be spendable.
         let swapCeiling = min(maximumSat, (lightningSat - 10_000) * 100 / 106)
         let directCeiling = savingsSat - savingsFeeMarginSat
@@ -88,15 +91,21 @@ struct SoakPlan {
         if directCeiling >= minimumSat { kinds += Array(repeating: .payFromSavings, count: savingsSat > 100_000 ? 3 : 1) }
         if payFloor <= swapCeiling { kinds += [.pay, .pay] }
         if minimumSat <= swapCeiling { kinds += [.swapOut] }
+        // A swap-in locks X plus its fees from the savings (within 5 %) and needs a provider
+        // whose Lightning balance pays X with room for routing.
+        let swapInCeiling = min(maximumSat, (savingsSat - savingsFeeMarginSat) * 100 / 105, providerLightningSat * 9 / 10)
+        if minimumSat <= swapInCeiling { kinds += [.swapIn] }
         guard let kind = kinds.randomElement(using: &random) else { return nil }
         let amount: Int64
         switch kind {
         case .pay: amount = Int64.random(in: payFloor...swapCeiling, using: &random)
         case .swapOut: amount = Int64.random(in: minimumSat...swapCeiling, using: &random)
         case .payFromSavings: amount = Int64.random(in: max(minimumSat, directCeiling / 2)...directCeiling, using: &random)
+        case .swapIn: amount = Int64.random(in: minimumSat...swapInCeiling, using: &random)
         }
         var crashPoint: String?
-        if kind != .payFromSavings && Bool.random(using: &random) {
+        // Swap-ins run uncrashed here: their kill -9 matrix is the submarine crash set's.
+        if kind != .payFromSavings && kind != .swapIn && Bool.random(using: &random) {
             crashPoint = Bool.random(using: &random)
                 ? "client:" + CrashScenarios.clientStates.randomElement(using: &random)!
                 : "provider:" + CrashScenarios.providerStates.randomElement(using: &random)!
@@ -105,8 +114,11 @@ struct SoakPlan {
     }
 
     var title: String {
-        let what = kind == .swapOut ? "swap-out \(formatSats(amountSat)) to the client's wallet"
-            : "\(kind.rawValue) carol \(formatSats(amountSat))"
+        let what = switch kind {
+        case .swapOut: "swap-out \(formatSats(amountSat)) to the client's wallet"
+        case .swapIn: "swap-in \(formatSats(amountSat)) to the client's Lightning"
+        case .pay, .payFromSavings: "\(kind.rawValue) carol \(formatSats(amountSat))"
+        }
         return what + (crashPoint.map { ", crash at \($0)" } ?? "")
     }
 }

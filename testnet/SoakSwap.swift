@@ -46,12 +46,16 @@ struct SoakSwap {
         let payeeBefore = try payee.walletBalance().total
         let walletBefore = try client.walletBalance().total
         let amount = String(plan.amountSat)
-        let arguments = plan.kind == .swapOut ? ["swap-out", amount] : ["pay", carol.name, amount]
+        let arguments = switch plan.kind {
+        case .swapOut: ["swap-out", amount]
+        case .swapIn: ["swap-in", amount]
+        case .pay, .payFromSavings: ["pay", carol.name, amount]
+        }
 
         // The quote names the provider `pay` will pick: the one to arm for a provider crash.
         var quoteTotal: Int64?
         var victim: Node?
-        if plan.isSwap {
+        if plan.isSwap && plan.kind != .swapIn {
             let quote = try client.must(plan.kind == .swapOut ? ["quote", amount] : ["quote", amount, "--contact", carol.name], timeout: 60)
             quoteTotal = JSON.int(JSON.find(Demo.totalKeys, in: quote))
             let chosen = JSON.string(JSON.object(quote["provider"])?["name"])
@@ -117,12 +121,35 @@ struct SoakSwap {
             detail += "client wallet -\(formatSats(walletDrop)) (fee \(formatSats(fee))); client Lightning -\(formatMsat(clientDrop)); "
                 + "providers +\(formatMsat(providerGain))"
         }
+        if plan.kind == .swapIn {
+            return swapInOutcome(plan, result: result, said: said, blocks: blocks, walletDrop: walletDrop,
+                                 clientGain: -clientDrop, providerGain: providerGain, routing: routing)
+        }
         let verdict: Verdict = expected == 0 ? (plan.isSwap ? .paidOut : .sent) : nothingMoved == 0 ? .rolledBack : .neither
         record(plan, verdict: verdict, result: result, carolReceived: plan.kind == .swapOut ? 0 : received)
         // A payment matching neither outcome lost at least the smaller of the two mismatches.
         let unaccounted = verdict == .neither ? max(1, min(expected, nothingMoved)) : 0
         clock.note("\(verdict.rawValue): \(detail); settled in \(blocks) block(s)")
         return Outcome(verdict: verdict, crashed: crashed, notReached: notReached, unaccountedMsat: unaccounted, command: said)
+    }
+
+    /// A swap-in's verdict: paid out when the client's Lightning gained exactly X, the
+    /// providers' fell by X and the routing fee, and the savings by exactly what the result
+    /// says the lock and its fee took; rolled back when no Lightning moved (a refund costs
+    /// the two fees, which the accounting check holds the client's books to).
+    private func swapInOutcome(_ plan: SoakPlan, result: [String: Any]?, said: String, blocks: Int, walletDrop: Int64,
+                               clientGain: Int64, providerGain: Int64, routing: Int64) -> Outcome {
+        let amountMsat = plan.amountSat * 1_000
+        let spent = JSON.int(result?["savings_spent_sat"])
+        let expected = abs(clientGain - amountMsat) + abs(providerGain + amountMsat + routing)
+            + abs(walletDrop - (spent ?? -1)) * 1_000
+        let nothingMoved = abs(clientGain) + abs(providerGain)
+        let verdict: Verdict = expected == 0 ? .paidOut : nothingMoved == 0 ? .rolledBack : .neither
+        let detail = "client Lightning +\(formatMsat(clientGain)); providers \(formatMsat(providerGain)) (routing \(formatMsat(routing))); "
+            + "savings -\(formatSats(walletDrop)) (the result says \(spent.map(formatSats) ?? "nothing"))"
+        clock.note("\(verdict.rawValue): \(detail); settled in \(blocks) block(s)")
+        let unaccounted = verdict == .neither ? max(1, min(expected, nothingMoved)) : 0
+        return Outcome(verdict: verdict, crashed: false, notReached: false, unaccountedMsat: unaccounted, command: said)
     }
 
     /// Writes down what moved outside the nodes' own swaps (the accounting check's terms):
@@ -145,7 +172,7 @@ struct SoakSwap {
             case .neither: ledger.deposit(carol.name, msat: carolReceived * 1_000, "received in a payment that was NEITHER")
             case .rolledBack, .sent: break
             }
-        case .swapOut:
+        case .swapOut, .swapIn:
             break
         }
     }

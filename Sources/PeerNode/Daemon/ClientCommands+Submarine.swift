@@ -72,28 +72,51 @@ extension ClientCommands {
                        progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         let submarine = try submarineEngine()
         let candidates = try await routeCandidates()
-        progress.stage("routing", "asking \(candidates.count) contact(s) for on-chain to Lightning offers")
-        let probed = await services.router.probe(candidates)
-        for skip in probed.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(Self.describe(skip.reason))") }
-        let route = SubmarineRouteChoice(amountSat: amountSat, offers: probed.offers)
-        for skip in route.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
-        guard let choice = route.choice else {
-            throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
-                               + "(\(candidates.count) asked); nothing was paid")
+        // Cached offers first. A provider's onchain_to_ln maximum follows its Lightning
+        // balance and it forgets its offers when it restarts, so when the cache names no
+        // provider for X, or the chosen one no longer knows its offer (`not_found`, before
+        // anything is quoted or locked), every contact is asked again, once.
+        var refreshed = false
+        while true {
+            progress.stage("routing", "asking \(candidates.count) contact(s) for on-chain to Lightning offers")
+            let probed = await services.router.probe(candidates, refresh: refreshed)
+            for skip in probed.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(Self.describe(skip.reason))") }
+            let route = SubmarineRouteChoice(amountSat: amountSat, offers: probed.offers)
+            for skip in route.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
+            guard let choice = route.choice else {
+                if !refreshed {
+                    refreshed = true
+                    progress.stage("routing", "no cached offer swaps \(Self.grouped(amountSat)) sat on-chain to Lightning; "
+                                   + "asking the contacts again")
+                    continue
+                }
+                throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
+                                   + "(\(candidates.count) asked); nothing was paid")
+            }
+            let offered = OfferFeature.contractTypes(in: choice.provider.offer.body.features)
+            let type = contractType ?? offered.first ?? .taprootBoltz
+            progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
+                           + "(\(choice.provider.contact.pubky.z32)), \(type.rawValue) contract: lock "
+                           + "\(Self.grouped(choice.lockTotalSat)) sat (fees \(Self.grouped(choice.feesSat)) sat) plus the lock's "
+                           + "own fee; the provider pays once the lock has \(choice.terms.requiredConfirmations) confirmation(s)")
+            let report: SubmarineClientReport
+            do {
+                report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: type,
+                                                 ownInvoice: ownInvoice) { progress.bind($0) }
+            } catch .rejected(.notFound, let reason) where !refreshed {
+                refreshed = true
+                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
+                               + "asking the contacts again")
+                continue
+            } catch {
+                throw Self.controlError(error)
+            }
+            return Self.submarineResult(report, choice: choice, type: type, route: route)
         }
-        let offered = OfferFeature.contractTypes(in: choice.provider.offer.body.features)
-        let type = contractType ?? offered.first ?? .taprootBoltz
-        progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
-                       + "(\(choice.provider.contact.pubky.z32)), \(type.rawValue) contract: lock "
-                       + "\(Self.grouped(choice.lockTotalSat)) sat (fees \(Self.grouped(choice.feesSat)) sat) plus the lock's "
-                       + "own fee; the provider pays once the lock has \(choice.terms.requiredConfirmations) confirmation(s)")
-        let report: SubmarineClientReport
-        do {
-            report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: type,
-                                             ownInvoice: ownInvoice) { progress.bind($0) }
-        } catch {
-            throw Self.controlError(error)
-        }
+    }
+
+    private static func submarineResult(_ report: SubmarineClientReport, choice: SubmarineRouteChoice.Candidate,
+                                        type: ContractType, route: SubmarineRouteChoice) -> [String: JSONValue] {
         var result = report.json
         result["provider"] = RoutePlan.providerJSON(choice.provider.contact, contractType: type)
         result["alternatives"] = .array(route.ranked.dropFirst().map { candidate in
