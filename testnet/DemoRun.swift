@@ -8,7 +8,7 @@ struct RunContext {
 /// Starts the hub and runs the demo; prints the checks; tears down. With `electrum`
 /// (`demo --chain electrum`), every node reads the chain from a real ElectrumX over the hub.
 func runDemo(_ run: RunContext, electrum: Bool = false) -> Int32 {
-    Console.out("peernode demo: pay an on-chain-only contact from Lightning funds through a provider among the contacts")
+    Console.out("peernode demo: pay an on-chain-only contact from Lightning funds, then a Lightning-only contact from savings, through providers among the contacts")
     Console.out("run directory (data dirs and logs): \(run.directory)")
     let supervisor = Supervisor(runDirectory: run.directory)
     run.live.add(supervisor)
