@@ -24,8 +24,8 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario but the `electrum` set's (56 of 59: the kill -9 set, the adversaries, the floods, ElectrumX and a pay on it,
-# the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
+# scenario but the `electrum` set's (58 of 68: the kill -9 set, the adversaries, the floods, ElectrumX and a pay, a kill -9
+# and a reorg on it, the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
 test: setup-electrumx setup-status
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
