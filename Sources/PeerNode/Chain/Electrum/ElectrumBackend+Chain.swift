@@ -116,6 +116,9 @@ extension ElectrumBackend {
     }
 
     public func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
+        // A server that stopped following has a stale mempool too: its estimate is refused
+        // with the lag's reason (and at once, not after a timeout on its node).
+        _ = try await currentTip()
         let rate = try await withClient { client throws(ElectrumError) in try await client.estimateFee(blocks: targetBlocks) }
         guard let rate else { return nil }
         do { return try FeeRate(satPerKvB: rate) } catch {
