@@ -249,7 +249,7 @@ public actor ElectrumBackend: ChainBackend {
         }
     }
 
-    private var millisecondsSinceStart: UInt64 {
+    var millisecondsSinceStart: UInt64 {
         let elapsed = ContinuousClock.now - started
         return UInt64(max(0, elapsed.components.seconds)) * 1_000 + UInt64(max(0, elapsed.components.attoseconds)) / 1_000_000_000_000_000
     }
