@@ -24,8 +24,8 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario but the `electrum` set's (56 of 59: the kill -9 set, the adversaries, the floods, ElectrumX and a pay on it,
-# the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
+# scenario but the `electrum` set's (58 of 69: the kill -9 set, the adversaries, the floods, ElectrumX and a pay, a kill -9
+# and a reorg on it, the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
 test: setup-electrumx setup-status
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
@@ -50,13 +50,16 @@ clean:
 # builds, figures and ratios from one run. BENCH_ARGS="--swaps 200 --concurrent 50" (add
 # --plain-lnd for the nodes on plain HTTP to LND, to compare with TLS). Then issue 22's
 # flood figures: honest connect-and-quote latency during each flood, CPU per handshake (docs/PEERS.md).
+# Then issue 18's: accept -> claim of 40 sequential swaps with every node on Bitcoin Core, then on a
+# real ElectrumX, in the same run (docs/ELECTRUM.md, "Figures").
 BENCH_ARGS ?=
-bench: setup
+bench: setup setup-electrumx
 	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
 	.build/release/peernode-bench
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build -c release --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/release/peernode-testnet bench $(BENCH_ARGS)
 	.build/release/peernode-testnet bench-floods
+	.build/release/peernode-testnet bench --chain electrum --swaps 40
 
 # The regtest hub: Bitcoin Core JSON-RPC and LND REST on loopback; prints its endpoints as
 # JSON and runs until Ctrl-C. Extra flags: make hub HUB_ARGS="--ln-node alice:500000".

@@ -183,13 +183,23 @@ enum ChainScenarios {
             _ = try net.hub.rpc.call("invalidateblock", [lockBlock])
             let mempool = JSON.array(try net.hub.rpc.call("getrawmempool")).compactMap(JSON.string)
             clock.note("tip now \(try net.hub.rpc.balances().height) (was \(heightBefore)); mempool: \(mempool.joined(separator: ", "))")
-            // The wallets follow the chain every second.
-            usleep(2_500_000)
+            if net.onElectrum {
+                // An Electrum server follows a reorg only once the new chain outgrows the old
+                // one (ElectrumX never goes back to a shorter chain): the claim is held out of
+                // a replacement chain one block longer, so the wallets have a reorg to follow.
+                _ = try net.hub.rpc.call("hub_hold_transaction", [claim.txid])
+                let longer = Int(heightBefore - (try net.hub.rpc.balances().height)) + 1
+                try net.hub.mine(longer)
+                clock.note("mined \(longer) block(s) without the claim: tip \(try net.hub.rpc.balances().height)")
+            }
+            // The wallets follow the chain every second (on Electrum, after the server's next poll).
+            usleep(net.onElectrum ? 4_000_000 : 2_500_000)
             let carolNow = try carol.walletBalance().confirmed - carolBefore
-            clock.note("carol's confirmed gain with the lock and claim out of the chain: \(formatSats(carolNow))")
+            clock.note("carol's confirmed gain with the claim out of the chain: \(formatSats(carolNow))")
+            if net.onElectrum { _ = try net.hub.rpc.call("hub_release_transaction", [claim.txid]) }
             return (mempool, carolNow)
         }
-        let replacement = Int(heightBefore - (try net.hub.rpc.balances().height)) + 1
+        let replacement = max(1, Int(heightBefore - (try net.hub.rpc.balances().height)) + 1)
         try clock.stage("mine a replacement chain of \(replacement) block(s)") { () throws(Failure) in try net.hub.mine(replacement) }
         let relocked = try confirmedBlock(net, lockTxid)
         let reclaimed = try confirmedBlock(net, claim.txid)

@@ -156,7 +156,7 @@ enum ElectrumNodeScenarios {
     }
 
     /// ElectrumX over the hub, listening, after 101 blocks (so the hub can fund wallets).
-    private static func startElectrumX(_ net: Testnet, _ clock: StageClock) throws(Failure) -> ElectrumX {
+    static func startElectrumX(_ net: Testnet, _ clock: StageClock) throws(Failure) -> ElectrumX {
         try clock.stage("mine 101 blocks") { () throws(Failure) in try net.hub.mine(101) }
         return try clock.stage("start ElectrumX over the hub") { () throws(Failure) -> ElectrumX in
             let server = try ElectrumX.start(net)
@@ -256,7 +256,7 @@ enum ElectrumNodeScenarios {
     }
 
     /// The client's log says it reads the chain from ElectrumX.
-    private static func onElectrumCheck(_ client: Node, _ server: ElectrumX) throws(Failure) -> Check {
+    static func onElectrumCheck(_ client: Node, _ server: ElectrumX) throws(Failure) -> Check {
         let url = "electrum://127.0.0.1:\(server.port)"
         return Check("the client reads the chain from ElectrumX", client.logContains("Electrum server at \(url)"), url)
     }

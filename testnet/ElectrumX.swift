@@ -33,7 +33,9 @@ struct ElectrumX {
 
     /// Starts ElectrumX; `port` (a restart) reuses the earlier server's port, and the run's
     /// database directory is always the same, so a restarted server resumes its index.
-    static func start(_ net: Testnet, port reused: Int? = nil) throws(Failure) -> ElectrumX {
+    /// `daemonPort`: where it reaches the hub's Bitcoin Core RPC (a `CuttableLink`), if
+    /// not directly.
+    static func start(_ net: Testnet, port reused: Int? = nil, daemonPort: Int? = nil) throws(Failure) -> ElectrumX {
         let executable = try locate(net.binaries)
         let database = net.supervisor.runDirectory + "/electrumx-db"
         do {
@@ -54,7 +56,7 @@ struct ElectrumX {
             logName: "electrumx.log",
             environment: [
                 "COIN": "Bitcoin", "NET": "regtest", "DB_ENGINE": "leveldb", "DB_DIRECTORY": database,
-                "DAEMON_URL": "http://\(rpc.user):\(rpc.password)@127.0.0.1:\(rpc.port)/",
+                "DAEMON_URL": "http://\(rpc.user):\(rpc.password)@127.0.0.1:\(daemonPort ?? rpc.port)/",
                 "SERVICES": "tcp://127.0.0.1:\(port)", "PEER_DISCOVERY": "off", "PEER_ANNOUNCE": "",
                 "DAEMON_POLL_INTERVAL_BLOCKS": "100", "DAEMON_POLL_INTERVAL_MEMPOOL": "100", "CACHE_MB": "50",
                 // A public server's throttling of busy sessions; the scenario polls.

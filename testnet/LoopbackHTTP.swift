@@ -101,7 +101,8 @@ enum LoopbackHTTP {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func loopback(port: Int) -> sockaddr_in {
+    /// 127.0.0.1:`port` as a socket address (also the runner's other loopback sockets').
+    static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port)).bigEndian

@@ -49,7 +49,8 @@ struct Scenario: Sendable {
     static let all: [Scenario] = base + ChainScenarios.all + CrashScenarios.all + AdversaryScenarios.all + HostileClientScenarios.all
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
-        + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + SubmarineScenarios.all
+        + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
+        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

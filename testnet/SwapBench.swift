@@ -15,14 +15,25 @@ struct BenchOptions {
     var concurrent = 50
     /// The nodes reach the hub's LND REST in plain HTTP instead of TLS, to compare.
     var plainLND = false
+    /// `--chain electrum`: the sequential swaps with every node on Bitcoin Core, then on a
+    /// real ElectrumX, in the same run (ChainBench), instead of the whole benchmark.
+    var electrum = false
 
-    /// `--swaps N --concurrent N [--plain-lnd]`; nil on anything else.
+    /// `--swaps N --concurrent N [--plain-lnd] [--chain bitcoind|electrum]`; nil on anything else.
     static func parse(_ words: [String]) -> BenchOptions? {
         var options = BenchOptions()
         var rest = words[...]
         while let word = rest.popFirst() {
             if word == "--plain-lnd" {
                 options.plainLND = true
+                continue
+            }
+            if word == "--chain" {
+                switch rest.popFirst() {
+                case "electrum": options.electrum = true
+                case "bitcoind": options.electrum = false
+                default: return nil
+                }
                 continue
             }
             guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { return nil }
@@ -94,6 +105,7 @@ struct BenchFigures {
 }
 
 func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
+    if options.electrum { return ChainBench.run(run, options) }
     Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, LND REST over "
         + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"))
     Console.out("run directory (data dirs and logs): \(run.directory)")
@@ -178,7 +190,7 @@ struct SwapBench {
     /// Each pay starts once the previous one's claim is in the mempool (its progress line
     /// says so), so no two swaps overlap between accept and claim; a pay then waits for
     /// its claim's confirmation (the block a second) in the background.
-    private func sequentialPays(_ clients: [Node], payee: Node, figures: inout BenchFigures) throws(Failure) -> [PayOutcome] {
+    func sequentialPays(_ clients: [Node], payee: Node, figures: inout BenchFigures) throws(Failure) -> [PayOutcome] {
         var pays: [(String, Int64, BackgroundCommand, Double)] = []
         let amounts = LoadNetwork.amounts(count: options.swaps, from: 21_000)
         for (index, amount) in amounts.enumerated() {

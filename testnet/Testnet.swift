@@ -18,6 +18,12 @@ final class Testnet {
     /// Every node's LND REST in plain HTTP (`lnd_rest_tls=0`) rather than the hub's TLS:
     /// `bench --plain-lnd`, the benchmark's comparison run.
     var plainLND = false
+    /// Config lines every node created from now on gets (`chain_backend=electrum` and the
+    /// server): how a Core scenario's body runs unchanged with its nodes on ElectrumX.
+    var chainConfig: [String] = []
+    /// The nodes read the chain from an Electrum server, whose view differs from Core's
+    /// where a scenario must say so (a reorg is seen once the new chain is longer).
+    var onElectrum: Bool { chainConfig.contains("chain_backend=electrum") }
 
     /// `hubArguments`: extra `peernode-regtest` options (a simulated clock).
     init(supervisor: Supervisor, binaries: Binaries, hubArguments: [String] = []) throws(Failure) {
@@ -37,7 +43,8 @@ final class Testnet {
     /// Creates the nodes (Lightning node on the hub, data directory, config).
     func add(_ specs: [NodeSpec]) throws(Failure) -> [Node] {
         var made: [Node] = []
-        for spec in specs {
+        for var spec in specs {
+            spec.extraConfig += chainConfig
             let node = try Node(spec, in: self)
             nodes.append(node)
             made.append(node)

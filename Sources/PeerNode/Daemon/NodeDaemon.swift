@@ -189,6 +189,10 @@ public final class NodeDaemon: Sendable {
 
         let lightning = try await connectLND(config, loop: loop, latency: latency.lnd)
         teardown.add("LND client") { await lightning.shutDown() }
+        if let electrum = chain as? ElectrumBackend {
+            // LND's best block tells a server that stopped following from one a block behind.
+            await electrum.followReference { try? await lightning.info().blockHeight }
+        }
         // doctor's warnings about an LND that answers (not synced, no outbound liquidity).
         if let status = try? await lightning.info() {
             for check in await NodeDoctor.lndState(lightning, status: status) {

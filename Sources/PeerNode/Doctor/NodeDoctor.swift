@@ -55,6 +55,8 @@ public enum NodeDoctor {
 
     /// The check's name when the server follows another network (`run` then names the key).
     public static let electrumNetworkCheck = "electrum_network"
+    /// The check's name when the server's tip stays behind LND's (ElectrumLagGuard).
+    public static let electrumLagCheck = "electrum_lag"
 
     /// The Electrum server (`chain_backend=electrum`): it speaks protocol 1.4 or newer, its
     /// genesis block is the node's network's, and it has a tip. Returns the tip when all hold.
@@ -71,6 +73,11 @@ public enum NodeDoctor {
             return (DoctorCheck(electrumNetworkCheck, .fatal, "the Electrum server at \(url) follows \(actual), this node expects \(expected)",
                                 fix: "point electrum_server at a \(config.network.rawValue) server, or set network to the server's"), nil)
         } catch {
+            if let lag = await electrum.lagging {
+                return (DoctorCheck(electrumLagCheck, .fatal, lag.description,
+                                    fix: "check the Electrum server's logs and its link to its Bitcoin node, or set electrum_server to one that follows the chain"),
+                        nil)
+            }
             return (DoctorCheck("electrum", .fatal, error.description,
                                 fix: "start the Electrum server, or set electrum_server (and electrum_tls, electrum_tls_cert) in peernode.conf"), nil)
         }

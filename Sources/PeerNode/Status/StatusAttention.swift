@@ -2,7 +2,8 @@ import Transport
 
 /// Something the operator should look at now: a swap close to its deadline, a backend
 /// that does not answer, or liquidity below what the offer needs to serve its smallest
-/// swap. `kind` is one of `swap_deadline`, `backend_down`, `low_liquidity`.
+/// swap. `kind` is one of `swap_deadline`, `backend_down`, `backend_lagging` (an Electrum
+/// server behind LND's best block), `low_liquidity`.
 struct StatusAttention: Sendable {
     let kind: String
     let detail: String

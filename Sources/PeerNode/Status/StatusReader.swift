@@ -62,7 +62,9 @@ struct StatusReader: Sendable {
             checks.append(StatusCheckView(check))
             tip = electrumTip.map { Int64($0.height) }
             if tip == nil {
-                attention.append(StatusAttention(kind: "backend_down", detail: "the Electrum server does not answer: \(check.detail)"))
+                attention.append(check.name == NodeDoctor.electrumLagCheck
+                    ? StatusAttention(kind: "backend_lagging", detail: check.detail)
+                    : StatusAttention(kind: "backend_down", detail: "the Electrum server does not answer: \(check.detail)"))
             }
         } else {
             do {

@@ -71,6 +71,10 @@ extension ElectrumBackend {
     public func broadcast(_ transaction: Transaction) async throws(ChainBackendError) -> TransactionID {
         try await withClient { client throws(ElectrumError) in try await client.broadcast(transaction) }
         cache(transaction)
+        // Listed as in the mempool from now on, as Core's sendrawtransaction leaves it: the
+        // server's index may not have it yet, and a wallet judging its pending spends by a
+        // listing without it would offer the coins again (a lock spending them twice).
+        book.recordBroadcast(transaction, at: millisecondsSinceStart)
         // The scripts it pays or spends have news; their notifications may lag the index.
         for output in transaction.outputs { book.markStale(ElectrumScriptHash(scriptPubKey: output.scriptPubKey.bytes)) }
         return transaction.txid
@@ -81,10 +85,11 @@ extension ElectrumBackend {
         throw .rpc(code: -32601, message: "an Electrum server cannot test a transaction against the mempool without relaying it")
     }
 
-    /// The watched scripts' mempool transactions: all the follower and the wallet match.
+    /// The watched scripts' mempool transactions: all the follower and the wallet match;
+    /// with this node's own broadcasts the server has not indexed yet.
     public func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {
         try await refreshHistories()
-        return Array(book.mempoolTransactions)
+        return Array(book.mempool(at: millisecondsSinceStart))
     }
 
     /// gettxout from `listunspent` of the output's script (which leaves out outputs spent
@@ -116,6 +121,9 @@ extension ElectrumBackend {
     }
 
     public func estimateFee(targetBlocks: Int) async throws(ChainBackendError) -> FeeRate? {
+        // A server that stopped following has a stale mempool too: its estimate is refused
+        // with the lag's reason (and at once, not after a timeout on its node).
+        _ = try await currentTip()
         let rate = try await withClient { client throws(ElectrumError) in try await client.estimateFee(blocks: targetBlocks) }
         guard let rate else { return nil }
         do { return try FeeRate(satPerKvB: rate) } catch {

@@ -43,6 +43,15 @@ public actor ElectrumBackend: ChainBackend {
     private var transactionCache: [TransactionID: Transaction] = [:]
     private static let cacheLimit = 20_000
 
+    /// Another view of the chain's height (LND's best block), read at most every 2 s, to
+    /// tell a server that stopped following from one a block behind; nil: none given.
+    private var referenceSource: (@Sendable () async -> Int?)?
+    private var reference: (height: Int?, readAt: UInt64)?
+    private var lagGuard = ElectrumLagGuard()
+    private let started = ContinuousClock.now
+    /// Set while the server lags (what `status` and the health page say); nil otherwise.
+    public private(set) var lagging: ElectrumError?
+
     /// How many connections were made (negotiated and subscribed), for tests and logs.
     public private(set) var connectionCount = 0
     /// The server software and protocol version of the current connection.
@@ -192,18 +201,57 @@ public actor ElectrumBackend: ChainBackend {
             return .rpc(code: code, message: message)
         case .unexpectedResult, .invalidRequest:
             return .malformedResponse(error.description)
-        case .unreachable, .closed, .lineTooLong, .malformed, .timedOut, .unsupportedProtocolVersion:
+        case .unreachable, .closed, .lineTooLong, .malformed, .timedOut, .unsupportedProtocolVersion, .lagging:
             return .unreachable(url: server.url, reason: error.description)
         }
     }
 
     // MARK: state
 
-    /// The server's tip, dialling first when needed.
+    /// The server's tip, dialling first when needed; refused while the server lags the
+    /// reference (so no deadline is counted from a height the chain has left).
     func currentTip() async throws(ChainBackendError) -> (height: Int, header: BlockHeader) {
         _ = try await connection()
+        guard serverTip != nil else { throw .unreachable(url: server.url, reason: "no tip from the server yet") }
+        try await checkLag()
         guard let serverTip else { throw .unreachable(url: server.url, reason: "no tip from the server yet") }
         return serverTip
+    }
+
+    /// Compares the server's tip with `source`'s height (LND's best block) from now on;
+    /// `maxLagBlocks` and `graceMilliseconds` set what counts as lagging (tests shorten the grace).
+    public func followReference(_ source: @escaping @Sendable () async -> Int?,
+                                maxLagBlocks: Int = ElectrumLagGuard.defaultMaxBlocks,
+                                graceMilliseconds: UInt64 = ElectrumLagGuard.defaultGraceMilliseconds) {
+        referenceSource = source
+        lagGuard = ElectrumLagGuard(maxBlocks: maxLagBlocks, graceMilliseconds: graceMilliseconds)
+        reference = nil
+    }
+
+    private func checkLag() async throws(ChainBackendError) {
+        guard let referenceSource else { return }
+        let now = millisecondsSinceStart
+        if reference.map({ now - $0.readAt >= 2_000 }) ?? true {
+            // The last height stands while a new one is read: a concurrent call neither
+            // reads again nor sees the gap vanish.
+            reference = (reference?.height, now)
+            reference = (await referenceSource() ?? reference?.height, now)
+        }
+        // The tip may have moved while the reference was read.
+        guard let height = serverTip?.height else { return }
+        switch lagGuard.observe(serverHeight: height, referenceHeight: reference?.height, now: millisecondsSinceStart) {
+        case .following, .catchingUp:
+            lagging = nil
+        case .lagging(let blocks, let milliseconds):
+            let error = ElectrumError.lagging(serverHeight: height, referenceHeight: height + blocks, seconds: Int(milliseconds / 1_000))
+            lagging = error
+            throw map(error)
+        }
+    }
+
+    var millisecondsSinceStart: UInt64 {
+        let elapsed = ContinuousClock.now - started
+        return UInt64(max(0, elapsed.components.seconds)) * 1_000 + UInt64(max(0, elapsed.components.attoseconds)) / 1_000_000_000_000_000
     }
 
     func remember(_ header: BlockHeader, height: Int) {

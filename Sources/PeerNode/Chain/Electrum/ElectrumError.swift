@@ -26,13 +26,16 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongNetwork(expected: String, serverGenesis: String)
     /// The call was refused before anything was sent.
     case invalidRequest(reason: String)
+    /// The server's tip has stayed `referenceHeight - serverHeight` blocks behind LND's
+    /// best block for `seconds`: it stopped following the chain (ElectrumLagGuard).
+    case lagging(serverHeight: Int, referenceHeight: Int, seconds: Int)
 
     /// Whether this error ended the connection (a new one must be dialled), rather than
     /// failing one call on a connection that is still up.
     public var dropsConnection: Bool {
         switch self {
         case .unreachable, .closed, .lineTooLong, .malformed, .timedOut: return true
-        case .server, .unexpectedResult, .unsupportedProtocolVersion, .wrongNetwork, .invalidRequest: return false
+        case .server, .unexpectedResult, .unsupportedProtocolVersion, .wrongNetwork, .invalidRequest, .lagging: return false
         }
     }
 
@@ -62,6 +65,11 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "this node's network's is \(expected)); point electrum_server at a server of this network"
         case .invalidRequest(let reason):
             return "invalid Electrum request: \(reason)"
+        case .lagging(let serverHeight, let referenceHeight, let seconds):
+            return "the Electrum server lags: its tip is at height \(serverHeight), \(referenceHeight - serverHeight) blocks behind "
+                + "LND's best block \(referenceHeight), for \(seconds) s; the node takes no tip from it (no deadline is counted "
+                + "from a stale height) until it catches up; check the server's link to its Bitcoin node and its logs, "
+                + "or point electrum_server at a server that follows the chain"
         }
     }
 }

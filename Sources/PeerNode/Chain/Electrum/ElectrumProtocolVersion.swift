@@ -12,7 +12,9 @@ public struct ElectrumProtocolVersion: Comparable, Sendable, CustomStringConvert
     /// Electrs 1.4.
     public static let minimum = ElectrumProtocolVersion(major: 1, minor: 4)
     /// The newest the node asks for. 1.7 replaced `blockchain.scripthash.*` by
-    /// `blockchain.scriptpubkey.*`, which the client does not speak yet.
+    /// `blockchain.scriptpubkey.*` and added `blockchain.outpoint.subscribe`; the node
+    /// needs neither (a lock's spends are in its script's history: docs/ELECTRUM.md,
+    /// "`blockchain.outpoint.subscribe` (1.7)"), so every server from 1.4 gets the same calls.
     public static let maximum = ElectrumProtocolVersion(major: 1, minor: 6)
 
     public init(major: Int, minor: Int) {

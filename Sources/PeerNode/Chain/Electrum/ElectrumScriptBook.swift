@@ -13,6 +13,14 @@ struct ElectrumScriptBook: Sendable {
     private var stale: Set<ElectrumScriptHash> = []
     /// The tip hash every history was last read at (or after).
     private var freshAt: BlockHash?
+    /// Transactions this node broadcast that no history lists yet: the server accepted
+    /// them (its Bitcoin node holds them) but indexes its mempool a moment later (ElectrumX
+    /// polls). With when (milliseconds) and the outpoints they spend.
+    private var broadcasts: [TransactionID: (at: UInt64, spends: Set<OutPoint>)] = [:]
+    /// How long a broadcast the server does not list still counts as in the mempool: far
+    /// longer than any indexing delay, short enough that one the network dropped is
+    /// forgotten.
+    static let broadcastGraceMilliseconds: UInt64 = 60_000
 
     var allHashes: [ElectrumScriptHash] { Array(scripts.keys) }
 
@@ -85,5 +93,30 @@ struct ElectrumScriptBook: Sendable {
             for item in history where item.height <= 0 { found.insert(item.txid) }
         }
         return found
+    }
+
+    /// A transaction the server accepted from this node at `now`. An earlier broadcast
+    /// spending one of the same outpoints was replaced by it and no longer counts.
+    mutating func recordBroadcast(_ transaction: Transaction, at now: UInt64) {
+        let spends = Set(transaction.inputs.map(\.previousOutput))
+        broadcasts = broadcasts.filter { $0.value.spends.isDisjoint(with: spends) }
+        broadcasts[transaction.txid] = (now, spends)
+    }
+
+    /// The mempool as `sendrawtransaction` leaves it on Core: the histories' mempool
+    /// transactions, plus this node's broadcasts no history lists yet (younger than the
+    /// grace). A broadcast a history lists, in the mempool or a block, is the server's to
+    /// report from then on.
+    mutating func mempool(at now: UInt64) -> Set<TransactionID> {
+        var listed: Set<TransactionID> = []
+        var found: Set<TransactionID> = []
+        for history in histories.values {
+            for item in history {
+                listed.insert(item.txid)
+                if item.height <= 0 { found.insert(item.txid) }
+            }
+        }
+        broadcasts = broadcasts.filter { !listed.contains($0.key) && now &- $0.value.at < Self.broadcastGraceMilliseconds }
+        return found.union(broadcasts.keys)
     }
 }
