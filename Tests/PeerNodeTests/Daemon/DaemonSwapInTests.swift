@@ -56,27 +56,11 @@ final class DaemonSwapInTests: XCTestCase {
                                            progress: { lines.append($0) })
             }
             // The lock goes out, then a block confirms it.
-            var swapID = ""
-            try await waitFor("the lock is broadcast", seconds: 20, failing: {
+            let (swapID, lock, preimage) = try await providerPays(dave: dave, provider: provider, rpc: rpc, failing: {
                 let swaps = try? await dave.node.result("swaps")
                 swapIn.cancel()
                 return "swaps: \(String(describing: swaps)); swap-in: \(String(describing: try? await swapIn.value)); lines: \(lines.all)"
-            }) {
-                guard let listed = try await dave.node.result("swaps")["swaps"]?.arrayValue?.first,
-                      let id = listed["id"]?.stringValue else { return false }
-                swapID = id
-                return try await self.lastKind(dave, id) == "lock_broadcast"
-            }
-            _ = try await rpc.call("hub_mine", [.number("1")])
-            try await waitFor("the lock is confirmed") { try await self.lastKind(dave, swapID) == "lock_confirmed" }
-            let swap = try await XCTUnwrapAsync(await provider.onlySwap)
-            let shown = try await dave.node.result("swap.show", ["id": .string(swapID)])
-            let intent = try XCTUnwrap(shown["events"]?.arrayValue?.first { $0["kind"] == .string("lock_intent") }?["data"])
-            let lock = LockOutput(outPoint: OutPoint(txid: try TransactionID(hex: try XCTUnwrap(intent["lock"]?["txid"]?.stringValue)),
-                                                     index: UInt32(try XCTUnwrap(intent["lock"]?["vout"]?.int64Value))),
-                                  value: try XCTUnwrap(intent["lock"]?["value_sat"]?.int64Value))
-            let preimage = try await provider.payInvoice(of: swap)
-            _ = try await provider.claim(swap, lock: lock, preimage: preimage)
+            })
 
             let result = try await swapIn.value.get()
             XCTAssertEqual(result["status"], .string("paid"))
@@ -145,23 +129,8 @@ final class DaemonSwapInTests: XCTestCase {
                 try await node.client.send(ControlMessage.Request(command: "pay", args: .object([
                     "contact": .string("erin"), "amount_sat": .integer(20_000)])), progress: { lines.append($0) })
             }
-            var swapID = ""
-            try await waitFor("the lock is broadcast", seconds: 20, failing: { "lines: \(lines.all)" }) {
-                guard let listed = try await dave.node.result("swaps")["swaps"]?.arrayValue?.first,
-                      let id = listed["id"]?.stringValue else { return false }
-                swapID = id
-                return try await self.lastKind(dave, id) == "lock_broadcast"
-            }
-            _ = try await rpc.call("hub_mine", [.number("1")])
-            try await waitFor("the lock is confirmed") { try await self.lastKind(dave, swapID) == "lock_confirmed" }
-            let swap = try await XCTUnwrapAsync(await provider.onlySwap)
-            let shown = try await dave.node.result("swap.show", ["id": .string(swapID)])
-            let intent = try XCTUnwrap(shown["events"]?.arrayValue?.first { $0["kind"] == .string("lock_intent") }?["data"])
-            let lock = LockOutput(outPoint: OutPoint(txid: try TransactionID(hex: try XCTUnwrap(intent["lock"]?["txid"]?.stringValue)),
-                                                     index: UInt32(try XCTUnwrap(intent["lock"]?["vout"]?.int64Value))),
-                                  value: try XCTUnwrap(intent["lock"]?["value_sat"]?.int64Value))
-            let preimage = try await provider.payInvoice(of: swap)
-            _ = try await provider.claim(swap, lock: lock, preimage: preimage)
+            let (swapID, lock, preimage) = try await providerPays(dave: dave, provider: provider, rpc: rpc,
+                                                          failing: { "lines: \(lines.all)" })
 
             let result = try await paying.value.get()
             XCTAssertEqual(result["route"], .string("submarine"))
@@ -205,6 +174,31 @@ final class DaemonSwapInTests: XCTestCase {
                                                        subscriptionRetryMilliseconds: 200),
             sleeper: fixture.loop.sleeper,
             connector: { [loop = fixture.loop] host, port in try await TCPConnection.connect(host: host, port: port, loop: loop) })
+    }
+
+    /// The scripted provider's part once dave's lock is out: one block confirms it, then the
+    /// provider pays the invoice and claims the lock. The swap's id, the lock as dave
+    /// recorded it, and the preimage.
+    private func providerPays(dave: HubDaemonNode, provider: SubmarineScriptedProvider, rpc: BitcoinCoreRPC,
+                              failing: () async -> String) async throws -> (String, LockOutput, [UInt8]) {
+        var swapID = ""
+        try await waitFor("the lock is broadcast", seconds: 20, failing: failing) {
+            guard let listed = try await dave.node.result("swaps")["swaps"]?.arrayValue?.first,
+                  let id = listed["id"]?.stringValue else { return false }
+            swapID = id
+            return try await self.lastKind(dave, id) == "lock_broadcast"
+        }
+        _ = try await rpc.call("hub_mine", [.number("1")])
+        try await waitFor("the lock is confirmed") { try await self.lastKind(dave, swapID) == "lock_confirmed" }
+        let swap = try await XCTUnwrapAsync(await provider.onlySwap)
+        let shown = try await dave.node.result("swap.show", ["id": .string(swapID)])
+        let intent = try XCTUnwrap(shown["events"]?.arrayValue?.first { $0["kind"] == .string("lock_intent") }?["data"])
+        let lock = LockOutput(outPoint: OutPoint(txid: try TransactionID(hex: try XCTUnwrap(intent["lock"]?["txid"]?.stringValue)),
+                                                 index: UInt32(try XCTUnwrap(intent["lock"]?["vout"]?.int64Value))),
+                              value: try XCTUnwrap(intent["lock"]?["value_sat"]?.int64Value))
+        let preimage = try await provider.payInvoice(of: swap)
+        _ = try await provider.claim(swap, lock: lock, preimage: preimage)
+        return (swapID, lock, preimage)
     }
 
     private func lastKind(_ node: HubDaemonNode, _ id: String) async throws -> String? {
