@@ -17,6 +17,10 @@ public struct MuSig2PartialSignature: Sendable, Hashable {
 
     /// s_i, or nil when it is not below n (BIP327: an invalid "psig").
     var scalar: Secp256k1Scalar? { Secp256k1Scalar(exactly: bytes) }
+
+    /// Whether s_i is below n, so that it can be a partial signature at all (a decoder
+    /// refuses anything else outright instead of waiting for a verify to fail).
+    public var isBelowCurveOrder: Bool { scalar != nil }
 }
 
 extension MuSig2PartialSignature: CustomStringConvertible {

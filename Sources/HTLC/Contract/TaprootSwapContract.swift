@@ -34,8 +34,8 @@ import Bitcoin
 /// the stack as its true result (tapscript has no clean-stack rule beyond "one true item").
 ///
 /// The key path (a MuSig2 signature of both parties) is a cheaper cooperative claim; the
-/// Bitcoin module can sign it (`MuSig2Session`, docs/MUSIG2.md) but no engine asks for one
-/// yet, so this module spends the script paths only.
+/// Bitcoin module can sign it (`MuSig2Session`, docs/MUSIG2.md) and `Cooperative/` has the
+/// pure steps of both sides, but no engine asks for one yet.
 public struct TaprootSwapContract: Sendable, Hashable {
     public let terms: SwapTerms
     public let claimLeaf: TapLeaf

@@ -22,6 +22,8 @@ public enum SwapMessage: Sendable, Equatable {
     case endpoints(Endpoints)
     case invoiceRequest(ContactInvoiceRequest)
     case invoice(Signed<ContactInvoice>)
+    case coopClaimRequest(CoopClaimRequest)
+    case coopClaimSigned(CoopClaimSigned)
 
     /// Every `type` this node reads.
     public static let knownTypes: [String] = [
@@ -29,7 +31,8 @@ public enum SwapMessage: Sendable, Equatable {
         SwapRequest.messageType, SwapAccept.messageType, SwapStatusRequest.messageType,
         SwapStatusSnapshot.messageType, SwapStatusUpdate.messageType, Reject.messageType,
         PreimagePush.messageType, EndpointsRequest.messageType, Endpoints.messageType,
-        ContactInvoiceRequest.messageType, ContactInvoice.messageType,
+        ContactInvoiceRequest.messageType, ContactInvoice.messageType, CoopClaimRequest.messageType,
+        CoopClaimSigned.messageType,
     ]
 
     public init(bytes: [UInt8]) throws(OffersError) {
@@ -58,6 +61,8 @@ public enum SwapMessage: Sendable, Equatable {
         case Endpoints.messageType: self = .endpoints(try Endpoints(json: value))
         case ContactInvoiceRequest.messageType: self = .invoiceRequest(try ContactInvoiceRequest(json: value))
         case ContactInvoice.messageType: self = .invoice(try Signed(json: value))
+        case CoopClaimRequest.messageType: self = .coopClaimRequest(try CoopClaimRequest(json: value))
+        case CoopClaimSigned.messageType: self = .coopClaimSigned(try CoopClaimSigned(json: value))
         default: throw .unknownMessageType
         }
     }
@@ -89,6 +94,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .endpoints(let message): return message.json
         case .invoiceRequest(let message): return message.json
         case .invoice(let message): return message.json
+        case .coopClaimRequest(let message): return message.json
+        case .coopClaimSigned(let message): return message.json
         }
     }
 
@@ -113,6 +120,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .endpoints(let message): return message.requestID
         case .invoiceRequest(let message): return message.requestID
         case .invoice(let message): return message.body.requestID
+        case .coopClaimRequest(let message): return message.requestID
+        case .coopClaimSigned(let message): return message.requestID
         case .swapStatusUpdate, .preimagePush: return nil
         }
     }

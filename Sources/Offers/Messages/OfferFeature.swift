@@ -6,6 +6,11 @@ public enum OfferFeature {
     /// The provider accepts `PreimagePush` to settle before it sees the claim on-chain.
     public static let preimagePush = "preimage_push"
 
+    /// The provider co-signs cooperative (MuSig2 key-path) claims: it answers
+    /// `CoopClaimRequest`. A client asks only a provider whose offer lists it, and only
+    /// when it offers the feature itself; anyone else is never asked.
+    public static let musig2 = "musig2"
+
     /// Contract types named in `features` that a new swap may use, in the client's order
     /// of preference (Taproot first: cheapest to claim). An offer naming no contract type
     /// is read as the default, `taproot_boltz`; one naming only retired types (an old

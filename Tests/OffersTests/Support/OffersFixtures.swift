@@ -147,12 +147,34 @@ enum Fixtures {
                                                lock: LockReference(txid: String(repeating: "cd", count: 32), vout: 0))),
             .reject(Reject(requestID: "r5", code: .quoteExpired, reason: "the quote has expired")),
             .preimagePush(PreimagePush(swapID: "swap-1", preimage: [UInt8](repeating: 0x07, count: 32))),
+            .coopClaimRequest(coopClaimRequest()),
+            .coopClaimSigned(coopClaimSigned()),
             .endpointsRequest(EndpointsRequest(requestID: "r6")),
             .endpoints(Endpoints(requestID: "r6", endpoints: [
                 Endpoint(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", network: "regtest"),
                 Endpoint.lightning(pubky: provider.pubky, network: "regtest"),
             ])),
         ]
+    }
+
+    /// A public nonce from two fixed keys (any two points are a well-formed nonce).
+    static let publicNonce = try! MuSig2PublicNonce(key(0x61).publicKey.compressed + key(0x62).publicKey.compressed)
+
+    /// An unsigned one-input one-output claim of a fixed outpoint.
+    static let claimTransaction = Transaction(
+        inputs: [TransactionInput(previousOutput: OutPoint(txid: try! TransactionID(bytes: [UInt8](repeating: 0xab, count: 32)),
+                                                            index: 1),
+                                  sequence: TransactionInput.replaceableSequence)],
+        outputs: [TransactionOutput(value: 99_889, scriptPubKey: Address.p2tr(outputKey: key(0x44).xOnlyPublicKey.bytes).script)])
+
+    static func coopClaimRequest() -> CoopClaimRequest {
+        CoopClaimRequest(requestID: "r9", swapID: "swap-1", preimage: [UInt8](repeating: 0x07, count: 32),
+                         publicNonce: publicNonce, claimTransaction: claimTransaction)
+    }
+
+    static func coopClaimSigned() -> CoopClaimSigned {
+        CoopClaimSigned(requestID: "r9", swapID: "swap-1", publicNonce: publicNonce,
+                        partialSignature: try! MuSig2PartialSignature([UInt8](repeating: 0x05, count: 32)))
     }
 
     static func json(_ text: String) throws -> JSONValue {

@@ -1,0 +1,47 @@
+import Bitcoin
+import Transport
+
+/// Client -> provider (`ln_to_onchain`, both offers carry `musig2`): "here is the preimage,
+/// co-sign this key-path claim of the lock". Answered by `CoopClaimSigned`, or a `Reject`
+/// when the provider will not cooperate (the client then claims through the script path).
+///
+/// The preimage is sent before any claim is broadcast: the client does so only under the
+/// rule of docs/HTLC.md ("Revealing the preimage for cooperation").
+public struct CoopClaimRequest: SwapMessageBody, RequestScoped {
+    public static let messageType = "CoopClaimRequest"
+    /// A one-input claim with a few outputs is a few hundred bytes; anything near this is
+    /// not a claim and is refused before it is parsed.
+    public static let maxClaimTransactionBytes = 4_096
+
+    public let requestID: String
+    public let swapID: String
+    public let preimage: [UInt8]
+    /// The client's BIP327 public nonce for this claim (66 bytes on the wire).
+    public let publicNonce: MuSig2PublicNonce
+    /// The claim to co-sign, without witness: its key-path sighash is the message.
+    public let claimTransaction: Transaction
+
+    public init(requestID: String, swapID: String, preimage: [UInt8], publicNonce: MuSig2PublicNonce,
+                claimTransaction: Transaction) {
+        self.requestID = requestID
+        self.swapID = swapID
+        self.preimage = preimage
+        self.publicNonce = publicNonce
+        self.claimTransaction = claimTransaction
+    }
+
+    public init(fields: FieldReader) throws(OffersError) {
+        requestID = try fields.requestID()
+        swapID = try fields.nonEmptyString("swap_id")
+        preimage = try fields.hex("preimage", byteCount: 32)
+        publicNonce = try fields.musig2PublicNonce("pubnonce")
+        claimTransaction = try fields.transaction("claim_tx", maxBytes: Self.maxClaimTransactionBytes)
+    }
+
+    public var fields: [String: JSONValue] {
+        SwapCodec.fields(requestID: requestID, [
+            "swap_id": .string(swapID), "preimage": .string(preimage.hex), "pubnonce": .string(publicNonce.bytes.hex),
+            "claim_tx": .string(claimTransaction.serialized.hex),
+        ])
+    }
+}
