@@ -49,6 +49,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let milliseconds): return "no answer within \(milliseconds) ms"
         case .overallDeadline: return "not done before the overall probing deadline"
         case .notAProvider(let why): return "runs no provider: \(why)"
+        // A node without a provider answers OfferRequest with not_found.
+        case .rejected(.notFound): return "runs no provider (it answered not_found)"
         case .rejected(let code): return "refused with \(code)"
         case .invalidOffer(let why): return "invalid offer: \(why)"
         case .otherNetwork(let network): return "offers swaps on another network (\(network))"

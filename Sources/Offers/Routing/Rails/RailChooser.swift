@@ -37,12 +37,14 @@ public struct RailChooser: Sendable {
     public let quotePolicy: QuotePolicy
     /// `--max-fee`: every fee of a swap together at most this.
     public let maxFeeSat: Int64?
+    /// `--contract-type`: a contract is a swap's, so only swaps are considered.
+    public let swapsOnly: Bool
 
     public init(contact: String, payee: PayeeRails, amountSat: Int64, savingsSat: Int64, spendingSat: Int64,
                 source: RailSource? = nil, onchainSendFeeSat: Int64, routingFee: RoutingFeeEstimate = RoutingFeeEstimate(),
                 reverse: RankedCandidates<RouteCandidate> = RankedCandidates(),
                 submarine: RankedCandidates<SubmarineCandidate> = RankedCandidates(),
-                quotePolicy: QuotePolicy = QuotePolicy(), maxFeeSat: Int64? = nil) {
+                quotePolicy: QuotePolicy = QuotePolicy(), maxFeeSat: Int64? = nil, swapsOnly: Bool = false) {
         self.contact = contact
         self.payee = payee
         self.amountSat = amountSat
@@ -55,6 +57,7 @@ public struct RailChooser: Sendable {
         self.submarine = submarine
         self.quotePolicy = quotePolicy
         self.maxFeeSat = maxFeeSat
+        self.swapsOnly = swapsOnly
     }
 
     public func choose() throws(RailRefusal) -> RailPlan {
@@ -94,6 +97,7 @@ public struct RailChooser: Sendable {
     private func evaluate(_ option: RailOption) -> (RailVerdict.Outcome, [RailRoute]) {
         if let source, source != option.source { return (.notFrom(source), []) }
         guard payee.takes(option.rail) else { return (.payeeDoesNotTake(option.rail), []) }
+        if swapsOnly, option.isDirect { return (.swapAsked, []) }
         switch option {
         case .directOnchain:
             return direct(.directOnchain(feeSat: onchainSendFeeSat), balance: savingsSat)
@@ -194,6 +198,8 @@ public struct RailChooser: Sendable {
                 } else {
                     parts.append("\(source.doesNotCover(balance)) \(OffersError.sats(needed))")
                 }
+            case .swapAsked:
+                if !parts.contains("--contract-type asks for a swap") { parts.append("--contract-type asks for a swap") }
             case .fits, .payeeDoesNotTake, .noProvider:
                 continue
             }
