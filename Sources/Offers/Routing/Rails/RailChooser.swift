@@ -106,12 +106,13 @@ public struct RailChooser: Sendable {
         case .reverseSwap:
             return swaps(reverse.ranked.map { candidate in
                 (RailRoute.reverseSwap(candidate), candidate.serviceFeeSat + candidate.providerOnchainFeeSat,
-                 quotePolicy.maximumFee(amountSat: candidate.lockAmountSat))
+                 quotePolicy.maximumFee(amountSat: candidate.lockAmountSat), candidate.lockAmountSat)
             }, source: .spending, balance: spendingSat, skipped: reverse.skipped)
         case .submarineSwap:
             return swaps(submarine.ranked.map { candidate in
                 // The quote's amount is X here: its fee is bounded on X.
-                (RailRoute.submarineSwap(candidate), candidate.providerFeeSat, quotePolicy.maximumFee(amountSat: candidate.amountSat))
+                (RailRoute.submarineSwap(candidate), candidate.providerFeeSat, quotePolicy.maximumFee(amountSat: candidate.amountSat),
+                 candidate.amountSat)
             }, source: .savings, balance: savingsSat, skipped: submarine.skipped)
         }
     }
@@ -126,16 +127,18 @@ public struct RailChooser: Sendable {
 
     /// `routes` in their selector's order, each with its provider fee and the policy's
     /// maximum for it.
-    private func swaps(_ routes: [(route: RailRoute, providerFee: Int64, maximum: Int64)], source: RailSource, balance: Int64,
+    private func swaps(_ routes: [(route: RailRoute, providerFee: Int64, maximum: Int64, base: Int64)], source: RailSource,
+                       balance: Int64,
                        skipped: [SkippedContact]) -> (RailVerdict.Outcome, [RailRoute]) {
         var fits: [RailRoute] = []
         var unfit = skipped
         var cheapestShort: Int64?
-        for (route, providerFee, maximum) in routes {
+        for (route, providerFee, maximum, base) in routes {
             guard let provider = route.provider?.contact else { continue }
             let needed = amountSat + route.costSat
             if providerFee > maximum {
-                unfit.append(SkippedContact(contact: provider, reason: .feeAboveMaximum(feeSat: providerFee, maximumSat: maximum)))
+                unfit.append(SkippedContact(contact: provider, reason: .feeAboveMaximum(
+                    feeSat: providerFee, maximumSat: maximum, maxFeePPM: quotePolicy.maxFeePPM, ofSat: base)))
             } else if let maxFeeSat, route.costSat > maxFeeSat {
                 unfit.append(SkippedContact(contact: provider, reason: .aboveMaxFee(feeSat: route.costSat, capSat: maxFeeSat)))
             } else if needed > balance {
