@@ -23,6 +23,14 @@ extension ClientCommands {
         let rails = try await contactRails(of: contact)
         try rails.requireARail(contact: contact.name, network: services.config.network)
         progress.stage("endpoints", rails.summary(contact: contact.name, network: services.config.network))
+        return .object(try await pay(contact, over: rails, amountSat: amountSat, options: options, progress: progress))
+    }
+
+    /// `pay` once the contact's rails are known. When the contact gives no invoice for a
+    /// direct Lightning payment (its node is down, it refuses), nothing has moved: the
+    /// payment is chosen again among the on-chain routes if the contact takes on-chain.
+    private func pay(_ contact: SavedContact, over rails: ContactRails, amountSat: Int64, options: SwapOptions,
+                     progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         let inputs = try await railInputs(rails: rails, amountSat: amountSat, progress: progress)
         let plan = try await chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
                                         options: options, progress: progress)
@@ -34,7 +42,15 @@ extension ClientCommands {
             result = try await payDirect(address, amountSat: amountSat, contact: contact, progress: progress)
         case .directLightning(let routingFee):
             guard let pubky = rails.lightning else { throw .failed("the route needs Lightning, which \(contact.name) does not take") }
-            result = try await payLightningDirect(contact, invoicePubky: pubky, amountSat: amountSat, routingFeeSat: routingFee,
+            let fetched: ContactInvoiceFetcher.Fetched
+            do {
+                fetched = try await contactInvoice(contact, invoicePubky: pubky, amountSat: amountSat, progress: progress)
+            } catch {
+                guard rails.onchain != nil else { throw error }
+                progress.stage("route", "\(error.message); choosing again among the on-chain routes")
+                return try await pay(contact, over: rails.onchainOnly, amountSat: amountSat, options: options, progress: progress)
+            }
+            result = try await payLightningDirect(contact, invoice: fetched, amountSat: amountSat, routingFeeSat: routingFee,
                                                   progress: progress)
         case .reverseSwap:
             guard let address = rails.onchain else { throw .failed("the route needs an address \(contact.name) did not give") }
@@ -52,7 +68,7 @@ extension ClientCommands {
         result["contact"] = .string(contact.name)
         result["contact_pubky"] = .string(contact.pubky.z32)
         result["rail"] = Self.railJSON(plan)
-        return .object(result)
+        return result
     }
 
     /// Sends X from the wallet at the estimated rate. The chooser saw the savings cover X

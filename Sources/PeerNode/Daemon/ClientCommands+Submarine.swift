@@ -81,9 +81,8 @@ extension ClientCommands {
 
     /// The `direct_lightning` route of `pay`: the contact's invoice paid from the spending
     /// balance, the routing fee at most the estimate the route was chosen with.
-    func payLightningDirect(_ contact: SavedContact, invoicePubky: Pubky, amountSat: Int64, routingFeeSat: Int64,
-                            progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
-        let fetched = try await contactInvoice(contact, invoicePubky: invoicePubky, amountSat: amountSat, progress: progress)
+    func payLightningDirect(_ contact: SavedContact, invoice fetched: ContactInvoiceFetcher.Fetched, amountSat: Int64,
+                            routingFeeSat: Int64, progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         progress.stage("pay_started", "paying \(contact.name)'s invoice of \(Self.grouped(amountSat)) sat from spending "
                        + "(routing fee at most \(Self.grouped(routingFeeSat)) sat)")
         let payment = DirectLightningPayment(lightning: services.lightning, store: services.store,

@@ -12,6 +12,15 @@ struct ContactRails: Sendable, Equatable {
     /// Every entry as "type on network", for an error that says what was offered.
     let offered: [String]
 
+    private init(onchain: Address?, lightning: Pubky?, offered: [String]) {
+        self.onchain = onchain
+        self.lightning = lightning
+        self.offered = offered
+    }
+
+    /// The same contact without its Lightning rail (it gave no invoice).
+    var onchainOnly: ContactRails { ContactRails(onchain: onchain, lightning: nil, offered: offered) }
+
     init(endpoints: [Endpoint], network: Network) {
         onchain = endpoints.lazy.filter { $0.type == Endpoint.onchainType && $0.network == network.rawValue }
             .compactMap { endpoint -> Address? in
