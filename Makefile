@@ -31,10 +31,14 @@ test: setup-electrumx setup-status
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo
-	.build/debug/peernode-testnet scenarios --all
+	.build/debug/peernode-testnet scenarios --all --jobs $(SCENARIO_JOBS)
 	.build/debug/peernode-testnet soak --minutes 1
 	./scripts/readme-by-hand
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# Scenarios at once in `make test` (ScenarioScheduler: each in its own process; the load
+# scenarios run alone). Most of a scenario's time is waiting for blocks and processes.
+SCENARIO_JOBS ?= 2
 
 # libFuzzer targets for the Transport module (Fuzz/README.md); FUZZ_RUNS inputs per target.
 FUZZ_RUNS ?= 1000000
@@ -87,7 +91,7 @@ testnet: setup-electrumx
 # Every scenario, then the demo with every node on a real ElectrumX (issue 18).
 testnet-all: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
-	.build/debug/peernode-testnet scenarios --all electrum $(TESTNET_ARGS)
+	.build/debug/peernode-testnet scenarios --all electrum --jobs $(SCENARIO_JOBS) $(TESTNET_ARGS)
 	.build/debug/peernode-testnet demo --chain electrum
 
 # The soak (issue 9): random payments and swaps, half of the swaps with a kill -9 at a

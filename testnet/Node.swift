@@ -14,6 +14,11 @@ struct NodeSpec {
     /// Its LND REST on plain HTTP (`lnd_rest_tls=0`) instead of the hub's default TLS: for
     /// the benchmark's TLS-against-plain figures.
     var plainLND = false
+    /// Whether it answers its contacts' invoice requests (`accept_lightning`). Off here
+    /// unless asked (or implied by `accept_onchain=0`, a payee paid on Lightning only):
+    /// most scenarios pay a contact on chain through a provider, and a contact that took
+    /// Lightning would be paid directly from a Lightning balance instead.
+    var acceptsLightning = false
     /// Keep the daemon's own per-host peer budgets (16 per IP) instead of the runner's 256:
     /// for the flood scenarios, whose attackers dial from other loopback addresses.
     var realPeerBudgets = false
@@ -81,6 +86,8 @@ final class Node {
         if spec.provider {
             lines += ["provider=1", "base_fee_sat=\(spec.baseFeeSat)", "fee_ppm=\(spec.feePPM)"]
         }
+        let decidesLightning = spec.extraConfig.contains { $0.hasPrefix("accept_lightning=") || $0 == "accept_onchain=0" }
+        if !spec.acceptsLightning && !decidesLightning { lines.append("accept_lightning=0") }
         lines += spec.extraConfig
         guard FileManager.default.createFile(atPath: datadir + "/peernode.conf", contents: Data((lines.joined(separator: "\n") + "\n").utf8),
                                              attributes: [.posixPermissions: 0o600]) else {

@@ -50,7 +50,7 @@ struct Scenario: Sendable {
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
-        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all
+        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + RailScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,
@@ -310,6 +310,7 @@ func runScenarios(_ selection: [Scenario], _ run: RunContext) -> Int32 {
     Console.out("run directory (data dirs and logs): \(run.directory)")
     var results: [(String, Bool, String)] = []
     for scenario in selection where !run.live.interrupted {
+        let started = Date()
         Console.out("")
         Console.out("=== scenario \(scenario.name): \(scenario.summary)")
         let directory = run.directory + "/" + scenario.name
@@ -336,6 +337,9 @@ func runScenarios(_ selection: [Scenario], _ run: RunContext) -> Int32 {
         Console.out("[\(clock.stamp)] stop every process this scenario started")
         for outcome in supervisor.stopAll() { clock.note(outcome) }
         run.live.remove(supervisor)
+        if let last = results.indices.last {
+            results[last].2 += " (\(String(format: "%.1f", Date().timeIntervalSince(started))) s)"
+        }
     }
     Console.out("")
     Console.out("scenarios:")

@@ -11,7 +11,7 @@ import Foundation
 /// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
 let usage = """
     usage: peernode-testnet demo [--chain bitcoind|electrum] [--bin <dir>]
-           peernode-testnet scenarios [--all | crash | electrum] [<name> ...] [--bin <dir>]
+           peernode-testnet scenarios [--all | crash | electrum] [<name> ...] [--jobs N] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--chain electrum] [--bin <dir>]
            peernode-testnet bench-floods [--seconds N] [--bin <dir>]
@@ -23,7 +23,8 @@ let usage = """
                 --chain electrum: every node reads the chain from a real ElectrumX
     scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; `electrum` the
                 Electrum set; --all runs every one but the Electrum set's (as CI does; with
-                `electrum` too, every one); names pick some
+                `electrum` too, every one); names pick some; --jobs N runs N at once, each in a
+                process of its own (the load scenarios alone)
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run;
@@ -61,6 +62,15 @@ if words.isEmpty || words.contains("--help") || words.contains("-h") || words ==
     exit(words.isEmpty ? 2 : 0)
 }
 let command = words.removeFirst()
+
+var scenarioJobs = 1
+if let index = words.firstIndex(of: "--jobs") {
+    guard index + 1 < words.count, let jobs = Int(words[index + 1]), (1...8).contains(jobs) else {
+        fail(usage: "--jobs needs a number from 1 to 8")
+    }
+    scenarioJobs = jobs
+    words.removeSubrange(index...index + 1)
+}
 
 let selection: [Scenario]
 var benchOptions = BenchOptions()
@@ -162,7 +172,10 @@ case "demo": code = runDemo(run, electrum: demoOnElectrum)
 case "bench": code = runBench(run, benchOptions)
 case "bench-floods": code = runFloodBench(run, seconds: floodBenchSeconds)
 case "soak": code = soakOptions.map { runSoak($0, run) } ?? 2
-default: code = runScenarios(selection, run)
+default:
+    code = scenarioJobs > 1 && selection.count > 1
+        ? ScenarioScheduler(selection: selection, jobs: scenarioJobs, run: run, binDirectory: binDirectory).execute()
+        : runScenarios(selection, run)
 }
 exit(live.interrupted ? 130 : code)
 

@@ -104,6 +104,16 @@ struct CLICommand {
         }
     }
 
+    /// `--from savings|spending`: which balance pays (`pay`, `quote`, `max`).
+    static func source(_ arguments: Arguments, into args: inout [String: JSONValue], command: String) throws(UsageError) {
+        guard let from = arguments.options["from"] else { return }
+        guard from == "savings" || from == "spending" else {
+            throw UsageError("--from must be savings (the on-chain wallet) or spending (the Lightning balance), got \"\(from)\"",
+                             command: command)
+        }
+        args["from"] = .string(from)
+    }
+
     static func noExtraPositionals(_ arguments: Arguments, _ count: Int, command: String) throws(UsageError) {
         if arguments.positionals.count > count {
             throw UsageError("unexpected argument \"\(arguments.positionals[count])\"", command: command)

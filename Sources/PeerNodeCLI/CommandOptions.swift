@@ -20,8 +20,8 @@ enum CommandOptions {
         "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
         "swap-out": ["to", "contract-type", "yes", "max-fee"],
         "swap-in": ["contract-type", "yes"],
-        "quote": ["contact", "contract-type"],
-        "max": ["contact"],
+        "quote": ["contact", "contract-type", "from"],
+        "max": ["contact", "from"],
     ]
 
     /// The first option given that `command` does not take, as typed (`--to`).

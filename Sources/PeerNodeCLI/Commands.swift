@@ -164,25 +164,15 @@ enum Commands {
             }
             return ControlMessage.Request(command: "recover", args: .object(args))
         } render: { Render.generic($0) },
-        remote(["pay"], "Pay a contact on-chain: from savings when they cover it, else through the cheapest provider.",
+        remote(["pay"], "Pay a contact on whichever rail it takes, from whichever balance covers it (directly, else by a swap).",
                "<contact> <sats> [--yes] [--max-fee <sats>] [--from savings|spending] [--contract-type taproot_boltz|p2wsh_v2] [--quote <quote_id>]",
-               details: payDetails + quoteDetails) { arguments in
+               details: payDetails + railDetails + quoteDetails) { arguments in
             let contact = try CLICommand.positional(arguments, 0, "contact", command: "pay")
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 1, "sats", command: "pay"), "sats", command: "pay")
             try CLICommand.noExtraPositionals(arguments, 2, command: "pay")
             var args: [String: JSONValue] = ["contact": .string(contact), "amount_sat": .integer(amount)]
             try CLICommand.swapOptions(arguments, into: &args, quote: true, command: "pay")
-            if let from = arguments.options["from"] {
-                guard PaymentSource(rawValue: from) != nil else {
-                    throw UsageError("--from must be savings (on-chain, directly) or spending (Lightning, through a provider), "
-                                     + "got \"\(from)\"", command: "pay")
-                }
-                if from == "savings", args["contract_type"] != nil || args["quote_id"] != nil || arguments.options["max-fee"] != nil {
-                    throw UsageError("--from savings sends on-chain directly: --contract-type, --quote and --max-fee are for a swap",
-                                     command: "pay")
-                }
-                args["from"] = .string(from)
-            }
+            try CLICommand.source(arguments, into: &args, command: "pay")
             return ControlMessage.Request(command: "pay", args: .object(args))
         } render: { Render.payment($0) },
         remote(["swap-out"], "Move Lightning funds to on-chain savings (the wallet, or --to an address).",
@@ -205,20 +195,24 @@ enum Commands {
             try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "swap-in")
             return ControlMessage.Request(command: "swap-in", args: .object(args))
         } render: { Render.payment($0) },
-        remote(["quote"], "Show what paying <sats> would cost, with the fee breakdown and the provider's quote id, without paying.",
-               "<sats> [--contact <name>] [--contract-type taproot_boltz|p2wsh_v2]", details: quoteDetails) { arguments in
+        remote(["quote"], "Show the route and what paying <sats> would cost, with the provider's quote id for a swap, without paying.",
+               "<sats> [--contact <name>] [--from savings|spending] [--contract-type taproot_boltz|p2wsh_v2]",
+               details: railDetails + quoteDetails) { arguments in
             let amount = try CLICommand.satoshis(try CLICommand.positional(arguments, 0, "sats", command: "quote"), "sats",
                                                  command: "quote")
             try CLICommand.noExtraPositionals(arguments, 1, command: "quote")
             var args: [String: JSONValue] = ["amount_sat": .integer(amount)]
             if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
             try CLICommand.swapOptions(arguments, into: &args, quote: false, command: "quote")
+            try CLICommand.source(arguments, into: &args, command: "quote")
             return ControlMessage.Request(command: "quote", args: .object(args))
         } render: { Render.quote($0) },
-        remote(["max"], "Show the largest amount the Lightning balance can send on-chain.", "[--contact <name>]") { arguments in
+        remote(["max"], "Show the largest amount one balance can send: spending by default, --from savings for the on-chain wallet.",
+               "[--contact <name>] [--from savings|spending]", details: maxDetails) { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "max")
             var args: [String: JSONValue] = [:]
             if let contact = arguments.options["contact"] { args["contact"] = .string(contact) }
+            try CLICommand.source(arguments, into: &args, command: "max")
             return ControlMessage.Request(command: "max", args: .object(args))
         } render: { Render.maxSendable($0) },
         CLICommand(words: ["help"], abstract: "Show help for a command, or `help config` for every configuration key.",
@@ -253,6 +247,23 @@ enum Commands {
         "pays it once a lock funded from savings has the provider's confirmations (at least 1). It returns \"paid\" with",
         "the preimage (the proof of payment), the lock total and the lock's fee, so it waits for a block. If the",
         "provider never pays, the node refunds the lock itself from the timeout height (exit 1 says so).",
+    ]
+
+    /// How `pay` and `quote` choose the rail (docs/ROUTING.md).
+    static let railDetails = [
+        "The contact's endpoints (an on-chain address, Lightning) and the balances (savings: confirmed on-chain coins;",
+        "spending: the Lightning balance) decide: a direct payment when a balance covers <sats> and its fee on a rail",
+        "the contact takes (the cheaper if both do), else the cheapest swap among the contacts' providers: spending ->",
+        "on-chain (reverse) or savings -> Lightning (submarine). --from savings|spending keeps one balance; the route",
+        "line says which rail was taken and why.",
+    ]
+
+    /// What `max` reports, per balance.
+    static let maxDetails = [
+        "Spending (the default): to a contact that takes Lightning, the balance less the routing-fee reserve; otherwise",
+        "the largest swap-out a provider's real quotes fit into that. --from savings: to a contact that takes on-chain,",
+        "the savings less the fee of sending every coin; otherwise (or without --contact, for swap-in) the largest",
+        "amount a submarine provider's real quotes fit into the savings with the lock's fee.",
     ]
 
     /// `--contract-type` and `--quote`, for `quote` and `pay`.

@@ -57,16 +57,13 @@ enum MoneyGate {
             return await confirmSend(request, client: client)
         }
         if yes && maxFee == nil { return .proceed(request) }
-        if request.args["from"]?.stringValue == "savings" {
-            return ask("pay \(Render.text(request.args["contact"])) \(Render.sats(request.args["amount_sat"])) from on-chain savings, "
-                       + "directly (the fee at the node's estimate for 6 blocks)?") ? .proceed(request) : .exit(cancelled())
-        }
         // pay with --quote committed a quote the user already saw.
         if request.args["quote_id"] != nil { return ask("commit quote \(Render.text(request.args["quote_id"]))?") ? .proceed(request) : .exit(cancelled()) }
 
         var quoteArgs: [String: JSONValue] = ["amount_sat": request.args["amount_sat"] ?? .null]
         if let contact = request.args["contact"] { quoteArgs["contact"] = contact }
         if let type = request.args["contract_type"] { quoteArgs["contract_type"] = type }
+        if let from = request.args["from"] { quoteArgs["from"] = from }
         let quote: JSONValue
         do {
             switch try await client.send(ControlMessage.Request(command: "quote", args: .object(quoteArgs)), progress: { _ in }) {
@@ -87,8 +84,9 @@ enum MoneyGate {
                                       + "above --max-fee \(Render.sats(.integer(maxFee))); nothing was paid", exit: ExitCode.failure))
         }
         var committed = request
-        if request.command == "pay", let id = quote["quote_id"], quote["direct_possible"]?.boolValue != true {
-            // Commit exactly the quote whose fees were shown and checked.
+        if request.command == "pay", let id = quote["quote_id"] {
+            // Commit exactly the quote whose fees were shown and checked. A direct route has
+            // no quote: `pay` takes it again (the chooser decides alike a moment later).
             if case .object(var args) = request.args {
                 args["quote_id"] = id
                 committed = ControlMessage.Request(command: "pay", args: .object(args))
@@ -100,7 +98,8 @@ enum MoneyGate {
         Output.err(shown)
         let spend = quote["fees"]?["spend_max_sat"].map { Render.sats($0) } ?? "-"
         let what = request.command == "pay" ? "pay \(Render.text(request.args["contact"]))" : "swap out"
-        return ask("\(what) \(Render.sats(request.args["amount_sat"])), \(spend) at most from the spending balance?")
+        let balance = quote["rail"]?["source"]?.stringValue ?? "spending"
+        return ask("\(what) \(Render.sats(request.args["amount_sat"])), \(spend) at most from the \(balance) balance?")
             ? .proceed(committed) : .exit(cancelled())
     }
 

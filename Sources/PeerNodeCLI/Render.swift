@@ -107,11 +107,21 @@ enum Render {
         let list = result["swaps"]?.arrayValue ?? []
         let payments = result["payments"]?.arrayValue ?? []
         var out = list.isEmpty ? "no swaps" : swapTable(list)
-        if !payments.isEmpty {
+        let onLightning = payments.filter { $0["route"]?.stringValue == "direct_lightning" }
+        let fromSavings = payments.filter { $0["route"]?.stringValue != "direct_lightning" }
+        if !fromSavings.isEmpty {
             out += "\n\npaid from on-chain savings (no swap):\n"
-            out += table(["TXID", "AMOUNT", "TO", "FEE", "AT"], payments.map { payment in
+            out += table(["TXID", "AMOUNT", "TO", "FEE", "AT"], fromSavings.map { payment in
                 [String(text(payment["txid"]).prefix(12)), sats(payment["amount_sat"]),
                  "\(text(payment["contact"])) (\(String(text(payment["destination"]).prefix(14)))…)", sats(payment["onchain_fee_sat"]),
+                 payment["at"]?.int64Value.map(JSONNaming.iso8601) ?? "-"]
+            })
+        }
+        if !onLightning.isEmpty {
+            out += "\n\npaid from spending on Lightning (no swap):\n"
+            out += table(["PAYMENT HASH", "AMOUNT", "TO", "STATUS", "ROUTING FEE", "AT"], onLightning.map { payment in
+                [String(text(payment["payment_hash"]).prefix(12)), sats(payment["amount_sat"]), text(payment["contact"]),
+                 text(payment["status"]), payment["routing_fee_msat"].map { msat($0) } ?? "-",
                  payment["at"]?.int64Value.map(JSONNaming.iso8601) ?? "-"]
             })
         }

@@ -22,7 +22,7 @@ extension Render {
                 : text(result["destination"]))
         if result["route"]?.stringValue == "direct" {
             out.append(fields([("paid", "\(amount) to \(recipient)"),
-                               ("route", "directly from on-chain savings (they cover the amount and its fee)")]))
+                               ("route", result["rail"]?["reason"]?.stringValue ?? "directly from on-chain savings")]))
             out.append("")
             out.append(breakdown([("amount", result["amount_sat"]), ("on-chain fee", result["onchain_fee_sat"])],
                                  total: ("total from savings", result["total_sat"])))
@@ -32,7 +32,9 @@ extension Render {
             return out.joined(separator: "\n")
         }
         if result["route"]?.stringValue == "submarine" { return submarine(result) }
+        if result["route"]?.stringValue == "direct_lightning" { return directLightning(result) }
         out.append(fields([("paid", "\(amount) to \(recipient)"), ("route", routeLine(result))]))
+        if let why = result["rail"]?["reason"]?.stringValue { out.append(fields([("why", why)])) }
         out += skippedLines(result)
         out.append("")
         out.append(feeBreakdown(result["fees"]))
@@ -55,6 +57,7 @@ extension Render {
         var out: [String] = []
         out.append(fields([("paid", "\(sats(result["amount_sat"])) to \(recipient)"),
                            ("route", "from on-chain savings through \(provider) (submarine swap)")]))
+        if let why = result["rail"]?["reason"]?.stringValue { out.append(fields([("why", why)])) }
         out.append("")
         out.append(breakdown([("amount", result["amount_sat"]), ("service fee", result["service_fee_sat"]),
                               ("provider's claim fee", result["provider_onchain_fee_sat"])],
@@ -68,14 +71,30 @@ extension Render {
         return out.joined(separator: "\n")
     }
 
+    /// `pay` straight from the spending balance to the contact's invoice.
+    static func directLightning(_ result: JSONValue) -> String {
+        var out: [String] = []
+        out.append(fields([("paid", "\(sats(result["amount_sat"])) to \(text(result["contact"]))'s Lightning invoice"),
+                           ("route", result["rail"]?["reason"]?.stringValue ?? "directly on Lightning from spending")]))
+        out.append("")
+        out.append(fields([("routing fee", msat(result["routing_fee_msat"])), ("payment hash", text(result["payment_hash"])),
+                           ("preimage", text(result["preimage"]))]))
+        out.append("paid: the preimage is the proof of payment")
+        return out.joined(separator: "\n")
+    }
+
     /// `quote`.
     static func quote(_ result: JSONValue) -> String {
         var out: [String] = []
         var pairs: [(String, String)] = [("amount", sats(result["amount_sat"]))]
-        if let contact = result["contact"]?.stringValue { pairs.append(("to", "\(contact) (\(text(result["destination"])))")) }
-        pairs.append(("route", routeLine(result)))
+        if let contact = result["contact"]?.stringValue {
+            pairs.append(("to", result["destination"] == nil ? "\(contact) (Lightning)" : "\(contact) (\(text(result["destination"])))"))
+        }
+        pairs.append(("route", result["provider"] == nil ? "direct, no provider" : routeLine(result)))
+        if let why = result["rail"]?["reason"]?.stringValue { pairs.append(("why", why)) }
+        let committable = result["contact"] != nil || result["rail"]?["option"]?.stringValue == "submarine_swap"
         if let id = result["quote_id"]?.stringValue {
-            if result["contact"] == nil {
+            if !committable {
                 // Without a contact there is no destination to commit it to: an estimate only.
                 pairs.append(("quote", "\(id): an estimate (no contact, so `pay --quote` cannot commit it)"))
             } else {
@@ -87,13 +106,10 @@ extension Render {
         out += skippedLines(result)
         out.append("")
         out.append(feeBreakdown(result["fees"]))
-        if result["direct_possible"]?.boolValue == true {
-            out.append("")
-            out.append("note: on-chain savings (\(sats(result["savings_confirmed_sat"])) confirmed) may cover this; "
-                       + "`pay` sends directly from them when they cover the amount and its fee")
-        }
         if let contact = result["contact"]?.stringValue, let id = result["quote_id"]?.stringValue {
             out.append("quote only: nothing was paid; commit it with `peernode pay \(contact) \(text(result["amount_sat"])) --quote \(id)`")
+        } else if result["provider"] == nil {
+            out.append("quote only: nothing was paid; `pay` takes this direct route while the balance covers it")
         } else {
             out.append("quote only: nothing was paid; for a quote `pay` can commit, ask with "
                        + "`peernode quote \(text(result["amount_sat"])) --contact <name>`")
@@ -104,6 +120,28 @@ extension Render {
     /// `max`.
     static func maxSendable(_ result: JSONValue) -> String {
         var out: [String] = []
+        if result["source"]?.stringValue == "savings" || result["route"]?.stringValue == "direct_lightning" {
+            var pairs: [(String, String)] = [("max", sats(result["max_sat"])), ("route", text(result["route"]))]
+            if result["source"]?.stringValue == "savings" {
+                pairs.append(("savings", "\(sats(result["savings_sat"])) in \(text(result["coins"])) coin(s)"))
+            } else {
+                pairs.append(("budget", "\(sats(result["budget_sat"])) (spending balance \(sats(result["balance_sat"])) "
+                                  + "minus \(sats(result["routing_reserve_sat"])) routing reserve)"))
+            }
+            if let provider = result["provider"] { pairs.append(("provider", text(provider["name"]))) }
+            pairs.append(("found by", text(result["outcome"])))
+            out.append(fields(pairs))
+            out += skippedLines(result)
+            if let fees = result["fees"] {
+                out.append("")
+                out.append(breakdown([("amount", fees["amount_sat"]), ("service fee", fees["service_fee_sat"]),
+                                      ("provider's claim fee", fees["provider_onchain_fee_sat"])],
+                                     total: ("locked", fees["lock_total_sat"])))
+            } else if let fee = result["onchain_fee_sat"] {
+                out.append(fields([("on-chain fee", sats(fee))]))
+            }
+            return out.joined(separator: "\n")
+        }
         out.append(fields([("max", sats(result["max_sat"])), ("route", routeLine(result)),
                            ("budget", "\(sats(result["budget_sat"])) (spending balance \(sats(result["balance_sat"])) "
                                 + "minus \(sats(result["routing_reserve_sat"])) routing reserve)"),
@@ -132,6 +170,16 @@ extension Render {
 
     private static func feeBreakdown(_ fees: JSONValue?) -> String {
         guard let fees else { return "fees: -" }
+        if fees["lock_total_sat"] != nil {
+            // A submarine swap: savings pay the lock (X and the provider's fees) and its own fee.
+            return breakdown([("amount", fees["amount_sat"]), ("service fee", fees["service_fee_sat"]),
+                              ("provider's claim fee", fees["provider_onchain_fee_sat"]), ("lock's own fee", fees["lock_fee_sat"])],
+                             total: ("total from savings (at most)", fees["spend_max_sat"]))
+        }
+        if fees["service_fee_sat"] == nil {
+            return breakdown([("amount", fees["amount_sat"]), ("fee", fees["fees_total_sat"])],
+                             total: ("total (at most)", fees["spend_max_sat"]))
+        }
         return breakdown([("amount", fees["amount_sat"]), ("service fee", fees["service_fee_sat"]),
                           ("provider on-chain fee", fees["provider_onchain_fee_sat"]), ("claim fee", fees["claim_fee_sat"]),
                           ("routing fee (at most)", fees["routing_fee_max_sat"])],

@@ -39,7 +39,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case balanceTooSmall(source: RailSource, neededSat: Int64, balanceSat: Int64)
     /// The provider's fee is above what this node's `QuotePolicy` accepts: its quote would
     /// be refused, so the route is not chosen.
-    case feeAboveMaximum(feeSat: Int64, maximumSat: Int64)
+    /// `maxFeePPM` of `ofSat` (the amount the policy bounds the fee on) is the maximum.
+    case feeAboveMaximum(feeSat: Int64, maximumSat: Int64, maxFeePPM: Int64, ofSat: Int64)
     /// Every fee of the route together is above the payer's `--max-fee`.
     case aboveMaxFee(feeSat: Int64, capSat: Int64)
 
@@ -49,6 +50,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let milliseconds): return "no answer within \(milliseconds) ms"
         case .overallDeadline: return "not done before the overall probing deadline"
         case .notAProvider(let why): return "runs no provider: \(why)"
+        // A node without a provider answers OfferRequest with not_found.
+        case .rejected(.notFound): return "runs no provider (it answered not_found)"
         case .rejected(let code): return "refused with \(code)"
         case .invalidOffer(let why): return "invalid offer: \(why)"
         case .otherNetwork(let network): return "offers swaps on another network (\(network))"
@@ -77,8 +80,11 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
             return "the largest invoice its offer pays is \(OffersError.sats(maximum)) (not \(OffersError.sats(amount)))"
         case .balanceTooSmall(let source, let needed, let balance):
             return "needs \(OffersError.sats(needed)) of \(source.balanceName), which \(source == .savings ? "hold" : "holds") \(OffersError.sats(balance))"
-        case .feeAboveMaximum(let fee, let maximum):
-            return "charges \(OffersError.sats(fee)) in fees, above this node's maximum of \(OffersError.sats(maximum))"
+        case .feeAboveMaximum(let fee, let maximum, let ppm, let base):
+            let tenths = ppm / 1_000
+            let percent = tenths % 10 == 0 ? "\(tenths / 10)%" : "\(tenths / 10).\(tenths % 10)%"
+            return "charges \(OffersError.sats(fee)) in fees, above this node's maximum of \(OffersError.sats(maximum)) "
+                + "(\(percent) of \(OffersError.sats(base)))"
         case .aboveMaxFee(let fee, let cap):
             return "its fees come to \(OffersError.sats(fee)), above --max-fee \(OffersError.sats(cap))"
         }

@@ -51,6 +51,10 @@ final class ContactInvoiceDesk: Sendable {
         ContactInvoiceLimits(minimumMsat: settings.minSat * 1_000, maximumMsat: settings.maxSat * 1_000)
     }
 
+    /// Whether `peer` may ask for an invoice: the Endpoints reply names the lightning entry
+    /// only to those, so a payer never chooses a rail this node would refuse it.
+    func serves(_ peer: Pubky) async -> Bool { await isContact(peer) }
+
     /// The reply to `request` from `peer`: a signed `Invoice` or a `Reject`.
     func answer(_ request: ContactInvoiceRequest, from peer: Pubky) async -> [UInt8] {
         guard await isContact(peer) else {

@@ -1,4 +1,5 @@
 import HTLC
+import Offers
 import Transport
 
 /// Typed reads of a request's `args`, each failing with `invalid_request` naming the
@@ -65,8 +66,10 @@ struct ControlArgs {
 }
 
 extension ControlArgs {
-    /// `contract_type` (`taproot_boltz` or `p2wsh_v2`) and, where `quote` allows it, `quote_id`.
-    func swapOptions(quote: Bool) throws(ControlError) -> SwapOptions {
+    /// `contract_type` (`taproot_boltz` or `p2wsh_v2`), `max_fee_sat`, and where the
+    /// command takes them `quote_id` (`pay` commits an earlier quote) and `from` (`pay`,
+    /// `quote`, `max`: which balance pays).
+    func swapOptions(quote: Bool, from: Bool = false) throws(ControlError) -> SwapOptions {
         var options = SwapOptions()
         if let name = try optionalString("contract_type") {
             guard let type = ContractType(rawValue: name), !type.isRetired else {
@@ -80,14 +83,10 @@ extension ControlArgs {
             options.quoteID = id
         }
         options.maxFeeSat = try optionalInt("max_fee_sat", in: 0...2_100_000_000_000_000)
-        if let from = try optionalString("from") {
-            guard quote else { throw .invalidRequest("\(command) takes no \"from\"; only pay chooses where the money comes from") }
-            guard let source = PaymentSource(rawValue: from) else {
-                throw .invalidRequest("\(command): \"from\" must be savings or spending, not \"\(from)\"")
-            }
-            if source == .savings, options.contractType != nil || options.quoteID != nil {
-                throw .invalidRequest("\(command): paying from savings sends on-chain directly; a contract type or a quote "
-                                      + "is for a swap from spending funds")
+        if let name = try optionalString("from") {
+            guard from else { throw .invalidRequest("\(command) takes no \"from\"; pay, quote and max choose the balance") }
+            guard let source = RailSource(rawValue: name) else {
+                throw .invalidRequest("\(command): \"from\" must be savings or spending, not \"\(name)\"")
             }
             options.source = source
         }

@@ -16,7 +16,8 @@ extension ControlDispatcher {
             }
             let books = try SwapAccounting(swaps: swaps, since: since)
             guard case .object(var out) = books.json else { return books.json }
-            out["payments"] = .array(try await SavingsPayments.newest(Int(Int32.max), in: services.store))
+            await DirectLightningPayment.settleInFlight(store: services.store, lightning: services.lightning)
+            out["payments"] = .array(try await DirectPayments.newest(Int(Int32.max), in: services.store).map(\.payment))
             return .object(out)
         } catch let error as AccountingError {
             throw .failed(error.description)

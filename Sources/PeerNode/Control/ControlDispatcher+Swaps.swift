@@ -18,8 +18,9 @@ extension ControlDispatcher {
                 row.merge(Self.summary(of: record)) { _, new in new }
                 rows.append(.object(row))
             }
-            // Payments from savings are no swaps; listed beside them so `swaps` accounts for all.
-            let payments = try await SavingsPayments.newest(Int(limit), in: services.store)
+            // Direct payments (savings, Lightning) are no swaps; listed beside them so `swaps` accounts for all.
+            await DirectLightningPayment.settleInFlight(store: services.store, lightning: services.lightning)
+            let payments = try await DirectPayments.newest(Int(limit), in: services.store).map(\.payment)
             return .object(["swaps": .array(rows), "payments": .array(payments)])
         } catch {
             throw .failed(error.description)

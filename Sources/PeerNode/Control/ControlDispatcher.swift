@@ -70,7 +70,7 @@ struct ControlDispatcher: ControlHandler {
         case "swap.watch": return try await watchSwap(args, progress: progress)
         case "pay":
             return try await swapCommand(.pay(contact: try args.string("contact"), amountSat: try args.amount("amount_sat"),
-                                              options: try args.swapOptions(quote: true)), progress)
+                                              options: try args.swapOptions(quote: true, from: true)), progress)
         case "swap-out":
             return try await swapCommand(.swapOut(amountSat: try args.amount("amount_sat"), address: try args.optionalString("address"),
                                                   options: try args.swapOptions(quote: false)), progress)
@@ -79,8 +79,10 @@ struct ControlDispatcher: ControlHandler {
                                          progress)
         case "quote":
             return try await swapCommand(.quote(amountSat: try args.amount("amount_sat"), contact: try args.optionalString("contact"),
-                                                options: try args.swapOptions(quote: false)), progress)
-        case "max": return try await swapCommand(.max(contact: try args.optionalString("contact")), progress)
+                                                options: try args.swapOptions(quote: false, from: true)), progress)
+        case "max":
+            return try await swapCommand(.max(contact: try args.optionalString("contact"), options: try args.swapOptions(quote: false, from: true)),
+                                         progress)
         case "swap.claim": return try await swapCommand(.claim(swapID: try await resolveSwapID(try args.string("id"))), progress)
         case "swap.refund": return try await swapCommand(.refund(swapID: try await resolveSwapID(try args.string("id"))), progress)
         case "recover": return try await recover(args)

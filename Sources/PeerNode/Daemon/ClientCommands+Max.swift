@@ -4,34 +4,74 @@ import Offers
 import Transport
 
 extension ClientCommands {
-    /// `max [--contact]`: the largest X the spending balance can send through any provider
-    /// (DESIGN 7). The budget is the Lightning balance minus the routing-fee reserve; each
-    /// provider's amount is settled by `MaxSendable` with real quotes, so only an amount
-    /// whose own quote was seen to fit is offered.
-    func max(contact which: String?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
-        var destinationType = DestinationType.p2tr
-        var contactName: String?
-        if let which {
-            let contact = try await savedContact(which)
-            progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
-            destinationType = try Self.destinationType(try await onchainAddress(of: contact))
-            contactName = contact.name
+    /// `max [--contact] [--from savings|spending]`: the largest X `pay` (or, without a
+    /// contact, `swap-out` / with `--from savings` `swap-in`) can send from one balance
+    /// (DESIGN 7, docs/ROUTING.md). Without `--from`, the spending balance, as `pay`
+    /// spends it first for a contact that takes Lightning and through a provider otherwise.
+    func max(contact which: String?, options: SwapOptions, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        if options.contractType != nil || options.maxFeeSat != nil {
+            throw .invalidRequest("max takes no contract type or fee cap: it reports the largest amount over every provider")
         }
+        var contact: SavedContact?
+        var rails: ContactRails?
+        if let which {
+            let saved = try await savedContact(which)
+            progress.stage("endpoints", "asking \(saved.name) for its endpoints")
+            let found = try await contactRails(of: saved)
+            try found.requireARail(contact: saved.name, network: services.config.network)
+            (contact, rails) = (saved, found)
+        }
+        if options.source == .savings {
+            return try await maxFromSavings(contact: contact, rails: rails, progress: progress)
+        }
+        if let rails, rails.lightning != nil {
+            return try await maxDirectLightning(contact: contact, progress: progress)
+        }
+        var destinationType = DestinationType.p2tr
+        if let rails {
+            guard let address = rails.onchain else { throw .failed("\(contact?.name ?? "the contact") gave no on-chain address") }
+            destinationType = try Self.destinationType(address)
+        }
+        return try await maxSwapOut(contactName: contact?.name, destinationType: destinationType, progress: progress)
+    }
+
+    /// The spending balance less the routing-fee reserve (the reserve for the balance
+    /// itself bounds the reserve of any smaller payment) and the balance.
+    private func spendingBudget() async throws(ControlError) -> (balanceSat: Int64, budgetSat: Int64) {
         let balanceSat: Int64
         do {
             balanceSat = Int64(clamping: try await services.lightning.spendableBalance() / 1_000)
         } catch {
             throw .backend("the spending balance cannot be read: \(error)")
         }
-        let routing = engine.configuration.routingFee
-        // The reserve for the balance itself bounds the reserve of any smaller payment.
-        let budgetSat = balanceSat - routing.fee(paymentSat: balanceSat)
-        let rate: FeeRate
-        do {
-            rate = try await services.feeEstimator.feeRate(targetBlocks: engine.configuration.claimFeeTargetBlocks)
-        } catch {
-            throw .backend("no fee estimate for the claim: \(error)")
+        return (balanceSat, balanceSat - engine.configuration.routingFee.fee(paymentSat: balanceSat))
+    }
+
+    /// A contact that takes Lightning is paid directly from spending: the budget itself.
+    private func maxDirectLightning(contact: SavedContact?, progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        let (balanceSat, budgetSat) = try await spendingBudget()
+        guard budgetSat > 0 else {
+            throw ControlError(code: "no_route", message: "the spending balance of \(Self.grouped(balanceSat)) sat does not cover "
+                               + "the routing reserve of \(Self.grouped(balanceSat - budgetSat)) sat: nothing can be sent")
         }
+        progress.stage("route", "\(contact?.name ?? "the contact") takes Lightning: paid directly from spending")
+        var result: [String: JSONValue] = [
+            "max_sat": .integer(budgetSat), "route": .string(RailOption.directLightning.rawValue), "source": .string("spending"),
+            "balance_sat": .integer(balanceSat), "budget_sat": .integer(budgetSat),
+            "routing_reserve_sat": .integer(balanceSat - budgetSat), "outcome": .string("the spending balance less the routing reserve"),
+        ]
+        if let contact { result["contact"] = .string(contact.name) }
+        return .object(result)
+    }
+
+    /// The largest X the spending balance can swap out to `destinationType` through any
+    /// provider: each provider's amount is settled by `MaxSendable` with real quotes, so
+    /// only an amount whose own quote was seen to fit is offered.
+    private func maxSwapOut(contactName: String?, destinationType: DestinationType,
+                            progress: CommandProgress) async throws(ControlError) -> JSONValue {
+        let (balanceSat, budgetSat) = try await spendingBudget()
+        let routing = engine.configuration.routingFee
+        let rate = try await feeRate(target: engine.configuration.claimFeeTargetBlocks, purpose: "the claim")
         let candidates = try await routeCandidates()
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers")
         let report = await services.router.probe(candidates)
@@ -45,9 +85,7 @@ extension ClientCommands {
             }
             let claimFee = ContractSizes.claimFee(type, destination: destinationType, rate: rate)
             progress.stage("quoting", "settling the largest amount with \(provider.contact.name)")
-            let quoter = DialQuoter(provider: provider, dialer: services.dialer, policy: engine.configuration.quotePolicy,
-                                    clock: services.clock,
-                                    timeoutMilliseconds: engine.configuration.requestTimeoutMilliseconds)
+            let quoter = dialQuoter(provider, direction: .lightningToOnchain)
             let result = await MaxSendable(offer: offer, claimFeeSat: claimFee, budgetSat: budgetSat).settle(using: quoter)
             await quoter.close()
             guard let amount = result.amountSat else {
@@ -62,6 +100,7 @@ extension ClientCommands {
             "skipped": .array(skipped.map(\.json)),
         ]
         if let contactName { result["contact"] = .string(contactName) }
+        result["source"] = .string("spending")
         guard let best, let amount = best.result.amountSat, let quote = best.result.quote else {
             let plan = RoutePlan(amountSat: 0, ranked: [], skipped: skipped, candidates: candidates.count,
                                  spendingBalanceSat: balanceSat)
@@ -103,10 +142,14 @@ actor DialQuoter: Quoter {
     let policy: QuotePolicy
     let clock: any UnixClock
     let timeoutMilliseconds: UInt64
+    /// The direction asked for: reverse (`max`), or submarine (`max --from savings`).
+    let direction: SwapDirection
     private var connection: PeerConnection?
 
-    init(provider: ProviderOffer, dialer: PeerDialer, policy: QuotePolicy, clock: any UnixClock, timeoutMilliseconds: UInt64) {
+    init(provider: ProviderOffer, direction: SwapDirection = .lightningToOnchain, dialer: PeerDialer, policy: QuotePolicy,
+         clock: any UnixClock, timeoutMilliseconds: UInt64) {
         self.provider = provider
+        self.direction = direction
         self.dialer = dialer
         self.policy = policy
         self.clock = clock
@@ -122,7 +165,8 @@ actor DialQuoter: Quoter {
             open = try await dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
             connection = open
         }
-        let request = QuoteRequest(requestID: RandomID.make(), offerID: provider.offer.body.offerID, amountSat: amountSat)
+        let request = QuoteRequest(requestID: RandomID.make(), offerID: provider.offer.body.offerID, direction: direction,
+                                   amountSat: amountSat)
         let reply = try SwapMessage(bytes: try await open.request(request.encoded, id: request.requestID,
                                                                   timeoutMilliseconds: timeoutMilliseconds))
         switch reply {

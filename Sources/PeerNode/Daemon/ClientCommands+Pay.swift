@@ -6,12 +6,13 @@ import Transport
 extension ClientCommands {
     // MARK: pay
 
-    /// `pay <contact> <sats>` (DESIGN 1): the contact's on-chain address first (asked with
-    /// EndpointsRequest); then directly from on-chain savings when the confirmed balance
-    /// covers X and its fee; otherwise a swap through the cheapest provider among the
-    /// contacts (and `extra_provider`s) that fits the spending balance. `--contract-type`
-    /// asks for a swap with that contract (savings are not used); `--quote` commits a quote
-    /// `quote` fetched earlier.
+    /// `pay <contact> <sats>` (docs/ROUTING.md): the contact's endpoints (an on-chain
+    /// address, Lightning) and the wallet's balances (savings, spending) decide the route
+    /// (`RailChooser`): directly on a rail the wallet holds and the contact takes (an
+    /// on-chain send, or the contact's signed invoice paid on Lightning), else the cheapest
+    /// swap among the contacts' providers (reverse to an address, submarine to an invoice).
+    /// `--from` forces the balance; `--contract-type` asks for a swap with that contract;
+    /// `--quote` commits a quote `quote` fetched earlier.
     func pay(contact which: String, amountSat: Int64, options: SwapOptions,
              progress: CommandProgress) async throws(ControlError) -> JSONValue {
         let contact = try await savedContact(which)
@@ -20,60 +21,63 @@ extension ClientCommands {
         }
         progress.stage("endpoints", "asking \(contact.name) for its endpoints")
         let rails = try await contactRails(of: contact)
-        let destination: Address
-        switch try rails.rail(contact: contact.name, source: options.source, network: services.config.network) {
-        case .onchain(let address):
-            destination = address
-        case .lightningFromSavings(let invoicePubky):
-            progress.stage("route", "\(contact.name) takes only Lightning: paying its invoice from savings through a "
-                           + "provider (submarine swap)")
-            return try await payLightningContact(contact, invoicePubky: invoicePubky, amountSat: amountSat, options: options,
-                                                 progress: progress)
-        }
-        let encoded = destination.encoded(for: services.config.network)
-        progress.stage("endpoints", "\(contact.name) receives at \(encoded)")
-
-        if let type = options.contractType {
-            progress.stage("route", "a \(type.rawValue) contract was asked for: paying through a provider, not from savings")
-        } else if options.source == .spending {
-            progress.stage("route", "--from spending: paying through a provider, not from savings")
-        } else if options.source == .savings {
-            guard let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
-                                                   progress: progress) else {
-                throw ControlError(code: "not_paid", message: "on-chain savings do not cover \(Self.grouped(amountSat)) sat and its fee; "
-                                   + "nothing was paid (without --from savings, pay swaps from spending funds)")
-            }
-            return direct
-        } else if let direct = try await payDirect(destination, encoded: encoded, amountSat: amountSat, contact: contact,
-                                                   progress: progress) {
-            return direct
-        }
-        var result = try await swap(amountSat: amountSat, destination: destination, purpose: .payContact,
-                                    contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
-        result["contact"] = .string(contact.name)
-        result["contact_pubky"] = .string(contact.pubky.z32)
-        return .object(result)
+        try rails.requireARail(contact: contact.name, network: services.config.network)
+        progress.stage("endpoints", rails.summary(contact: contact.name, network: services.config.network))
+        return .object(try await pay(contact, over: rails, amountSat: amountSat, options: options, progress: progress))
     }
 
-    /// Pays from the wallet when its confirmed coins cover X plus the fee at the
-    /// estimated rate; nil (nothing sent) when they do not, so the caller swaps.
-    private func payDirect(_ destination: Address, encoded: String, amountSat: Int64, contact: SavedContact,
-                           progress: CommandProgress) async throws(ControlError) -> JSONValue? {
+    /// `pay` once the contact's rails are known. When the contact gives no invoice for a
+    /// direct Lightning payment (its node is down, it refuses), nothing has moved: the
+    /// payment is chosen again among the on-chain routes if the contact takes on-chain.
+    private func pay(_ contact: SavedContact, over rails: ContactRails, amountSat: Int64, options: SwapOptions,
+                     progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
+        let inputs = try await railInputs(rails: rails, amountSat: amountSat, progress: progress)
+        let plan = try await chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
+                                        options: options, progress: progress)
+        progress.stage("route", plan.reason)
+        var result: [String: JSONValue]
+        switch plan.route {
+        case .directOnchain:
+            guard let address = rails.onchain else { throw .failed("the route needs an address \(contact.name) did not give") }
+            result = try await payDirect(address, amountSat: amountSat, contact: contact, progress: progress)
+        case .directLightning(let routingFee):
+            guard let pubky = rails.lightning else { throw .failed("the route needs Lightning, which \(contact.name) does not take") }
+            let fetched: ContactInvoiceFetcher.Fetched
+            do {
+                fetched = try await contactInvoice(contact, invoicePubky: pubky, amountSat: amountSat, progress: progress)
+            } catch {
+                guard rails.onchain != nil else { throw error }
+                progress.stage("route", "\(error.message); choosing again among the on-chain routes")
+                return try await pay(contact, over: rails.onchainOnly, amountSat: amountSat, options: options, progress: progress)
+            }
+            result = try await payLightningDirect(contact, invoice: fetched, amountSat: amountSat, routingFeeSat: routingFee,
+                                                  progress: progress)
+        case .reverseSwap:
+            guard let address = rails.onchain else { throw .failed("the route needs an address \(contact.name) did not give") }
+            progress.stage("endpoints", "\(contact.name) receives at \(address.encoded(for: services.config.network))")
+            result = try await swap(amountSat: amountSat, destination: address, purpose: .payContact,
+                                    contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
+        case .submarineSwap:
+            guard let pubky = rails.lightning else { throw .failed("the route needs Lightning, which \(contact.name) does not take") }
+            result = try await payLightningContact(contact, invoicePubky: pubky, amountSat: amountSat, options: options,
+                                                   firstPlan: plan, progress: progress) { (refresh) async throws(ControlError) in
+                try await self.chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
+                                          options: options, progress: progress, refresh: refresh)
+            }
+        }
+        result["contact"] = .string(contact.name)
+        result["contact_pubky"] = .string(contact.pubky.z32)
+        result["rail"] = Self.railJSON(plan)
+        return result
+    }
+
+    /// Sends X from the wallet at the estimated rate. The chooser saw the savings cover X
+    /// and the fee; coins spent since (another command) make this refuse with nothing sent.
+    private func payDirect(_ destination: Address, amountSat: Int64, contact: SavedContact,
+                           progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         let wallet = services.wallet
-        // A stale view could miss coins just received; a failed sync leaves the last one.
-        _ = try? await wallet.sync()
-        let confirmed = await wallet.balance().confirmed
-        guard confirmed >= amountSat else {
-            progress.stage("route", "on-chain savings (\(Self.grouped(confirmed)) sat confirmed) do not cover \(Self.grouped(amountSat)) sat; "
-                           + "paying from spending funds through a provider")
-            return nil
-        }
-        let rate: FeeRate
-        do {
-            rate = try await services.feeEstimator.feeRate(targetBlocks: Self.directSendTarget)
-        } catch {
-            throw .backend("no fee estimate for an on-chain payment: \(error); nothing was paid")
-        }
+        let encoded = destination.encoded(for: services.config.network)
+        let rate = try await feeRate(target: Self.directSendTarget, purpose: "an on-chain payment")
         do {
             // Coin selection adds the fee at this rate: it fails when X + fee is not covered.
             let sent = try await wallet.send(to: destination, amount: amountSat, feeRate: rate)
@@ -93,15 +97,15 @@ extension ClientCommands {
             var record = result
             record["at"] = .integer(Int64(clamping: services.clock.nowUnix))
             do {
-                try await SavingsPayments.record(.object(record), in: services.store)
+                try await DirectPayments.record(.object(record), in: services.store)
             } catch {
                 progress.stage("note", "the payment is sent but could not be listed in `swaps`: \(error)")
             }
-            return .object(result)
+            return result
         } catch .insufficientFunds(let needed, _) {
-            progress.stage("route", "on-chain savings do not cover \(Self.grouped(amountSat)) sat plus its fee (\(Self.grouped(needed)) sat needed); "
-                           + "paying from spending funds through a provider")
-            return nil
+            throw ControlError(code: "insufficient_funds",
+                               message: "on-chain savings no longer cover \(Self.grouped(amountSat)) sat plus its fee "
+                                   + "(\(Self.grouped(needed)) sat needed); nothing was paid")
         } catch .backend(let error) {
             // The broadcast failed: the wallet keeps nothing of a transaction the chain refused.
             throw .backend("the on-chain payment could not be broadcast: \(error); nothing was paid")
@@ -132,101 +136,6 @@ extension ClientCommands {
         var result = try await swap(amountSat: amountSat, destination: destination, purpose: .swapOut,
                                     contractType: options.contractType, progress: progress, maxFeeSat: options.maxFeeSat)
         result["own_wallet"] = .bool(address == nil)
-        return .object(result)
-    }
-
-    // MARK: quote
-
-    /// `quote <sats> [--contact] [--contract-type]`: the route chosen from the providers'
-    /// signed offers, and the chosen provider's signed quote with its id and expiry
-    /// (`pay --quote <id>` commits it), without paying. With a contact, its address
-    /// decides the claim size and whether `pay` would send from savings instead.
-    func quote(amountSat: Int64, contact which: String?, options: SwapOptions,
-               progress: CommandProgress) async throws(ControlError) -> JSONValue {
-        var destinationType = DestinationType.p2tr
-        var extra: [String: JSONValue] = [:]
-        var held: (contact: String, destination: Address)?
-        if let which {
-            let contact = try await savedContact(which)
-            progress.stage("endpoints", "asking \(contact.name) for an on-chain address")
-            let destination = try await onchainAddress(of: contact)
-            destinationType = try Self.destinationType(destination)
-            held = (contact.name, destination)
-            extra["contact"] = .string(contact.name)
-            extra["destination"] = .string(destination.encoded(for: services.config.network))
-            _ = try? await services.wallet.sync()
-            let confirmed = await services.wallet.balance().confirmed
-            // `pay` tries savings first; the wallet's coin selection decides whether the fee fits too.
-            extra["savings_confirmed_sat"] = .integer(confirmed)
-            extra["direct_possible"] = .bool(confirmed > amountSat)
-        } else {
-            // Swap-out to this node's wallet, whose addresses are Taproot.
-            extra["destination_type"] = .string(destinationType.rawValue)
-        }
-        let (plan, firm) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: destinationType,
-                                                        contractType: options.contractType, progress: progress) {
-            (choice) async throws(ClientEngineError) -> ClientFirmQuote in
-            try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
-                                       contractType: choice.contractType)
-        }
-        let now = services.clock.nowUnix
-        heldQuotes.hold(HeldQuotes.Entry(firm: firm, contact: held?.contact, destination: held?.destination), nowUnix: now)
-        var result = plan.json
-        result["amount_sat"] = .integer(amountSat)
-        result["quote_id"] = .string(firm.quoteID)
-        result["valid_until_unix"] = .integer(Int64(clamping: firm.quote.validUntilUnix))
-        result["valid_for_seconds"] = .integer(Int64(clamping: firm.quote.validUntilUnix) - Int64(clamping: now))
-        // The provider's figures, as `pay --quote` will charge them.
-        result["fees"] = Self.fees(firm, routingFee: engine.configuration.routingFee)
-        for (key, value) in extra { result[key] = value }
-        return .object(result)
-    }
-
-    /// `pay <contact> <sats> --quote <id>`: commits a quote `quote --contact` fetched, to the
-    /// address the contact gave then. The provider decides whether it is still valid; an
-    /// expired one fails with `quote_expired` and nothing paid.
-    private func payQuoted(_ quoteID: String, contact: SavedContact, amountSat: Int64, options: SwapOptions,
-                           progress: CommandProgress) async throws(ControlError) -> JSONValue {
-        guard let held = heldQuotes.entry(quoteID) else {
-            throw .notFound("no quote \(quoteID) is held by this node (quotes from `peernode quote` are kept in memory until "
-                            + "they are committed or the daemon restarts); ask for a fresh one with "
-                            + "`peernode quote \(amountSat) --contact \(contact.name)`; nothing was paid")
-        }
-        let firm = held.firm
-        guard held.contact == contact.name, let destination = held.destination else {
-            throw .invalidRequest("quote \(quoteID) was fetched for " + (held.contact.map { "contact \($0)" } ?? "a swap-out")
-                                  + ", not for paying \(contact.name); nothing was paid")
-        }
-        guard firm.amountSat == amountSat else {
-            throw .invalidRequest("quote \(quoteID) is for paying \(firm.amountSat) sat, not \(amountSat) sat; nothing was paid")
-        }
-        if let type = options.contractType, type != firm.contractType {
-            throw .invalidRequest("quote \(quoteID) is for a \(firm.contractType.rawValue) contract, not \(type.rawValue); "
-                                  + "nothing was paid")
-        }
-        _ = heldQuotes.take(quoteID)
-        let now = services.clock.nowUnix
-        let left = Int64(clamping: firm.quote.validUntilUnix) - Int64(clamping: now)
-        progress.stage("route", "committing quote \(quoteID) from \(firm.contact.name) (\(firm.contractType.rawValue)): "
-                       + "\(Self.grouped(firm.quote.totalSat)) sat invoice, "
-                       + (left >= 0 ? "valid for \(left) s more" : "expired \(-left) s ago by this node's clock; the provider decides"))
-        let report: ClientPayReport
-        do {
-            report = try await engine.pay(destination: destination, firm: firm, purpose: .payContact) { progress.bind($0) }
-        } catch .rejected(.quoteExpired, _) {
-            throw ControlError(code: Self.quoteExpiredCode,
-                               message: "\(firm.contact.name) refused quote \(quoteID): it expired at unix time "
-                                   + "\(firm.quote.validUntilUnix) (\(Self.quoteExpiredCode): quotes are single use and valid "
-                                   + "for the provider's quote lifetime); nothing was paid. Ask for a fresh one with `peernode quote \(amountSat) "
-                                   + "--contact \(contact.name)`, or pay without --quote")
-        } catch {
-            throw Self.controlError(error)
-        }
-        var result: [String: JSONValue] = ["provider": RoutePlan.providerJSON(firm.contact, contractType: firm.contractType),
-                                           "quote_id": .string(quoteID)]
-        for (key, value) in Self.sent(report) { result[key] = value }
-        result["contact"] = .string(contact.name)
-        result["contact_pubky"] = .string(contact.pubky.z32)
         return .object(result)
     }
 

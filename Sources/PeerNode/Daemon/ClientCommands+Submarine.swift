@@ -16,6 +16,15 @@ extension ClientCommands {
     /// against a lock funded from savings.
     func swapIn(amountSat: Int64, options: SwapOptions, progress: CommandProgress) async throws(ControlError) -> JSONValue {
         _ = try submarineEngine()
+        var options = options
+        options.source = .savings
+        let inputs = try await railInputs(payee: .lightningOnly, address: nil, amountSat: amountSat, progress: progress)
+        let replan = { (refresh: Bool) async throws(ControlError) -> RailPlan in
+            try await self.chooseRail(contact: Self.ownBalance, address: nil, inputs: inputs, amountSat: amountSat, options: options,
+                                      progress: progress, refresh: refresh)
+        }
+        // The route first: no invoice is made for a swap no provider can take.
+        let plan = try await replan(false)
         let created: CreatedInvoice
         do {
             created = try await services.lightning.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "peernode swap-in",
@@ -25,20 +34,21 @@ extension ClientCommands {
         }
         progress.stage("invoice", "this node's invoice for \(Self.grouped(amountSat)) sat (payment hash \(created.paymentHash.hex))")
         var result = try await submarineSwap(invoice: created.paymentRequest, amountSat: amountSat, ownInvoice: true,
-                                             contractType: options.contractType, progress: progress)
+                                             firstPlan: plan, progress: progress, replan: replan)
         result["own_invoice"] = .bool(true)
+        result["rail"] = Self.railJSON(plan)
         return .object(result)
     }
 
-    // MARK: pay, to a contact that takes Lightning
+    /// The payee `swap-in` names in its reason line.
+    static let ownBalance = "this node's Lightning balance"
 
-    /// `pay <contact> <sats>` when the contact takes no on-chain payment but Lightning: its
-    /// signed invoice for X (asked through `ContactRequestGate`, checked by
-    /// `ContactInvoiceFetcher`), paid by the cheapest contact that swaps on-chain to
-    /// Lightning against a lock funded from savings.
-    func payLightningContact(_ contact: SavedContact, invoicePubky: Pubky, amountSat: Int64, options: SwapOptions,
-                             progress: CommandProgress) async throws(ControlError) -> JSONValue {
-        _ = try submarineEngine()
+    // MARK: pay, to a contact's invoice
+
+    /// The contact's signed invoice for X (asked through `ContactRequestGate`, checked by
+    /// `ContactInvoiceFetcher`: its signature, amount, network and expiry).
+    func contactInvoice(_ contact: SavedContact, invoicePubky: Pubky, amountSat: Int64,
+                        progress: CommandProgress) async throws(ControlError) -> ContactInvoiceFetcher.Fetched {
         progress.stage("invoice", "asking \(contact.name) for a signed invoice of \(Self.grouped(amountSat)) sat")
         let fetcher = ContactInvoiceFetcher(dialer: services.dialer, network: services.config.network,
                                             timeoutMilliseconds: engine.configuration.requestTimeoutMilliseconds,
@@ -55,73 +65,92 @@ extension ClientCommands {
         }
         progress.stage("invoice", "\(contact.name) signed an invoice for \(Self.grouped(amountSat)) sat "
                        + "(payment hash \(fetched.invoice.paymentHash.hex))")
-        var result = try await submarineSwap(invoice: fetched.bolt11, amountSat: amountSat, ownInvoice: false,
-                                             contractType: options.contractType, progress: progress)
-        result["contact"] = .string(contact.name)
-        result["contact_pubky"] = .string(contact.pubky.z32)
-        return .object(result)
+        return fetched
+    }
+
+    /// The `submarine_swap` route of `pay`: the contact's invoice, paid by the provider the
+    /// plan chose against a lock funded from savings.
+    func payLightningContact(_ contact: SavedContact, invoicePubky: Pubky, amountSat: Int64, options: SwapOptions,
+                             firstPlan: RailPlan, progress: CommandProgress,
+                             replan: @escaping (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
+        _ = try submarineEngine()
+        let fetched = try await contactInvoice(contact, invoicePubky: invoicePubky, amountSat: amountSat, progress: progress)
+        return try await submarineSwap(invoice: fetched.bolt11, amountSat: amountSat, ownInvoice: false,
+                                       firstPlan: firstPlan, progress: progress, replan: replan)
+    }
+
+    /// The `direct_lightning` route of `pay`: the contact's invoice paid from the spending
+    /// balance, the routing fee at most the estimate the route was chosen with.
+    func payLightningDirect(_ contact: SavedContact, invoice fetched: ContactInvoiceFetcher.Fetched, amountSat: Int64,
+                            routingFeeSat: Int64, progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
+        progress.stage("pay_started", "paying \(contact.name)'s invoice of \(Self.grouped(amountSat)) sat from spending "
+                       + "(routing fee at most \(Self.grouped(routingFeeSat)) sat)")
+        let payment = DirectLightningPayment(lightning: services.lightning, store: services.store,
+                                             nowUnix: { [clock = services.clock] in clock.nowUnix })
+        let outcome = try await payment.pay(bolt11: fetched.bolt11, paymentHash: fetched.invoice.paymentHash, amountSat: amountSat,
+                                            feeLimitSat: routingFeeSat, contact: contact.name,
+                                            contactPubky: contact.pubky.z32) { progress.stage("payment", $0) }
+        guard outcome.paid else {
+            throw ControlError(code: "not_paid", message: "the Lightning payment to \(contact.name) failed: "
+                               + (outcome.record["reason"]?.stringValue ?? "no reason given") + "; nothing was paid")
+        }
+        progress.stage("completed", "\(contact.name)'s invoice is paid")
+        var result = outcome.record
+        result["status"] = .string("paid")
+        result["route"] = .string("direct_lightning")
+        if let after = try? await services.lightning.spendableBalance() {
+            result["spending_balance_sat"] = .integer(Int64(clamping: after / 1_000))
+        }
+        return result
     }
 
     // MARK: the submarine path
 
-    /// Probes the contacts, takes the cheapest `onchain_to_ln` offer for X
-    /// (`SubmarineRouteChoice`) and has the invoice paid through it. Returns once the
-    /// invoice is paid, with the preimage (the proof of payment), the lock total and the
-    /// lock's fee; throws with where the funds are otherwise.
-    func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, contractType: ContractType?,
-                       progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
+    /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
+    /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
+    /// balance, so when the chosen one no longer knows its offer (`not_found`, before
+    /// anything is quoted or locked) every contact is asked again, once (`replan(true)`).
+    /// Returns once the invoice is paid, with the preimage (the proof of payment), the
+    /// lock total and the lock's fee; throws with where the funds are otherwise.
+    func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan,
+                       progress: CommandProgress,
+                       replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
         let submarine = try submarineEngine()
-        let candidates = try await routeCandidates()
-        // Cached offers first. A provider's onchain_to_ln maximum follows its Lightning
-        // balance and it forgets its offers when it restarts, so when the cache names no
-        // provider for X, or the chosen one no longer knows its offer (`not_found`, before
-        // anything is quoted or locked), every contact is asked again, once.
+        var plan = firstPlan
         var refreshed = false
         while true {
-            progress.stage("routing", "asking \(candidates.count) contact(s) for on-chain to Lightning offers")
-            let probed = await services.router.probe(candidates, refresh: refreshed)
-            for skip in probed.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(Self.describe(skip.reason))") }
-            let route = SubmarineRouteChoice(amountSat: amountSat, offers: probed.offers)
-            for skip in route.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
-            guard let choice = route.choice else {
-                if !refreshed {
-                    refreshed = true
-                    progress.stage("routing", "no cached offer swaps \(Self.grouped(amountSat)) sat on-chain to Lightning; "
-                                   + "asking the contacts again")
-                    continue
-                }
+            guard case .submarineSwap(let choice) = plan.route else {
                 throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
-                                   + "(\(candidates.count) asked); nothing was paid")
+                                   + "now; nothing was paid")
             }
-            let offered = OfferFeature.contractTypes(in: choice.provider.offer.body.features)
-            let type = contractType ?? offered.first ?? .taprootBoltz
+            let terms = choice.provider.offer.body.terms(for: .onchainToLightning)
             progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
-                           + "(\(choice.provider.contact.pubky.z32)), \(type.rawValue) contract: lock "
-                           + "\(Self.grouped(choice.lockTotalSat)) sat (fees \(Self.grouped(choice.feesSat)) sat) plus the lock's "
-                           + "own fee; the provider pays once the lock has \(choice.terms.requiredConfirmations) confirmation(s)")
-            let report: SubmarineClientReport
+                           + "(\(choice.provider.contact.pubky.z32)), \(choice.contractType.rawValue) contract: lock "
+                           + "\(Self.grouped(choice.lockAmountSat)) sat (fees \(Self.grouped(choice.providerFeeSat)) sat) plus the "
+                           + "lock's own fee; the provider pays once the lock has \(terms?.requiredConfirmations ?? 1) confirmation(s)")
             do {
-                report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: type,
-                                                 ownInvoice: ownInvoice) { progress.bind($0) }
+                let report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: choice.contractType,
+                                                     ownInvoice: ownInvoice) { progress.bind($0) }
+                return Self.submarineResult(report, choice: choice, plan: plan)
             } catch .rejected(.notFound, let reason) where !refreshed {
                 refreshed = true
                 progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
                                + "asking the contacts again")
-                continue
+                plan = try await replan(true)
             } catch {
                 throw Self.controlError(error)
             }
-            return Self.submarineResult(report, choice: choice, type: type, route: route)
         }
     }
 
-    private static func submarineResult(_ report: SubmarineClientReport, choice: SubmarineRouteChoice.Candidate,
-                                        type: ContractType, route: SubmarineRouteChoice) -> [String: JSONValue] {
+    private static func submarineResult(_ report: SubmarineClientReport, choice: SubmarineCandidate,
+                                        plan: RailPlan) -> [String: JSONValue] {
         var result = report.json
-        result["provider"] = RoutePlan.providerJSON(choice.provider.contact, contractType: type)
-        result["alternatives"] = .array(route.ranked.dropFirst().map { candidate in
-            .object(["contact": .string(candidate.provider.contact.name), "pubky": .string(candidate.provider.contact.pubky.z32),
-                     "fees_total_sat": .integer(candidate.feesSat)])
+        result["provider"] = RoutePlan.providerJSON(choice.provider.contact, contractType: choice.contractType)
+        result["alternatives"] = .array(plan.alternatives.compactMap { route -> JSONValue? in
+            guard case .submarineSwap(let other) = route else { return nil }
+            return .object(["contact": .string(other.provider.contact.name), "pubky": .string(other.provider.contact.pubky.z32),
+                            "fees_total_sat": .integer(other.totalCostSat)])
         })
         return result
     }

@@ -68,8 +68,8 @@ final class ClientCommands: SwapCommandService {
                 result = .success(try await swapIn(amountSat: amountSat, options: options, progress: lines))
             case .quote(let amountSat, let contact, let options):
                 result = .success(try await quote(amountSat: amountSat, contact: contact, options: options, progress: lines))
-            case .max(let contact):
-                result = .success(try await max(contact: contact, progress: lines))
+            case .max(let contact, let options):
+                result = .success(try await max(contact: contact, options: options, progress: lines))
             case .claim(let swapID):
                 result = .success(try await claim(swapID: swapID, progress: lines))
             case .refund(let swapID):

@@ -5,20 +5,21 @@ import Transport
 
 /// What a contact's Endpoints reply says it takes on this node's network: an on-chain
 /// address a claim or a send can pay, and whether it takes Lightning (the pubky to ask
-/// for a signed invoice). `pay` decides its rail from this, in one place (`rail`).
+/// for a signed invoice). The rail chooser decides from this and the balances.
 struct ContactRails: Sendable, Equatable {
-    /// The rail `pay` takes to a contact.
-    enum Rail: Sendable, Equatable {
-        /// On-chain to this address: directly from savings, or a reverse swap from spending.
-        case onchain(Address)
-        /// The contact's Lightning invoice, paid through a submarine swap from savings.
-        case lightningFromSavings(invoicePubky: Pubky)
-    }
-
     let onchain: Address?
     let lightning: Pubky?
     /// Every entry as "type on network", for an error that says what was offered.
     let offered: [String]
+
+    private init(onchain: Address?, lightning: Pubky?, offered: [String]) {
+        self.onchain = onchain
+        self.lightning = lightning
+        self.offered = offered
+    }
+
+    /// The same contact without its Lightning rail (it gave no invoice).
+    var onchainOnly: ContactRails { ContactRails(onchain: onchain, lightning: nil, offered: offered) }
 
     init(endpoints: [Endpoint], network: Network) {
         onchain = endpoints.lazy.filter { $0.type == Endpoint.onchainType && $0.network == network.rawValue }
@@ -31,20 +32,20 @@ struct ContactRails: Sendable, Equatable {
         offered = endpoints.map { "\($0.type) on \($0.network)" }
     }
 
-    /// On-chain whenever the contact takes it (`pay`'s existing choice between savings and
-    /// a reverse swap follows); else its Lightning invoice from savings. `--from spending`
-    /// to a Lightning-only contact would be a plain Lightning payment, which `pay` does not
-    /// make: refused with what to do instead.
-    func rail(contact name: String, source: PaymentSource?, network: Network) throws(ControlError) -> Rail {
-        if let onchain { return .onchain(onchain) }
-        guard let lightning else {
-            throw .failed("\(name) takes neither an on-chain address on \(network.rawValue) that can be paid nor Lightning"
-                          + (offered.isEmpty ? "" : " (it offers: \(offered.joined(separator: ", ")))") + "; nothing was paid")
+    /// Refuses a contact that takes neither rail here, saying what it does list.
+    func requireARail(contact name: String, network: Network) throws(ControlError) {
+        guard onchain == nil, lightning == nil else { return }
+        throw .failed("\(name) takes neither an on-chain address on \(network.rawValue) that can be paid nor Lightning"
+                      + (offered.isEmpty ? "" : " (it offers: \(offered.joined(separator: ", ")))") + "; nothing was paid")
+    }
+
+    /// "carol receives at bcrt1...", "erin takes Lightning", or both.
+    func summary(contact name: String, network: Network) -> String {
+        switch (onchain, lightning) {
+        case (let address?, nil): return "\(name) receives at \(address.encoded(for: network))"
+        case (nil, _?): return "\(name) takes only Lightning"
+        case (let address?, _?): return "\(name) takes Lightning and receives on-chain at \(address.encoded(for: network))"
+        case (nil, nil): return "\(name) takes neither rail"
         }
-        if source == .spending {
-            throw .invalidRequest("\(name) takes only Lightning, and a plain Lightning payment from spending is not made by "
-                                  + "`pay`; pay from savings (the default: a submarine swap through a provider); nothing was paid")
-        }
-        return .lightningFromSavings(invoicePubky: lightning)
     }
 }

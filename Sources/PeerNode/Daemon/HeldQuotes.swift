@@ -8,11 +8,33 @@ import Synchronization
 /// the answer the user sees, rather than "unknown id".
 final class HeldQuotes: Sendable {
     struct Entry: Sendable {
-        let firm: ClientFirmQuote
-        /// The contact's name it was fetched for; nil for a swap-out quote.
+        /// The quote, by the direction of its swap.
+        enum Firm: Sendable {
+            /// A reverse swap to `destination`: the address the contact gave when quoting,
+            /// nil for a swap-out quote (the wallet's own address is taken at commit).
+            case reverse(ClientFirmQuote, destination: Address?)
+            /// A submarine swap paying the invoice bound into the quote: the contact's, or
+            /// this node's own (`quote --from savings` without a contact, for swap-in).
+            case submarine(SubmarineClientFirmQuote)
+        }
+
+        let firm: Firm
+        /// The contact's name it was fetched for; nil for a swap-out or swap-in quote.
         let contact: String?
-        /// The address the contact gave when quoting; nil for a swap-out quote.
-        let destination: Address?
+
+        var quoteID: String {
+            switch firm {
+            case .reverse(let firm, _): return firm.quoteID
+            case .submarine(let firm): return firm.quoteID
+            }
+        }
+
+        var validUntilUnix: UInt64 {
+            switch firm {
+            case .reverse(let firm, _): return firm.quote.validUntilUnix
+            case .submarine(let firm): return firm.quote.validUntilUnix
+            }
+        }
     }
 
     /// At most this many held; the oldest go first.
@@ -24,8 +46,8 @@ final class HeldQuotes: Sendable {
 
     func hold(_ entry: Entry, nowUnix: UInt64) {
         entries.withLock { list in
-            list.removeAll { $0.entry.firm.quote.validUntilUnix + Self.keepExpiredSeconds < nowUnix }
-            list.append((entry.firm.quoteID, entry))
+            list.removeAll { $0.entry.validUntilUnix + Self.keepExpiredSeconds < nowUnix }
+            list.append((entry.quoteID, entry))
             if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
         }
     }

@@ -19,7 +19,8 @@ final class SwapEnginesBox: Sendable {
 /// What the node answers peers:
 ///
 /// - `EndpointsRequest` (contact role): a fresh address of the node's wallet, and a
-///   `lightning` entry (the node's pubky) when it takes Lightning payments;
+///   `lightning` entry (the node's pubky) when it takes Lightning payments from the asker
+///   (a saved contact);
 /// - `InvoiceRequest`: the `ContactInvoiceDesk` when the node takes Lightning
 ///   (`accept_lightning`), else a Reject `not_found`;
 /// - `OfferRequest`, `QuoteRequest`: the `ProviderDesk` when the provider is on, else a
@@ -78,9 +79,16 @@ enum NodePeerHandlers {
                 let address = await wallet.reusableAddress(for: peer.description)
                 endpoints.append(Endpoint(address: address.encoded, network: network.rawValue))
             }
-            // After the on-chain entry: older clients take the first entry they can pay.
-            if let invoiceDesk { endpoints.append(.lightning(pubky: invoiceDesk.identity.pubky, network: network.rawValue)) }
+            // After the on-chain entry: older clients take the first entry they can pay. Only to
+            // a peer the desk makes invoices for (a saved contact): a stranger would be refused.
+            if let invoiceDesk, await invoiceDesk.serves(peer) {
+                endpoints.append(.lightning(pubky: invoiceDesk.identity.pubky, network: network.rawValue))
+            }
             // A node that takes neither says so, rather than sending a list a payer reads as empty.
+            if endpoints.isEmpty, invoiceDesk != nil {
+                return Reject(requestID: endpointsRequest.requestID, code: .notFound,
+                              reason: "this node takes only Lightning payments, from its saved contacts only").encoded
+            }
             guard !endpoints.isEmpty else {
                 return Reject(requestID: endpointsRequest.requestID, code: .notFound,
                               reason: "this node takes no payments (accept_onchain=0, accept_lightning=0)").encoded

@@ -1,4 +1,5 @@
 import HTLC
+import Offers
 import Transport
 
 /// The hook where the swap engines plug into the daemon. The daemon runs without them:
@@ -67,7 +68,7 @@ public enum SwapCommand: Sendable, Equatable {
     /// (its id is what `pay --quote` commits).
     case quote(amountSat: Int64, contact: String?, options: SwapOptions = SwapOptions())
     /// The largest amount the spending balance can send.
-    case max(contact: String?)
+    case max(contact: String?, options: SwapOptions)
     /// Claim a swap's lock by hand, whatever its cached status.
     case claim(swapID: String)
     /// Refund a swap's lock by hand after its timeout (provider side).
@@ -92,25 +93,17 @@ public enum SwapCommand: Sendable, Equatable {
 public struct SwapOptions: Sendable, Equatable {
     public var contractType: ContractType?
     public var quoteID: String?
-    /// `pay --from`: where the money comes from; nil lets `pay` choose (savings when they
-    /// cover the amount and its fee, else a swap).
-    public var source: PaymentSource?
+    /// `--from`: which balance pays (`pay`, `quote`, `max`); nil lets the rail chooser pick
+    /// (docs/ROUTING.md).
+    public var source: RailSource?
     /// `--max-fee`: providers whose fees in all (routing included) exceed it are skipped.
     public var maxFeeSat: Int64?
 
-    public init(contractType: ContractType? = nil, quoteID: String? = nil, source: PaymentSource? = nil,
+    public init(contractType: ContractType? = nil, quoteID: String? = nil, source: RailSource? = nil,
                 maxFeeSat: Int64? = nil) {
         self.contractType = contractType
         self.quoteID = quoteID
         self.source = source
         self.maxFeeSat = maxFeeSat
     }
-}
-
-/// `pay --from savings|spending`.
-public enum PaymentSource: String, Sendable, Equatable, CaseIterable {
-    /// The on-chain wallet, directly: no swap.
-    case savings
-    /// The Lightning balance, through a provider's swap.
-    case spending
 }

@@ -270,7 +270,7 @@ final class RailChooserTests: XCTestCase {
                            + "cheap: its fees come to 310 sat, above --max-fee 309 sat; "
                            + "middle: its fees come to 500 sat, above --max-fee 309 sat; "
                            + "dear: its fees come to 1,000 sat, above --max-fee 309 sat; "
-                           + "greedy: charges 1,001 sat in fees, above this node's maximum of 1,000 sat)")
+                           + "greedy: charges 1,001 sat in fees, above this node's maximum of 1,000 sat (5% of 20,000 sat))")
         }
         let short = RailChooser(contact: "erin", payee: .lightningOnly, amountSat: Self.amount, savingsSat: 20_000 + 10 + 300 - 1,
                                 spendingSat: 0, onchainSendFeeSat: Self.sendFee, submarine: submarine)

@@ -58,8 +58,9 @@ final class CLIStrictTests: XCTestCase {
             (["pay", "carol", "1000", "--yes", "--max-fee", "1.5"], "--max-fee must be a whole number of satoshis, got \"1.5\""),
             (["pay", "carol", "1000", "--yes", "--max-fee", "10", "--quote", "q1"], "--max-fee checks a fresh quote"),
             (["swap-out", "1000", "--yes", "--max-fee", "ten"], "--max-fee must be a whole number of satoshis, got \"ten\""),
-            (["pay", "carol", "1000", "--yes", "--from", "bank"], "--from must be savings (on-chain, directly) or spending"),
-            (["pay", "carol", "1000", "--yes", "--from", "savings", "--max-fee", "10"], "--from savings sends on-chain directly"),
+            (["pay", "carol", "1000", "--yes", "--from", "bank"], "--from must be savings (the on-chain wallet) or spending"),
+            (["max", "--from", "both"], "--from must be savings (the on-chain wallet) or spending"),
+            (["quote", "1000", "--max-fee", "10"], "quote has no option --max-fee"),
             (["swap-out", "1000", "--from", "savings"], "swap-out has no option --from"),
         ] {
             let outcome = try run(arguments + ["--datadir", root])

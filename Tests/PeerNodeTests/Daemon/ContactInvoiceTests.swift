@@ -54,6 +54,15 @@ final class ContactInvoiceTests: XCTestCase {
         XCTAssertEqual(endpoints.endpoints.last?.lightningPubky, erinPubky)
         XCTAssertEqual(endpoints.endpoints.last?.network, "regtest")
 
+        // A stranger's Endpoints name no lightning entry: erin would refuse its InvoiceRequest,
+        // and a payer that saw the entry would choose a rail that cannot be paid.
+        let strangerConnection = try await PeerDialer(identity: Self.mallory, loop: fixture.loop)
+            .dial(erinPubky, host: "127.0.0.1", port: port)
+        let strangerReply = try await strangerConnection.request(EndpointsRequest(requestID: "e2").encoded, id: "e2")
+        await strangerConnection.close()
+        guard case .endpoints(let strangerEndpoints) = try SwapMessage(bytes: strangerReply) else { return XCTFail("not Endpoints") }
+        XCTAssertEqual(strangerEndpoints.endpoints.map(\.type), ["onchain"])
+
         // 20,000 sat: a signed invoice for 20,000,000 msat payable to erin's LND.
         let dave = fetcher(Self.dave, fixture)
         let fetched = try await dave.fetch(from: erinPubky, host: "127.0.0.1", port: port, amountMsat: 20_000_000,
@@ -147,6 +156,15 @@ final class ContactInvoiceTests: XCTestCase {
         let erin = try await fixture.start(erinDir)
         let none = try await fixture.start(noneDir)
         let dialer = PeerDialer(identity: Self.dave, loop: fixture.loop)
+        // To a stranger erin takes nothing: it would refuse its InvoiceRequest.
+        let beforeContact = try await dialer.dial(erinPubky, host: "127.0.0.1", port: erin.ready.listenPort)
+        let strangerReply = try await beforeContact.request(EndpointsRequest(requestID: "e0").encoded, id: "e0")
+        await beforeContact.close()
+        guard case .reject(let strangerReject) = try SwapMessage(bytes: strangerReply) else { return XCTFail("not a Reject") }
+        XCTAssertEqual(strangerReject.code, .notFound)
+        XCTAssertTrue(strangerReject.reason.contains("saved contacts only"), strangerReject.reason)
+        _ = try await erin.result("contacts.add", ["name": .string("dave"), "pubky": .string(Self.dave.pubky.z32),
+                                                   "host": .string("127.0.0.1"), "port": .integer(9)])
         let toErin = try await dialer.dial(erinPubky, host: "127.0.0.1", port: erin.ready.listenPort)
         let erinReply = try await toErin.request(EndpointsRequest(requestID: "e1").encoded, id: "e1")
         await toErin.close()

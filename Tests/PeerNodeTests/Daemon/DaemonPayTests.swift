@@ -73,7 +73,7 @@ final class DaemonPayTests: XCTestCase {
             // Below the offer's range: the smallest amount the user can pay, not the lock it never typed.
             let small = try await client.node.call("quote", ["amount_sat": .integer(5_000), "contact": .string("carol")])
             XCTAssertEqual(small.failureCode, "no_route")
-            XCTAssertTrue(small.failureMessage.hasPrefix("no provider can swap 5,000 sat (skipped "), small.failureMessage)
+            XCTAssertTrue(small.failureMessage.hasPrefix("no route pays carol 5,000 sat (carol takes only on-chain): "), small.failureMessage)
             XCTAssertTrue(small.failureMessage.contains("prov: the smallest payment its offer allows is 14,"), small.failureMessage)
             XCTAssertTrue(small.failureMessage.contains(" sat (not 5,000 sat)"), small.failureMessage)
 
@@ -176,8 +176,9 @@ final class DaemonPayTests: XCTestCase {
             let notCovered = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(60_000),
                                                                 "from": .string("savings")])
             XCTAssertEqual(notCovered.failureCode, "not_paid")
-            XCTAssertTrue(notCovered.failureMessage.contains("on-chain savings do not cover 60,000 sat and its fee; nothing was paid"),
-                          notCovered.failureMessage)
+            XCTAssertTrue(notCovered.failureMessage.hasPrefix("the balances are too small to pay carol 60,000 sat: sending "
+                                                              + "directly from savings: savings hold 50,000 sat, 60,"), notCovered.failureMessage)
+            XCTAssertTrue(notCovered.failureMessage.hasSuffix("; nothing was paid"), notCovered.failureMessage)
             let badSource = try await client.node.call("pay", ["contact": .string("carol"), "amount_sat": .integer(1_000),
                                                                "from": .string("bank")])
             XCTAssertEqual(badSource.failureCode, "invalid_request")
@@ -208,7 +209,7 @@ final class DaemonPayTests: XCTestCase {
             print("$ peernode pay carol 60000   (savings too small, no provider among the contacts)\n" + refused.stderr + refused.stdout
                   + "(exit \(refused.status))")
             XCTAssertEqual(refused.status, 1)
-            XCTAssertTrue(refused.stderr.contains("no provider can swap 60,000 sat"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("no route pays carol 60,000 sat (carol takes only on-chain)"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("carol: runs no provider"), refused.stderr)
             XCTAssertTrue(refused.stderr.contains("nothing was paid"), refused.stderr)
             let after = try await client.node.result("status")["lightning"]?["balance_sat"]
@@ -493,7 +494,8 @@ final class DaemonPayTests: XCTestCase {
         let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
         let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
         let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
-        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        // carol takes on-chain only: a contact taking Lightning would be paid directly.
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0", "accept_lightning=0"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         return (provider, carol, client)
     }

@@ -30,7 +30,7 @@ final class StatusNetwork: @unchecked Sendable {
         let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
         let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
         provider = try await startNode("prov", lightning: providerLN, extra: ["provider=1", "status_listen=127.0.0.1:0"])
-        carol = try await startNode("carol", lightning: carolLN, extra: ["provider=0"])
+        carol = try await startNode("carol", lightning: carolLN, extra: ["provider=0", "accept_lightning=0"])
         client = try await startNode("client", lightning: fixture.lightning, extra: ["provider=0", "zero_conf=0"])
         let provider = provider!, carol = carol!, client = client!
         try await fixture.fundProviderAndSaveContacts(provider: provider, carol: carol, client: client)

@@ -23,7 +23,7 @@ final class StatusSwapsTests: XCTestCase {
         let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
         let carolLN = try await fixture.hub.lightning.addNode(name: "carol", balanceSat: 0)
         var provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1", "status_listen=127.0.0.1:0"])
-        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0"])
+        let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0", "accept_lightning=0"])
         // No zero-conf claims: the second swap then waits, in flight, for a block.
         let client = try await startNode(fixture, "client", lightning: fixture.lightning,
                                          extra: ["provider=0", "zero_conf=0", "status_listen=127.0.0.1:0"])

@@ -37,12 +37,14 @@ public struct RailChooser: Sendable {
     public let quotePolicy: QuotePolicy
     /// `--max-fee`: every fee of a swap together at most this.
     public let maxFeeSat: Int64?
+    /// `--contract-type`: a contract is a swap's, so only swaps are considered.
+    public let swapsOnly: Bool
 
     public init(contact: String, payee: PayeeRails, amountSat: Int64, savingsSat: Int64, spendingSat: Int64,
                 source: RailSource? = nil, onchainSendFeeSat: Int64, routingFee: RoutingFeeEstimate = RoutingFeeEstimate(),
                 reverse: RankedCandidates<RouteCandidate> = RankedCandidates(),
                 submarine: RankedCandidates<SubmarineCandidate> = RankedCandidates(),
-                quotePolicy: QuotePolicy = QuotePolicy(), maxFeeSat: Int64? = nil) {
+                quotePolicy: QuotePolicy = QuotePolicy(), maxFeeSat: Int64? = nil, swapsOnly: Bool = false) {
         self.contact = contact
         self.payee = payee
         self.amountSat = amountSat
@@ -55,6 +57,7 @@ public struct RailChooser: Sendable {
         self.submarine = submarine
         self.quotePolicy = quotePolicy
         self.maxFeeSat = maxFeeSat
+        self.swapsOnly = swapsOnly
     }
 
     public func choose() throws(RailRefusal) -> RailPlan {
@@ -94,6 +97,7 @@ public struct RailChooser: Sendable {
     private func evaluate(_ option: RailOption) -> (RailVerdict.Outcome, [RailRoute]) {
         if let source, source != option.source { return (.notFrom(source), []) }
         guard payee.takes(option.rail) else { return (.payeeDoesNotTake(option.rail), []) }
+        if swapsOnly, option.isDirect { return (.swapAsked, []) }
         switch option {
         case .directOnchain:
             return direct(.directOnchain(feeSat: onchainSendFeeSat), balance: savingsSat)
@@ -102,12 +106,13 @@ public struct RailChooser: Sendable {
         case .reverseSwap:
             return swaps(reverse.ranked.map { candidate in
                 (RailRoute.reverseSwap(candidate), candidate.serviceFeeSat + candidate.providerOnchainFeeSat,
-                 quotePolicy.maximumFee(amountSat: candidate.lockAmountSat))
+                 quotePolicy.maximumFee(amountSat: candidate.lockAmountSat), candidate.lockAmountSat)
             }, source: .spending, balance: spendingSat, skipped: reverse.skipped)
         case .submarineSwap:
             return swaps(submarine.ranked.map { candidate in
                 // The quote's amount is X here: its fee is bounded on X.
-                (RailRoute.submarineSwap(candidate), candidate.providerFeeSat, quotePolicy.maximumFee(amountSat: candidate.amountSat))
+                (RailRoute.submarineSwap(candidate), candidate.providerFeeSat, quotePolicy.maximumFee(amountSat: candidate.amountSat),
+                 candidate.amountSat)
             }, source: .savings, balance: savingsSat, skipped: submarine.skipped)
         }
     }
@@ -122,16 +127,18 @@ public struct RailChooser: Sendable {
 
     /// `routes` in their selector's order, each with its provider fee and the policy's
     /// maximum for it.
-    private func swaps(_ routes: [(route: RailRoute, providerFee: Int64, maximum: Int64)], source: RailSource, balance: Int64,
+    private func swaps(_ routes: [(route: RailRoute, providerFee: Int64, maximum: Int64, base: Int64)], source: RailSource,
+                       balance: Int64,
                        skipped: [SkippedContact]) -> (RailVerdict.Outcome, [RailRoute]) {
         var fits: [RailRoute] = []
         var unfit = skipped
         var cheapestShort: Int64?
-        for (route, providerFee, maximum) in routes {
+        for (route, providerFee, maximum, base) in routes {
             guard let provider = route.provider?.contact else { continue }
             let needed = amountSat + route.costSat
             if providerFee > maximum {
-                unfit.append(SkippedContact(contact: provider, reason: .feeAboveMaximum(feeSat: providerFee, maximumSat: maximum)))
+                unfit.append(SkippedContact(contact: provider, reason: .feeAboveMaximum(
+                    feeSat: providerFee, maximumSat: maximum, maxFeePPM: quotePolicy.maxFeePPM, ofSat: base)))
             } else if let maxFeeSat, route.costSat > maxFeeSat {
                 unfit.append(SkippedContact(contact: provider, reason: .aboveMaxFee(feeSat: route.costSat, capSat: maxFeeSat)))
             } else if needed > balance {
@@ -194,6 +201,8 @@ public struct RailChooser: Sendable {
                 } else {
                     parts.append("\(source.doesNotCover(balance)) \(OffersError.sats(needed))")
                 }
+            case .swapAsked:
+                if !parts.contains("--contract-type asks for a swap") { parts.append("--contract-type asks for a swap") }
             case .fits, .payeeDoesNotTake, .noProvider:
                 continue
             }

@@ -6,6 +6,8 @@ public struct RailVerdict: Sendable, Equatable, CustomStringConvertible {
         case fits(RailRoute)
         /// `--from` chose the other balance.
         case notFrom(RailSource)
+        /// `--contract-type` asks for a swap: a direct route is not taken.
+        case swapAsked
         /// The contact does not take the rail this kind of route delivers on.
         case payeeDoesNotTake(PaymentRail)
         /// The balance does not cover the cheapest route of this kind: `neededSat` is X
@@ -28,7 +30,7 @@ public struct RailVerdict: Sendable, Equatable, CustomStringConvertible {
     /// balance or a provider.
     public var isOpen: Bool {
         switch outcome {
-        case .notFrom, .payeeDoesNotTake: return false
+        case .notFrom, .payeeDoesNotTake, .swapAsked: return false
         case .fits, .balanceTooSmall, .noProvider: return true
         }
     }
@@ -47,6 +49,7 @@ public struct RailVerdict: Sendable, Equatable, CustomStringConvertible {
             return "fits, \(OffersError.sats(route.costSat)) in fees" + (route.provider.map { " through \($0.contact.name)" } ?? "")
         case .notFrom(let source): return "not from \(option.source.balanceName) (--from \(source.rawValue))"
         case .payeeDoesNotTake(let rail): return "the contact takes no \(rail.name) payment"
+        case .swapAsked: return "not taken: --contract-type asks for a swap"
         case .balanceTooSmall(let source, let balance, let needed):
             return "\(source.holds) \(OffersError.sats(balance)), \(OffersError.sats(needed)) needed"
         case .noProvider(let skipped):

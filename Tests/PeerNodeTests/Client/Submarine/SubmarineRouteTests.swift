@@ -5,38 +5,35 @@ import Offers
 import Transport
 import XCTest
 
-/// The two pure choices of a submarine `pay`: the rail to a contact from its endpoints
-/// (`ContactRails`), and the provider among the offers (`SubmarineRouteChoice`).
+/// What a contact's endpoints say it takes (`ContactRails`), and the submarine provider
+/// among the offers (`SubmarineSelector`), as `pay` reads them.
 final class SubmarineRouteTests: XCTestCase {
     private let payee = NodeIdentity(seed: try! NodeSeed(bytes: [UInt8](repeating: 0x21, count: 32)))
     private let onchain = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
 
-    func testALightningOnlyContactIsPaidFromSavingsThroughASubmarineSwap() throws {
+    func testALightningOnlyContactListsOnlyTheLightningRail() throws {
         let rails = ContactRails(endpoints: [.lightning(pubky: payee.pubky, network: "regtest")], network: .regtest)
         XCTAssertNil(rails.onchain)
-        XCTAssertEqual(try rails.rail(contact: "erin", source: nil, network: .regtest),
-                       .lightningFromSavings(invoicePubky: payee.pubky))
-        XCTAssertEqual(try rails.rail(contact: "erin", source: .savings, network: .regtest),
-                       .lightningFromSavings(invoicePubky: payee.pubky))
-        XCTAssertThrowsError(try rails.rail(contact: "erin", source: .spending, network: .regtest)) { error in
-            XCTAssertTrue("\(error)".contains("takes only Lightning"), "\(error)")
-        }
+        XCTAssertEqual(rails.lightning, payee.pubky)
+        XCTAssertNoThrow(try rails.requireARail(contact: "erin", network: .regtest))
+        XCTAssertEqual(rails.summary(contact: "erin", network: .regtest), "erin takes only Lightning")
     }
 
-    func testAContactThatTakesOnChainKeepsTheOnChainRail() throws {
+    func testAContactThatTakesBothListsBoth() throws {
         let address = try Address(onchain, network: .regtest)
         let endpoints = [Endpoint(type: Endpoint.onchainType, address: onchain, network: "regtest"),
                          Endpoint.lightning(pubky: payee.pubky, network: "regtest")]
         let rails = ContactRails(endpoints: endpoints, network: .regtest)
-        XCTAssertEqual(try rails.rail(contact: "bob", source: .savings, network: .regtest), .onchain(address))
-        XCTAssertEqual(try rails.rail(contact: "bob", source: .spending, network: .regtest), .onchain(address))
+        XCTAssertEqual(rails.onchain, address)
+        XCTAssertEqual(rails.lightning, payee.pubky)
+        XCTAssertTrue(rails.summary(contact: "bob", network: .regtest).contains(onchain))
     }
 
     func testEndpointsOnAnotherNetworkAreNoRail() {
         let rails = ContactRails(endpoints: [.lightning(pubky: payee.pubky, network: "mainnet"),
                                              Endpoint(type: Endpoint.onchainType, address: onchain, network: "mainnet")],
                                  network: .regtest)
-        XCTAssertThrowsError(try rails.rail(contact: "eve", source: nil, network: .regtest)) { error in
+        XCTAssertThrowsError(try rails.requireARail(contact: "eve", network: .regtest)) { error in
             XCTAssertTrue("\(error)".contains("lightning on mainnet"), "\(error)")
             XCTAssertTrue("\(error)".contains("nothing was paid"), "\(error)")
         }
@@ -47,11 +44,12 @@ final class SubmarineRouteTests: XCTestCase {
         let dear = offer(seed: 0x32, baseFee: 100, ppm: 5_000, claimFee: 300, range: 10_000...1_000_000)
         let tooSmall = offer(seed: 0x33, baseFee: 0, ppm: 0, claimFee: 0, range: 10_000...15_000)
         let reverseOnly = offer(seed: 0x34, baseFee: 0, ppm: 0, claimFee: 0, range: nil)
-        let route = SubmarineRouteChoice(amountSat: 20_000, offers: [dear, tooSmall, cheap, reverseOnly])
-        XCTAssertEqual(route.choice?.provider.contact.name, "0x31")
+        let route = SubmarineSelector(amountSat: 20_000, lockFeeSat: 154).rank([dear, tooSmall, cheap, reverseOnly])
+        XCTAssertEqual(route.ranked.first?.provider.contact.name, "0x31")
         XCTAssertEqual(route.ranked.map(\.provider.contact.name), ["0x31", "0x32"])
-        XCTAssertEqual(route.choice?.serviceFeeSat, 10 + 20)
-        XCTAssertEqual(route.choice?.lockTotalSat, 20_000 + 30 + 300)
+        XCTAssertEqual(route.ranked.first?.serviceFeeSat, 10 + 20)
+        XCTAssertEqual(route.ranked.first?.lockAmountSat, 20_000 + 30 + 300)
+        XCTAssertEqual(route.ranked.first?.spendSat, 20_000 + 30 + 300 + 154)
         XCTAssertEqual(Set(route.skipped.map(\.contact.name)), ["0x33", "0x34"])
     }
 
