@@ -31,10 +31,8 @@ extension ClientCommands {
     /// payment is chosen again among the on-chain routes if the contact takes on-chain.
     private func pay(_ contact: SavedContact, over rails: ContactRails, amountSat: Int64, options: SwapOptions,
                      progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
-        let inputs = try await railInputs(rails: rails, amountSat: amountSat, progress: progress)
-        let plan = try await chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
-                                        options: options, progress: progress)
-        progress.stage("route", plan.reason)
+        let (inputs, plan) = try await planRoute(contact: contact.name, rails: rails, amountSat: amountSat, options: options,
+                                                 progress: progress)
         var result: [String: JSONValue]
         switch plan.route {
         case .directOnchain:

@@ -25,10 +25,8 @@ extension ClientCommands {
         progress.stage("endpoints", "asking \(contact.name) for its endpoints")
         let rails = try await contactRails(of: contact)
         try rails.requireARail(contact: contact.name, network: services.config.network)
-        let inputs = try await railInputs(rails: rails, amountSat: amountSat, progress: progress)
-        let plan = try await chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
-                                        options: options, progress: progress)
-        progress.stage("route", plan.reason)
+        let (inputs, plan) = try await planRoute(contact: contact.name, rails: rails, amountSat: amountSat, options: options,
+                                                 progress: progress)
         var result: [String: JSONValue]
         switch plan.route {
         case .directOnchain(let fee):
@@ -91,13 +89,7 @@ extension ClientCommands {
         guard case .submarineSwap(let candidate) = plan.route else {
             throw ControlError(code: "no_route", message: "a swap-in needs a provider: \(plan.reason)")
         }
-        let created: CreatedInvoice
-        do {
-            created = try await services.lightning.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "peernode swap-in",
-                                                              expirySeconds: Self.swapInInvoiceExpirySeconds, cltvExpiry: 0)
-        } catch {
-            throw .backend("this node's Lightning node made no invoice: \(error); nothing was quoted")
-        }
+        let created = try await swapInInvoice(amountSat: amountSat, nothing: "quoted")
         var result = try await submarineQuote(invoice: created.paymentRequest, candidate: candidate, ownInvoice: true, contact: nil)
         result["savings_sat"] = .integer(inputs.savingsSat)
         result["rail"] = Self.railJSON(plan)

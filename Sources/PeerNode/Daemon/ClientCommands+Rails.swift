@@ -131,6 +131,17 @@ extension ClientCommands {
         }
     }
 
+    /// The balances, estimates and route for paying X to a contact with `rails`, the
+    /// route's reason said as a progress line.
+    func planRoute(contact name: String, rails: ContactRails, amountSat: Int64, options: SwapOptions,
+                   progress: CommandProgress) async throws(ControlError) -> (inputs: RailInputs, plan: RailPlan) {
+        let inputs = try await railInputs(rails: rails, amountSat: amountSat, progress: progress)
+        let plan = try await chooseRail(contact: name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
+                                        options: options, progress: progress)
+        progress.stage("route", plan.reason)
+        return (inputs, plan)
+    }
+
     /// `no_route` when a provider is missing, `not_paid` when only balances are short (as
     /// every refusal that moved nothing said before the rail chooser).
     static func refusalCode(_ refusal: RailRefusal) -> String {

@@ -25,19 +25,24 @@ extension ClientCommands {
         }
         // The route first: no invoice is made for a swap no provider can take.
         let plan = try await replan(false)
-        let created: CreatedInvoice
-        do {
-            created = try await services.lightning.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "peernode swap-in",
-                                                              expirySeconds: Self.swapInInvoiceExpirySeconds, cltvExpiry: 0)
-        } catch {
-            throw .backend("this node's Lightning node made no invoice: \(error); nothing was paid")
-        }
+        let created = try await swapInInvoice(amountSat: amountSat, nothing: "paid")
         progress.stage("invoice", "this node's invoice for \(Self.grouped(amountSat)) sat (payment hash \(created.paymentHash.hex))")
         var result = try await submarineSwap(invoice: created.paymentRequest, amountSat: amountSat, ownInvoice: true,
                                              firstPlan: plan, progress: progress, replan: replan)
         result["own_invoice"] = .bool(true)
         result["rail"] = Self.railJSON(plan)
         return .object(result)
+    }
+
+    /// This node's own invoice for a swap-in of X; `nothing` says what did not happen when
+    /// LND makes none ("paid", "quoted").
+    func swapInInvoice(amountSat: Int64, nothing: String) async throws(ControlError) -> CreatedInvoice {
+        do {
+            return try await services.lightning.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "peernode swap-in",
+                                                           expirySeconds: Self.swapInInvoiceExpirySeconds, cltvExpiry: 0)
+        } catch {
+            throw .backend("this node's Lightning node made no invoice: \(error); nothing was \(nothing)")
+        }
     }
 
     /// The payee `swap-in` names in its reason line.
