@@ -80,8 +80,12 @@ extension ClientCommands {
         while true {
             progress.stage("routing", "asking \(candidates.count) contact(s) for on-chain to Lightning offers")
             let probed = await services.router.probe(candidates, refresh: refreshed)
-            for skip in probed.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(Self.describe(skip.reason))") }
-            let route = SubmarineRouteChoice(amountSat: amountSat, offers: probed.offers)
+            // The onchain_to_ln lists: a provider running submarine swaps only (it needs no
+            // on-chain coins for them) has no reverse offer, and is a candidate here.
+            for skip in probed.submarineSkipped {
+                progress.stage("routing", "skipped \(skip.contact.name): \(Self.describe(skip.reason))")
+            }
+            let route = SubmarineRouteChoice(amountSat: amountSat, offers: probed.submarineOffers)
             for skip in route.skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
             guard let choice = route.choice else {
                 if !refreshed {
