@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Bitcoin
 
 /// A test-only misbehaving submarine client for the real binary:
@@ -51,16 +46,8 @@ public enum SubmarineLockFault: Sendable, Hashable, CustomStringConvertible {
 
     /// The fault the process environment arms on `network`, if any. Each decision is logged.
     static func fromEnvironment(network: Network, log: DaemonLog) -> SubmarineLockFault? {
-        let value = getenv(environmentKey).map { String(cString: $0) }
-        switch arming(value, network: network) {
-        case .off:
-            return nil
-        case .refused(let reason):
-            log("submarine lock fault refused: \(reason)")
-            return nil
-        case .armed(let fault):
-            log("submarine lock fault armed: the client locks less than agreed with \(environmentKey)=\(fault) (test use only)")
-            return fault
-        }
+        Arming.fromEnvironment(environmentKey, arming: { arming($0, network: network) }, log: log,
+                               refused: { "submarine lock fault refused: \($0)" },
+                               armed: { "submarine lock fault armed: the client locks less than agreed with \(environmentKey)=\($0) (test use only)" })
     }
 }
