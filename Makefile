@@ -91,7 +91,7 @@ testnet: setup-electrumx
 # Every scenario, then the demo with every node on a real ElectrumX (issue 18).
 testnet-all: setup-electrumx
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
-	.build/debug/peernode-testnet scenarios --all electrum --jobs $(SCENARIO_JOBS) $(TESTNET_ARGS)
+	.build/debug/peernode-testnet scenarios --all electrum load --jobs $(SCENARIO_JOBS) $(TESTNET_ARGS)
 	.build/debug/peernode-testnet demo --chain electrum
 
 # The soak (issue 9): random payments and swaps, half of the swaps with a kill -9 at a

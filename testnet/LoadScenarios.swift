@@ -21,19 +21,7 @@ enum LoadScenarios {
         let before = try net.hub.rpc.balances()
         let payeeBefore = try load.payee.walletBalance().total
         let amounts = LoadNetwork.amounts(count: count)
-        let outcomes = try clock.stage("\(count) pays at once: \(load.clients.count) clients x \(LoadNetwork.concurrentPerPeer) "
-            + "`peernode pay carol <amount>`, a block a second") {
-            () throws(Failure) -> [PayOutcome] in
-            try Scenario.withAutomine(net) { () throws(Failure) -> [PayOutcome] in
-                let burst = try PayBurst(net, clients: load.clients, payee: load.payee, amounts: amounts, tag: "c50")
-                clock.note("launched \(amounts.count) pays in \(Bench.milliseconds(burst.launchSeconds)) ms; "
-                    + "\(burst.runningAfterLaunch) still running when the last was launched")
-                try burst.waitAll(timeout: 600)
-                clock.note("all \(amounts.count) pays ended \(StageClock.seconds(burst.elapsedSeconds).trimmingCharacters(in: .whitespaces)) "
-                    + "after the first was launched")
-                return burst.outcomes()
-            }
-        }
+        let outcomes = try PayBurst.run(net, clock, clients: load.clients, payee: load.payee, amounts: amounts, tag: "c50")
         let blocks = try clock.stage("mine until every swap is final") { () throws(Failure) -> Int in
             try CrashScenarios.settle(net)
         }
@@ -158,7 +146,8 @@ struct PayOutcome {
         self.name = name
         self.amountSat = amountSat
         let parsed = command.result
-        result = command.succeeded && JSON.string(parsed?["status"]) == "sent" ? parsed : nil
+        // "sent" for a reverse swap's pay, "paid" for a submarine one's (the invoice paid).
+        result = command.succeeded && ["sent", "paid"].contains(JSON.string(parsed?["status"]) ?? "") ? parsed : nil
         said = command.outcome
         progress = Self.progressLines(command)
     }
@@ -209,5 +198,23 @@ final class PayBurst {
 
     func stop() {
         for pay in pays { pay.command.stop() }
+    }
+
+    /// The burst as a stage: launched together while the hub mines a block a second, each
+    /// waited for (10 minutes at most); how each ended.
+    static func run(_ net: Testnet, _ clock: StageClock, clients: [Node], payee: Node, amounts: [Int64],
+                    tag: String) throws(Failure) -> [PayOutcome] {
+        try clock.stage("\(amounts.count) pays at once: \(clients.count) clients x \(amounts.count / max(1, clients.count)) "
+            + "`peernode pay \(payee.name) <amount>`, a block a second") { () throws(Failure) -> [PayOutcome] in
+            try Scenario.withAutomine(net) { () throws(Failure) -> [PayOutcome] in
+                let burst = try PayBurst(net, clients: clients, payee: payee, amounts: amounts, tag: tag)
+                clock.note("launched \(amounts.count) pays in \(Bench.milliseconds(burst.launchSeconds)) ms; "
+                    + "\(burst.runningAfterLaunch) still running when the last was launched")
+                try burst.waitAll(timeout: 600)
+                clock.note("all \(amounts.count) pays ended \(StageClock.seconds(burst.elapsedSeconds).trimmingCharacters(in: .whitespaces)) "
+                    + "after the first was launched")
+                return burst.outcomes()
+            }
+        }
     }
 }

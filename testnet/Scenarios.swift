@@ -16,6 +16,9 @@ enum ScenarioSet: String, Sendable {
     /// The Electrum scenarios beyond the one `--all` runs (ElectrumScenarios.swift): with
     /// `scenarios electrum`, or `--all electrum` (`make testnet-all`).
     case electrum
+    /// Load scenarios too long for `make test`'s budget (`submarine-concurrent-50`, about
+    /// 50 s): with `scenarios load`, or `--all load` (`make testnet-all`).
+    case load
 }
 
 /// One scenario: its own hub and nodes (a fresh network, so scenarios cannot disturb each
@@ -50,7 +53,7 @@ struct Scenario: Sendable {
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
-        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + RailScenarios.all
+        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + RailScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

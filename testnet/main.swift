@@ -11,7 +11,7 @@ import Foundation
 /// started, also on failure and on Ctrl-C. Exit code 0 only when every check passed.
 let usage = """
     usage: peernode-testnet demo [--chain bitcoind|electrum] [--bin <dir>]
-           peernode-testnet scenarios [--all | crash | electrum] [<name> ...] [--jobs N] [--bin <dir>]
+           peernode-testnet scenarios [--all | crash | electrum | load] [<name> ...] [--jobs N] [--bin <dir>]
            peernode-testnet scenarios --list
            peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--chain electrum] [--bin <dir>]
            peernode-testnet bench-floods [--seconds N] [--bin <dir>]
@@ -22,9 +22,10 @@ let usage = """
                 among its 5 contacts; checks what carol received and what the client paid;
                 --chain electrum: every node reads the chain from a real ElectrumX
     scenarios   the quick scenarios (a fast subset); `crash` the kill -9 set; `electrum` the
-                Electrum set; --all runs every one but the Electrum set's (as CI does; with
-                `electrum` too, every one); names pick some; --jobs N runs N at once, each in a
-                process of its own (the load scenarios alone)
+                Electrum set; `load` the load set too long for CI; --all runs every one but the
+                Electrum and load sets' (as CI does; with `electrum load` too, every one); names
+                pick some; --jobs N runs N at once, each in a process of its own (the load
+                scenarios alone)
     bench       issue 9's benchmark (build in release): accept -> claim latency over N
                 sequential swaps (200), swaps/s with N pays at once through one provider (50),
                 memory per in-flight swap; beside the hub's primitives timed in the same run;
@@ -91,6 +92,7 @@ case "scenarios":
             case .quick: ""
             case .crash: " (crash, --all)"
             case .electrum: " (electrum)"
+            case .load: " (load)"
             case .other: " (--all)"
             }
             Console.out("\(scenario.name)\(set): \(scenario.summary)")
@@ -98,19 +100,21 @@ case "scenarios":
         exit(0)
     }
     let all = words.contains("--all")
-    // `crash` and `electrum` name their sets, as words among the scenario names.
+    // `crash`, `electrum` and `load` name their sets, as words among the scenario names.
     let crashSet = words.contains("crash")
     let electrumSet = words.contains("electrum")
-    let names = words.filter { $0 != "--all" && $0 != "crash" && $0 != "electrum" }
+    let loadSet = words.contains("load")
+    let names = words.filter { $0 != "--all" && $0 != "crash" && $0 != "electrum" && $0 != "load" }
     if let unknown = names.first(where: { name in !Scenario.all.contains { $0.name == name } }) {
         fail(usage: "no scenario named \(unknown); `peernode-testnet scenarios --list` lists them")
     }
     selection = Scenario.all.filter { scenario in
-        if all && scenario.group != .electrum { return true }
+        if all && scenario.group != .electrum && scenario.group != .load { return true }
         if crashSet && scenario.group == .crash { return true }
         if electrumSet && scenario.group == .electrum { return true }
+        if loadSet && scenario.group == .load { return true }
         if names.contains(scenario.name) { return true }
-        return names.isEmpty && !crashSet && !electrumSet && scenario.quick
+        return names.isEmpty && !crashSet && !electrumSet && !loadSet && scenario.quick
     }
 case "bench":
     guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N, --concurrent N, --plain-lnd and --chain bitcoind|electrum, got \(words.joined(separator: " "))") }

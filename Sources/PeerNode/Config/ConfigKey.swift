@@ -67,6 +67,8 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "1", allowed: "1 to lightning_receive_max_sat"),
         ConfigKey("lightning_receive_max_sat", "largest invoice a contact may ask for (accept_lightning)",
                   default: "1000000", allowed: "lightning_receive_min_sat to 2100000000000000"),
+        ConfigKey("lightning_receive_expiry_seconds", "how long an invoice made for a contact stays payable (accept_lightning); a payer paying from savings through a provider needs it to outlast the lock's confirmations at 10-minute blocks plus 30 minutes",
+                  default: "3600", allowed: "120 to 86400"),
         ConfigKey("provider", "run a swap provider: answer offers and quotes, lock and earn fees",
                   default: "0", allowed: "0 or 1"),
         ConfigKey("base_fee_sat", "provider: fixed part of the service fee",

@@ -309,8 +309,10 @@ private struct ConfigResolver {
             throw mismatch("lightning_receive_max_sat", "\(maximum)", "below lightning_receive_min_sat (\(minimum))",
                            allowed: "\(minimum) to \(ConfigLimits.maximumSat)")
         }
+        let expiry = try value("lightning_receive_expiry_seconds")?.integer(in: NodeConfig.LightningReceiveSettings.expiryRange)
+            ?? NodeConfig.LightningReceiveSettings.defaultExpirySeconds
         return NodeConfig.LightningReceiveSettings(enabled: try value("accept_lightning")?.bool() ?? true,
-                                                   minSat: minimum, maxSat: maximum)
+                                                   minSat: minimum, maxSat: maximum, expirySeconds: expiry)
     }
 
     /// A provider whose largest swap could not pay its refund at the fee cap would serve

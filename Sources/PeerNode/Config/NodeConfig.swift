@@ -109,17 +109,28 @@ public struct NodeConfig: Sendable, Equatable {
     }
 
     /// Lightning payments from saved contacts (`accept_lightning`,
-    /// `lightning_receive_min_sat`, `lightning_receive_max_sat`): the node answers their
-    /// InvoiceRequests for amounts in `minSat...maxSat` with an invoice of its LND.
+    /// `lightning_receive_min_sat`, `lightning_receive_max_sat`,
+    /// `lightning_receive_expiry_seconds`): the node answers their InvoiceRequests for
+    /// amounts in `minSat...maxSat` with an invoice of its LND, payable for `expirySeconds`.
     public struct LightningReceiveSettings: Sendable, Equatable {
+        /// An hour: a payer paying through a submarine swap needs the invoice valid until its
+        /// lock has the provider's confirmations at 10-minute blocks plus 30 minutes (up to
+        /// 3 confirmations); short enough that unpaid invoices do not pile up in LND.
+        public static let defaultExpirySeconds: Int64 = 3_600
+        /// 2 minutes to a day: a payer refuses an invoice with less than a minute left.
+        public static let expiryRange: ClosedRange<Int64> = 120...86_400
+
         public var enabled: Bool
         public var minSat: Int64
         public var maxSat: Int64
+        public var expirySeconds: Int64
 
-        public init(enabled: Bool = true, minSat: Int64 = 1, maxSat: Int64 = 1_000_000) {
+        public init(enabled: Bool = true, minSat: Int64 = 1, maxSat: Int64 = 1_000_000,
+                    expirySeconds: Int64 = defaultExpirySeconds) {
             self.enabled = enabled
             self.minSat = minSat
             self.maxSat = maxSat
+            self.expirySeconds = expirySeconds
         }
     }
 

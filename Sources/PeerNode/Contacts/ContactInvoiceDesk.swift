@@ -15,13 +15,14 @@ import Transport
 /// - LND cannot make the invoice now: `internal`, saying to try later (the node's fault,
 ///   not the request's; the reason names no URL nor LND's words).
 ///
-/// The invoice expires after `expirySeconds` (an hour: long enough to route a swap's
-/// lock to confirmation at 10-minute blocks, short enough that unpaid ones do not pile
-/// up in LND) and carries LND's default final CLTV delta.
+/// The invoice expires after `expirySeconds` (`lightning_receive_expiry_seconds`, an hour
+/// by default: long enough to route a swap's lock to confirmation at 10-minute blocks,
+/// short enough that unpaid ones do not pile up in LND) and carries LND's default final
+/// CLTV delta.
 final class ContactInvoiceDesk: Sendable {
     typealias IsContact = @Sendable (Pubky) async -> Bool
 
-    static let defaultExpirySeconds: UInt64 = 3_600
+    static let defaultExpirySeconds = UInt64(NodeConfig.LightningReceiveSettings.defaultExpirySeconds)
     static let defaultPerMinute = 10
 
     let identity: NodeIdentity

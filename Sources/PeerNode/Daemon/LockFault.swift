@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Bitcoin
 
 /// A test-only misbehaving provider for the real binary: `PEERNODE_TEST_LOCK=short:<sat>`
@@ -67,16 +62,8 @@ public enum LockFault: Sendable, Hashable, CustomStringConvertible {
 
     /// The fault the process environment arms on `network`, if any. Each decision is logged.
     static func fromEnvironment(network: Network, log: DaemonLog) -> LockFault? {
-        let value = getenv(environmentKey).map { String(cString: $0) }
-        switch arming(value, network: network) {
-        case .off:
-            return nil
-        case .refused(let reason):
-            log("lock fault refused: \(reason)")
-            return nil
-        case .armed(let fault):
-            log("lock fault armed: the provider misbehaves with \(environmentKey)=\(fault) (test use only)")
-            return fault
-        }
+        Arming.fromEnvironment(environmentKey, arming: { arming($0, network: network) }, log: log,
+                               refused: { "lock fault refused: \($0)" },
+                               armed: { "lock fault armed: the provider misbehaves with \(environmentKey)=\($0) (test use only)" })
     }
 }

@@ -219,7 +219,8 @@ public final class NodeDaemon: Sendable {
         }
         // Invoices for saved contacts (accept_lightning), made by this node's LND.
         let invoiceDesk = config.lightningReceive.enabled
-            ? ContactInvoiceDesk(identity: identity, lightning: lightning, limits: ContactInvoiceDesk.limits(config.lightningReceive)) { peer in
+            ? ContactInvoiceDesk(identity: identity, lightning: lightning, limits: ContactInvoiceDesk.limits(config.lightningReceive),
+                                 expirySeconds: UInt64(config.lightningReceive.expirySeconds)) { peer in
                 (try? await store.contact(pubky: peer)) != nil
             }
             : nil

@@ -118,7 +118,9 @@ public enum NodeEngines {
                 let submarineClient = try SubmarineClientEngine(
                     configuration: SubmarineClientConfiguration(
                         network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
-                        finalityConfirmations: config.clientFinalityConfirmations),
+                        finalityConfirmations: config.clientFinalityConfirmations,
+                        // Regtest tests only (PEERNODE_TEST_SUBMARINE_LOCK, SubmarineLockFault.swift).
+                        lockFault: SubmarineLockFault.fromEnvironment(network: config.network, log: log)),
                     seed: seedBytes, store: store, wallet: services.wallet, lightning: services.lightning,
                     chain: services.chain, feeEstimator: services.feeEstimator, follower: follower,
                     connector: services.dialer.clientConnector, clock: services.clock, sleeper: services.loop.sleeper,

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Bitcoin
 
 /// A test-only clock for the real binary: `PEERNODE_TEST_CLOCK=hub` makes the daemon take
@@ -38,16 +33,8 @@ public enum TestClock: Sendable, Hashable, CustomStringConvertible {
 
     /// The clock the process environment arms on `network`, if any. Each decision is logged.
     static func fromEnvironment(network: Network, log: DaemonLog) -> TestClock? {
-        let value = getenv(environmentKey).map { String(cString: $0) }
-        switch arming(value, network: network) {
-        case .off:
-            return nil
-        case .refused(let reason):
-            log("test clock refused: \(reason); the wall clock is used")
-            return nil
-        case .armed(let clock):
-            log("test clock armed: time is the regtest hub's hub_clock (\(environmentKey)=\(clock), test use only)")
-            return clock
-        }
+        Arming.fromEnvironment(environmentKey, arming: { arming($0, network: network) }, log: log,
+                               refused: { "test clock refused: \($0); the wall clock is used" },
+                               armed: { "test clock armed: time is the regtest hub's hub_clock (\(environmentKey)=\($0), test use only)" })
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Bitcoin
 
 /// What a regtest-only test hook's environment variable asks for on a given network
@@ -22,5 +27,24 @@ public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
         }
         guard let hook = parse(value) else { return .refused("\(key)=\(value) is not \(expected)") }
         return .armed(hook)
+    }
+}
+
+extension TestHookArming {
+    /// The hook the process environment's `key` arms, decided by `arming` and logged either
+    /// way: `refused` and `armed` word the lines (a refusal never goes unsaid).
+    static func fromEnvironment(_ key: String, arming: (String?) -> TestHookArming, log: DaemonLog,
+                                refused: (String) -> String, armed: (Hook) -> String) -> Hook? {
+        let value = getenv(key).map { String(cString: $0) }
+        switch arming(value) {
+        case .off:
+            return nil
+        case .refused(let reason):
+            log(refused(reason))
+            return nil
+        case .armed(let hook):
+            log(armed(hook))
+            return hook
+        }
     }
 }

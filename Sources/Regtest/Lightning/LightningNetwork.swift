@@ -90,6 +90,32 @@ public final class LightningNetwork: Sendable {
         try state.withLock { (state) throws(LightningSimError) in try state.setOnline(node: node, online) }
     }
 
+    /// Hub control: while `hold` is set, an HTLC reaching one of the node's plain invoices is
+    /// held as at a hold invoice (ACCEPTED, the money in flight) instead of settled at once,
+    /// until `releaseHeld` or LND's hold-expiry rule (`policy.holdExpiryDelta` blocks before
+    /// the HTLC's expiry) cancels it. HTLCs it holds already stay held when it is cleared.
+    public func setHoldsHTLCs(node: String, _ hold: Bool) throws(LightningSimError) {
+        try state.withLock { (state) throws(LightningSimError) in try state.setHoldsHTLCs(node: node, hold) }
+    }
+
+    /// Hub control: whether the node holds the HTLCs it is paid, and the ones it holds now.
+    public func heldHTLCs(node: String) throws(LightningSimError) -> (holds: Bool, held: [HeldHTLCReport]) {
+        try state.withLock { (state) throws(LightningSimError) in
+            (try state.node(node).holdsHTLCs, try state.heldHTLCs(node: node))
+        }
+    }
+
+    /// Hub control: the holding payee settles a held HTLC with its invoice's preimage (as
+    /// LND's SettleInvoice, refusing an invoice that is open or already cancelled) or
+    /// cancels it (CancelInvoice).
+    public func releaseHeld(node: String, paymentHash: [UInt8], settle: Bool) throws(LightningSimError) {
+        let now = clock()
+        try state.withLock { (state) throws(LightningSimError) in
+            state.expireInvoices(now: now)
+            try state.releaseHeld(node: node, paymentHash: paymentHash, settle: settle, now: now)
+        }
+    }
+
     /// Hub control: every balance, the money in flight and the fees, for conservation checks.
     public func balances() -> LightningBalances {
         state.withLock { $0.balances }

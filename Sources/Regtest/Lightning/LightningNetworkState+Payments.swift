@@ -155,11 +155,13 @@ extension LightningNetworkState {
         nodes[payee]!.invoices[hash]!.invoice = invoice
         nodes[payee]!.invoices[hash]!.held = HeldHTLC(payer: payer, amountMsat: amountMsat, feeMsat: feeMsat,
                                                       htlcIndex: invoice.htlcs.count - 1)
-        if let preimage = invoice.preimage {
+        if let preimage = invoice.preimage, !nodes[payee]!.holdsHTLCs {
             // A plain invoice: the payee knows the preimage and settles straight away.
             // Cannot throw: the invoice is ACCEPTED with a held HTLC and this preimage.
             try? settleInvoice(node: payee, preimage: preimage, now: now)
         } else {
+            // A hold invoice, or a payee holding its HTLCs (`hub_ln_hold`): ACCEPTED until
+            // the payee decides or the HTLC nears its expiry.
             publishInvoice(node: payee, hash: hash)
             // LND's expiry watcher looks at a new HTLC at once: one that arrives already
             // inside the hold expiry delta is cancelled without waiting for a block.

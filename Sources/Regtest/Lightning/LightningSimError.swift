@@ -25,6 +25,9 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
     case invoiceAlreadySettled
     /// LND ErrInvoiceAlreadyCanceled.
     case invoiceAlreadyCanceled
+    /// `hub_ln_release ... settle` of a hold invoice made over REST: the hub does not know
+    /// its preimage (its payee settles it with `/v2/invoices/settle`).
+    case preimageUnknown
     /// A hash or preimage that is not 32 bytes (lntypes' message).
     case invalidHashLength(Int)
     case invalidPreimageLength(Int)
@@ -67,6 +70,7 @@ public enum LightningSimError: Error, Sendable, Equatable, CustomStringConvertib
         case .invoiceStillOpen: return "invoice still open"
         case .invoiceAlreadySettled: return "invoice already settled"
         case .invoiceAlreadyCanceled: return "invoice already canceled"
+        case .preimageUnknown: return "a hold invoice's preimage is its payee's: settle it with /v2/invoices/settle"
         case .invalidHashLength(let length): return "invalid hash length of \(length), want 32"
         case .invalidPreimageLength(let length): return "invalid preimage length of \(length), want 32"
         case .cltvExpiryTooSmall(let delta): return "CLTV delta of \(delta) must be greater than minimum of \(LightningNetwork.minCLTVDelta)"

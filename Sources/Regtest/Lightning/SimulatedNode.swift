@@ -10,6 +10,9 @@ struct SimulatedNode: Sendable {
     /// The balance the channel was opened with: its reserve is a share of it.
     var fundedCapacityMsat: UInt64
     var isOnline: Bool
+    /// Hub control (`hub_ln_hold`): an HTLC reaching one of its plain invoices is held as at
+    /// a hold invoice, until released or cancelled by LND's hold-expiry rule.
+    var holdsHTLCs = false
     var invoices: [[UInt8]: InvoiceEntry] = [:]
     var payments: [[UInt8]: PaymentEntry] = [:]
     /// LND's add, settle and payment indexes start at 1 and only grow.

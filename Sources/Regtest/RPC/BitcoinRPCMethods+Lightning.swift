@@ -10,7 +10,7 @@ extension BitcoinRPCMethods {
     /// hears of tip changes from the chain itself, so a caller that mined or reorganised
     /// sees held HTLCs cancelled before its reply arrives.
     public static func all(_ hub: HubChain, lightning: HubLightning) -> [RPCMethod] {
-        all(hub).filter { $0.name != "hub_balances" } + lightningControl(hub, lightning)
+        all(hub).filter { $0.name != "hub_balances" } + lightningControl(hub, lightning) + lightningHoldControl(lightning)
     }
 
     static func lightningControl(_ hub: HubChain, _ lightning: HubLightning) -> [RPCMethod] {

@@ -88,8 +88,9 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.fees.fallback.satPerKvB, 10_000)
         XCTAssertEqual(config.extraProviders, [])
         XCTAssertEqual(config.walletSyncSeconds, 10)
-        XCTAssertEqual(config.lightningReceive, NodeConfig.LightningReceiveSettings(enabled: true, minSat: 1, maxSat: 1_000_000),
-                       "an LND is always configured: contacts may ask for invoices of 1 sat to 1,000,000 sat")
+        XCTAssertEqual(config.lightningReceive, NodeConfig.LightningReceiveSettings(enabled: true, minSat: 1, maxSat: 1_000_000,
+                                                                                     expirySeconds: 3_600),
+                       "an LND is always configured: contacts may ask for invoices of 1 sat to 1,000,000 sat, payable for an hour")
         XCTAssertEqual(config.seedFile, "/var/lib/peernode/seed")
         XCTAssertEqual(config.storeFile, "/var/lib/peernode/peernode.db")
     }
@@ -153,6 +154,8 @@ final class ConfigTests: XCTestCase {
             ("accept_onchain=0", { !$0.acceptOnchain }),
             ("lightning_receive_min_sat=1000000", { $0.lightningReceive.minSat == 1_000_000 }),
             ("lightning_receive_max_sat=2100000000000000", { $0.lightningReceive.maxSat == 2_100_000_000_000_000 }),
+            ("lightning_receive_expiry_seconds=120", { $0.lightningReceive.expirySeconds == 120 }),
+            ("lightning_receive_expiry_seconds=86400", { $0.lightningReceive.expirySeconds == 86_400 }),
         ]
         for (line, check) in cases {
             let config = try resolve(with(line))
@@ -226,6 +229,8 @@ final class ConfigTests: XCTestCase {
             ("lightning_receive_min_sat=0", "out of range"),
             ("lightning_receive_min_sat=-1", "negative"),
             ("lightning_receive_max_sat=2100000000000001", "out of range"),
+            ("lightning_receive_expiry_seconds=119", "out of range"),
+            ("lightning_receive_expiry_seconds=86401", "out of range"),
         ]
         for (line, expected) in cases {
             guard let error = failure(with(line)) else { continue }

@@ -25,12 +25,15 @@ public struct SubmarineClientConfiguration: Sendable {
     /// Redial backoff for provider connections.
     public var reconnectInitialMilliseconds: UInt64
     public var reconnectMaximumMilliseconds: UInt64
+    /// Regtest tests only: lock less than agreed (`SubmarineLockFault`); nil for a client
+    /// that keeps its word, and ignored on any other network.
+    public var lockFault: SubmarineLockFault?
 
     public init(network: Network, quotePolicy: QuotePolicy = QuotePolicy(), finalityConfirmations: Int? = nil,
                 lockFeeTargetBlocks: Int = 2, refundFeeTargetBlocks: Int = 2,
                 refundBumpStep: FeeRate = try! FeeRate(satPerVByte: 1), maxRefundFeePercent: Int64 = 25,
                 requestTimeoutMilliseconds: UInt64 = 15_000, reconnectInitialMilliseconds: UInt64 = 1_000,
-                reconnectMaximumMilliseconds: UInt64 = 30_000) {
+                reconnectMaximumMilliseconds: UInt64 = 30_000, lockFault: SubmarineLockFault? = nil) {
         self.network = network
         self.quotePolicy = quotePolicy
         self.finalityConfirmations = max(1, finalityConfirmations ?? ClientEngineConfiguration.defaultFinalityConfirmations(network))
@@ -41,5 +44,6 @@ public struct SubmarineClientConfiguration: Sendable {
         self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
         self.reconnectInitialMilliseconds = max(1, reconnectInitialMilliseconds)
         self.reconnectMaximumMilliseconds = max(reconnectInitialMilliseconds, reconnectMaximumMilliseconds)
+        self.lockFault = network == .regtest ? lockFault : nil
     }
 }

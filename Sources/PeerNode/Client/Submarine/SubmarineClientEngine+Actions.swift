@@ -73,6 +73,9 @@ extension SubmarineClientEngine {
     // MARK: the lock
 
     private func fundLock(_ run: SubmarineClientRun, contract: SwapContract, amountSat: Int64) async {
+        if let fault = configuration.lockFault {
+            note(run.id, "lock fault \(fault): locking \(amountSat) sat instead of the agreed \(run.record.terms.lockAmountSat) sat")
+        }
         do {
             _ = try? await wallet.sync()
             let rate = try await feeEstimator.feeRate(targetBlocks: configuration.lockFeeTargetBlocks)

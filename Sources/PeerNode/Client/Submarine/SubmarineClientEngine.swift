@@ -88,7 +88,9 @@ public actor SubmarineClientEngine {
     func makeRun(id: String, index: UInt32, record: SubmarineClientRecord, refundKey: PrivateKey,
                  state: SubmarineClientState) -> SubmarineClientRun {
         let settings = SubmarineClientMachine.Settings(terms: record.terms,
-                                                       finalityConfirmations: configuration.finalityConfirmations)
+                                                       finalityConfirmations: configuration.finalityConfirmations,
+                                                       // Regtest tests only (SubmarineLockFault): a short lock.
+                                                       testLockShortfallSat: configuration.lockFault?.shortfallSat ?? 0)
         let (stream, continuation) = AsyncStream.makeStream(of: SubmarineClientInput.self)
         let run = SubmarineClientRun(id: id, index: index, record: record, refundKey: refundKey,
                                      machine: SubmarineClientMachine(settings: settings, state: state), inputs: continuation)

@@ -31,10 +31,19 @@ public struct SubmarineClientMachine: Sendable {
         /// Depth at which a claim or a refund makes the swap final (6 on mainnet, 1 elsewhere).
         public var finalityConfirmations: Int
 
-        public init(terms: SubmarineClientTerms, finalityConfirmations: Int = 1) {
+        /// Regtest tests only (`SubmarineLockFault`): sat the lock pays below the agreed
+        /// total, to prove a provider never pays a short lock. 0 for every real client.
+        public var testLockShortfallSat: Int64
+
+        public init(terms: SubmarineClientTerms, finalityConfirmations: Int = 1, testLockShortfallSat: Int64 = 0) {
             self.terms = terms
             self.finalityConfirmations = max(1, finalityConfirmations)
+            self.testLockShortfallSat = max(0, testLockShortfallSat)
         }
+
+        /// What the funding must pay the contract: the quote's `total_sat`, exactly (less a
+        /// regtest test's shortfall).
+        public var lockAmountSat: Int64 { terms.lockAmountSat - testLockShortfallSat }
 
         /// Confirmations after which the lock is `lock_confirmed`: the quote's, at least 1
         /// (a provider never pays against an unconfirmed lock).
@@ -71,7 +80,7 @@ public struct SubmarineClientMachine: Sendable {
                     signed, quote: terms.quote, request: terms.request, invoicePaymentHash: terms.invoicePaymentHash,
                     provider: terms.provider, network: terms.network, tipHeight: UInt32(clamping: tipHeight))
                 state.contract = contract
-                return move(to: .accepted) + [.fundLock(contract, amountSat: terms.lockAmountSat)]
+                return move(to: .accepted) + [.fundLock(contract, amountSat: settings.lockAmountSat)]
             } catch {
                 return end(.abandoned, "the provider's accept was refused before anything was locked: \(error)", .neverLocked)
             }
@@ -326,7 +335,7 @@ public struct SubmarineClientMachine: Sendable {
     private func fundingOutput(_ funding: Transaction, contract: SwapContract) -> Result<LockOutput, FundingProblem> {
         let script = contract.scriptPubKey
         let paying = funding.outputs.indices.filter { funding.outputs[$0].scriptPubKey == script }
-        let amount = settings.terms.lockAmountSat
+        let amount = settings.lockAmountSat
         guard paying.count == 1, let index = paying.first else {
             return .failure(FundingProblem(reason: "has \(paying.count) outputs paying the contract, not 1"))
         }
