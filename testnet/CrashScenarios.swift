@@ -187,9 +187,20 @@ enum CrashScenarios {
     }
 
     /// Restarts `victim` with the crash point `point` (`<role>:<state>`) armed, besides
-    /// `environment`; what the stop said.
+    /// `environment`; what the stop said. Fails at once when the daemon did not arm the
+    /// point (it refuses one it does not know, and would then never fire).
     static func arm(_ victim: Node, _ point: String, environment: [String: String] = [:]) throws(Failure) -> String {
-        try victim.restart(environment: environment.merging(["PEERNODE_TEST_CRASH_AFTER": point]) { _, armed in armed })
+        let offset = victim.logLength
+        let stopped = try victim.restart(environment: environment.merging(["PEERNODE_TEST_CRASH_AFTER": point]) { _, armed in armed })
+        let deadline = Date().addingTimeInterval(10)
+        while !victim.logContains("crash point armed: SIGKILL right after \(point) is stored", from: offset) {
+            guard Date() < deadline, !victim.logContains("crash point refused", from: offset) else {
+                throw Failure("\(victim.name) did not arm the crash point \(point) (see \(victim.name).log: a point the daemon "
+                              + "refuses never fires)")
+            }
+            usleep(50_000)
+        }
+        return stopped
     }
 
     /// Waits for `victim`, armed with `point`, to die while `command` runs; how it ended,
