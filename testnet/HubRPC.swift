@@ -30,6 +30,39 @@ struct HubRPC {
         return reply["result"] ?? NSNull()
     }
 
+    /// Calls every method of `calls` in one JSON-RPC batch (one HTTP round trip): the
+    /// results in order; any error fails the whole batch, naming the method.
+    func batch(_ calls: [(method: String, params: [Any])], timeout: TimeInterval = 30) throws(Failure) -> [Any] {
+        guard !calls.isEmpty else { return [] }
+        let requests: [[String: Any]] = calls.enumerated().map { index, call in
+            ["jsonrpc": "1.0", "id": index, "method": call.method, "params": call.params]
+        }
+        let body: Data
+        do {
+            body = try JSONSerialization.data(withJSONObject: requests)
+        } catch {
+            throw Failure("a batch of \(calls.count) calls: cannot encode the parameters: \(error)")
+        }
+        let auth = Data("\(user):\(password)".utf8).base64EncodedString()
+        let response = try LoopbackHTTP.post(port: port, path: "/", headers: [
+            "Authorization": "Basic \(auth)", "Content-Type": "application/json"], body: body, timeout: timeout)
+        guard response.status == 200, let replies = JSON.parse(response.body) as? [[String: Any]], replies.count == calls.count else {
+            throw Failure("a batch of \(calls.count) calls: HTTP \(response.status): \(response.body.prefix(200))")
+        }
+        var results = [Any](repeating: NSNull(), count: calls.count)
+        for reply in replies {
+            guard let index = JSON.int(reply["id"]).map(Int.init), results.indices.contains(index) else {
+                throw Failure("a batch of \(calls.count) calls: a reply without its id")
+            }
+            if let error = reply["error"] as? [String: Any] {
+                throw Failure("\(calls[index].method): hub error \(JSON.int(error["code"]).map(String.init) ?? "?"): "
+                              + (JSON.string(error["message"]) ?? ""))
+            }
+            results[index] = reply["result"] ?? NSNull()
+        }
+        return results
+    }
+
     /// Every balance on the chain and on Lightning, read once.
     func balances() throws(Failure) -> HubBalances {
         guard let result = try call("hub_balances") as? [String: Any] else { throw Failure("hub_balances: not an object") }

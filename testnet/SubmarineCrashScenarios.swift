@@ -147,38 +147,50 @@ enum SubmarineCrashScenarios {
         let after = try net.hub.rpc.balances()
         var checks = [Check("\(victim.name) died of SIGKILL at \(point)", death == "signal \(SIGKILL)" && reached,
                             "\(death); crash line in \(victim.name).log: \(reached)")]
-        checks.append(try endStates(client, provider, expected))
+        // Read once for every check below: each CLI call is a process.
+        let clientSwaps = JSON.array(try client.must(["swaps"])["swaps"]).compactMap(JSON.object)
+        let providerSwaps = JSON.array(try provider.must(["swaps"])["swaps"]).compactMap(JSON.object)
+        guard clientSwaps.count == 1, let id = JSON.string(clientSwaps[0]["id"]) else {
+            throw Failure("the client holds \(clientSwaps.count) swaps, not 1")
+        }
+        let show = try client.must(["swap", "show", id])
+        checks.append(endStates(client: show, providerSwaps, expected))
         let received = (after.lightningMsat(erin.name) ?? 0) - (before.lightningMsat(erin.name) ?? 0)
         let wanted = expected == .paid ? amountSat * 1_000 : 0
         checks.append(Check("erin received \(expected == .paid ? "exactly " + formatSats(amountSat) : "nothing")", received == wanted,
                             "+\(formatMsat(received))"))
         checks.append(try sendsCheck(net, provider, since: sendsBefore, expected: expected, state: role == "provider" ? state : nil))
-        checks += try lockChecks(net, client, expected: expected, savingsBefore: savingsBefore, since: before.height)
+        checks += try clock.stage("read the lock's fundings and spend from the blocks since the pay") { () throws(Failure) -> [Check] in
+            try lockChecks(net, show, expected: expected, drop: savingsBefore - (try client.walletBalance().total), since: before.height)
+        }
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
-        checks += try AccountingCheck.run([client, provider], net: net)
+        checks += try clock.stage("read each node's books") { () throws(Failure) -> [Check] in
+            try AccountingCheck.run([client, provider], net: net)
+        }
         return checks
     }
 
     // MARK: checks
 
-    /// The client's one swap and the provider's (none when the request never reached it)
-    /// ended as `expected` says.
-    static func endStates(_ client: Node, _ provider: Node, _ expected: Outcome) throws(Failure) -> Check {
+    /// The client's one swap (`show`: `swap show`) and the provider's (none when the
+    /// request never reached it) ended as `expected` says.
+    static func endStates(client show: [String: Any], _ providerSwaps: [[String: Any]], _ expected: Outcome) -> Check {
         let wanted: (client: Set<String>, provider: Set<String>)
         switch expected {
         case .paid: wanted = (["completed"], ["claimed"])
         case .refunded: wanted = (["refunded"], ["released"])
         case .nothingLocked: wanted = (["abandoned"], ["abandoned", "none"])
         }
-        let clientSwaps = try client.swapList()
-        let providerSwaps = try provider.swapList()
-        let providerState = providerSwaps.count == 1 ? providerSwaps[0].state : providerSwaps.isEmpty ? "none" : "\(providerSwaps.count) swaps"
-        let passed = clientSwaps.count == 1 && wanted.client.contains(clientSwaps[0].state) && wanted.provider.contains(providerState)
-        let described = (clientSwaps.map { "client \($0.state)" + ($0.reason.map { " (\($0))" } ?? "") }
-            + ["provider \(providerState)"]).joined(separator: "; ")
+        let last = JSON.array(show["events"]).compactMap(JSON.object).last
+        let clientState = JSON.string(last?["kind"]) ?? "?"
+        let reason = JSON.string(JSON.object(JSON.object(last?["data"])?["outcome"])?["reason"])
+        let providerState = providerSwaps.count == 1 ? JSON.string(providerSwaps[0]["state"]) ?? "?"
+            : providerSwaps.isEmpty ? "none" : "\(providerSwaps.count) swaps"
         return Check("\(expected.rawValue): the client's one swap ended \(wanted.client.sorted().joined(separator: "|")), the provider's "
-                         + wanted.provider.sorted().joined(separator: "|"), passed, described)
+                         + wanted.provider.sorted().joined(separator: "|"),
+                     wanted.client.contains(clientState) && wanted.provider.contains(providerState),
+                     "client \(clientState)" + (reason.map { " (\($0))" } ?? "") + "; provider \(providerState)")
     }
 
     /// `/v2/router/send` requests the provider's LND has seen, by payment hash.
@@ -207,14 +219,11 @@ enum SubmarineCrashScenarios {
                          + "time(s), for one hash at most", fresh.count <= 1 && allowed.contains(total), "/v2/router/send by hash: \(detail)")
     }
 
-    /// The client funded at most one lock (exactly one unless nothing was locked), and its
-    /// savings fell by exactly what the outcome costs: the quote's total plus the lock's
+    /// The client (its swap as `swap show` tells it) funded at most one lock (exactly one
+    /// unless nothing was locked), and its savings fell by `drop`, exactly what the outcome costs: the quote's total plus the lock's
     /// fee when paid, the lock's and the refund's fees when refunded, nothing otherwise.
-    static func lockChecks(_ net: Testnet, _ client: Node, expected: Outcome, savingsBefore: Int64,
+    static func lockChecks(_ net: Testnet, _ show: [String: Any], expected: Outcome, drop: Int64,
                            since height: Int64) throws(Failure) -> [Check] {
-        let drop = savingsBefore - (try client.walletBalance().total)
-        guard let swap = try client.swapList().first else { throw Failure("the client holds no swap") }
-        let show = try client.must(["swap", "show", swap.id])
         let events = JSON.array(show["events"]).compactMap(JSON.object)
         let intent = events.last { JSON.string($0["kind"]) == "lock_intent" }.flatMap { JSON.object($0["data"]) }
         guard let intent else {
@@ -260,9 +269,10 @@ struct LockChain {
         }
         var found = LockChain()
         let tip = try net.hub.rpc.balances().height
-        for blockHeight in (height + 1)...max(height + 1, tip) {
-            guard let hash = JSON.string(try net.hub.rpc.call("getblockhash", [blockHeight])) else { continue }
-            for tx in JSON.array(JSON.object(try net.hub.rpc.call("getblock", [hash, 2]))?["tx"]).compactMap(JSON.object) {
+        // Two batches, not two calls a block: a refund flow mines some 200 blocks.
+        let hashes = try net.hub.rpc.batch(((height + 1)...max(height + 1, tip)).map { ("getblockhash", [$0]) }).compactMap(JSON.string)
+        for block in try net.hub.rpc.batch(hashes.map { ("getblock", [$0, 2]) }) {
+            for tx in JSON.array(JSON.object(block)?["tx"]).compactMap(JSON.object) {
                 let outputs = JSON.array(tx["vout"]).compactMap(JSON.object)
                 if outputs.contains(where: { JSON.string(JSON.object($0["scriptPubKey"])?["hex"]) == script }) {
                     found.fundings.insert(JSON.string(tx["txid"]) ?? "?")
