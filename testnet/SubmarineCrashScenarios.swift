@@ -88,15 +88,16 @@ enum SubmarineCrashScenarios {
     }
 
     static func run(_ net: Testnet, _ clock: StageClock, crashing role: String, state: String, flow: Flow) throws(Failure) -> [Check] {
-        let (client, provider, payee) = try SubmarineScenarios.setUp(net, clock, providerConfig: flow.providerConfig,
-                                                                          environment: PaceScenarios.followHub)
+        let point = "\(role):onchain_to_ln:\(state)"
+        // Every node starts armed, which spares a restart: a point names a role, and each
+        // node here runs swaps of one role only (erin none), so only the victim can reach it.
+        let (client, provider, payee) = try SubmarineScenarios.setUp(
+            net, clock, providerConfig: flow.providerConfig,
+            environment: PaceScenarios.followHub.merging([CrashScenarios.crashAfterKey: point]) { $1 })
         guard let erin = payee else { throw Failure("no payee") }
         let victim = role == "client" ? client : provider
-        let point = "\(role):onchain_to_ln:\(state)"
         let expected = flow.outcome(role, state)
-        try clock.stage("restart \(victim.name) with the crash point \(point) armed") { () throws(Failure) in
-            clock.note(try CrashScenarios.arm(victim, point))
-        }
+        try CrashScenarios.waitArmed(victim, point)
         let before = try net.hub.rpc.balances()
         let savingsBefore = try client.walletBalance().total
         let sendsBefore = try sendRequests(net, provider)
@@ -123,7 +124,9 @@ enum SubmarineCrashScenarios {
         }
         let reached = victim.logContains("crash point \(point) reached")
         try clock.stage("restart \(victim.name) without the crash point, same data directory") { () throws(Failure) in
-            try victim.launch()
+            // Its peer port as before (its contact saved it); an empty variable arms nothing.
+            try victim.pinListenAddress()
+            try victim.launch(environment: [CrashScenarios.crashAfterKey: ""])
             try victim.waitReady()
         }
         let minedBefore = miner.mined
