@@ -24,7 +24,7 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario but the `electrum` set's (61 of 72: the kill -9 set, the adversaries, the floods, ElectrumX and a pay, a kill -9
+# scenario but the `electrum` set's (80 of 91: the kill -9 sets of both directions, the adversaries, the floods, ElectrumX and a pay, a kill -9
 # and a reorg on it, the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
 test: setup-electrumx setup-status

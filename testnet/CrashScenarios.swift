@@ -29,6 +29,9 @@ enum CrashScenarios {
 
     static let amountSat: Int64 = 25_000
 
+    /// The daemon's crash point variable (`CrashPoint.environmentKey`).
+    static let crashAfterKey = "PEERNODE_TEST_CRASH_AFTER"
+
     /// The shortest refund timeout a provider accepts on regtest is confirmations + 36 =
     /// 37 blocks; 3 more leave room for blocks mined between the accept and the payment
     /// (the provider locks only with 37 blocks left).
@@ -187,9 +190,26 @@ enum CrashScenarios {
     }
 
     /// Restarts `victim` with the crash point `point` (`<role>:<state>`) armed, besides
-    /// `environment`; what the stop said.
+    /// `environment`; what the stop said. Fails at once when the daemon did not arm the
+    /// point (it refuses one it does not know, and would then never fire).
     static func arm(_ victim: Node, _ point: String, environment: [String: String] = [:]) throws(Failure) -> String {
-        try victim.restart(environment: environment.merging(["PEERNODE_TEST_CRASH_AFTER": point]) { _, armed in armed })
+        let offset = victim.logLength
+        let stopped = try victim.restart(environment: environment.merging([crashAfterKey: point]) { _, armed in armed })
+        try waitArmed(victim, point, from: offset)
+        return stopped
+    }
+
+    /// Waits for `victim`'s log, past its first `offset` bytes, to say the crash point
+    /// `point` is armed; fails at once when the daemon refused it.
+    static func waitArmed(_ victim: Node, _ point: String, from offset: Int = 0) throws(Failure) {
+        let deadline = Date().addingTimeInterval(10)
+        while !victim.logContains("crash point armed: SIGKILL right after \(point) is stored", from: offset) {
+            guard Date() < deadline, !victim.logContains("crash point refused", from: offset) else {
+                throw Failure("\(victim.name) did not arm the crash point \(point) (see \(victim.name).log: a point the daemon "
+                              + "refuses never fires)")
+            }
+            usleep(50_000)
+        }
     }
 
     /// Waits for `victim`, armed with `point`, to die while `command` runs; how it ended,

@@ -11,22 +11,55 @@ struct HubRPC {
     /// the hub's message.
     func call(_ method: String, _ params: [Any] = [], timeout: TimeInterval = 30) throws(Failure) -> Any {
         let request: [String: Any] = ["jsonrpc": "1.0", "id": "testnet", "method": method, "params": params]
-        let body: Data
-        do {
-            body = try JSONSerialization.data(withJSONObject: request)
-        } catch {
-            throw Failure("\(method): cannot encode the parameters: \(error)")
-        }
-        let auth = Data("\(user):\(password)".utf8).base64EncodedString()
-        let response = try LoopbackHTTP.post(port: port, path: "/", headers: [
-            "Authorization": "Basic \(auth)", "Content-Type": "application/json"], body: body, timeout: timeout)
+        let response = try post(request, what: method, timeout: timeout)
         guard let reply = JSON.parse(response.body) as? [String: Any] else {
             throw Failure("\(method): HTTP \(response.status) with an unreadable body: \(response.body.prefix(200))")
         }
+        let result = try Self.result(of: reply, method: method)
+        guard response.status == 200 else { throw Failure("\(method): HTTP \(response.status): \(response.body.prefix(200))") }
+        return result
+    }
+
+    /// Calls every method of `calls` in one JSON-RPC batch (one HTTP round trip): the
+    /// results in order; any error fails the whole batch, naming the method.
+    func batch(_ calls: [(method: String, params: [Any])], timeout: TimeInterval = 30) throws(Failure) -> [Any] {
+        guard !calls.isEmpty else { return [] }
+        let what = "a batch of \(calls.count) calls"
+        let requests: [[String: Any]] = calls.enumerated().map { index, call in
+            ["jsonrpc": "1.0", "id": index, "method": call.method, "params": call.params]
+        }
+        let response = try post(requests, what: what, timeout: timeout)
+        guard response.status == 200, let replies = JSON.parse(response.body) as? [[String: Any]], replies.count == calls.count else {
+            throw Failure("\(what): HTTP \(response.status): \(response.body.prefix(200))")
+        }
+        var results = [Any](repeating: NSNull(), count: calls.count)
+        for reply in replies {
+            guard let index = JSON.int(reply["id"]).map(Int.init), results.indices.contains(index) else {
+                throw Failure("\(what): a reply without its id")
+            }
+            results[index] = try Self.result(of: reply, method: calls[index].method)
+        }
+        return results
+    }
+
+    /// `payload` (one request or a batch) posted with the node's credentials.
+    private func post(_ payload: Any, what: String, timeout: TimeInterval) throws(Failure) -> LoopbackHTTP.Response {
+        let body: Data
+        do {
+            body = try JSONSerialization.data(withJSONObject: payload)
+        } catch {
+            throw Failure("\(what): cannot encode the parameters: \(error)")
+        }
+        let auth = Data("\(user):\(password)".utf8).base64EncodedString()
+        return try LoopbackHTTP.post(port: port, path: "/", headers: [
+            "Authorization": "Basic \(auth)", "Content-Type": "application/json"], body: body, timeout: timeout)
+    }
+
+    /// One reply's result, or its error as a failure naming the method and the hub's message.
+    private static func result(of reply: [String: Any], method: String) throws(Failure) -> Any {
         if let error = reply["error"] as? [String: Any] {
             throw Failure("\(method): hub error \(JSON.int(error["code"]).map(String.init) ?? "?"): \(JSON.string(error["message"]) ?? "")")
         }
-        guard response.status == 200 else { throw Failure("\(method): HTTP \(response.status): \(response.body.prefix(200))") }
         return reply["result"] ?? NSNull()
     }
 

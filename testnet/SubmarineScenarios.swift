@@ -24,11 +24,16 @@ enum SubmarineScenarios {
 
     /// A client with savings only, one submarine provider with Lightning to pay from, and
     /// (unless `payee` is nil) a payee taking Lightning only; contacts saved both ways.
-    static func setUp(_ net: Testnet, _ clock: StageClock, payee: String? = "erin") throws(Failure) -> (Node, Node, Node?) {
+    /// `providerConfig`: extra config lines for the provider (a shorter timeout);
+    /// `environment`: added to every daemon's (`PEERNODE_TEST_CLOCK=hub`).
+    static func setUp(_ net: Testnet, _ clock: StageClock, payee: String? = "erin", providerConfig: [String] = [],
+                      environment: [String: String] = [:]) throws(Failure) -> (Node, Node, Node?) {
         var specs = [NodeSpec(name: "client"),
                      NodeSpec(name: "provA", lightningSat: DemoSavingsJourney.providerLightningSat, provider: true, baseFeeSat: 300,
-                              feePPM: 1_000, extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 300, feePPM: 1_000))]
+                              feePPM: 1_000,
+                              extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 300, feePPM: 1_000) + providerConfig)]
         if let payee { specs.append(NodeSpec(name: payee, extraConfig: ["accept_onchain=0"])) }
+        specs = specs.map { spec in var spec = spec; spec.environment.merge(environment) { $1 }; return spec }
         let nodes = try clock.stage("create and start \(specs.count) nodes") { () throws(Failure) -> [Node] in
             let nodes = try net.add(specs)
             try net.start(nodes)

@@ -28,8 +28,9 @@ extension SwapAccountingEntry {
     /// A client's submarine swap: the lock (its value and the funding's fee, recorded with
     /// `lock_intent`) left the wallet. Completed: the invoice was paid, so on a swap-in the
     /// node's own Lightning balance gained X. Refunded: the lock came back less the
-    /// refund's fee (the last version signed), so the cost is both fees. Abandoned: nothing
-    /// was locked, nothing moved.
+    /// refund's fee, so the cost is both fees: the fee of the version mined when the state
+    /// names an earlier one (`mined_refund_txid`: it confirmed before its bump), else of the
+    /// last version signed. Abandoned: nothing was locked, nothing moved.
     static func submarineClient(_ record: SwapRecord, events: [SwapEvent]) throws(AccountingError) -> SwapAccountingEntry {
         let contract = record.contract
         guard let quoteJSON = contract["quote"] else { throw .unreadableSwap(id: record.id, why: "its contract lacks the quote") }
@@ -69,7 +70,9 @@ extension SwapAccountingEntry {
                          quotedOnchainFee: quote.onchainFeeSat, lockFee: lockFee, lightning: lightning,
                          onchain: -(lock.value + lockFee))
         case .refunded:
-            guard let refund = states.compactMap(\.refund).last else {
+            let versions = states.compactMap(\.refund)
+            let mined = state.minedRefundTxid.flatMap { txid in versions.last { $0.txid == txid } }
+            guard let refund = mined ?? versions.last else {
                 throw .unreadableSwap(id: record.id, why: "it was refunded without a recorded refund")
             }
             let refundFee = lock.value - refund.outputs.reduce(0) { $0 + $1.value }

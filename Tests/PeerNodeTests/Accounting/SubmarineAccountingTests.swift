@@ -77,6 +77,31 @@ final class SubmarineAccountingTests: XCTestCase {
         XCTAssertEqual(entry.lightningMsat, 0)
     }
 
+    /// The first refund (2 sat/vB) is mined before its bump (5 sat/vB) could be: the wallet
+    /// got the first version's output back, and the books say so, whether the chain's news
+    /// came as the version's depth or as the spend of the lock (found by
+    /// `crash-sub-provider-payment_intent`: the report counted the bump's fee, 138 sat off).
+    func testAnEarlierRefundVersionMinedIsTheOneCounted() throws {
+        let (refund, bump) = (fixture.refund(), fixture.refund(satPerVByte: 5))
+        let bumped: [SubmarineClientInput] = confirmed + [.block(height: SubmarineClientFixture.timeout), .refundSigned(refund),
+                                                          .block(height: SubmarineClientFixture.timeout + 1), .refundSigned(bump)]
+        let refundFee = 20_810 - refund.outputs.reduce(0) { $0 + $1.value }
+        let bumpFee = 20_810 - bump.outputs.reduce(0) { $0 + $1.value }
+        XCTAssertLessThan(refundFee, bumpFee)
+        for (news, how) in [(SubmarineClientInput.refundConfirmations(refund.txid, 2), "depth"),
+                            (.lockSpent(refund, confirmations: 2), "spend")] {
+            let events = clientEvents(bumped + [news])
+            XCTAssertEqual(events.last?.kind, "refunded", how)
+            let entry = try SwapAccountingEntry.submarineClient(clientRecord(ownInvoice: false), events: events)
+            XCTAssertEqual(entry.refundFeeSat, refundFee, "the mined version's fee, not the bump's (\(how))")
+            XCTAssertEqual(entry.onchainSat, -(Self.lockFee + refundFee), how)
+        }
+        // The bump mined: its own fee.
+        let entry = try SwapAccountingEntry.submarineClient(clientRecord(ownInvoice: false),
+                                                            events: clientEvents(bumped + [.refundConfirmations(bump.txid, 2)]))
+        XCTAssertEqual(entry.refundFeeSat, bumpFee)
+    }
+
     func testNothingLockedCountsZeroAndAnUnfinishedSwapIsInFlight() throws {
         let abandoned = try SwapAccountingEntry.submarineClient(clientRecord(ownInvoice: false), events: clientEvents([.refused("no")]))
         XCTAssertEqual(abandoned.outcome, .failed)

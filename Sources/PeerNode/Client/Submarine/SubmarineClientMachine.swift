@@ -139,7 +139,7 @@ public struct SubmarineClientMachine: Sendable {
         case .refundSigned(let refund):
             return refundSigned(refund)
         case .refundConfirmations(let txid, let count) where state.refundTxids.contains(txid):
-            return refundDepth(max(0, count))
+            return refundDepth(max(0, count), of: txid)
         case .block(let height):
             return block(height)
         case .recover:
@@ -171,13 +171,13 @@ public struct SubmarineClientMachine: Sendable {
     private mutating func spent(_ transaction: Transaction, confirmations: Int) -> [SubmarineClientAction] {
         guard let contract = state.contract, let lock = state.lock,
               let input = transaction.inputs.first(where: { $0.previousOutput == lock.outPoint }) else { return [] }
-        if state.refundTxids.contains(transaction.txid) { return refundDepth(confirmations) }
+        if state.refundTxids.contains(transaction.txid) { return refundDepth(confirmations, of: transaction.txid) }
         switch PreimageExtractor.spend(input.witness, contract: contract) {
         case .refund:
             // Only the client's key signs the refund path: a version whose record was lost.
             state.refundTxids.append(transaction.txid)
             if state.refund == nil { state.refund = transaction }
-            return refundDepth(confirmations, recordNew: true)
+            return refundDepth(confirmations, of: transaction.txid, recordNew: true)
         case .claim(let preimage):
             return claimed(transaction.txid, preimage: preimage, confirmations: confirmations)
         case .unreadableClaim:
@@ -197,6 +197,7 @@ public struct SubmarineClientMachine: Sendable {
         state.claimTxid = txid
         state.claimConfirmations = confirmations
         state.refundConfirmations = 0
+        state.minedRefundTxid = nil
         let report: [SubmarineClientAction] = first ? [.reportPaid(preimage: preimage)] : []
         if confirmations >= settings.finalityConfirmations {
             let plural = confirmations == 1 ? "" : "s"
@@ -217,8 +218,9 @@ public struct SubmarineClientMachine: Sendable {
             state.claimConfirmations = 0
             changed = true
         }
-        if state.refundConfirmations != 0 {
+        if state.refundConfirmations != 0 || state.minedRefundTxid != nil {
             state.refundConfirmations = 0
+            state.minedRefundTxid = nil
             changed = true
         }
         var actions = changed ? persistHere() : []
@@ -255,9 +257,15 @@ public struct SubmarineClientMachine: Sendable {
         return record + [.broadcastRefund(refund)]
     }
 
-    private mutating func refundDepth(_ count: Int, recordNew: Bool = false) -> [SubmarineClientAction] {
+    /// `txid`: the version the chain holds at that depth.
+    private mutating func refundDepth(_ count: Int, of txid: TransactionID,
+                                      recordNew: Bool = false) -> [SubmarineClientAction] {
         let before = state.refundConfirmations
+        let minedBefore = state.minedRefundTxid
         state.refundConfirmations = count
+        // Which version is mined decides what the wallet got back: kept for the books when it
+        // is not the latest signed (reorged out: none known again).
+        state.minedRefundTxid = count > 0 && txid != state.refund?.txid ? txid : nil
         if count > 0 {
             // The lock's spend in a block is our refund: a claim seen before lost.
             state.claimTxid = nil
@@ -273,7 +281,7 @@ public struct SubmarineClientMachine: Sendable {
             // Reorged out of its block: send it again (the next block bumps it if needed).
             return persistHere() + [.broadcastRefund(refund)]
         }
-        return count != before || recordNew ? persistHere() : []
+        return count != before || recordNew || state.minedRefundTxid != minedBefore ? persistHere() : []
     }
 
     private mutating func block(_ height: Int) -> [SubmarineClientAction] {

@@ -36,6 +36,7 @@ extension SubmarineClientState {
         if let claimTxid { members["claim_txid"] = .string(claimTxid.hex) }
         if let refund { members["refund_tx"] = .string(refund.serialized.hex) }
         if !refundTxids.isEmpty { members["refund_txids"] = .array(refundTxids.map { .string($0.hex) }) }
+        if let minedRefundTxid { members["mined_refund_txid"] = .string(minedRefundTxid.hex) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -79,6 +80,7 @@ extension SubmarineClientState {
             if let hex = data["claim_txid"]?.stringValue { claimTxid = try TransactionID(hex: hex) }
             if let hex = data["refund_tx"]?.stringValue { refund = try Transaction(hex: hex) }
             refundTxids = try (data["refund_txids"]?.arrayValue ?? []).compactMap(\.stringValue).map { try TransactionID(hex: $0) }
+            minedRefundTxid = try data["mined_refund_txid"]?.stringValue.map { try TransactionID(hex: $0) }
         } catch let error as ClientEngineError {
             throw error
         } catch {

@@ -40,6 +40,10 @@ public struct SubmarineClientState: Sendable, Hashable {
     /// Every refund version's txid, oldest first: whichever is mined is ours.
     public var refundTxids: [TransactionID]
     public var refundConfirmations: Int
+    /// The refund version found in a block when it is not the latest signed (an earlier
+    /// version confirmed before its bump): the one whose output the wallet got back, which
+    /// the books count. Nil while none is mined, or when the latest is.
+    public var minedRefundTxid: TransactionID?
     /// Set by the final phases.
     public var outcome: SubmarineClientOutcome?
 

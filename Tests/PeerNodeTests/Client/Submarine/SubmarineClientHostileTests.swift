@@ -185,12 +185,41 @@ final class SubmarineClientHostileTests: XCTestCase {
         XCTAssertEqual(machine.handle(.block(height: timeout + 2)),
                        [.checkChain, .bumpRefund(previous: bump, tipHeight: timeout + 2)])
 
-        // The first version is the one mined: it counts.
+        // The first version is the one mined: it counts, and the state names it for the books.
         XCTAssertEqual(machine.handle(.refundConfirmations(refund.txid, 1)), [.persist(machine.state)])
+        XCTAssertEqual(machine.state.minedRefundTxid, refund.txid)
         XCTAssertEqual(machine.handle(.block(height: timeout + 3)), [.checkChain], "confirmed: no more bumps")
         XCTAssertEqual(machine.handle(.refundConfirmations(refund.txid, 2)), [.persist(machine.state), .finish])
         XCTAssertEqual(machine.phase, .refunded)
         XCTAssertEqual(machine.state.outcome?.funds, .refunded)
+        XCTAssertEqual(try SubmarineClientState(kind: "refunded", data: machine.state.json).minedRefundTxid, refund.txid,
+                       "the stored form keeps it")
+    }
+
+    /// The last version mined needs no note; an earlier one reorged out, or beaten by a
+    /// claim, is no longer the one that paid.
+    func testTheMinedRefundVersionIsNotedOnlyWhenItIsAnEarlierOne() {
+        let (refund, bump) = (fixture.refund(), fixture.refund(satPerVByte: 5))
+        func bumped() -> SubmarineClientMachine {
+            var machine = machine(at: .lockConfirmed)
+            _ = machine.handle(.block(height: timeout))
+            _ = machine.handle(.refundSigned(refund))
+            _ = machine.handle(.block(height: timeout + 1))
+            _ = machine.handle(.refundSigned(bump))
+            return machine
+        }
+        var latest = bumped()
+        _ = latest.handle(.refundConfirmations(bump.txid, 1))
+        XCTAssertNil(latest.state.minedRefundTxid)
+        var earlier = bumped()
+        _ = earlier.handle(.lockSpent(refund, confirmations: 1))
+        XCTAssertEqual(earlier.state.minedRefundTxid, refund.txid, "read from the spend of the lock too")
+        _ = earlier.handle(.refundConfirmations(refund.txid, 0))
+        XCTAssertNil(earlier.state.minedRefundTxid, "reorged out")
+        _ = earlier.handle(.refundConfirmations(refund.txid, 1))
+        XCTAssertEqual(earlier.state.minedRefundTxid, refund.txid)
+        _ = earlier.handle(.lockUnspent)
+        XCTAssertNil(earlier.state.minedRefundTxid, "the lock is unspent again")
     }
 
     func testARefundThatCouldNotEnterTheNextBlockIsNotRecorded() {
