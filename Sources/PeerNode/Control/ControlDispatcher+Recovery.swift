@@ -34,7 +34,10 @@ extension ControlDispatcher {
         var found: [JSONValue] = []
         for spend in report.spends {
             var entry = Self.json(spend, network: network)
-            if spend.role == .provider, spend.kind == .claim, let preimage = spend.preimage {
+            // A reverse provider's lock claimed: the preimage settles its held invoice. A
+            // P2WSH claim of a lock we made may be that or a submarine client's paid swap:
+            // the Lightning node's answer tells (only a held invoice is settled).
+            if spend.kind == .claim, spend.side == .provider(.reverse) || spend.side == .locker, let preimage = spend.preimage {
                 entry["invoice"] = .string(await settleRevealed(preimage: preimage, paymentHash: spend.paymentHash))
             }
             found.append(.object(entry))
@@ -118,7 +121,9 @@ extension ControlDispatcher {
     /// the payment hash identifies the swap, and secrets stay out of outputs and logs.
     static func json(_ spend: RecoveredSpend, network: Network) -> [String: JSONValue] {
         var entry: [String: JSONValue] = [
-            "swap_index": .integer(spend.index), "key_scheme": .integer(spend.scheme.rawValue), "role": .string(spend.role.rawValue), "kind": .string(spend.kind.rawValue),
+            "swap_index": .integer(spend.index), "key_scheme": .integer(spend.scheme.rawValue), "role": spend.role.map { .string($0.rawValue) } ?? .null,
+            "direction": spend.roles.map { .string($0 == .reverse ? "ln_to_onchain" : "onchain_to_ln") } ?? .null,
+            "kind": .string(spend.kind.rawValue),
             "script_type": .string(spend.contractType.rawValue), "lock_txid": .string(spend.lock.txid.hex),
             "lock_vout": .integer(spend.lock.index), "spending_txid": .string(spend.spendingTxid.hex),
             "height": .integer(spend.height), "summary": .string(spend.summary),
