@@ -86,6 +86,7 @@ extension ControlDispatcher {
             case .invalidContract, .needsWholeBlocks: throw .invalidRequest(error.description)
             case .lockNotFound, .nothingToRecover: throw .notFound(error.description)
             case .store, .keys: throw .failed(error.description)
+            case .lightning: throw .backend(error.description)
             }
         }
     }
