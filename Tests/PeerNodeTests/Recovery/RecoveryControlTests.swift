@@ -16,6 +16,12 @@ final class RecoveryControlTests: XCTestCase {
             XCTAssertEqual(scan["found"], .array([]))
             XCTAssertEqual(scan["indexes_searched"], .integer(Int64(RecoveryScanner.defaultGapLimit)))
             XCTAssertNil(scan["recreated"])
+            XCTAssertEqual(scan["contacts"], .array([]), "no saved contact to ask")
+
+            let quiet = try await node.result("recover", ["ask_contacts": .bool(false)])
+            XCTAssertNil(quiet["contacts"], "--no-contacts asks nobody")
+            let badFlag = try await node.call("recover", ["ask_contacts": .string("yes")])
+            XCTAssertEqual(badFlag.failureCode, "invalid_request")
 
             let narrow = try await node.result("recover", ["gap_limit": .integer(5)])
             XCTAssertEqual(narrow["indexes_searched"], .integer(5))
