@@ -52,6 +52,7 @@ extension ControlDispatcher {
             let store = services.store
             try await Self.mapped { () async throws(RecoveryError) in try await SwapIndexAdvance.advance(store, past: highest) }
         }
+        if try await lowerWalletBirthday(to: fromHeight) { result["wallet_rescanned_from"] = .integer(fromHeight) }
         // The scan is what a new or stale database waited for (RecoveryFlag): client swaps
         // may start again, with indexes past every swap the chain shows.
         do {
@@ -92,6 +93,24 @@ extension ControlDispatcher {
             result["resumed"] = .bool(resumed)
         }
         return .object(result)
+    }
+
+    /// A lost database took the wallet's birthday with it: the new one's is the tip of its
+    /// first run, and the wallet would never see the coins from before (a lock's change, a
+    /// refund's destination). The scan's start is the user's word for where this seed's
+    /// history begins, so the wallet reads the chain again from there. True when it did.
+    private func lowerWalletBirthday(to height: Int) async throws(ControlError) -> Bool {
+        let store = services.store
+        do {
+            let stored = try await store.value(forKey: NodeDaemon.birthdayKey).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+            guard let stored, height < stored else { return false }
+            try await store.setValue(Array(String(height).utf8), forKey: NodeDaemon.birthdayKey)
+        } catch {
+            throw .failed("the store failed: \(error)")
+        }
+        guard await services.wallet.lowerBirthday(to: height) else { return false }
+        _ = try? await services.wallet.sync()
+        return true
     }
 
     /// Asks every saved contact for the onchain_to_ln swaps it holds with this node.
