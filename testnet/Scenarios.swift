@@ -50,7 +50,7 @@ struct Scenario: Sendable {
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
-        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all
+        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + SubmarineRecoveryScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

@@ -24,10 +24,13 @@ enum SubmarineScenarios {
 
     /// A client with savings only, one submarine provider with Lightning to pay from, and
     /// (unless `payee` is nil) a payee taking Lightning only; contacts saved both ways.
-    static func setUp(_ net: Testnet, _ clock: StageClock, payee: String? = "erin") throws(Failure) -> (Node, Node, Node?) {
+    /// `providerExtra`: more config lines for the provider (a shorter timeout).
+    static func setUp(_ net: Testnet, _ clock: StageClock, payee: String? = "erin",
+                      providerExtra: [String] = []) throws(Failure) -> (Node, Node, Node?) {
         var specs = [NodeSpec(name: "client"),
                      NodeSpec(name: "provA", lightningSat: DemoSavingsJourney.providerLightningSat, provider: true, baseFeeSat: 300,
-                              feePPM: 1_000, extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 300, feePPM: 1_000))]
+                              feePPM: 1_000,
+                              extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 300, feePPM: 1_000) + providerExtra)]
         if let payee { specs.append(NodeSpec(name: payee, extraConfig: ["accept_onchain=0"])) }
         let nodes = try clock.stage("create and start \(specs.count) nodes") { () throws(Failure) -> [Node] in
             let nodes = try net.add(specs)
