@@ -98,6 +98,8 @@ struct SwapListRecovery: Sendable {
             // The contact was our client: our claim key is in the accept we signed.
             guard let index = tables.lazy.compactMap({ $0.claimIndex(compressed: accept.claimPublicKey.compressed) }).first
             else { throw .invalidContract("its claim key is none of this seed's") }
+            // Our own quote, signed again by us when we listed it: the client cannot change its terms.
+            do { try entry.quote.verify(by: ownPubky) } catch { throw .invalidContract("the quote is not signed by this node") }
             return try SubmarineRecoveryContract(provider: entry.accept, quote: entry.quote.body, request: entry.request,
                                                  client: contact.pubky, index: index, network: network, ownPubky: ownPubky)
         }

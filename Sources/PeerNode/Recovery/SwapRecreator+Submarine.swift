@@ -21,7 +21,8 @@ extension SwapRecreator {
     public func recreate(_ parameters: SubmarineRecoveryContract, fromHeight: Int,
                          nowUnix: UInt64) async throws(RecoveryError) -> Outcome {
         let scheme = try parameters.checkOwnership(keyChain)
-        let (sighting, tip, spend) = try await locate(parameters.contract, fromHeight: fromHeight)
+        let (sighting, tip, spend) = try await locate(parameters.contract, fromHeight: fromHeight,
+                                                      amount: parameters.accept.body.totalSat)
         let events: [(String, JSONValue)]
         switch parameters.role {
         case .client: events = try await submarineClientEvents(parameters, sighting: sighting, tip: tip, spend: spend)

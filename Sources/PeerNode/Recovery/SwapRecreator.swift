@@ -44,7 +44,8 @@ public struct SwapRecreator: Sendable {
 
     public func recreate(_ parameters: RecoveryContract, fromHeight: Int, nowUnix: UInt64) async throws(RecoveryError) -> Outcome {
         let scheme = try parameters.checkOwnership(keyChain)
-        let (sighting, tip, spend) = try await locate(parameters.contract, fromHeight: fromHeight)
+        let (sighting, tip, spend) = try await locate(parameters.contract, fromHeight: fromHeight,
+                                                      amount: parameters.accept.body.amountSat)
         let record = SwapRecord(id: parameters.swapID, role: parameters.role, swapIndex: parameters.index, keyScheme: scheme,
                                 peer: parameters.peer, createdAt: Int64(nowUnix), contract: parameters.recordContract)
         let confirmations = sighting.height.map { tip.height - $0 + 1 } ?? 0
@@ -64,9 +65,10 @@ public struct SwapRecreator: Sendable {
                        roles: .reverse)
     }
 
-    /// The lock paying `contract`, the tip, and the lock's spend if any.
-    func locate(_ contract: SwapContract, fromHeight: Int) async throws(RecoveryError) -> (LockSighting, ChainTip, Transaction?) {
-        let sighting = try await findLock(contract, fromHeight: fromHeight)
+    /// The lock paying `contract` (`amount` sat, as agreed), the tip, and the lock's spend if any.
+    func locate(_ contract: SwapContract, fromHeight: Int,
+                amount: Int64) async throws(RecoveryError) -> (LockSighting, ChainTip, Transaction?) {
+        let sighting = try await findLock(contract, fromHeight: fromHeight, amount: amount)
         let tip = try await call { () async throws(ChainBackendError) in try await chain.tip() }
         let spend = try await findSpend(of: sighting.output.outPoint, fromHeight: sighting.height ?? tip.height)
         return (sighting, tip, spend)
@@ -157,20 +159,32 @@ public struct SwapRecreator: Sendable {
         let fee: Int64
     }
 
-    /// The output paying the contract, in blocks from `fromHeight` or the mempool.
-    func findLock(_ contract: SwapContract, fromHeight: Int) async throws(RecoveryError) -> LockSighting {
+    /// The output paying the contract, in blocks from `fromHeight` or the mempool: the first
+    /// of exactly `amount` sat (the agreed lock), else the largest. Anyone may pay the
+    /// address once it is known, and a counterparty knows it before the lock: a first
+    /// dust payment must not stand in for the lock.
+    func findLock(_ contract: SwapContract, fromHeight: Int, amount: Int64) async throws(RecoveryError) -> LockSighting {
         let script = contract.scriptPubKey
-        func paying(_ transaction: Transaction) -> Int? { transaction.outputs.firstIndex { $0.scriptPubKey == script } }
-        var found: (Transaction, Int, Int?)?
+        var found: [(transaction: Transaction, index: Int, height: Int?)] = []
         try await eachTransaction(fromHeight: fromHeight) { transaction, height in
-            if found == nil, let index = paying(transaction) { found = (transaction, index, height) }
+            for (index, output) in transaction.outputs.enumerated() where output.scriptPubKey == script {
+                found.append((transaction, index, height))
+            }
         }
-        guard let (transaction, index, height) = found else {
+        guard let pick = Self.preferred(found.map { $0.transaction.outputs[$0.index].value }, amount: amount) else {
             throw .lockNotFound(address: contract.encodedAddress, fromHeight: fromHeight)
         }
-        let output = LockOutput(outPoint: OutPoint(txid: transaction.txid, index: UInt32(index)),
-                                value: transaction.outputs[index].value)
-        return LockSighting(transaction: transaction, output: output, height: height, fee: await fee(of: transaction))
+        let chosen = found[pick]
+        let output = LockOutput(outPoint: OutPoint(txid: chosen.transaction.txid, index: UInt32(chosen.index)),
+                                value: chosen.transaction.outputs[chosen.index].value)
+        return LockSighting(transaction: chosen.transaction, output: output, height: chosen.height,
+                            fee: await fee(of: chosen.transaction))
+    }
+
+    /// Which of the payments to a contract (their values, in chain order) is the lock: the
+    /// first of exactly `amount`, else the largest; nil when there is none.
+    static func preferred(_ values: [Int64], amount: Int64) -> Int? {
+        values.firstIndex(of: amount) ?? values.indices.max { values[$0] < values[$1] }
     }
 
     /// The transaction spending `outpoint`, if any (gettxout first: an unspent lock needs no scan).

@@ -138,3 +138,14 @@ final class RecoverySubmarineProviderTests: XCTestCase {
         }
     }
 }
+
+/// Anyone may pay a contract's address once it is known, and the counterparty knows it
+/// before the lock exists: recovery takes the payment of the agreed amount, not the first.
+final class RecoveryLockChoiceTests: XCTestCase {
+    func testTheAgreedAmountWinsOverAnEarlierPaymentThenTheLargest() {
+        XCTAssertEqual(SwapRecreator.preferred([546, 25_515, 30_000], amount: 25_515), 1, "a dust payment came first")
+        XCTAssertEqual(SwapRecreator.preferred([25_515, 25_515], amount: 25_515), 0)
+        XCTAssertEqual(SwapRecreator.preferred([546, 30_000, 2_000], amount: 25_515), 1, "none agreed: the largest")
+        XCTAssertNil(SwapRecreator.preferred([], amount: 25_515))
+    }
+}
