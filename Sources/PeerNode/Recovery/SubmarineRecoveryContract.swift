@@ -143,14 +143,12 @@ public struct SubmarineRecoveryContract: Sendable {
     /// matched (the re-created record keeps it).
     func checkOwnership(_ keyChain: SwapKeyChain) throws(RecoveryError) -> SwapKeyScheme {
         let body = accept.body
-        for scheme in SwapKeyScheme.allCases {
-            let secrets: SwapSecrets
-            do { secrets = try keyChain.secrets(index: index, scheme: scheme) } catch { throw .keys("\(error)") }
-            switch role {
-            case .client: if body.refundPublicKey == secrets.refundKey.publicKey { return scheme }
-            case .provider: if body.claimPublicKey == secrets.claimKey.publicKey { return scheme }
-            }
+        let role = self.role
+        let scheme = try keyChain.scheme(at: index) { secrets in
+            role == .client ? body.refundPublicKey == secrets.refundKey.publicKey
+                : body.claimPublicKey == secrets.claimKey.publicKey
         }
+        if let scheme { return scheme }
         switch role {
         case .client: throw .invalidContract("the accept's refund key is not ours for index \(index)")
         case .provider: throw .invalidContract("the accept's claim key is not ours for index \(index)")

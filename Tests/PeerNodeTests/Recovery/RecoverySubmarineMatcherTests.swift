@@ -84,24 +84,21 @@ final class RecoverySubmarineMatcherTests: XCTestCase {
         let other = try SwapKeyChain(seed: providerSeed, network: .regtest)
         // Index 3: a reverse swap where our seed was the provider; index 4: a submarine swap
         // where it was the provider; index 5: a reverse client; 6: a submarine client.
-        let reverseProvider = try SwapContract(type: .taprootBoltz, terms: try SwapTerms(
-            network: .regtest, paymentHash: try other.secrets(index: 1, scheme: .current).paymentHash,
-            claimPublicKey: try other.secrets(index: 1, scheme: .current).claimKey.publicKey,
-            refundPublicKey: try chain.secrets(index: 3, scheme: .current).refundKey.publicKey, timeoutHeight: 900))
-        let submarineProvider = try SwapContract(type: .taprootBoltz, terms: try SwapTerms(
-            network: .regtest, paymentHash: SHA256.hash(preimage),
-            claimPublicKey: try chain.secrets(index: 4, scheme: .current).claimKey.publicKey,
-            refundPublicKey: try other.secrets(index: 2, scheme: .current).refundKey.publicKey, timeoutHeight: 901,
-            roles: .submarine))
-        let reverseClient = try SwapContract(type: .taprootBoltz, terms: try SwapTerms(
-            network: .regtest, paymentHash: try chain.secrets(index: 5, scheme: .current).paymentHash,
-            claimPublicKey: try chain.secrets(index: 5, scheme: .current).claimKey.publicKey,
-            refundPublicKey: try other.secrets(index: 3, scheme: .current).refundKey.publicKey, timeoutHeight: 902))
-        let submarineClient = try SwapContract(type: .taprootBoltz, terms: try SwapTerms(
-            network: .regtest, paymentHash: SHA256.hash(preimage),
-            claimPublicKey: try other.secrets(index: 4, scheme: .current).claimKey.publicKey,
-            refundPublicKey: try chain.secrets(index: 6, scheme: .current).refundKey.publicKey, timeoutHeight: 903,
-            roles: .submarine))
+        func taproot(hash: [UInt8], claim: PrivateKey, refund: PrivateKey, roles: ContractRoles) throws -> SwapContract {
+            try SwapContract(type: .taprootBoltz, terms: try SwapTerms(
+                network: .regtest, paymentHash: hash, claimPublicKey: claim.publicKey, refundPublicKey: refund.publicKey,
+                timeoutHeight: 900, roles: roles))
+        }
+        let ours = { (index: UInt32) in try chain.secrets(index: index, scheme: .current) }
+        let theirs = { (index: UInt32) in try other.secrets(index: index, scheme: .current) }
+        let reverseProvider = try taproot(hash: try theirs(1).paymentHash, claim: try theirs(1).claimKey,
+                                          refund: try ours(3).refundKey, roles: .reverse)
+        let submarineProvider = try taproot(hash: SHA256.hash(preimage), claim: try ours(4).claimKey,
+                                            refund: try theirs(2).refundKey, roles: .submarine)
+        let reverseClient = try taproot(hash: try ours(5).paymentHash, claim: try ours(5).claimKey,
+                                        refund: try theirs(3).refundKey, roles: .reverse)
+        let submarineClient = try taproot(hash: SHA256.hash(preimage), claim: try theirs(4).claimKey,
+                                          refund: try ours(6).refundKey, roles: .submarine)
         let reverseClaim: SwapScriptMatcher.Candidate
         if case .taprootBoltz(let taproot) = reverseProvider {
             let clientPreimage = try other.secrets(index: 1, scheme: .current).preimage

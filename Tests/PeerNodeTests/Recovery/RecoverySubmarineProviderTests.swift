@@ -47,6 +47,15 @@ final class RecoverySubmarineProviderTests: XCTestCase {
         return (engine, store)
     }
 
+    /// Re-creates the swap from `parameters` on `store`, as `recover --contract` would.
+    private func recreate(_ parameters: JSONValue, on store: SQLiteSwapStore) async throws -> SwapRecreator.Outcome {
+        let recreator = try SwapRecreator(seed: SubmarineProviderHarness.providerSeed, network: .regtest,
+                                          chain: harness.hub.backend, store: store, lightning: harness.providerLND)
+        return try await recreator.recreate(
+            try SubmarineRecoveryContract(json: parameters, network: .regtest, ownPubky: harness.identity.pubky),
+            fromHeight: 0, nowUnix: harness.clock.nowUnix)
+    }
+
     private func start(stoppingAfter kind: SubmarineProviderState.Kind) async throws {
         harness = try await SubmarineProviderHarness.start(
             storePath: try StoreFixture.directory(for: self) + "/provider.sqlite")
@@ -68,11 +77,7 @@ final class RecoverySubmarineProviderTests: XCTestCase {
         XCTAssertTrue(spends(of: outpoint, on: harness.hub).isEmpty, "nothing claimed yet")
 
         let (engine, store) = try await engineOnFreshStore()
-        let recreator = try SwapRecreator(seed: SubmarineProviderHarness.providerSeed, network: .regtest,
-                                          chain: harness.hub.backend, store: store, lightning: harness.providerLND)
-        let outcome = try await recreator.recreate(
-            try SubmarineRecoveryContract(json: parameters, network: .regtest, ownPubky: harness.identity.pubky),
-            fromHeight: 0, nowUnix: harness.clock.nowUnix)
+        let outcome = try await recreate(parameters, on: store)
         XCTAssertEqual(outcome.swapID, id)
         XCTAssertEqual(outcome.role, .provider)
         XCTAssertEqual(outcome.resumesAt, SubmarineProviderState.Kind.paid.rawValue)
@@ -110,11 +115,7 @@ final class RecoverySubmarineProviderTests: XCTestCase {
         XCTAssertNil(harness.providerPayment(invoice.paymentHash), "never paid before the loss")
 
         let (engine, store) = try await engineOnFreshStore()
-        let recreator = try SwapRecreator(seed: SubmarineProviderHarness.providerSeed, network: .regtest,
-                                          chain: harness.hub.backend, store: store, lightning: harness.providerLND)
-        let outcome = try await recreator.recreate(
-            try SubmarineRecoveryContract(json: parameters, network: .regtest, ownPubky: harness.identity.pubky),
-            fromHeight: 0, nowUnix: harness.clock.nowUnix)
+        let outcome = try await recreate(parameters, on: store)
         XCTAssertEqual(outcome.resumesAt, SubmarineProviderState.Kind.paymentFailed.rawValue)
         recovered = engine
         try await engine.start()

@@ -33,16 +33,11 @@ final class RecoverySubmarineRecreateTests: XCTestCase {
         var recovered: SubmarineClientEngine?
         do {
             let before = try await fixture.savings()
-            let invoice = try await fixture.payeeInvoice(amountSat: amount)
-            let offer = try await fixture.offer()
-            let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
-            let id = try await swapID(fixture)
-            try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
-            let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-            let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+            let locked = try await fixture.confirmedLock(engine, amount: amount)
+            let (id, swap, lock) = (locked.id, locked.swap, locked.lock)
             let parameters = try await Self.clientParameters(fixture.store, swapID: id)
             // The node dies; its database is gone.
-            paying.cancel()
+            locked.paying.cancel()
             await engine.shutDown()
 
             let recreator = try SwapRecreator(seed: SubmarineEngineHubFixture.clientSeed, network: .regtest,
@@ -95,16 +90,11 @@ final class RecoverySubmarineRecreateTests: XCTestCase {
         let fresh = ClientMemorySwapStore()
         var recovered: SubmarineClientEngine?
         do {
-            let invoice = try await fixture.payeeInvoice(amountSat: amount)
-            let offer = try await fixture.offer()
-            let paying = Task { try await engine.pay(invoice: invoice, via: offer, contractType: .p2wsh) }
-            let id = try await swapID(fixture)
-            try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
+            let locked = try await fixture.confirmedLock(engine, amount: amount, type: .p2wsh)
+            let (id, swap, lock) = (locked.id, locked.swap, locked.lock)
             let parameters = try await Self.clientParameters(fixture.store, swapID: id)
-            paying.cancel()
+            locked.paying.cancel()
             await engine.shutDown()
-            let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-            let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
             let preimage = try await fixture.provider.payInvoice(of: swap)
             let claim = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
 
@@ -139,13 +129,10 @@ final class RecoverySubmarineRecreateTests: XCTestCase {
         let engine = try fixture.engine()
         let fresh = ClientMemorySwapStore()
         do {
-            let invoice = try await fixture.payeeInvoice(amountSat: amount)
-            let offer = try await fixture.offer()
-            let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
-            let id = try await swapID(fixture)
-            try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
+            let locked = try await fixture.confirmedLock(engine, amount: amount)
+            let id = locked.id
             let parameters = try await Self.clientParameters(fixture.store, swapID: id)
-            paying.cancel()
+            locked.paying.cancel()
             let recreator = try SwapRecreator(seed: SubmarineEngineHubFixture.clientSeed, network: .regtest,
                                               chain: fixture.hub.backend, store: fresh)
             let own = fixture.clientIdentity.pubky
@@ -195,10 +182,5 @@ final class RecoverySubmarineRecreateTests: XCTestCase {
             throw error
         }
         await fixture.shutDown(engine)
-    }
-
-    private func swapID(_ fixture: SubmarineEngineHubFixture) async throws -> String {
-        try await clientEventually("the swap is recorded") { try await !fixture.store.allSwaps(limit: 1).isEmpty }
-        return try await XCTUnwrapAsync(try await fixture.store.allSwaps(limit: 1).first).id
     }
 }

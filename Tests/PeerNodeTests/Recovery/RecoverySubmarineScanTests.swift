@@ -37,16 +37,11 @@ final class RecoverySubmarineScanTests: XCTestCase {
         let fixture = try await SubmarineEngineHubFixture()
         let engine = try fixture.engine()
         do {
-            let invoice = try await fixture.payeeInvoice(amountSat: amount)
-            let offer = try await fixture.offer()
-            let paying = Task { try await engine.pay(invoice: invoice, via: offer, contractType: type) }
-            let id = try await swapID(fixture)
-            try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
-            let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-            let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+            let locked = try await fixture.confirmedLock(engine, amount: amount, type: type)
+            let (id, swap, lock) = (locked.id, locked.swap, locked.lock)
             let preimage = try await fixture.provider.payInvoice(of: swap)
             let claim = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
-            _ = try await within(seconds: 30) { try await paying.value }
+            _ = try await within(seconds: 30) { try await locked.paying.value }
             try await fixture.mineUntil(id, is: "completed", atMost: 2)
             XCTAssertTrue(fixture.hub.backend.verifiedTransactions.contains(claim.txid), "the kernel verified the claim")
             let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
@@ -79,16 +74,11 @@ final class RecoverySubmarineScanTests: XCTestCase {
         let fixture = try await SubmarineEngineHubFixture()
         let engine = try fixture.engine()
         do {
-            let invoice = try await fixture.payeeInvoice(amountSat: amount)
-            let offer = try await fixture.offer()
-            let paying = Task { try await engine.pay(invoice: invoice, via: offer, contractType: type) }
-            let id = try await swapID(fixture)
-            try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 3)
-            let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-            let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+            let locked = try await fixture.confirmedLock(engine, amount: amount, type: type)
+            let (id, swap, lock) = (locked.id, locked.swap, locked.lock)
             try fixture.hub.mine(max(0, Int(swap.contract.terms.timeoutHeight) - fixture.hub.height))
             try await fixture.mineUntil(id, is: "refunded", atMost: 4)
-            _ = try? await paying.value
+            _ = try? await locked.paying.value
             let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
             let state = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
             let refund = try XCTUnwrap(try SubmarineClientState(kind: state.kind, data: state.data).refund)
@@ -109,10 +99,5 @@ final class RecoverySubmarineScanTests: XCTestCase {
             throw error
         }
         await fixture.shutDown(engine)
-    }
-
-    private func swapID(_ fixture: SubmarineEngineHubFixture) async throws -> String {
-        try await clientEventually("the swap is recorded") { try await !fixture.store.allSwaps(limit: 1).isEmpty }
-        return try await XCTUnwrapAsync(try await fixture.store.allSwaps(limit: 1).first).id
     }
 }
