@@ -100,6 +100,9 @@ public struct SwapRecreator: Sendable {
             for (kind, data) in events {
                 _ = try await store.append(kind, data: data, isFinal: false, to: record.id, at: at)
             }
+        } catch .duplicateSwap {
+            // Already re-created (a contact's list came first) or never lost: its engine has it.
+            throw .nothingToRecover("swap \(record.id) is already in the database")
         } catch {
             throw .store(error)
         }

@@ -177,6 +177,8 @@ final class RecoverySubmarineRecreateTests: XCTestCase {
                                              fromHeight: 0, nowUnix: 1)
             let written = try await fresh.allSwaps(limit: 10)
             XCTAssertEqual(written.map(\.id), [id])
+            let twice = await refusal(parameters)
+            XCTAssertTrue(twice.contains("already in the database"), twice)
         } catch {
             await fixture.shutDown(engine)
             throw error
