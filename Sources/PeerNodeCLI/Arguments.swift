@@ -19,7 +19,8 @@ struct Arguments {
     static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
                                                  "contract-type", "quote", "from-height", "gap-limit", "contract",
                                                  "max-fee", "from", "since"]
-    static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh", "replace", "yes", "version"]
+    static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh", "replace", "yes", "version",
+                                           "no-contacts"]
 
     static func parse(_ words: [String]) throws(UsageError) -> Arguments {
         var parsed = Arguments()

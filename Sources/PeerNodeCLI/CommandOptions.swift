@@ -16,7 +16,7 @@ enum CommandOptions {
         "offers": ["refresh"],
         "swaps": ["limit"],
         "report": ["since"],
-        "recover": ["from-height", "gap-limit", "contract"],
+        "recover": ["from-height", "gap-limit", "contract", "no-contacts"],
         "pay": ["contract-type", "quote", "yes", "max-fee", "from"],
         "swap-out": ["to", "contract-type", "yes", "max-fee"],
         "swap-in": ["contract-type", "yes"],

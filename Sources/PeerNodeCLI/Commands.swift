@@ -135,9 +135,10 @@ enum Commands {
             return ControlMessage.Request(command: "swap.refund", args: .object(["id": .string(id)]))
         } render: { Render.generic($0) },
         remote(["recover"], "Find this seed's swaps on chain after losing the database; re-create one from its contract.",
-               "[--from-height <n>] [--gap-limit <n>] [--contract <json>|@<file>]", details: recoverDetails) { arguments in
+               "[--from-height <n>] [--gap-limit <n>] [--contract <json>|@<file>] [--no-contacts]", details: recoverDetails) { arguments in
             try CLICommand.noExtraPositionals(arguments, 0, command: "recover")
             var args: [String: JSONValue] = [:]
+            if arguments.flags.contains("no-contacts") { args["ask_contacts"] = .bool(false) }
             if let height = arguments.options["from-height"] {
                 // Height 0 is a valid start, so this is not read as satoshis.
                 guard let value = Int64(height), value >= 0 else {
@@ -222,8 +223,10 @@ enum Commands {
     static let recoverDetails = [
         "Scans blocks from --from-height (default 0 on regtest; required elsewhere) for spends of contracts made",
         "with this seed's swap keys and reports each with its swap index and role; a provider's held invoice is",
-        "settled with a preimage a claim revealed. A lock not yet spent needs --contract (the SwapAccept and terms",
-        "the swap had): its record is re-created and the engine claims or refunds it. See docs/RECOVERY.md.",
+        "settled with a preimage a claim revealed. Then every saved contact is asked for the on-chain -> Lightning",
+        "swaps it holds with this node (add your contacts again first; --no-contacts skips this): each one checked",
+        "against this seed and the chain is re-created, and its engine refunds or claims it. Any other lock not yet",
+        "spent needs --contract (the SwapAccept and terms the swap had). See docs/RECOVERY.md.",
     ]
 
     private static func remote(_ words: [String], _ abstract: String, _ usage: String, details: [String] = [],

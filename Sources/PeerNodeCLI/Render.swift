@@ -107,6 +107,13 @@ enum Render {
         let list = result["swaps"]?.arrayValue ?? []
         let payments = result["payments"]?.arrayValue ?? []
         var out = list.isEmpty ? "no swaps" : swapTable(list)
+        // Paid submarine swaps: the preimage is the payer's proof, too long for the table.
+        let proofs = list.filter { $0["preimage"]?.stringValue != nil }
+        if !proofs.isEmpty {
+            out += "\n\nproofs of payment (preimage, and where it was learned):\n"
+            out += proofs.map { "  \(String(text($0["id"]).prefix(12)))  \(text($0["preimage"])) (\(text($0["preimage_source"])))" }
+                .joined(separator: "\n")
+        }
         let onLightning = payments.filter { $0["route"]?.stringValue == "direct_lightning" }
         let fromSavings = payments.filter { $0["route"]?.stringValue != "direct_lightning" }
         if !fromSavings.isEmpty {
@@ -157,6 +164,9 @@ enum Render {
         if let fee = contract?["quote"]?["service_fee_sat"] { pairs.append(("service fee", sats(fee))) }
         pairs.append(("peer", text(swap?["peer"])))
         if let created = swap?["created_at"]?.int64Value { pairs.append(("created", JSONNaming.iso8601(created))) }
+        if let proof = result["proof_of_payment"], let preimage = proof["preimage"]?.stringValue {
+            pairs.append(("preimage", "\(preimage) (proof of payment, from \(text(proof["preimage_source"])))"))
+        }
         var out = fields(pairs)
         out += "\n\ntimeline:\n"
         let events = result["events"]?.arrayValue ?? []

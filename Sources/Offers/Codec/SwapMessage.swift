@@ -24,6 +24,8 @@ public enum SwapMessage: Sendable, Equatable {
     case invoice(Signed<ContactInvoice>)
     case coopClaimRequest(CoopClaimRequest)
     case coopClaimSigned(CoopClaimSigned)
+    case swapListRequest(SwapListRequest)
+    case swapList(SwapList)
 
     /// Every `type` this node reads.
     public static let knownTypes: [String] = [
@@ -32,7 +34,7 @@ public enum SwapMessage: Sendable, Equatable {
         SwapStatusSnapshot.messageType, SwapStatusUpdate.messageType, Reject.messageType,
         PreimagePush.messageType, EndpointsRequest.messageType, Endpoints.messageType,
         ContactInvoiceRequest.messageType, ContactInvoice.messageType, CoopClaimRequest.messageType,
-        CoopClaimSigned.messageType,
+        CoopClaimSigned.messageType, SwapListRequest.messageType, SwapList.messageType,
     ]
 
     public init(bytes: [UInt8]) throws(OffersError) {
@@ -63,6 +65,8 @@ public enum SwapMessage: Sendable, Equatable {
         case ContactInvoice.messageType: self = .invoice(try Signed(json: value))
         case CoopClaimRequest.messageType: self = .coopClaimRequest(try CoopClaimRequest(json: value))
         case CoopClaimSigned.messageType: self = .coopClaimSigned(try CoopClaimSigned(json: value))
+        case SwapListRequest.messageType: self = .swapListRequest(try SwapListRequest(json: value))
+        case SwapList.messageType: self = .swapList(try SwapList(json: value))
         default: throw .unknownMessageType
         }
     }
@@ -96,6 +100,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .invoice(let message): return message.json
         case .coopClaimRequest(let message): return message.json
         case .coopClaimSigned(let message): return message.json
+        case .swapListRequest(let message): return message.json
+        case .swapList(let message): return message.json
         }
     }
 
@@ -122,6 +128,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .invoice(let message): return message.body.requestID
         case .coopClaimRequest(let message): return message.requestID
         case .coopClaimSigned(let message): return message.requestID
+        case .swapListRequest(let message): return message.requestID
+        case .swapList(let message): return message.requestID
         case .swapStatusUpdate, .preimagePush: return nil
         }
     }

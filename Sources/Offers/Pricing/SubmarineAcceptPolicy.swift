@@ -11,10 +11,12 @@ import Transport
 public struct SubmarineAcceptPolicy: Sendable, Hashable {
     public init() {}
 
-    /// Returns the verified contract (roles `submarine`), ready to lock into.
+    /// Returns the verified contract (roles `submarine`), ready to lock into. `tipHeight`
+    /// nil skips only the accept window: recovery (docs/RECOVERY.md) checks an accept long
+    /// after it was received, when the tip has moved past that window.
     public func check(_ signed: Signed<SubmarineSwapAccept>, quote: Quote, request: SubmarineSwapRequest,
                       invoicePaymentHash: [UInt8], provider: Pubky, network: Network,
-                      tipHeight: UInt32) throws(OffersError) -> SwapContract {
+                      tipHeight: UInt32?) throws(OffersError) -> SwapContract {
         try signed.verify(by: provider)
         let accept = signed.body
         guard quote.swapDirection == .onchainToLightning else { throw .acceptMismatch("the quote is not for onchain_to_ln") }
@@ -38,7 +40,7 @@ public struct SubmarineAcceptPolicy: Sendable, Hashable {
             try request.scriptType.checkOfferable()
             let timelocks = try TimelockPolicy(requiredConfirmations: quote.requiredConfirmations,
                                                htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
-            try timelocks.checkAccept(timeoutHeight: accept.timeoutHeight, tipHeight: tipHeight)
+            if let tipHeight { try timelocks.checkAccept(timeoutHeight: accept.timeoutHeight, tipHeight: tipHeight) }
             let terms = try SwapTerms(network: network, paymentHash: invoicePaymentHash,
                                       claimPublicKey: accept.claimPublicKey, refundPublicKey: request.refundPublicKey,
                                       timeoutHeight: accept.timeoutHeight, roles: .submarine)

@@ -23,6 +23,12 @@ struct ControlArgs {
         return text
     }
 
+    func optionalBool(_ name: String) throws(ControlError) -> Bool? {
+        guard let field = value[name], field != .null else { return nil }
+        guard let flag = field.boolValue else { throw .invalidRequest("\(command): \"\(name)\" must be true or false") }
+        return flag
+    }
+
     /// A positive amount in satoshis (at most 21 million BTC).
     func amount(_ name: String) throws(ControlError) -> Int64 {
         guard let field = value[name] else { throw .invalidRequest("\(command) needs \"\(name)\" (satoshis)") }

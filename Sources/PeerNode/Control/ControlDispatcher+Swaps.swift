@@ -1,3 +1,4 @@
+import Bitcoin
 import Transport
 
 extension ControlDispatcher {
@@ -16,6 +17,7 @@ extension ControlDispatcher {
                     row["peer_name"] = .string(contact.name)
                 }
                 row.merge(Self.summary(of: record)) { _, new in new }
+                row.merge(Self.proofOfPayment(record, last: last)) { _, new in new }
                 rows.append(.object(row))
             }
             // Direct payments (savings, Lightning) are no swaps; listed beside them so `swaps` accounts for all.
@@ -34,7 +36,9 @@ extension ControlDispatcher {
             let events = try await services.store.events(of: id)
             // A client's unconfirmed claim holds the preimage in its witness: withheld (L-5).
             let data = record.role == .client ? ClientSwapDisplay.shown(events) : events.map(\.data)
+            let proof = Self.proofOfPayment(record, last: events.last)
             return .object([
+                "proof_of_payment": proof.isEmpty ? .null : .object(proof),
                 "swap": .object(["id": .string(record.id), "role": .string(record.role.rawValue),
                                  "swap_index": .integer(record.swapIndex), "peer": .string(record.peer),
                                  "created_at": .integer(record.createdAt), "contract": record.contract]),
@@ -48,6 +52,22 @@ extension ControlDispatcher {
         } catch {
             throw .failed("\(error)")
         }
+    }
+
+    /// The proof of payment of a submarine client swap: the preimage (SHA-256 = the
+    /// invoice's payment hash) and where it was learned (`claim`, `settled_invoice`,
+    /// `provider_status`), from `paid` on. Shown once paid rather than once the claim is
+    /// public: the invoice is settled by then, so the preimage moves no money any more (the
+    /// lock's claim path still needs the provider's signature), and a swap-in learns it from
+    /// its own settled invoice before the provider's claim is mined. Only a submarine client's
+    /// state carries one: a reverse client's preimage is never in its events, and the claim
+    /// whose witness holds it is withheld until it confirms (`ClientSwapDisplay`).
+    static func proofOfPayment(_ record: SwapRecord, last: SwapEvent?) -> [String: JSONValue] {
+        guard record.role == .client, SubmarineClientRecord.isSubmarine(record.contract),
+              let hash = record.contract["payment_hash"]?.stringValue.flatMap({ [UInt8](hex: $0) }),
+              let hex = last?.data["preimage"]?.stringValue, let preimage = [UInt8](hex: hex), preimage.count == 32,
+              SHA256.hash(preimage) == hash else { return [:] }
+        return ["preimage": .string(hex), "preimage_source": last?.data["preimage_source"] ?? .null]
     }
 
     /// What `swaps` shows of a swap's contract: its kind, the amount, where it goes and the

@@ -239,7 +239,9 @@ public final class NodeDaemon: Sendable {
                                     handlers: NodePeerHandlers.make(wallet: wallet, network: config.network, desk: desk,
                                                                     engines: engines, servesPeer: servesPeer,
                                                                     invoiceDesk: invoiceDesk,
-                                                                    acceptsOnchain: config.acceptOnchain),
+                                                                    acceptsOnchain: config.acceptOnchain,
+                                                                    swapList: SwapListDesk(store: store, identity: identity,
+                                                                                           network: config.network)),
                                     isProtected: { protectedPeers.contains($0) })
         let dialer = PeerDialer(identity: identity, loop: loop)
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in

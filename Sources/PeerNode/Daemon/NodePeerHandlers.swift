@@ -28,6 +28,8 @@ final class SwapEnginesBox: Sendable {
 /// - swap requests and pushes: the provider engine (a node without one answers
 ///   `not_found`: it runs no provider); onchain_to_ln SwapRequests and the status of its
 ///   swaps: the submarine engine when `submarine=1`, else `unsupported_direction`;
+/// - `SwapListRequest`: the `onchain_to_ln` swaps this node holds with the asker, as
+///   provider or client (`SwapListDesk`), to anyone: each peer learns only its own swaps;
 /// - a reply or a push sent where a request belongs (an `Offer`, a `Reject`, a
 ///   `SwapStatusUpdate` with a `request_id`...): `invalid_request` naming it, whatever the
 ///   node runs (docs/TRANSPORT.md).
@@ -40,7 +42,8 @@ enum NodePeerHandlers {
 
     static func make(wallet: Wallet, network: Network, desk: ProviderDesk?, engines: SwapEnginesBox,
                      servesPeer: ServesPeer? = nil, limiter: PeerRequestLimiter = PeerRequestLimiter(),
-                     invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true) -> PeerHandlers {
+                     invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true,
+                     swapList: SwapListDesk? = nil) -> PeerHandlers {
         PeerHandlers(onRequest: { request, peer in
             // One peer's request rate is its own: over its share it is told when to retry.
             if let waitMilliseconds = limiter.take(peer, nowMilliseconds: MonotonicClock.milliseconds()) {
@@ -49,7 +52,8 @@ enum NodePeerHandlers {
                               reason: "too many requests from this peer; retry in \(waitMilliseconds) ms").encoded
             }
             return await answer(request, from: peer, wallet: wallet, network: network, desk: desk, engines: engines,
-                                servesPeer: servesPeer, invoiceDesk: invoiceDesk, acceptsOnchain: acceptsOnchain)
+                                servesPeer: servesPeer, invoiceDesk: invoiceDesk, acceptsOnchain: acceptsOnchain,
+                                swapList: swapList)
         }, onPush: { message, peer in
             if let servesPeer, await !servesPeer(peer) { return }
             await engines.current.provider?.receive(push: message, from: peer)
@@ -58,7 +62,8 @@ enum NodePeerHandlers {
 
     static func answer(_ request: [UInt8], from peer: Pubky, wallet: Wallet, network: Network, desk: ProviderDesk?,
                        engines: SwapEnginesBox, servesPeer: ServesPeer? = nil,
-                       invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true) async -> [UInt8] {
+                       invoiceDesk: ContactInvoiceDesk? = nil, acceptsOnchain: Bool = true,
+                       swapList: SwapListDesk? = nil) async -> [UInt8] {
         let envelope = try? MessageEnvelope.parse(request)
         let requestID = envelope?.requestID ?? "unknown"
         if let type = envelope?.type, let role = notRequests[type] {
@@ -99,6 +104,10 @@ enum NodePeerHandlers {
             // a payer that asks anyway learns plainly that it takes no Lightning payments.
             guard let invoiceDesk else { return Reject(requestID: invoiceRequest.requestID, error: .noLightning).encoded }
             return await invoiceDesk.answer(invoiceRequest, from: peer)
+        case .swapListRequest(let listRequest):
+            // Open to every peer, contacts-only or not: the answer lists only the asker's swaps.
+            guard let swapList else { return Reject(requestID: requestID, error: .swapNotFound).encoded }
+            return await swapList.answer(listRequest, from: peer)
         case .submarineSwapRequest(let submarineRequest):
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
             guard desk != nil else {
@@ -140,6 +149,7 @@ enum NodePeerHandlers {
         Reject.messageType: "in answer to a request",
         SwapStatusUpdate.messageType: "as a push, without a request_id",
         PreimagePush.messageType: "as a push, without a request_id",
+        SwapList.messageType: "in answer to a SwapListRequest",
     ]
 
     private static func contactsOnly(_ requestID: String) -> [UInt8] {

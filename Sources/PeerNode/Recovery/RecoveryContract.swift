@@ -77,16 +77,14 @@ public struct RecoveryContract: Sendable {
     /// record keeps so the engine derives the same keys.
     func checkOwnership(_ keyChain: SwapKeyChain) throws(RecoveryError) -> SwapKeyScheme {
         let body = accept.body
-        for scheme in SwapKeyScheme.allCases {
-            let secrets: SwapSecrets
-            do { secrets = try keyChain.secrets(index: index, scheme: scheme) } catch { throw .keys("\(error)") }
+        let role = self.role
+        let scheme = try keyChain.scheme(at: index) { secrets in
             switch role {
-            case .client:
-                if body.claimPublicKey == secrets.claimKey.publicKey, body.paymentHash == secrets.paymentHash { return scheme }
-            case .provider:
-                if body.refundPublicKey == secrets.refundKey.publicKey { return scheme }
+            case .client: return body.claimPublicKey == secrets.claimKey.publicKey && body.paymentHash == secrets.paymentHash
+            case .provider: return body.refundPublicKey == secrets.refundKey.publicKey
             }
         }
+        if let scheme { return scheme }
         switch role {
         case .client: throw .invalidContract("the accept's claim key and payment hash are not ours for index \(index)")
         case .provider: throw .invalidContract("the accept's refund key is not ours for index \(index)")

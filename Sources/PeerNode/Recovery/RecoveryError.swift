@@ -5,6 +5,9 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
     case chain(ChainBackendError)
     case store(StoreError)
     case keys(String)
+    /// The Lightning node could not be asked (a submarine provider's recovery asks it
+    /// whether the invoice was paid).
+    case lightning(String)
     /// The `--contract` parameters do not read, or do not describe a swap of this seed.
     case invalidContract(String)
     /// No output paying the contract was found in the scanned blocks.
@@ -21,6 +24,7 @@ public enum RecoveryError: Error, Sendable, CustomStringConvertible {
         case .chain(let error): return "chain backend: \(error)"
         case .store(let error): return "store: \(error)"
         case .keys(let reason): return "cannot derive the swap keys: \(reason)"
+        case .lightning(let reason): return "Lightning node: \(reason)"
         case .invalidContract(let reason): return "the contract parameters are not usable: \(reason)"
         case .lockNotFound(let address, let height):
             return "no lock paying \(address) was found from height \(height); scan from an earlier height"

@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Lightning
 import Offers
 import Transport
 
@@ -21,35 +22,32 @@ public struct SwapRecreator: Sendable {
         public let lockValue: Int64
         /// The event kind the engine resumes from.
         public let resumesAt: String
+        /// The swap's direction: which engine resumes it.
+        public let roles: ContractRoles
     }
 
-    private let keyChain: SwapKeyChain
-    private let chain: any ChainBackend
-    private let store: any SwapStore
+    let keyChain: SwapKeyChain
+    let chain: any ChainBackend
+    let store: any SwapStore
+    /// The node's Lightning node: a recovered submarine provider swap asks it whether the
+    /// invoice was paid (and for the preimage). Reverse swaps do not need it.
+    let lightning: (any LightningBackend)?
 
-    public init(seed: [UInt8], network: Network, chain: any ChainBackend, store: any SwapStore) throws(RecoveryError) {
+    public init(seed: [UInt8], network: Network, chain: any ChainBackend, store: any SwapStore,
+                lightning: (any LightningBackend)? = nil) throws(RecoveryError) {
         guard chain.servesWholeBlocks else { throw .needsWholeBlocks }
         do { keyChain = try SwapKeyChain(seed: seed, network: network) } catch { throw .keys("\(error)") }
         self.chain = chain
         self.store = store
+        self.lightning = lightning
     }
 
     public func recreate(_ parameters: RecoveryContract, fromHeight: Int, nowUnix: UInt64) async throws(RecoveryError) -> Outcome {
         let scheme = try parameters.checkOwnership(keyChain)
-        let sighting = try await findLock(parameters.contract, fromHeight: fromHeight)
-        let lock = sighting.output
-        let tip = try await call { () async throws(ChainBackendError) in try await chain.tip() }
-        let spend = try await findSpend(of: lock.outPoint, fromHeight: sighting.height ?? tip.height)
+        let (sighting, tip, spend) = try await locate(parameters.contract, fromHeight: fromHeight,
+                                                      amount: parameters.accept.body.amountSat)
         let record = SwapRecord(id: parameters.swapID, role: parameters.role, swapIndex: parameters.index, keyScheme: scheme,
                                 peer: parameters.peer, createdAt: Int64(nowUnix), contract: parameters.recordContract)
-        var found: [String: JSONValue] = [
-            "lock_txid": .string(lock.outPoint.txid.hex), "lock_vout": .integer(lock.outPoint.index),
-            "lock_value_sat": .integer(lock.value), "tip_height": .integer(tip.height),
-            "address": .string(parameters.contract.encodedAddress),
-        ]
-        if let height = sighting.height { found["lock_height"] = .integer(height) }
-        if let spend { found["spent_by"] = .string(spend.txid.hex) }
-
         let confirmations = sighting.height.map { tip.height - $0 + 1 } ?? 0
         let events: [(String, JSONValue)]
         switch parameters.role {
@@ -59,22 +57,56 @@ public struct SwapRecreator: Sendable {
         case .provider:
             events = try providerEvents(parameters, sighting: sighting, spend: spend, tipHeight: tip.height)
         }
-        let at = Int64(nowUnix)
+        let reservedHash = parameters.role == .client ? try? keyChain.paymentHash(index: parameters.index, scheme: scheme) : nil
+        try await write(record, found: found(parameters.contract, sighting: sighting, tip: tip, spend: spend), events: events,
+                        reservingHash: reservedHash, at: Int64(nowUnix))
+        return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, scheme: scheme,
+                       lock: sighting.output.outPoint, lockValue: sighting.output.value, resumesAt: events.last?.0 ?? "recovered",
+                       roles: .reverse)
+    }
+
+    /// The lock paying `contract` (`amount` sat, as agreed), the tip, and the lock's spend if any.
+    func locate(_ contract: SwapContract, fromHeight: Int,
+                amount: Int64) async throws(RecoveryError) -> (LockSighting, ChainTip, Transaction?) {
+        let sighting = try await findLock(contract, fromHeight: fromHeight, amount: amount)
+        let tip = try await call { () async throws(ChainBackendError) in try await chain.tip() }
+        let spend = try await findSpend(of: sighting.output.outPoint, fromHeight: sighting.height ?? tip.height)
+        return (sighting, tip, spend)
+    }
+
+    /// What the chain showed, for the record's first event (`recovered`).
+    func found(_ contract: SwapContract, sighting: LockSighting, tip: ChainTip, spend: Transaction?) -> [String: JSONValue] {
+        let lock = sighting.output
+        var found: [String: JSONValue] = [
+            "lock_txid": .string(lock.outPoint.txid.hex), "lock_vout": .integer(lock.outPoint.index),
+            "lock_value_sat": .integer(lock.value), "tip_height": .integer(tip.height),
+            "address": .string(contract.encodedAddress),
+        ]
+        if let height = sighting.height { found["lock_height"] = .integer(height) }
+        if let spend { found["spent_by"] = .string(spend.txid.hex) }
+        return found
+    }
+
+    /// Writes the re-created record: `recovered` with what was found, then the engine's
+    /// events; moves the index counter past the swap's index.
+    func write(_ record: SwapRecord, found: [String: JSONValue], events: [(String, JSONValue)], reservingHash: [UInt8]?,
+               at: Int64) async throws(RecoveryError) {
         do {
-            if parameters.role == .client, let hash = try? keyChain.paymentHash(index: parameters.index, scheme: scheme) {
+            if let reservingHash {
                 // Never offered again (audit H-5), like the hashes of swaps this node made.
-                try await ClientPaymentHashIndex.record(hash, swapID: record.id, store: store)
+                try await ClientPaymentHashIndex.record(reservingHash, swapID: record.id, store: store)
             }
             _ = try await store.create(record, firstEvent: "recovered", data: .object(found), at: at)
             for (kind, data) in events {
                 _ = try await store.append(kind, data: data, isFinal: false, to: record.id, at: at)
             }
+        } catch .duplicateSwap {
+            // Already re-created (a contact's list came first) or never lost: its engine has it.
+            throw .nothingToRecover("swap \(record.id) is already in the database")
         } catch {
             throw .store(error)
         }
-        try await SwapIndexAdvance.advance(store, past: parameters.index)
-        return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, scheme: scheme, lock: lock.outPoint,
-                       lockValue: lock.value, resumesAt: events.last?.0 ?? "recovered")
+        try await SwapIndexAdvance.advance(store, past: record.swapIndex)
     }
 
     // MARK: the engines' resume points
@@ -130,24 +162,36 @@ public struct SwapRecreator: Sendable {
         let fee: Int64
     }
 
-    /// The output paying the contract, in blocks from `fromHeight` or the mempool.
-    private func findLock(_ contract: SwapContract, fromHeight: Int) async throws(RecoveryError) -> LockSighting {
+    /// The output paying the contract, in blocks from `fromHeight` or the mempool: the first
+    /// of exactly `amount` sat (the agreed lock), else the largest. Anyone may pay the
+    /// address once it is known, and a counterparty knows it before the lock: a first
+    /// dust payment must not stand in for the lock.
+    func findLock(_ contract: SwapContract, fromHeight: Int, amount: Int64) async throws(RecoveryError) -> LockSighting {
         let script = contract.scriptPubKey
-        func paying(_ transaction: Transaction) -> Int? { transaction.outputs.firstIndex { $0.scriptPubKey == script } }
-        var found: (Transaction, Int, Int?)?
+        var found: [(transaction: Transaction, index: Int, height: Int?)] = []
         try await eachTransaction(fromHeight: fromHeight) { transaction, height in
-            if found == nil, let index = paying(transaction) { found = (transaction, index, height) }
+            for (index, output) in transaction.outputs.enumerated() where output.scriptPubKey == script {
+                found.append((transaction, index, height))
+            }
         }
-        guard let (transaction, index, height) = found else {
+        guard let pick = Self.preferred(found.map { $0.transaction.outputs[$0.index].value }, amount: amount) else {
             throw .lockNotFound(address: contract.encodedAddress, fromHeight: fromHeight)
         }
-        let output = LockOutput(outPoint: OutPoint(txid: transaction.txid, index: UInt32(index)),
-                                value: transaction.outputs[index].value)
-        return LockSighting(transaction: transaction, output: output, height: height, fee: await fee(of: transaction))
+        let chosen = found[pick]
+        let output = LockOutput(outPoint: OutPoint(txid: chosen.transaction.txid, index: UInt32(chosen.index)),
+                                value: chosen.transaction.outputs[chosen.index].value)
+        return LockSighting(transaction: chosen.transaction, output: output, height: chosen.height,
+                            fee: await fee(of: chosen.transaction))
+    }
+
+    /// Which of the payments to a contract (their values, in chain order) is the lock: the
+    /// first of exactly `amount`, else the largest; nil when there is none.
+    static func preferred(_ values: [Int64], amount: Int64) -> Int? {
+        values.firstIndex(of: amount) ?? values.indices.max { values[$0] < values[$1] }
     }
 
     /// The transaction spending `outpoint`, if any (gettxout first: an unspent lock needs no scan).
-    private func findSpend(of outpoint: OutPoint, fromHeight: Int) async throws(RecoveryError) -> Transaction? {
+    func findSpend(of outpoint: OutPoint, fromHeight: Int) async throws(RecoveryError) -> Transaction? {
         let unspent = try await call { () async throws(ChainBackendError) in
             try await chain.unspentOutput(outpoint, includeMempool: true)
         }
@@ -159,7 +203,7 @@ public struct SwapRecreator: Sendable {
         return spend
     }
 
-    private func eachTransaction(fromHeight: Int, _ body: (Transaction, Int?) -> Void) async throws(RecoveryError) {
+    func eachTransaction(fromHeight: Int, _ body: (Transaction, Int?) -> Void) async throws(RecoveryError) {
         let tip = try await call { () async throws(ChainBackendError) in try await chain.tip() }
         let start = max(0, fromHeight)
         if start <= tip.height {
@@ -177,7 +221,7 @@ public struct SwapRecreator: Sendable {
         }
     }
 
-    private func fee(of transaction: Transaction) async -> Int64 {
+    func fee(of transaction: Transaction) async -> Int64 {
         var inputs: Int64 = 0
         for input in transaction.inputs {
             guard let parent = try? await chain.transaction(input.previousOutput.txid)?.transaction,
@@ -187,7 +231,7 @@ public struct SwapRecreator: Sendable {
         return max(0, inputs - transaction.outputs.reduce(0) { $0 + $1.value })
     }
 
-    private func call<T>(_ body: () async throws(ChainBackendError) -> T) async throws(RecoveryError) -> T {
+    func call<T>(_ body: () async throws(ChainBackendError) -> T) async throws(RecoveryError) -> T {
         do { return try await body() } catch { throw .chain(error) }
     }
 }

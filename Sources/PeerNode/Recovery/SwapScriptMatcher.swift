@@ -6,20 +6,29 @@ import HTLC
 /// counterparty's key and the timeout; without it, these are read from the witness and the
 /// parts that are ours are matched against keys derived from the seed.
 ///
-/// - Taproot claim leaf: holds HASH160(preimage) and the client's key. As the client, the
-///   key is ours. As the provider, our refund key is not in the claim leaf, but the control
-///   block's internal key is KeyAgg(provider refund key, client claim key): trying our
-///   refund key of each index with the revealed client key (both parities, since the leaf
-///   holds only its x) finds the index.
-/// - Taproot refund leaf: holds the provider's key (ours as provider); as the client, the
-///   internal key is matched the same way with our claim key.
-/// - P2WSH: the witness script holds both full keys and the payment hash.
+/// Which of our keys a swap used says our side: a reverse client claims with its claim key
+/// and its own preimage; a submarine provider claims with its claim key and the payee's
+/// preimage; a reverse provider and a submarine client both refund with their refund key.
+/// One index serves one swap, so each key of an index has one use.
+///
+/// - Taproot claim leaf: holds HASH160(preimage) and the claimer's key. Our claim key with
+///   our own hash: reverse client; our claim key with another hash: submarine provider.
+///   Otherwise the control block's internal key, KeyAgg(provider, client) in that order,
+///   is tried with our refund key of each index and the revealed key (both parities, since
+///   the leaf holds only its x): ours first is a reverse provider's lock, ours second a
+///   submarine client's (KeyAgg is not symmetric, so the order tells them apart).
+/// - Taproot refund leaf: holds the refunder's key. Ours: a lock we made (`.locker`: the
+///   leaf cannot say in which direction). Otherwise the internal key with our claim key:
+///   second is a reverse client's, first a submarine provider's.
+/// - P2WSH: the witness script holds both full keys and the payment hash: our claim key
+///   with our hash (reverse client) or another (submarine provider), or our refund key
+///   (`.locker`).
 struct SwapScriptMatcher {
     /// A script-path or P2WSH spend read out of an input's witness, before matching.
     struct Candidate: Sendable {
         enum Script: Sendable {
-            case taprootClaim(hash160: [UInt8], clientXOnly: [UInt8], internalKey: [UInt8])
-            case taprootRefund(providerXOnly: [UInt8], internalKey: [UInt8])
+            case taprootClaim(hash160: [UInt8], claimerXOnly: [UInt8], internalKey: [UInt8])
+            case taprootRefund(refunderXOnly: [UInt8], internalKey: [UInt8])
             case p2wsh(paymentHash: [UInt8], claimKey: [UInt8], refundKey: [UInt8], isClaim: Bool, sized: Bool)
 
             var isTaproot: Bool {
@@ -68,10 +77,10 @@ struct SwapScriptMatcher {
             let internalKey = Array(control[1..<33])
             if leaf.count == 61, leaf[0..<6] == [0x82, 0x01, 0x20, 0x88, 0xa9, 0x14], leaf[26] == 0x88,
                leaf[27] == 0x20, leaf[60] == 0xac, stack.count == 4 {
-                return .taprootClaim(hash160: Array(leaf[6..<26]), clientXOnly: Array(leaf[28..<60]), internalKey: internalKey)
+                return .taprootClaim(hash160: Array(leaf[6..<26]), claimerXOnly: Array(leaf[28..<60]), internalKey: internalKey)
             }
             if leaf.count >= 36, leaf.count <= 42, leaf[0] == 0x20, leaf[33] == 0xad, leaf.last == 0xb1, stack.count == 3 {
-                return .taprootRefund(providerXOnly: Array(leaf[1..<33]), internalKey: internalKey)
+                return .taprootRefund(refunderXOnly: Array(leaf[1..<33]), internalKey: internalKey)
             }
             return nil
         }
@@ -108,7 +117,7 @@ struct SwapScriptMatcher {
 
     /// Matches a candidate against our keys; nil when it is not ours.
     static func match(_ candidate: Candidate, keys: RecoveryKeyTable) -> RecoveredSpend? {
-        func spend(_ index: UInt32, _ role: SwapRole, _ kind: RecoveredSpend.Kind, _ type: ContractType,
+        func spend(_ index: UInt32, _ side: RecoveredSpend.Side, _ kind: RecoveredSpend.Kind, _ type: ContractType,
                    paymentHash: [UInt8]) -> RecoveredSpend? {
             var preimage: [UInt8]?
             if kind == .claim {
@@ -117,41 +126,61 @@ struct SwapScriptMatcher {
                       SHA256.hash(candidate.stack[1]) == paymentHash else { return nil }
                 preimage = candidate.stack[1]
             }
-            return RecoveredSpend(index: index, scheme: keys.scheme, role: role, kind: kind, contractType: type, lock: candidate.lock,
-                                  spendingTxid: candidate.spendingTxid, height: candidate.height,
+            return RecoveredSpend(index: index, scheme: keys.scheme, side: side, kind: kind, contractType: type,
+                                  lock: candidate.lock, spendingTxid: candidate.spendingTxid, height: candidate.height,
                                   paymentHash: paymentHash, preimage: preimage)
         }
         switch candidate.script {
-        case .taprootClaim(let hash160, let clientXOnly, let internalKey):
-            if let index = keys.claimIndex(xOnly: clientXOnly), keys.entry(index).hash160 == hash160 {
-                return spend(index, .client, .claim, .taprootBoltz, paymentHash: keys.entry(index).paymentHash)
+        case .taprootClaim(let hash160, let claimerXOnly, let internalKey):
+            // The witness's preimage gives the payment hash of any claim that is not our own
+            // reverse claim (the payee's or the client's hash, not derived from our seed).
+            let revealedHash: [UInt8]? = candidate.stack.count == 4
+                && RIPEMD160.hash(SHA256.hash(candidate.stack[1])) == hash160 ? SHA256.hash(candidate.stack[1]) : nil
+            if let index = keys.claimIndex(xOnly: claimerXOnly) {
+                if keys.entry(index).hash160 == hash160 {
+                    return spend(index, .client(.reverse), .claim, .taprootBoltz, paymentHash: keys.entry(index).paymentHash)
+                }
+                guard let revealedHash else { return nil }
+                return spend(index, .provider(.submarine), .claim, .taprootBoltz, paymentHash: revealedHash)
             }
-            // The client made the preimage, so the payment hash comes from the witness itself.
-            guard candidate.stack.count == 4, RIPEMD160.hash(SHA256.hash(candidate.stack[1])) == hash160 else { return nil }
-            let paymentHash = SHA256.hash(candidate.stack[1])
-            for entry in keys.entries where aggregates(provider: [entry.refundKey.compressed], client: fullKeys(clientXOnly),
-                                                      to: internalKey) {
-                return spend(entry.index, .provider, .claim, .taprootBoltz, paymentHash: paymentHash)
+            guard let revealedHash else { return nil }
+            let theirs = fullKeys(claimerXOnly)
+            for entry in keys.entries {
+                let ours = [entry.refundKey.compressed]
+                if aggregates(provider: ours, client: theirs, to: internalKey) {
+                    return spend(entry.index, .provider(.reverse), .claim, .taprootBoltz, paymentHash: revealedHash)
+                }
+                if aggregates(provider: theirs, client: ours, to: internalKey) {
+                    return spend(entry.index, .client(.submarine), .claim, .taprootBoltz, paymentHash: revealedHash)
+                }
             }
             return nil
-        case .taprootRefund(let providerXOnly, let internalKey):
-            if let index = keys.refundIndex(xOnly: providerXOnly) {
-                // Our refund key alone says the lock was ours; the client's key completes the internal key.
-                return spend(index, .provider, .refund, .taprootBoltz, paymentHash: [])
+        case .taprootRefund(let refunderXOnly, let internalKey):
+            if let index = keys.refundIndex(xOnly: refunderXOnly) {
+                // Our refund key alone says the lock was ours; the leaf holds no payment hash.
+                return spend(index, .locker, .refund, .taprootBoltz, paymentHash: [])
             }
-            for entry in keys.entries where aggregates(provider: fullKeys(providerXOnly), client: [entry.claimKey.compressed],
-                                                      to: internalKey) {
-                return spend(entry.index, .client, .refund, .taprootBoltz, paymentHash: entry.paymentHash)
+            let theirs = fullKeys(refunderXOnly)
+            for entry in keys.entries {
+                let ours = [entry.claimKey.compressed]
+                if aggregates(provider: theirs, client: ours, to: internalKey) {
+                    return spend(entry.index, .client(.reverse), .refund, .taprootBoltz, paymentHash: entry.paymentHash)
+                }
+                if aggregates(provider: ours, client: theirs, to: internalKey) {
+                    return spend(entry.index, .provider(.submarine), .refund, .taprootBoltz, paymentHash: [])
+                }
             }
             return nil
         case .p2wsh(let paymentHash, let claimKey, let refundKey, let isClaim, let sized):
             let kind: RecoveredSpend.Kind = isClaim ? .claim : .refund
             let type: ContractType = sized ? .p2wsh : .p2wshUnsized
-            if let index = keys.claimIndex(compressed: claimKey), keys.entry(index).paymentHash == paymentHash {
-                return spend(index, .client, kind, type, paymentHash: paymentHash)
+            if let index = keys.claimIndex(compressed: claimKey) {
+                let side: RecoveredSpend.Side = keys.entry(index).paymentHash == paymentHash
+                    ? .client(.reverse) : .provider(.submarine)
+                return spend(index, side, kind, type, paymentHash: paymentHash)
             }
             if let index = keys.refundIndex(compressed: refundKey) {
-                return spend(index, .provider, kind, type, paymentHash: paymentHash)
+                return spend(index, .locker, kind, type, paymentHash: paymentHash)
             }
             return nil
         }

@@ -159,6 +159,22 @@ extension SQLiteSwapStore: SwapStore {
         }
     }
 
+    public func swaps(withPeer peer: String, limit: Int) throws(StoreError) -> [SwapRecord] {
+        guard limit > 0 else { return [] }
+        return try connection.withStatement("""
+            SELECT id, role, swap_index, peer, created_at, contract, key_scheme FROM swaps WHERE peer = ?1
+            ORDER BY created_at DESC, rowid DESC LIMIT ?2
+            """) { statement throws(StoreError) -> [SwapRecord] in
+            try statement.bind(peer, at: 1)
+            try statement.bind(Int64(clamping: limit), at: 2)
+            var records: [SwapRecord] = []
+            while try statement.step() {
+                records.append(try SwapRows.record(statement))
+            }
+            return records
+        }
+    }
+
     // MARK: Private (each runs inside the caller's transaction)
 
     func nextSwapIndex() throws(StoreError) -> Int64 {

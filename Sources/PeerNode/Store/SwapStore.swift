@@ -33,6 +33,16 @@ public protocol SwapStore: KeyValueStore {
     func unfinishedSwaps(role: SwapRole?) async throws(StoreError) -> [SwapRecord]
     /// Every swap, newest first, at most `limit`.
     func allSwaps(limit: Int) async throws(StoreError) -> [SwapRecord]
+    /// The swaps with `peer` (its pubky, z-base-32), newest first, at most `limit`: what a
+    /// contact's `SwapListRequest` is answered from.
+    func swaps(withPeer peer: String, limit: Int) async throws(StoreError) -> [SwapRecord]
+}
+
+extension SwapStore {
+    /// For stores without an index of their own: every swap, filtered.
+    public func swaps(withPeer peer: String, limit: Int) async throws(StoreError) -> [SwapRecord] {
+        Array(try await allSwaps(limit: Int.max).filter { $0.peer == peer }.prefix(max(0, limit)))
+    }
 }
 
 /// Why the store refused or failed.

@@ -51,7 +51,7 @@ extension Wallet {
             }
             if !state.undoTip() {
                 // Deeper than the undo data kept: start over from the birthday.
-                state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+                state = WalletState(birthdayHeight: birthdayHeight, undoDepth: configuration.undoDepth)
                 seenMempool = []
                 break
             }
@@ -91,9 +91,22 @@ extension Wallet {
             new = keys.watchedScripts.subtracting(toldScripts)
         }
         if let lowest, let applied = state.tip, lowest <= applied.height {
-            state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)
+            state = WalletState(birthdayHeight: birthdayHeight, undoDepth: configuration.undoDepth)
             seenMempool = []
         }
+    }
+
+    /// Starts the wallet over from `height` when that is below its birthday; true when it
+    /// did. After a lost database the birthday (the first run's tip, kept in the database)
+    /// is the new database's, and every coin from before it would stay unseen: `recover
+    /// --from-height` lowers it. Coins reserved by transactions being broadcast stay
+    /// reserved; the next sync reads every block from `height` again.
+    public func lowerBirthday(to height: Int) -> Bool {
+        guard height >= 0, height < birthdayHeight else { return false }
+        birthdayHeight = height
+        state = state.restarted(fromHeight: height)
+        seenMempool = []
+        return true
     }
 
     private func followMempool() async throws(WalletError) {

@@ -15,6 +15,9 @@ import HTLC
 /// the seed and the birthday, the chain keeps the rest.
 public actor Wallet {
     public nonisolated let configuration: WalletConfiguration
+    /// Where a sync from scratch starts: the configuration's birthday, or lower once
+    /// recovery lowered it (`lowerBirthday`).
+    public internal(set) var birthdayHeight: Int
     let backend: any ChainBackend
     var keys: WalletKeys
     var state: WalletState
@@ -48,6 +51,7 @@ public actor Wallet {
 
     public init(seed: [UInt8], configuration: WalletConfiguration, backend: any ChainBackend) throws(WalletError) {
         self.configuration = configuration
+        birthdayHeight = configuration.birthdayHeight
         self.backend = backend
         keys = try WalletKeys(seed: seed, network: configuration.network, gapLimit: configuration.gapLimit)
         state = WalletState(birthdayHeight: configuration.birthdayHeight, undoDepth: configuration.undoDepth)

@@ -44,6 +44,15 @@ public struct WalletState: Sendable {
         self.undoDepth = max(undoDepth, 1)
     }
 
+    /// The same wallet started over from `height`: no block applied, the coins reserved by
+    /// transactions being broadcast still reserved (so no second transaction picks them
+    /// while the blocks are read again).
+    public func restarted(fromHeight height: Int) -> WalletState {
+        var fresh = WalletState(birthdayHeight: height, undoDepth: undoDepth)
+        fresh.reservations = reservations
+        return fresh
+    }
+
     /// The height of the next block to apply.
     public var nextHeight: Int { tip.map { $0.height + 1 } ?? birthdayHeight }
 

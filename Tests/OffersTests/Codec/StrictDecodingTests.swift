@@ -14,6 +14,7 @@ final class StrictDecodingTests: XCTestCase {
         "SwapRequest": ["script_type"],
         "SwapStatusSnapshot": ["lock_txid", "lock_vout"],
         "SwapStatusUpdate": ["lock_txid", "lock_vout"],
+        "SwapListRequest": ["offset"],
     ]
 
     func testEveryMissingRequiredFieldIsInvalidRequest() throws {

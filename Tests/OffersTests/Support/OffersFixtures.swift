@@ -154,7 +154,18 @@ enum Fixtures {
                 Endpoint(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", network: "regtest"),
                 Endpoint.lightning(pubky: provider.pubky, network: "regtest"),
             ])),
+            .swapListRequest(SwapListRequest(requestID: "r9")),
+            .swapListRequest(SwapListRequest(requestID: "r9b", offset: 16)),
+            .swapList(SwapList(requestID: "r9", offset: 0, total: 2, swaps: [swapListEntry(.provider),
+                                                                             swapListEntry(.client, .p2wsh)])),
+            .swapList(SwapList(requestID: "r9b", offset: 16, total: 2, swaps: [])),
         ]
+    }
+
+    /// One swap of a `SwapList`: the accept, the signed quote and the request of one swap.
+    static func swapListEntry(_ role: SwapListEntry.Role, _ type: ContractType = .taprootBoltz) -> SwapListEntry {
+        SwapListEntry(role: role, accept: Signed(signing: submarineAccept(type), with: provider),
+                      quote: Signed(signing: submarineQuote(), with: provider), request: submarineRequest(type))
     }
 
     /// A public nonce from two fixed keys (any two points are a well-formed nonce).

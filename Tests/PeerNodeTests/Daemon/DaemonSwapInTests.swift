@@ -17,11 +17,15 @@ final class DaemonSwapInTests: XCTestCase {
         followerPollMilliseconds: 200, confirmationWaitMilliseconds: 10_000, giveUpSeconds: 600))
     private let amount: Int64 = 20_000
 
+    /// Also: once paid, `swaps` and `swap show` give the preimage and its source (here the
+    /// node's own settled invoice, before any claim is mined), and no route of the status
+    /// API carries it.
     func testSwapInPaysTheNodesOwnInvoiceFromSavings() async throws {
         let fixture = try await DaemonFixture()
         let daveLN = try await fixture.hub.lightning.addNode(name: "dave", balanceSat: 0)
         let providerLN = try await fixture.hub.lightning.addNode(name: "subprov", balanceSat: 1_000_000, plainHTTP: true)
-        let dave = try await fixture.startNode("dave", lightning: daveLN, extra: ["provider=0"], engines: Self.engines)
+        let dave = try await fixture.startNode("dave", lightning: daveLN, extra: ["provider=0", "status_listen=127.0.0.1:0"],
+                                               engines: Self.engines)
         let rpc = fixture.rpc
         let lnd = try await LNDRESTClient.connect(
             configuration: LNDRESTClient.Configuration(host: "127.0.0.1", port: providerLN.port,
@@ -72,6 +76,7 @@ final class DaemonSwapInTests: XCTestCase {
             XCTAssertEqual(result["savings_spent_sat"], .integer(lock.value + lockFee))
             XCTAssertEqual(try fixture.hub.lightning.network.node("dave").balanceMsat - daveBefore, UInt64(amount) * 1_000,
                            "the spending balance grew by exactly the amount")
+            try await proofShown(dave, swapID: swapID, preimage: preimage, source: "settled_invoice", loop: fixture.loop)
 
             _ = try await rpc.call("hub_mine", [.number("1")])
             try await waitFor("the swap completes") { try await self.lastKind(dave, swapID) == "completed" }
@@ -199,6 +204,32 @@ final class DaemonSwapInTests: XCTestCase {
         let preimage = try await provider.payInvoice(of: swap)
         _ = try await provider.claim(swap, lock: lock, preimage: preimage)
         return (swapID, lock, preimage)
+    }
+
+    /// `swaps` and `swap show` name the preimage and its source; the status API's routes
+    /// (`/api/*`, `/metrics`, the dashboard) never carry it.
+    private func proofShown(_ node: HubDaemonNode, swapID: String, preimage: [UInt8], source: String,
+                            loop: EventLoop) async throws {
+        try await waitFor("the swap shows its proof of payment") {
+            let row = try await node.node.result("swaps")["swaps"]?.arrayValue?.first { $0["id"] == .string(swapID) }
+            return row?["preimage"] == .string(preimage.hex)
+        }
+        let row = try await node.node.result("swaps")["swaps"]?.arrayValue?.first { $0["id"] == .string(swapID) }
+        XCTAssertEqual(row?["preimage_source"], .string(source))
+        let shown = try await node.node.result("swap.show", ["id": .string(swapID)])
+        XCTAssertEqual(shown["proof_of_payment"]?["preimage"], .string(preimage.hex))
+        XCTAssertEqual(shown["proof_of_payment"]?["preimage_source"], .string(source))
+        let http = StatusHTTP(port: try XCTUnwrap(node.node.ready.statusPort), loop: loop)
+        let token = try StatusHTTP.token(datadir: node.datadir)
+        for path in StatusAPITests.shapes.map(\.path) + ["/metrics", "/", "/dashboard.js"] {
+            let response = try await http.get(path, bearer: token)
+            XCTAssertEqual(response.status.code, 200, path)
+            let body = String(decoding: response.body, as: UTF8.self).lowercased()
+            XCTAssertFalse(body.contains(preimage.hex), "\(path) carries the preimage")
+        }
+        let swaps = try await http.json("/api/swaps", token: token)
+        XCTAssertTrue(swaps["live"]?.arrayValue?.contains { $0["id"] == .string(swapID) } == true, "the swap is listed there")
+        await http.shutDown()
     }
 
     private func lastKind(_ node: HubDaemonNode, _ id: String) async throws -> String? {

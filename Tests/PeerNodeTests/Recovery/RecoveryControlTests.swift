@@ -1,5 +1,6 @@
 import Foundation
-import PeerNode
+import Offers
+@testable import PeerNode
 import Transport
 import XCTest
 
@@ -16,6 +17,12 @@ final class RecoveryControlTests: XCTestCase {
             XCTAssertEqual(scan["found"], .array([]))
             XCTAssertEqual(scan["indexes_searched"], .integer(Int64(RecoveryScanner.defaultGapLimit)))
             XCTAssertNil(scan["recreated"])
+            XCTAssertEqual(scan["contacts"], .array([]), "no saved contact to ask")
+
+            let quiet = try await node.result("recover", ["ask_contacts": .bool(false)])
+            XCTAssertNil(quiet["contacts"], "--no-contacts asks nobody")
+            let badFlag = try await node.call("recover", ["ask_contacts": .string("yes")])
+            XCTAssertEqual(badFlag.failureCode, "invalid_request")
 
             let narrow = try await node.result("recover", ["gap_limit": .integer(5)])
             XCTAssertEqual(narrow["indexes_searched"], .integer(5))
@@ -29,6 +36,19 @@ final class RecoveryControlTests: XCTestCase {
                 "role": .string("client"), "swap_index": .integer(0)])])
             XCTAssertEqual(noAccept.failureCode, "invalid_request")
             XCTAssertTrue(noAccept.failureMessage.contains("SwapAccept"), noAccept.failureMessage)
+            // A submarine swap's shape (its accept says onchain_to_ln) is read as one, and
+            // refused: the refund key is not this node's.
+            let fixture = SubmarineClientFixture()
+            let contact = Offers.Contact(pubky: SubmarineClientFixture.provider.pubky, host: "127.0.0.1", port: 1, name: "p")
+            let terms = SubmarineClientRecord(provider: contact,
+                                              quote: Signed(signing: fixture.quote, with: SubmarineClientFixture.provider),
+                                              request: fixture.request, invoicePaymentHash: SubmarineClientFixture.paymentHash,
+                                              network: .regtest, ownInvoice: false)
+            let notOurs = try await node.call("recover", ["contract": .object([
+                "role": .string("client"), "swap_index": .integer(0), "terms": terms.json,
+                "accept": fixture.signed(fixture.accept).json])])
+            XCTAssertEqual(notOurs.failureCode, "invalid_request")
+            XCTAssertTrue(notOurs.failureMessage.contains("refund key is not ours"), notOurs.failureMessage)
             let swaps = try await node.result("swaps")["swaps"]
             XCTAssertEqual(swaps, .array([]), "refused parameters write nothing")
         } catch {

@@ -50,6 +50,17 @@ final class RecoveryMatcherTests: XCTestCase {
         try RecoveryScanner.match(candidates, keyChain: try SwapKeyChain(seed: seed, network: .regtest), gapLimit: gap)
     }
 
+    /// "client/reverse claim 3": our side, the spend's kind and the index.
+    static func label(_ spend: RecoveredSpend) -> String {
+        let side: String
+        switch spend.side {
+        case .client(let roles): side = "client/\(roles.rawValue)"
+        case .provider(let roles): side = "provider/\(roles.rawValue)"
+        case .locker: side = "locker"
+        }
+        return "\(side) \(spend.kind.rawValue) \(spend.index)"
+    }
+
     func testEverySpendShapeIsFoundFromBothSeeds() throws {
         // Retired types too: their locks are still refunded and recovered.
         for type in ContractType.known {
@@ -58,14 +69,14 @@ final class RecoveryMatcherTests: XCTestCase {
             let refund = try candidate(refundStack(contract), vout: 1)
 
             let (client, _) = try matches([claim, refund], seed: clientSeed)
-            XCTAssertEqual(client.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index)" },
-                           ["client claim 3", "client refund 3"], "\(type)")
+            XCTAssertEqual(client.map(Self.label), ["client/reverse claim 3", "client/reverse refund 3"], "\(type)")
             XCTAssertEqual(client.first?.preimage, secrets.preimage)
             XCTAssertTrue(client.allSatisfy { $0.contractType == type })
 
             let (provider, _) = try matches([claim, refund], seed: providerSeed)
-            XCTAssertEqual(provider.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index)" },
-                           ["provider claim 9", "provider refund 9"], "\(type)")
+            // The refund leaf (or a P2WSH script) says only that our refund key locked it.
+            let providerClaim = type == .taprootBoltz ? "provider/reverse claim 9" : "locker claim 9"
+            XCTAssertEqual(provider.map(Self.label), [providerClaim, "locker refund 9"], "\(type)")
             XCTAssertEqual(provider.first?.preimage, secrets.preimage)
             XCTAssertEqual(provider.first?.paymentHash, secrets.paymentHash)
 
@@ -87,15 +98,16 @@ final class RecoveryMatcherTests: XCTestCase {
                               try candidate(refundStack(networked), vout: 1)]
 
             let (client, clientSearched) = try matches(candidates, seed: clientSeed)
-            XCTAssertEqual(client.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index) \($0.scheme)" },
-                           ["client claim 90 \(SwapKeyScheme.legacy)", "client refund 150 \(SwapKeyScheme.networked)"],
+            XCTAssertEqual(client.map { "\(Self.label($0)) \($0.scheme)" },
+                           ["client/reverse claim 90 \(SwapKeyScheme.legacy)", "client/reverse refund 150 \(SwapKeyScheme.networked)"],
                            "\(type)")
             XCTAssertEqual(clientSearched, 251)
             XCTAssertEqual(client.last?.paymentHash, networkedSecrets.paymentHash)
 
             let (provider, _) = try matches(candidates, seed: providerSeed)
-            XCTAssertEqual(provider.map { "\($0.role.rawValue) \($0.kind.rawValue) \($0.index) \($0.scheme)" },
-                           ["provider claim 91 \(SwapKeyScheme.legacy)", "provider refund 151 \(SwapKeyScheme.networked)"],
+            let providerClaim = type == .taprootBoltz ? "provider/reverse claim 91" : "locker claim 91"
+            XCTAssertEqual(provider.map { "\(Self.label($0)) \($0.scheme)" },
+                           ["\(providerClaim) \(SwapKeyScheme.legacy)", "locker refund 151 \(SwapKeyScheme.networked)"],
                            "\(type)")
         }
     }

@@ -237,16 +237,17 @@ final class RecoveryRecreateTests: XCTestCase {
         XCTAssertEqual(try hub.lightning.payment(node: "client", paymentHash: secrets.paymentHash).status, .failed)
         XCTAssertFalse(hub.transactions(paying: destination.script, fromHeight: 0).contains { _ in true })
 
-        // The scan reads the refund from both sides: the provider's own refund, and, for the
+        // The scan reads the refund from both sides: the provider's own refund (a lock its
+        // refund key made: the refund leaf cannot say in which direction), and, for the
         // client's seed, a refund of the lock that was meant for it (the refund leaf holds
         // only the provider's key; the internal key gives the client's index away).
         let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
-        XCTAssertEqual(providerScan.spends.map { [$0.role.rawValue, $0.kind.rawValue] }, [["provider", "refund"]])
+        XCTAssertEqual(providerScan.spends.map(RecoveryMatcherTests.label), ["locker refund \(record.swapIndex)"])
         XCTAssertEqual(providerScan.spends.first?.index, record.swapIndex)
         XCTAssertEqual(providerScan.spends.first?.spendingTxid, refund.txid)
         XCTAssertNil(providerScan.spends.first?.preimage)
         let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
-        XCTAssertEqual(clientScan.spends.map { [$0.role.rawValue, $0.kind.rawValue] }, [["client", "refund"]])
+        XCTAssertEqual(clientScan.spends.map(RecoveryMatcherTests.label), ["client/reverse refund \(clientIndex)"])
         XCTAssertEqual(clientScan.spends.first?.index, clientIndex)
         XCTAssertEqual(clientScan.spends.first?.paymentHash, secrets.paymentHash)
     }

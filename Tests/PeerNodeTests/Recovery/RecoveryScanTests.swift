@@ -72,7 +72,7 @@ final class RecoveryScanTests: XCTestCase {
         XCTAssertEqual(clientScan.spends.count, 1, "\(clientScan.spends)")
         let clientFound = try XCTUnwrap(clientScan.spends.first)
         XCTAssertEqual(clientFound.index, clientIndex)
-        XCTAssertEqual(clientFound.role, .client)
+        XCTAssertEqual(clientFound.side, .client(.reverse))
         XCTAssertEqual(clientFound.kind, .claim)
         XCTAssertEqual(clientFound.contractType, contractType)
         XCTAssertEqual(clientFound.lock, lock.outPoint)
@@ -85,7 +85,9 @@ final class RecoveryScanTests: XCTestCase {
         XCTAssertEqual(providerScan.spends.count, 1, "\(providerScan.spends)")
         let providerFound = try XCTUnwrap(providerScan.spends.first)
         XCTAssertEqual(providerFound.index, providerIndex)
-        XCTAssertEqual(providerFound.role, .provider)
+        // Taproot: the internal key's order says the provider's refund key came first. P2WSH:
+        // only that the lock is one our refund key made (`.locker`).
+        XCTAssertEqual(providerFound.side, contractType == .taprootBoltz ? .provider(.reverse) : .locker)
         XCTAssertEqual(providerFound.kind, .claim)
         XCTAssertEqual(providerFound.lock, lock.outPoint)
         XCTAssertEqual(providerFound.preimage, secrets.preimage)
