@@ -41,7 +41,9 @@ enum CrashScenarios {
                      group: .crash) { net, clock throws(Failure) in try run(net, clock, crashing: "client", state: state) }
         } + providerStates.map { state in
             Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state); restart",
-                     group: .crash) { net, clock throws(Failure) in try run(net, clock, crashing: "provider", state: state) }
+                     group: .crash) { net, clock throws(Failure) in
+                try run(net, clock, crashing: "provider", state: state, flow: state == "claim_observed" ? scriptPathFlow : CrashFlow())
+            }
         } + refundStates.map { state in
             Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state) "
                          + "(its short lock refused, so it refunds); restart", group: .other) { net, clock throws(Failure) in
@@ -49,6 +51,12 @@ enum CrashScenarios {
             }
         }
     }
+
+    /// A client with cooperative claims off: the provider learns the preimage from the
+    /// script-path claim (push or chain) and writes `claim_observed`; with `musig2` on it
+    /// learns it from the cooperative request and writes `coop_signed` instead
+    /// (CoopScenarios crash those states).
+    static let scriptPathFlow = CrashFlow(config: ["client": ["musig2=0"]])
 
     /// A provider that locks 1,000 sat short and has the shortest refund timeout: the
     /// client refuses the lock, and the provider takes its lock back after the timeout.
