@@ -33,6 +33,9 @@ public struct ClientCoopRequest: Sendable, Hashable {
             "claim_txid": .string(claimTxid.hex),
             "script_path_output_sat": .integer(scriptPathOutputSat),
             "script_path_vsize": .integer(scriptPathVirtualSize),
+            // For the books and the scenarios: what the key-path claim sends beyond the
+            // script path's (0 for a contact payment; a swap-out's saving). Not read back.
+            "key_path_extra_sat": .integer(unsignedClaim.outputs.reduce(0) { $0 + $1.value } - scriptPathOutputSat),
         ])
     }
 

@@ -68,7 +68,8 @@ extension ClientEngine {
             reply = try await link(for: provider).request(message.encoded, id: message.requestID,
                                                           timeoutMilliseconds: configuration.coopClaimTimeoutMilliseconds)
         } catch {
-            fallBack(run, "\(provider.name) did not co-sign: \(error)")
+            // `reason`, not `description`: the fate it would add ("nothing was paid") is not this one's.
+            fallBack(run, "\(provider.name) did not co-sign: \(error.reason)")
             return
         }
         guard case .coopClaimSigned(let signed) = reply, signed.swapID == providerSwapID else {

@@ -95,7 +95,11 @@ public struct ClientSwapState: Sendable, Hashable {
                 "value_sat": .integer(verifiedLock.value),
             ])
         }
-        if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
+        if let claim {
+            members["claim_tx"] = .string(claim.serialized.hex)
+            // Derived (not read back): shown by `swap show` while the claim itself is withheld.
+            members["claim_path"] = .string(claimIsKeyPath ? "key_path" : "script_path")
+        }
         if claimAccepted { members["claim_accepted"] = .bool(true) }
         if let claimVersionAcceptedHeight { members["claim_version_accepted_height"] = .integer(claimVersionAcceptedHeight) }
         if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
