@@ -11,14 +11,9 @@ extension ClientEngine {
     /// leaves. Whatever keeps cooperation out says `coopUnavailable`, and the claim takes
     /// the script path as it would without it.
     func prepareCooperativeClaim(_ run: ClientSwapRun, lock: LockOutput) async {
-        guard let contract = run.contract else { return }
-        let tipHeight: Int
-        switch await claimReadiness(run, lock: lock, revealed: false) {
-        case .wait: return
-        case .impossible(let why):
-            feed(run.id, .coopUnavailable(why))
+        guard let contract = run.contract,
+              let tipHeight = await readyTip(run, lock: lock, revealed: false, impossible: { .coopUnavailable($0) }) else {
             return
-        case .ready(let height): tipHeight = height
         }
         // The round for this lock is being recorded already (two blocks raced): one nonce.
         if run.coopLock == lock.outPoint { return }

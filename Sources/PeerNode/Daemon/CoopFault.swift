@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Bitcoin
 
 /// A test-only provider that will not cooperate, for the real binary:
@@ -32,16 +27,8 @@ public enum CoopFault: String, Sendable, Hashable, CustomStringConvertible {
 
     /// The fault the process environment arms on `network`, if any. Each decision is logged.
     static func fromEnvironment(network: Network, log: DaemonLog) -> CoopFault? {
-        let value = getenv(environmentKey).map { String(cString: $0) }
-        switch arming(value, network: network) {
-        case .off:
-            return nil
-        case .refused(let reason):
-            log("cooperation fault refused: \(reason)")
-            return nil
-        case .armed(let fault):
-            log("cooperation fault armed: the provider does not co-sign (\(environmentKey)=\(fault); test use only)")
-            return fault
+        Arming.fromEnvironment(environmentKey, network: network, log: log, what: "cooperation fault", decide: arming) { fault in
+            "cooperation fault armed: the provider does not co-sign (\(environmentKey)=\(fault); test use only)"
         }
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Bitcoin
 
 /// What a regtest-only test hook's environment variable asks for on a given network
@@ -22,5 +27,22 @@ public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
         }
         guard let hook = parse(value) else { return .refused("\(key)=\(value) is not \(expected)") }
         return .armed(hook)
+    }
+
+    /// The hook the process environment's `key` arms on `network`, if any, each decision
+    /// logged: `"<what> refused: <why>"`, or `armed(hook)` once armed.
+    static func fromEnvironment(_ key: String, network: Network, log: DaemonLog, what: String,
+                                decide: (String?, Network) -> TestHookArming,
+                                armed: (Hook) -> String) -> Hook? {
+        switch decide(getenv(key).map { String(cString: $0) }, network) {
+        case .off:
+            return nil
+        case .refused(let reason):
+            log("\(what) refused: \(reason)")
+            return nil
+        case .armed(let hook):
+            log(armed(hook))
+            return hook
+        }
     }
 }

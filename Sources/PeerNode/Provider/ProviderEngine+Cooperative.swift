@@ -63,11 +63,12 @@ extension ProviderEngine {
                                                  providerKey: key)
             checked = try provider.check(claim: request.claimTransaction, preimage: request.preimage)
             let recorded = history.compactMap(\.coopClaim).last
+            if let recorded, !recorded.record.answers(clientNonce: request.publicNonce, sighash: checked.sighash) {
+                // One co-signature per swap: another nonce or another claim is not signed at all.
+                return reject(.invalidRequest, "this swap's claim is co-signed already; claim through the script path")
+            }
             answer = try provider.sign(checked, clientNonce: request.publicNonce, record: recorded?.record)
             if !answer.fromRecord {
-                guard recorded == nil else {
-                    return reject(.invalidRequest, "this swap's claim is co-signed already; claim through the script path")
-                }
                 guard let current = states[id] else {
                     return reject(.invalidRequest, "the swap ended (\(history.last?.kind.rawValue ?? "?")): nothing to co-sign")
                 }
