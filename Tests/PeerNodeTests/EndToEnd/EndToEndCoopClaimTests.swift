@@ -156,6 +156,29 @@ final class EndToEndCoopClaimTests: XCTestCase {
         }
     }
 
+    /// A provider whose offer lists no `musig2`, or a client with cooperation off, is never
+    /// asked: no round recorded, no request, the script-path claim.
+    func testNoRoundUnlessBothSidesOfferMusig2() async throws {
+        var off = SwapClientNode.testConfiguration()
+        off.cooperativeClaims = false
+        for (cooperation, configuration, label) in [(SwapProviderNode.Cooperation.off, SwapClientNode.testConfiguration(),
+                                                     "the provider does not offer musig2"),
+                                                    (.on, off, "the client has musig2 off")] {
+            try await EndToEndNetwork.run(directory: try StoreFixture.directory(for: self),
+                                          clientConfiguration: configuration, cooperation: cooperation) { network in
+                let (destination, decision, _) = try await network.routeToPayee(amountSat: amount)
+                let report = try await network.client.engine.pay(destination: destination, amountSat: amount, route: decision)
+                let claim = try XCTUnwrap(network.hub.chain.transaction(report.claimTxid)?.transaction, label)
+                XCTAssertEqual(claim.inputs[0].witness.stack.count, 4, label)
+                XCTAssertEqual(report.claimSpend.path, .scriptPath, label)
+                XCTAssertNil(report.claimSpend.fallback, "\(label): no round, so no fallback")
+                let kinds = try await network.client.kinds(report.swapID)
+                XCTAssertFalse(kinds.contains("coop_requested"), "\(label): \(kinds)")
+                XCTAssertFalse(network.provider.log.all.contains { $0.contains("cooperative") }, label)
+            }
+        }
+    }
+
     /// After a cooperative claim: the same request again gets the recorded answer, nothing
     /// signed anew; another nonce, another claim, another peer get nothing.
     func testAReplayIsAnsweredFromTheRecordAndASecondRoundIsRefused() async throws {
