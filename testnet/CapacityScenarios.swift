@@ -70,7 +70,7 @@ enum CapacityScenarios {
     /// The provider's swaps whose lock is out (broadcast, confirmed, or further).
     private static func locksOut(_ provider: Node) throws(Failure) -> Int {
         let swaps = JSON.array(try provider.must(["swaps", "--limit", "100"])["swaps"])
-        let beyond: Set<String> = ["lock_broadcast", "lock_confirmed", "claim_observed", "settled"]
+        let beyond: Set<String> = ["lock_broadcast", "lock_confirmed", "claim_observed", "coop_signed", "settled"]
         return swaps.filter { beyond.contains(JSON.string(JSON.object($0)?["state"]) ?? "") }.count
     }
 }

@@ -11,13 +11,15 @@ import Foundation
 /// it SIGKILLs itself right after the state is durable and before acting on it, the one
 /// instant an outside `kill -9` could not hit reliably.
 enum CrashScenarios {
-    /// The client's states a zero-conf regtest pay writes, in order (ClientSwapPhase).
+    /// The client's states a zero-conf regtest pay writes, in order (ClientSwapPhase);
+    /// with cooperative claims (musig2, the default) `coop_requested` comes before the claim.
     static let clientStates = ["quoted", "accepted", "pay_started", "payment_in_flight", "lock_seen", "lock_verified",
-                               "claim_broadcast", "claim_confirmed", "completed"]
-    /// The provider's states the same pay writes (ProviderSwapState.Kind). Its other
-    /// states need another flow (below).
-    static let providerStates = ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast", "claim_observed",
-                                 "settled"]
+                               "coop_requested", "claim_broadcast", "claim_confirmed", "completed"]
+    /// The provider's states the same pay writes (ProviderSwapState.Kind): `coop_signed`
+    /// when the client asks for a cooperative claim, `claim_observed` when it does not
+    /// (`scriptPathFlow`). Its other states need another flow (below).
+    static let providerStates = ["invoice_created", "invoice_accepted", "funding_intent", "lock_broadcast", "coop_signed",
+                                 "claim_observed", "settled"]
     /// The provider's states a pay whose lock is never claimed writes: here the client
     /// refuses a lock 1,000 sat short (`PEERNODE_TEST_LOCK=short:1000`), the lock confirms
     /// and the provider refunds it after its timeout. Slower (the timeout is mined
@@ -44,7 +46,9 @@ enum CrashScenarios {
                      group: .crash) { net, clock throws(Failure) in try run(net, clock, crashing: "client", state: state) }
         } + providerStates.map { state in
             Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state); restart",
-                     group: .crash) { net, clock throws(Failure) in try run(net, clock, crashing: "provider", state: state) }
+                     group: .crash) { net, clock throws(Failure) in
+                try run(net, clock, crashing: "provider", state: state, flow: state == "claim_observed" ? scriptPathFlow : CrashFlow())
+            }
         } + refundStates.map { state in
             Scenario(name: "crash-provider-\(state)", summary: "kill -9 of the provider right after it stored \(state) "
                          + "(its short lock refused, so it refunds); restart", group: .other) { net, clock throws(Failure) in
@@ -52,6 +56,12 @@ enum CrashScenarios {
             }
         }
     }
+
+    /// A client with cooperative claims off: the provider learns the preimage from the
+    /// script-path claim (push or chain) and writes `claim_observed`; with `musig2` on it
+    /// learns it from the cooperative request and writes `coop_signed` instead
+    /// (CoopScenarios crash those states).
+    static let scriptPathFlow = CrashFlow(config: ["client": ["musig2=0"]])
 
     /// A provider that locks 1,000 sat short and has the shortest refund timeout: the
     /// client refuses the lock, and the provider takes its lock back after the timeout.
@@ -164,6 +174,8 @@ enum CrashScenarios {
         }
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
+        // Issue 17: whatever the crash, no nonce signed two messages, one key path per lock.
+        checks += try CoopAudit.checks(net, client: client, provider: provider)
         return checks
     }
 

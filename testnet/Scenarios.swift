@@ -54,7 +54,7 @@ struct Scenario: Sendable {
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
         + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + SubmarineCrashScenarios.all
-        + SubmarineRecoveryScenarios.all + RailScenarios.all
+        + SubmarineRecoveryScenarios.all + RailScenarios.all + CoopScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,
@@ -137,7 +137,10 @@ struct Scenario: Sendable {
         }
         let after = try net.hub.rpc.balances()
         let received = try client.walletBalance().confirmed - walletBefore
-        var checks = [Check("the wallet received exactly \(formatSats(amount))", received == amount, "+\(formatSats(received))")]
+        // With musig2 (the default) the key-path claim's saving goes to the wallet too.
+        let saved = JSON.int(result["claim_saved_sat"]) ?? 0
+        var checks = [Check("the wallet received exactly \(formatSats(amount)) plus the key path's saving \(formatSats(saved))",
+                            received == amount + saved, "+\(formatSats(received)); claim \(JSON.string(result["claim_path"]) ?? "?")")]
         checks += paidChecks(before: before, after: after, result: result, provider: providers[0])
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)

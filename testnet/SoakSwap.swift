@@ -102,7 +102,10 @@ struct SoakSwap {
         }
         let routing = after.feesCollectedMsat - before.feesCollectedMsat
         let result = command.result
-        let amountMsat = plan.amountSat * 1_000
+        // A swap-out claimed through the key path also sends its saving to the wallet (issue
+        // 17): X is then the least it gets, and exactly X plus that saving.
+        let extraSat = plan.kind == .swapOut ? try CoopAudit.keyPathExtra(client, swapID: JSON.string(result?["swap_id"])) : 0
+        let amountMsat = (plan.amountSat + extraSat) * 1_000
 
         // How far the figures are from each expected outcome, in msat; 0 is an exact match.
         let nothingMoved = abs(received) * 1_000 + abs(walletDrop) * 1_000 + abs(clientDrop) + abs(providerGain)

@@ -18,14 +18,21 @@ struct BenchOptions {
     /// `--chain electrum`: the sequential swaps with every node on Bitcoin Core, then on a
     /// real ElectrumX, in the same run (ChainBench), instead of the whole benchmark.
     var electrum = false
+    /// `--coop`: the sequential swaps claimed through the script path, then through the key
+    /// path (CoopBench), instead of the whole benchmark.
+    var coop = false
 
-    /// `--swaps N --concurrent N [--plain-lnd] [--chain bitcoind|electrum]`; nil on anything else.
+    /// `--swaps N --concurrent N [--plain-lnd] [--chain bitcoind|electrum] [--coop]`; nil on anything else.
     static func parse(_ words: [String]) -> BenchOptions? {
         var options = BenchOptions()
         var rest = words[...]
         while let word = rest.popFirst() {
             if word == "--plain-lnd" {
                 options.plainLND = true
+                continue
+            }
+            if word == "--coop" {
+                options.coop = true
                 continue
             }
             if word == "--chain" {
@@ -106,6 +113,7 @@ struct BenchFigures {
 
 func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
     if options.electrum { return ChainBench.run(run, options) }
+    if options.coop { return CoopBench.run(run, options) }
     Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, LND REST over "
         + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"))
     Console.out("run directory (data dirs and logs): \(run.directory)")

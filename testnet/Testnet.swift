@@ -21,6 +21,8 @@ final class Testnet {
     /// Config lines every node created from now on gets (`chain_backend=electrum` and the
     /// server): how a Core scenario's body runs unchanged with its nodes on ElectrumX.
     var chainConfig: [String] = []
+    /// Other config lines every node created from now on gets (`bench --coop`: `musig2=0`).
+    var nodeConfig: [String] = []
     /// The nodes read the chain from an Electrum server, whose view differs from Core's
     /// where a scenario must say so (a reorg is seen once the new chain is longer).
     var onElectrum: Bool { chainConfig.contains("chain_backend=electrum") }
@@ -44,7 +46,7 @@ final class Testnet {
     func add(_ specs: [NodeSpec]) throws(Failure) -> [Node] {
         var made: [Node] = []
         for var spec in specs {
-            spec.extraConfig += chainConfig
+            spec.extraConfig += chainConfig + nodeConfig
             let node = try Node(spec, in: self)
             nodes.append(node)
             made.append(node)

@@ -15,6 +15,9 @@ extension ClientEngine {
         case .lookForLock: await lookForLock(run)
         case .verifyLock(let sighting): await verifyLock(sighting, of: run)
         case .buildClaim(let lock): await buildClaim(run, lock: lock)
+        case .prepareCooperativeClaim(let lock): await prepareCooperativeClaim(run, lock: lock)
+        case .requestCooperativeClaim(let request): await requestCooperativeClaim(run, request)
+        case .buildFallbackClaim(let lock): await buildClaim(run, lock: lock, revealed: true)
         case .broadcastClaim(let claim): await broadcastClaim(claim, of: run)
         case .resumeClaim(let claim, let revealBefore): await resumeClaim(claim, revealBefore: revealBefore, of: run)
         case .maintainClaim(let height): await maintainClaim(run, tipHeight: height)
@@ -65,7 +68,13 @@ extension ClientEngine {
         case .lockSeen: return "lock \(state.lock?.txid.hex ?? "?") seen (\(state.lock?.source.rawValue ?? "?"))"
         case .lockVerified:
             return "lock verified, \(state.lock?.confirmations ?? 0) of \(run.terms.requiredConfirmations) confirmations"
-        case .claimBroadcast: return "claim \(state.claim?.txid.hex ?? "?") to \(run.terms.destination.encoded(for: run.terms.network))"
+        case .coopRequested:
+            if let fallback = state.coopFallback { return "cooperative round over (\(fallback)); claiming through the script path" }
+            return "cooperative round recorded: asking \(run.terms.provider.name) to co-sign key-path claim "
+                + (state.coopRequest?.claimTxid.hex ?? "?")
+        case .claimBroadcast:
+            return "claim \(state.claim?.txid.hex ?? "?") to \(run.terms.destination.encoded(for: run.terms.network))"
+                + (state.claimIsKeyPath ? " (key path, co-signed)" : "")
         case .claimConfirmed: return "claim confirmed (\(state.claimConfirmations))"
         case .completed, .failed, .abandoned: return state.outcome?.description ?? state.phase.rawValue
         }
@@ -274,7 +283,7 @@ extension ClientEngine {
 
     // MARK: the claim
 
-    private func claimRequest(_ run: ClientSwapRun, lock: LockOutput, rate: FeeRate, tipHeight: Int) -> ClaimRequest? {
+    func claimRequest(_ run: ClientSwapRun, lock: LockOutput, rate: FeeRate, tipHeight: Int) -> ClaimRequest? {
         guard let contract = run.contract else { return nil }
         return ClaimRequest(contract: contract, lock: lock, destination: run.terms.destination, amount: run.terms.amountSat,
                             purpose: run.terms.purpose, feeRate: rate,
@@ -282,36 +291,15 @@ extension ClientEngine {
                                                                   tipHeight: UInt32(clamping: tipHeight)))
     }
 
-    private func buildClaim(_ run: ClientSwapRun, lock: LockOutput) async {
-        guard let contract = run.contract else { return }
-        let tip: ChainTip
-        do { tip = try await chain.tip() } catch {
-            // Tried again at the next block.
-            note(run.id, "cannot read the tip to claim (\(error)); retrying at the next block")
+    /// The script-path claim: the first one, or the fallback after a cooperative round
+    /// (`revealed`).
+    func buildClaim(_ run: ClientSwapRun, lock: LockOutput, revealed: Bool = false) async {
+        guard let tipHeight = await readyTip(run, lock: lock, revealed: revealed, impossible: { .claimImpossible($0) }) else {
             return
         }
         do {
-            let policy = try TimelockPolicy(requiredConfirmations: run.terms.requiredConfirmations,
-                                            htlcTimeoutBlocks: run.terms.quote.body.htlcTimeoutBlocks)
-            try policy.checkFirstClaim(timeoutHeight: contract.terms.timeoutHeight, tipHeight: UInt32(clamping: tip.height))
-            // Claim only a lock this node holds itself: a pushed lock the provider never
-            // broadcast would make the claim (and the preimage in it) worthless.
-            switch await Self.lockHolding(lock, transaction: run.state.lock?.transaction,
-                                          requiredConfirmations: run.terms.requiredConfirmations, chain: chain) {
-            case .held:
-                break
-            case .shallow(let confirmations):
-                // The node knows it less deep than the machine thought: correct it and wait.
-                if let sighting = run.state.lock, sighting.txid == lock.outPoint.txid {
-                    feed(run.id, .lockSeen(sighting.with(confirmations: confirmations)))
-                }
-                return
-            case .notHeld(let why):
-                note(run.id, "not claiming yet: \(why); retrying at the next block")
-                return
-            }
             // The quoted rate: the lock holds X plus exactly this fee, so X stays exact.
-            guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tip.height) else { return }
+            guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tipHeight) else { return }
             let claim = try ClaimBuilder(policy: configuration.claimPolicy)
                 .build(request, claimKey: run.secrets.claimKey, preimage: run.secrets.preimage)
             if claim.plan.surplus > 0 {

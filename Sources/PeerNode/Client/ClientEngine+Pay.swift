@@ -125,7 +125,9 @@ extension ClientEngine {
             provider: contact, quote: signedQuote, destination: destination, amountSat: amountSat, claimFeeSat: claimFee,
             claimFeeRate: rate, purpose: purpose, contractType: type,
             requiredConfirmations: required,
-            network: configuration.network)
+            network: configuration.network,
+            // A provider whose offer does not list musig2 is never asked.
+            cooperativeClaim: configuration.cooperativeClaims && firm.offer.features.contains(OfferFeature.musig2))
         let id = quote.quoteID
         _ = try await storeCall { () async throws(StoreError) in
             try await ClientPaymentHashIndex.record(secrets.paymentHash, swapID: id, store: store)
@@ -253,13 +255,19 @@ extension ClientEngine {
             confirmed = await waitForConfirmation(observe(run), milliseconds: configuration.confirmationWaitMilliseconds)
         }
         if !confirmed { report(run.id, .note, "the transfer is committed and settling on-chain") }
-        let claim = run.state.claim ?? last.claim
+        let state = run.state.claim == nil ? last : run.state
+        guard let claim = state.claim else {
+            throw .store("swap \(run.id) is in \(state.phase.rawValue) without a recorded claim")
+        }
         let invoiceTotal = quote.totalSat
+        let lockValue = state.verifiedLock?.value ?? run.terms.amountSat + run.terms.claimFeeSat
         return ClientPayReport(
             swapID: run.id, destination: run.terms.destination.encoded(for: configuration.network),
             amountSat: run.terms.amountSat, serviceFeeSat: quote.serviceFeeSat, providerOnchainFeeSat: quote.onchainFeeSat,
             claimFeeSat: run.terms.claimFeeSat, routingFeeLimitSat: configuration.routingFee.fee(paymentSat: invoiceTotal),
-            invoiceTotalSat: invoiceTotal, claimTxid: claim?.txid ?? .zero, settlement: confirmed ? .confirmed : .settling)
+            invoiceTotalSat: invoiceTotal, claimTxid: claim.txid, settlement: confirmed ? .confirmed : .settling,
+            claimSpend: ClientClaimSpend(claim: claim, lockValue: lockValue, coop: state.coopRequest,
+                                         fallback: state.coopFallback))
     }
 
     private func waitForConfirmation(_ states: AsyncStream<ClientSwapState>, milliseconds: UInt64) async -> Bool {
@@ -294,7 +302,8 @@ extension ClientEngine {
                  state: ClientSwapState) -> ClientSwapRun {
         let settings = ClientSwapMachine.Settings(requiredConfirmations: terms.requiredConfirmations,
                                                   completionConfirmations: configuration.completionConfirmations,
-                                                  giveUpSeconds: configuration.giveUpSeconds)
+                                                  giveUpSeconds: configuration.giveUpSeconds,
+                                                  cooperativeClaim: terms.cooperativeClaim && configuration.cooperativeClaims)
         let (stream, continuation) = AsyncStream.makeStream(of: ClientSwapInput.self)
         let run = ClientSwapRun(id: id, index: index, terms: terms, secrets: secrets,
                                 machine: ClientSwapMachine(settings: settings, state: state), inputs: continuation)

@@ -38,6 +38,18 @@ public struct ClientEngineConfiguration: Sendable {
     /// Redial backoff for the provider's status stream: first wait, then doubling up to the maximum.
     public var reconnectInitialMilliseconds: UInt64
     public var reconnectMaximumMilliseconds: UInt64
+    /// Ask providers whose offer lists `musig2` for cooperative (key-path) claims: the
+    /// node's `musig2` setting (on by default). Off: every claim takes the script path.
+    public var cooperativeClaims: Bool
+    /// When the preimage may go to the provider for a cooperative claim (`CoopRevealRule`:
+    /// more than the claim cutoff plus 6 blocks before the timeout).
+    public var coopRevealRule: CoopRevealRule
+    /// How long the client waits for the provider's `CoopClaimSigned` before claiming
+    /// through the script path. The provider answers after one store write, one settle of
+    /// its hold invoice and a signature: milliseconds. 5 s leaves a slow Lightning node
+    /// room; waiting longer would only put off the fallback, which the reveal rule keeps
+    /// more than 12 blocks from the timeout anyway.
+    public var coopClaimTimeoutMilliseconds: UInt64
 
     public init(network: Network, quotePolicy: QuotePolicy = QuotePolicy(), acceptPolicy: AcceptPolicy = AcceptPolicy(),
                 claimPolicy: ClaimPolicy = .default, routingFee: RoutingFeeEstimate = RoutingFeeEstimate(),
@@ -46,7 +58,9 @@ public struct ClientEngineConfiguration: Sendable {
                 giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 30_000,
                 completionConfirmations: Int = 1, requestTimeoutMilliseconds: UInt64 = 15_000,
                 paymentTimeoutSeconds: UInt32 = 60, routeCLTVAllowance: UInt32 = 216,
-                reconnectInitialMilliseconds: UInt64 = 1_000, reconnectMaximumMilliseconds: UInt64 = 30_000) {
+                reconnectInitialMilliseconds: UInt64 = 1_000, reconnectMaximumMilliseconds: UInt64 = 30_000,
+                cooperativeClaims: Bool = true, coopRevealRule: CoopRevealRule = .default,
+                coopClaimTimeoutMilliseconds: UInt64 = 5_000) {
         self.network = network
         self.quotePolicy = quotePolicy
         self.acceptPolicy = acceptPolicy
@@ -64,6 +78,9 @@ public struct ClientEngineConfiguration: Sendable {
         self.routeCLTVAllowance = routeCLTVAllowance
         self.reconnectInitialMilliseconds = max(1, reconnectInitialMilliseconds)
         self.reconnectMaximumMilliseconds = max(reconnectInitialMilliseconds, reconnectMaximumMilliseconds)
+        self.cooperativeClaims = cooperativeClaims
+        self.coopRevealRule = coopRevealRule
+        self.coopClaimTimeoutMilliseconds = max(1, coopClaimTimeoutMilliseconds)
     }
 
     /// 2 on mainnet (a one-block reorg is not rare enough for a claim that reveals the

@@ -24,6 +24,8 @@ public struct ClientPayReport: Sendable, Hashable, CustomStringConvertible {
     public let invoiceTotalSat: Int64
     public let claimTxid: TransactionID
     public let settlement: Settlement
+    /// How the claim spends the lock, and what cooperation saved.
+    public let claimSpend: ClientClaimSpend
 
     public var description: String {
         let state = settlement == .confirmed
@@ -31,6 +33,6 @@ public struct ClientPayReport: Sendable, Hashable, CustomStringConvertible {
             : "sent: the transfer is committed and settling on-chain"
         return "\(state) (swap \(swapID)): \(amountSat) sat to \(destination); service fee \(serviceFeeSat) sat, "
             + "provider on-chain fee \(providerOnchainFeeSat) sat, claim fee \(claimFeeSat) sat, "
-            + "routing fee at most \(routingFeeLimitSat) sat; claim \(claimTxid)"
+            + "routing fee at most \(routingFeeLimitSat) sat; claim \(claimTxid) (\(claimSpend))"
     }
 }

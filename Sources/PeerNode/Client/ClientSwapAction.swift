@@ -18,6 +18,16 @@ public enum ClientSwapAction: Sendable, Hashable {
     case verifyLock(ClientLockSighting)
     /// Sign the first claim of `lock` to the destination (or report why it is impossible).
     case buildClaim(LockOutput)
+    /// The first claim, cooperatively if the engine may (the reveal rule, `CoopRevealRule`):
+    /// build the unsigned key-path claim and a fresh nonce, and answer `coopPrepared`; or
+    /// `coopUnavailable`, or nothing when the node does not hold the lock deep enough yet.
+    case prepareCooperativeClaim(LockOutput)
+    /// Send the recorded round's `CoopClaimRequest` and finish the key-path claim with the
+    /// answer (`claimSigned`), or answer `coopFailed`; at most a few seconds.
+    case requestCooperativeClaim(ClientCoopRequest)
+    /// The script-path claim after a cooperative round: the provider may hold the preimage,
+    /// so it is built whatever the height (no first-claim cutoff) and answers `claimSigned`.
+    case buildFallbackClaim(LockOutput)
     /// Send the stored signed claim to the chain (idempotent: a known transaction is fine).
     case broadcastClaim(Transaction)
     /// A claim the node has not accepted yet (it may hold it anyway: a crash right after

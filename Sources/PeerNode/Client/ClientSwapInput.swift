@@ -23,6 +23,16 @@ public enum ClientSwapInput: Sendable, Hashable {
     case lockRejected(String)
     /// A block joined the chain.
     case block(height: Int)
+    /// The engine built a cooperative round for the verified lock (the reveal rule holds,
+    /// the secret nonce is in its memory): record it, then send the request.
+    case coopPrepared(ClientCoopRequest)
+    /// No cooperative round now (the reveal rule, or the claim cannot be built as a key
+    /// path): claim through the script path as without cooperation.
+    case coopUnavailable(String)
+    /// The recorded round ended without a key-path claim: refused, no answer in time, a
+    /// partial signature that does not verify, or the nonce lost. The preimage may be the
+    /// provider's now: the script-path claim goes out at any height.
+    case coopFailed(String)
     /// A signed claim (first, or a fee bump) ready to be recorded and broadcast.
     case claimSigned(Transaction)
     /// The client's own node accepted the claim broadcast (or already had it), at tip

@@ -13,7 +13,9 @@ import Lightning
 ///   it has the confirmations the policy asks for;
 /// - a rejected lock ends the swap without a claim and without revealing the preimage;
 /// - the preimage is pushed to the provider only after the client's own node accepted
-///   the claim (`claimAccepted`); the engine claims only a lock that node holds;
+///   the claim (`claimAccepted`); the engine claims only a lock that node holds; the one
+///   exception is a cooperative round (`coop_requested`), which the engine starts only
+///   under `CoopRevealRule`, and after which the claim goes out whatever happens;
 /// - the give-up timer (wall clock) ends a swap only while it waits for a lock: a
 ///   verified lock is waited for in blocks, until it has its confirmations or the claim
 ///   rule (timeout − tip > 6) closes, which ends the swap unrevealed; after the claim, the
@@ -26,11 +28,16 @@ public struct ClientSwapMachine: Sendable {
         public var completionConfirmations: Int
         /// Seconds after starting the payment at which a swap still waiting for a lock is abandoned.
         public var giveUpSeconds: UInt64
+        /// Whether the first claim is asked for cooperatively (a MuSig2 key-path claim): both
+        /// this node and the provider's offer have `musig2`, and the contract has a key path.
+        public var cooperativeClaim: Bool
 
-        public init(requiredConfirmations: Int, completionConfirmations: Int = 1, giveUpSeconds: UInt64 = 600) {
+        public init(requiredConfirmations: Int, completionConfirmations: Int = 1, giveUpSeconds: UInt64 = 600,
+                    cooperativeClaim: Bool = false) {
             self.requiredConfirmations = max(0, requiredConfirmations)
             self.completionConfirmations = max(1, completionConfirmations)
             self.giveUpSeconds = giveUpSeconds
+            self.cooperativeClaim = cooperativeClaim
         }
     }
 
@@ -51,6 +58,7 @@ public struct ClientSwapMachine: Sendable {
         case .payStarted, .paymentInFlight: return waitingForLock(input)
         case .lockSeen: return lockSeen(input)
         case .lockVerified: return lockVerified(input)
+        case .coopRequested: return coopRequested(input)
         case .claimBroadcast, .claimConfirmed: return claimOut(input)
         case .completed, .failed, .abandoned: return []
         }
@@ -157,15 +165,17 @@ public struct ClientSwapMachine: Sendable {
             // A claim the engine deferred (the node did not hold the lock yet) is tried again.
             return [.checkChain] + claimIfDeep()
         case .claimSigned(let claim):
-            state.claim = claim
-            state.claimConfirmations = 0
-            state.claimAccepted = false
-            state.claimVersionAcceptedHeight = nil
-            if !state.claimTxids.contains(claim.txid) { state.claimTxids.append(claim.txid) }
-            // No push yet: the preimage goes to the provider only once the client's own node
-            // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
-            // does not hold) must not hand the provider the preimage for nothing.
-            return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
+            return firstClaimSigned(claim)
+        case .coopPrepared(let request) where state.verifiedLock != nil:
+            // Recorded before the request (and the preimage in it) leaves: a restart knows
+            // a round may have been sent, and that its nonce is gone.
+            state.coopRequest = request
+            state.coopFallback = nil
+            return move(to: .coopRequested) + [.requestCooperativeClaim(request)]
+        case .coopUnavailable:
+            // Nothing was revealed: the first claim as without cooperation.
+            guard let lock = state.verifiedLock else { return [] }
+            return [.buildClaim(lock)]
         case .claimImpossible(let reason):
             return end(.failed, "no claim could be made (\(reason))", .heldUntilCancelled)
         case .payment(.failed(let reason)):
@@ -177,6 +187,56 @@ public struct ClientSwapMachine: Sendable {
         default:
             return []
         }
+    }
+
+    /// A cooperative round is recorded: the provider may have the preimage. The key-path
+    /// claim comes back as `claimSigned`, or the round fails and the script-path claim goes
+    /// out, at any height: unlike `lock_verified`, the claim rule never ends this swap
+    /// unclaimed, since the provider may be able to settle.
+    private mutating func coopRequested(_ input: ClientSwapInput) -> [ClientSwapAction] {
+        guard let lock = state.verifiedLock else { return [] }
+        switch input {
+        case .claimSigned(let claim):
+            return firstClaimSigned(claim)
+        case .coopFailed(let reason) where state.coopFallback == nil:
+            state.coopFallback = reason
+            return persistHere() + [.buildFallbackClaim(lock)]
+        case .block:
+            // While the round is open its answer is on the way (the engine always gives one);
+            // after it, a fallback the engine deferred is tried again.
+            return [.checkChain] + (state.coopFallback == nil ? [] : [.buildFallbackClaim(lock)])
+        case .lockSeen(let sighting) where sighting.txid == state.lock?.txid:
+            state.lock = sighting
+            return []
+        case .claimImpossible(let reason):
+            return end(.failed, "no claim could be made after the cooperative round (\(reason))", .heldUntilCancelled)
+        case .payment(.failed(let reason)):
+            // The HTLC went back: the provider cannot settle with what it was told.
+            return end(.failed, "the Lightning payment failed before the claim: \(reason)", .returned)
+        case .recover:
+            // The secret nonce died with the process: this round is over, never resumed.
+            if state.coopFallback == nil {
+                state.coopFallback = "the node restarted during the cooperative round (its nonce is gone)"
+                return persistHere() + [.checkChain, .buildFallbackClaim(lock)]
+            }
+            return [.checkChain, .buildFallbackClaim(lock)]
+        default:
+            // The give-up timer cannot end this swap: the preimage may be out.
+            return []
+        }
+    }
+
+    /// The first claim of the swap (key path or script path) is signed: record and broadcast.
+    private mutating func firstClaimSigned(_ claim: Transaction) -> [ClientSwapAction] {
+        state.claim = claim
+        state.claimConfirmations = 0
+        state.claimAccepted = false
+        state.claimVersionAcceptedHeight = nil
+        if !state.claimTxids.contains(claim.txid) { state.claimTxids.append(claim.txid) }
+        // No push yet: the preimage goes to the provider only once the client's own node
+        // has accepted the claim (`claimAccepted`). A claim the node refuses (a lock it
+        // does not hold) must not hand the provider the preimage for nothing.
+        return move(to: .claimBroadcast) + [.broadcastClaim(claim)]
     }
 
     private mutating func claimOut(_ input: ClientSwapInput) -> [ClientSwapAction] {
@@ -266,10 +326,13 @@ public struct ClientSwapMachine: Sendable {
         return timeout - tip > TimelockPolicy.firstClaimCutoff
     }
 
-    /// Broadcast a claim the node has not accepted, only below timeout − 6. Without a
-    /// known timeout (never after an accept), never.
+    /// Broadcast a claim the node has not accepted, only below timeout − 6 (at any height
+    /// after a cooperative round). Without a known timeout (never after an accept), never.
     private func resumeClaim(_ claim: Transaction) -> ClientSwapAction {
-        .resumeClaim(claim, revealBefore: state.timeoutHeight.map { $0 - TimelockPolicy.firstClaimCutoff } ?? 0)
+        // After a cooperative round the provider may hold the preimage already: holding the
+        // claim back past the cutoff would let it settle and refund both.
+        if state.coopRequest != nil { return .broadcastClaim(claim) }
+        return .resumeClaim(claim, revealBefore: state.timeoutHeight.map { $0 - TimelockPolicy.firstClaimCutoff } ?? 0)
     }
 
     /// Whether `claim` pays more fee than the claim on record (its outputs hold less).
@@ -284,7 +347,7 @@ public struct ClientSwapMachine: Sendable {
         guard let lock = state.verifiedLock, (state.lock?.confirmations ?? 0) >= settings.requiredConfirmations else {
             return []
         }
-        return [.buildClaim(lock)]
+        return [settings.cooperativeClaim ? .prepareCooperativeClaim(lock) : .buildClaim(lock)]
     }
 
     private mutating func giveUp() -> [ClientSwapAction] {

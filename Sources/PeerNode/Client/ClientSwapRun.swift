@@ -23,6 +23,12 @@ final class ClientSwapRun {
     var claimAccepted = false
     /// Whether the provider has our PreimagePush (this run); a later push is then skipped.
     var preimageDelivered = false
+    /// The cooperative round being prepared or sent: the client's half with its secret
+    /// nonce, in memory only (never stored; gone with the process), and the lock it is for.
+    /// Taken out by the request, so it signs at most once.
+    var coopClient: CoopClaimClient?
+    /// Set exactly while `coopClient` holds a round.
+    var coopLock: OutPoint?
     /// The last status update's sequence, to drop stale or repeated pushes.
     var lastStatusSequence: UInt64?
     /// The step last reported (phase and detail): storing the same step again (the claim

@@ -34,6 +34,14 @@ public struct ClientSwapState: Sendable, Hashable {
     /// version confirmed before its bump): the one whose output the destination got, which
     /// the books count. Nil while none is mined, or when the last version is.
     public var minedClaimTxid: TransactionID?
+    /// The cooperative round, once one was recorded (`coop_requested`): its public nonce,
+    /// sighash and unsigned key-path claim. Kept in every later event, so the stored log
+    /// shows what was signed under which nonce.
+    public var coopRequest: ClientCoopRequest?
+    /// Why the recorded round ended without a key-path claim (a refusal, silence, a bad
+    /// partial signature, a restart): the claim then went the script path. Nil while the
+    /// round is open, and after a key-path claim.
+    public var coopFallback: String?
     /// Set by the final phases.
     public var outcome: ClientSwapOutcome?
 
@@ -58,6 +66,15 @@ public struct ClientSwapState: Sendable, Hashable {
         return claimTxids.contains(claim.txid) ? claimTxids : claimTxids + [claim.txid]
     }
 
+    /// Whether the claim on record is the cooperative key-path claim (one signature in its
+    /// witness, the transaction the provider co-signed). A contact payment's script-path
+    /// claim has the same txid (same input and outputs; the txid leaves the witness out),
+    /// so the witness decides.
+    public var claimIsKeyPath: Bool {
+        guard let claim, let coopRequest, claim.txid == coopRequest.claimTxid else { return false }
+        return claim.inputs.first?.witness.stack.count == 1
+    }
+
     // MARK: stored form
 
     /// The event data: every fact, transactions as raw hex.
@@ -78,11 +95,17 @@ public struct ClientSwapState: Sendable, Hashable {
                 "value_sat": .integer(verifiedLock.value),
             ])
         }
-        if let claim { members["claim_tx"] = .string(claim.serialized.hex) }
+        if let claim {
+            members["claim_tx"] = .string(claim.serialized.hex)
+            // Derived (not read back): shown by `swap show` while the claim itself is withheld.
+            members["claim_path"] = .string(claimIsKeyPath ? "key_path" : "script_path")
+        }
         if claimAccepted { members["claim_accepted"] = .bool(true) }
         if let claimVersionAcceptedHeight { members["claim_version_accepted_height"] = .integer(claimVersionAcceptedHeight) }
         if !claimTxids.isEmpty { members["claim_txids"] = .array(claimTxids.map { .string($0.hex) }) }
         if let minedClaimTxid { members["mined_claim_txid"] = .string(minedClaimTxid.hex) }
+        if let coopRequest { members["coop_request"] = coopRequest.json }
+        if let coopFallback { members["coop_fallback"] = .string(coopFallback) }
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
@@ -117,6 +140,8 @@ public struct ClientSwapState: Sendable, Hashable {
         } catch {
             throw .corruptRecord("a stored transaction does not decode: \(error)")
         }
+        coopRequest = try data["coop_request"].map { (json) throws(ClientEngineError) in try ClientCoopRequest(json: json) }
+        coopFallback = data["coop_fallback"]?.stringValue
         if let outcome = data["outcome"], let reason = outcome["reason"]?.stringValue,
            let funds = outcome["funds"]?.stringValue.flatMap(ClientFundsFate.init(rawValue:)) {
             self.outcome = ClientSwapOutcome(reason: reason, funds: funds)

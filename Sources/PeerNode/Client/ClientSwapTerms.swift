@@ -19,10 +19,14 @@ public struct ClientSwapTerms: Sendable, Equatable {
     public let contractType: ContractType
     public let requiredConfirmations: Int
     public let network: Network
+    /// Whether the first claim is asked for cooperatively (MuSig2 key path): this node has
+    /// `musig2` on, the provider's offer lists it, and the contract is `taproot_boltz`.
+    /// Fixed when the swap is made; older records lack it (false).
+    public let cooperativeClaim: Bool
 
     public init(provider: Offers.Contact, quote: Signed<Quote>, destination: Address, amountSat: Int64, claimFeeSat: Int64,
                 claimFeeRate: FeeRate, purpose: ClaimPurpose, contractType: ContractType, requiredConfirmations: Int,
-                network: Network) {
+                network: Network, cooperativeClaim: Bool = false) {
         self.provider = provider
         self.quote = quote
         self.destination = destination
@@ -33,10 +37,11 @@ public struct ClientSwapTerms: Sendable, Equatable {
         self.contractType = contractType
         self.requiredConfirmations = requiredConfirmations
         self.network = network
+        self.cooperativeClaim = cooperativeClaim && contractType == .taprootBoltz
     }
 
     public var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "provider": .object([
                 "pubky": .string(provider.pubky.z32), "host": .string(provider.host),
                 "port": .integer(provider.port), "name": .string(provider.name),
@@ -50,7 +55,9 @@ public struct ClientSwapTerms: Sendable, Equatable {
             "script_type": .string(contractType.rawValue),
             "required_confirmations": .integer(requiredConfirmations),
             "network": .string(network.rawValue),
-        ])
+        ]
+        if cooperativeClaim { members["cooperative_claim"] = .bool(true) }
+        return .object(members)
     }
 
     public init(json: JSONValue) throws(ClientEngineError) {
@@ -69,7 +76,8 @@ public struct ClientSwapTerms: Sendable, Equatable {
             self.init(provider: Offers.Contact(pubky: try Pubky(parsing: pubky), host: host, port: UInt16(clamping: port), name: name),
                       quote: try Signed<Quote>(json: quoteJSON), destination: try Address(destination, network: network),
                       amountSat: amount, claimFeeSat: claimFee, claimFeeRate: try FeeRate(satPerKvB: rate),
-                      purpose: purpose, contractType: type, requiredConfirmations: Int(confirmations), network: network)
+                      purpose: purpose, contractType: type, requiredConfirmations: Int(confirmations), network: network,
+                      cooperativeClaim: json["cooperative_claim"]?.boolValue ?? false)
         } catch let error as ClientEngineError {
             throw error
         } catch {

@@ -145,6 +145,7 @@ private struct ConfigResolver {
             ?? ClientEngineConfiguration.defaultFinalityConfirmations(network)
         resolved.lightningReceive = try lightningReceiveSettings()
         resolved.acceptOnchain = try value("accept_onchain")?.bool() ?? true
+        resolved.musig2 = try value("musig2")?.bool() ?? true
         resolved.submarine = try submarineSettings(mainnet: mainnet, provider: provider.enabled)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved

@@ -49,6 +49,8 @@ extension ClientCommands {
                 + "when the provider cancels the invoice or the HTLC expires"
         case .lockSeen:
             return "the lock \(state.lock?.txid.hex ?? "") is still being verified"
+        case .coopRequested:
+            return "the cooperative round is ending; the claim goes out through the key path or the script path"
         case .lockVerified:
             return "the lock has \(state.lock?.confirmations ?? 0) confirmation(s), fewer than the policy needs before claiming, "
                 + "or this node does not hold it yet (a lock only pushed by the provider is never claimed); it is checked "
@@ -120,9 +122,10 @@ extension ClientCommands {
         switch state {
         case .refundIntent, .refundBroadcast:
             await provider.deliver(.recover, to: id)
-        case .claimObserved:
+        case .claimObserved, .coopSigned:
             throw ControlError(code: "not_refundable",
-                               message: "swap \(id): the client's claim revealed the preimage; the invoice is being settled")
+                               message: "swap \(id): the client revealed the preimage (its claim, or its cooperative "
+                                + "request); the invoice is being settled")
         default:
             guard UInt32(clamping: tip.height) >= timeout else {
                 throw ControlError(code: "not_refundable",

@@ -166,7 +166,7 @@ extension ClientCommands {
     /// What a swap that is out reports: its id, claim and the engine's figures (not the
     /// plan's: the claim fee is re-estimated when quoting).
     static func sent(_ report: ClientPayReport) -> [String: JSONValue] {
-        [
+        var result: [String: JSONValue] = [
             "status": .string("sent"), "route": .string("swap"),
             "settlement": .string(report.settlement == .confirmed ? "confirmed" : "settling"),
             "swap_id": .string(report.swapID), "destination": .string(report.destination),
@@ -175,7 +175,16 @@ extension ClientCommands {
                          providerOnchainFeeSat: report.providerOnchainFeeSat, claimFeeSat: report.claimFeeSat,
                          routingFeeSat: report.routingFeeLimitSat, invoiceTotalSat: report.invoiceTotalSat),
             "amount_sat": .integer(report.amountSat),
+            // Issue 17: the key path (co-signed) or the script path, and what the key path
+            // saved: bytes, and for a swap-out the sat that reached the wallet.
+            "claim_path": .string(report.claimSpend.path.rawValue),
+            "claim_vsize_vb": .integer(report.claimSpend.virtualSize),
+            "claim_fee_paid_sat": .integer(report.claimSpend.feeSat),
+            "claim_saved_vb": .integer(report.claimSpend.savedVirtualBytes),
+            "claim_saved_sat": .integer(report.claimSpend.savedSat),
         ]
+        if let fallback = report.claimSpend.fallback { result["cooperation_fallback"] = .string(fallback) }
+        return result
     }
 
     /// Routes X and runs `attempt` with the chosen provider. A provider keeps its offers in

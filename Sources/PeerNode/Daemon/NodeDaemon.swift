@@ -532,6 +532,8 @@ public final class NodeDaemon: Sendable {
                                   minAmountSat: config.provider.minAmountSat, maxAmountSat: config.provider.maxAmountSat,
                                   requiredConfirmations: config.confirmations, htlcTimeoutBlocks: config.htlcTimeoutBlocks,
                                   quoteLifetimeSeconds: config.provider.quoteLifetimeSeconds,
+                                  // musig2: the offers say it and the engine co-signs (`ProviderEngine.cooperates`).
+                                  extraFeatures: [OfferFeature.preimagePush] + (config.musig2 ? [OfferFeature.musig2] : []),
                                   refundFeeCap: config.fees.cap, submarine: submarine)
         let fallback = config.fees.fallback
         return ProviderDesk(identity: identity, terms: terms, clock: clock) {

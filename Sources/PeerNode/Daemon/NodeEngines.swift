@@ -82,7 +82,9 @@ public enum NodeEngines {
                                                 configuration: ProviderConfiguration(
                                                     network: config.network,
                                                     // Regtest tests only (PEERNODE_TEST_LOCK, LockFault.swift).
-                                                    lockFault: LockFault.fromEnvironment(network: config.network, log: log)),
+                                                    lockFault: LockFault.fromEnvironment(network: config.network, log: log),
+                                                    // Regtest tests only (PEERNODE_TEST_COOP, CoopFault.swift).
+                                                    coopFault: CoopFault.fromEnvironment(network: config.network, log: log)),
                                                 push: services.peerServer.providerPush,
                                                 log: ProviderLog { log("provider: \($0)") },
                                                 // Its clients with a live swap are kept from eviction.
@@ -107,7 +109,7 @@ public enum NodeEngines {
                     allowsZeroConf: config.zeroConf.enabled && config.chainBackendIsOwn, maxZeroConfSat: config.zeroConf.maxSat,
                     minimumConfirmations: config.clientMinConfirmations, giveUpSeconds: settings.giveUpSeconds,
                     confirmationWaitMilliseconds: settings.confirmationWaitMilliseconds,
-                    completionConfirmations: config.clientFinalityConfirmations)
+                    completionConfirmations: config.clientFinalityConfirmations, cooperativeClaims: config.musig2)
                 let client = try ClientEngine(configuration: configuration, seed: seedBytes, store: store,
                                               lightning: services.lightning, chain: services.chain,
                                               feeEstimator: services.feeEstimator, follower: follower,

@@ -28,6 +28,23 @@ public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
         guard let hook = parse(value) else { return .refused("\(key)=\(value) is not \(expected)") }
         return .armed(hook)
     }
+
+    /// The hook the process environment's `key` arms on `network`, if any, each decision
+    /// logged: `"<what> refused: <why>"`, or `armed(hook)` once armed.
+    static func fromEnvironment(_ key: String, network: Network, log: DaemonLog, what: String,
+                                decide: (String?, Network) -> TestHookArming,
+                                armed: (Hook) -> String) -> Hook? {
+        switch decide(getenv(key).map { String(cString: $0) }, network) {
+        case .off:
+            return nil
+        case .refused(let reason):
+            log("\(what) refused: \(reason)")
+            return nil
+        case .armed(let hook):
+            log(armed(hook))
+            return hook
+        }
+    }
 }
 
 extension TestHookArming {

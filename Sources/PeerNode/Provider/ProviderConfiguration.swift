@@ -24,10 +24,14 @@ public struct ProviderConfiguration: Sendable {
     /// Regtest tests only: lock the wrong amount or never (`LockFault`); nil for a provider
     /// that keeps its word.
     public var lockFault: LockFault?
+    /// Regtest tests only: refuse or ignore cooperative claims while offering them
+    /// (`CoopFault`); nil for a provider that co-signs as its offers say.
+    public var coopFault: CoopFault?
 
     public init(network: Network, invoiceExpirySeconds: UInt64 = 600, lockConfirmationTarget: Int = 2,
                 refundConfirmationTarget: Int = 6, maxRefundFeePercent: Int64 = 25,
-                refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte, lockFault: LockFault? = nil) {
+                refundBumpStep: FeeRate = ProviderConfiguration.oneSatPerVByte, lockFault: LockFault? = nil,
+                coopFault: CoopFault? = nil) {
         self.network = network
         self.invoiceExpirySeconds = invoiceExpirySeconds
         self.lockConfirmationTarget = lockConfirmationTarget
@@ -35,6 +39,7 @@ public struct ProviderConfiguration: Sendable {
         self.maxRefundFeePercent = maxRefundFeePercent
         self.refundBumpStep = refundBumpStep
         self.lockFault = lockFault
+        self.coopFault = coopFault
     }
 
     // 1000 sat/kvB is within FeeRate's range, so this cannot fail.

@@ -67,10 +67,13 @@ extension ProviderEngine {
     }
 
     /// A spend of a lock: our refund, or a claim (any other spend: audit C-2), read from
-    /// the witness of the input that spends it.
+    /// the witness of the input that spends it; a key-path spend is read by what we
+    /// co-signed (`keyPathSpendInput`).
     private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
                             swap: ProviderSwapRecord) -> ProviderSwapInput? {
         guard let input = watched.transaction.inputs.first(where: { $0.previousOutput == outpoint }) else { return nil }
+        // One signature for the aggregate key: only a claim we co-signed can be that.
+        if KeyPathSpend.isKeyPath(input.witness, contract: swap.contract) { return keyPathSpendInput(watched, swap: swap) }
         switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
         case .claim(let preimage):
             log("provider swap \(swap.swapID): claim \(watched.txid) seen (\(watched.confirmations) confirmations)")

@@ -18,8 +18,8 @@ extension ProviderEngine {
         })
     }
 
-    /// The reply to a SwapRequest or SwapStatusRequest from `peer`; nil for any other
-    /// message (the desk answers offers and quotes).
+    /// The reply to a SwapRequest, SwapStatusRequest or CoopClaimRequest from `peer`; nil
+    /// for any other message (the desk answers offers and quotes).
     public func answer(_ request: [UInt8], from peer: Pubky) async -> [UInt8]? {
         let message: SwapMessage
         do {
@@ -34,6 +34,8 @@ extension ProviderEngine {
             return await answer(swapRequest, from: peer)
         case .swapStatusRequest(let statusRequest):
             return await snapshot(for: statusRequest, from: peer)
+        case .coopClaimRequest(let coopRequest):
+            return await answer(coopRequest, from: peer)
         default:
             return nil
         }

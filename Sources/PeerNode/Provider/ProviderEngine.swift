@@ -36,8 +36,8 @@ public struct ProviderDependencies: Sendable {
     }
 }
 
-/// The provider side of reverse swaps: answers SwapRequest, SwapStatusRequest and
-/// PreimagePush, and drives every swap through `ProviderSwapMachine`: hold invoice, lock,
+/// The provider side of reverse swaps: answers SwapRequest, SwapStatusRequest,
+/// CoopClaimRequest and PreimagePush, and drives every swap through `ProviderSwapMachine`: hold invoice, lock,
 /// settle on the preimage, or refund after the timeout.
 ///
 /// Each swap has a mailbox: its inputs (invoice updates, blocks, spends, pushes) are
@@ -61,7 +61,10 @@ public actor ProviderEngine {
         didSet { liveClients.replace(with: Set(swaps.values.map(\.client))) }
     }
     var states: [String: ProviderSwapState] = [:]
-    private var mailboxes: [String: AsyncStream<ProviderSwapInput>.Continuation] = [:]
+    private var mailboxes: [String: AsyncStream<ProviderSwapMail>.Continuation] = [:]
+    /// Callers waiting for their input to be handled (`deliverAndWait`), by mail token.
+    private var mailWaiters: [UInt64: (swapID: String, done: CheckedContinuation<Void, Never>)] = [:]
+    private var nextMailToken: UInt64 = 0
     private var drivers: [String: Task<Void, Never>] = [:]
     var invoiceWatches: [String: Task<Void, Never>] = [:]
     /// SwapRequests being set up, by quote id: a resend waits for the first instead of
@@ -175,6 +178,8 @@ public actor ProviderEngine {
         for task in drivers.values { task.cancel() }
         for task in invoiceWatches.values { task.cancel() }
         for mailbox in mailboxes.values { mailbox.finish() }
+        for waiter in mailWaiters.values { waiter.done.resume() }
+        mailWaiters = [:]
         drivers = [:]
         invoiceWatches = [:]
         mailboxes = [:]
@@ -201,17 +206,36 @@ public actor ProviderEngine {
 
     /// Queues an input for a swap; its mailbox handles inputs one at a time.
     func deliver(_ input: ProviderSwapInput, to swapID: String) {
-        mailboxes[swapID]?.yield(input)
+        mailboxes[swapID]?.yield(ProviderSwapMail(input: input, token: nil))
+    }
+
+    /// Queues an input and returns once the swap has handled it (its transition stored and
+    /// its actions run), in order with every other input of the swap; at once when the swap
+    /// is not driven, or stops first. For a request whose answer depends on the outcome.
+    func deliverAndWait(_ input: ProviderSwapInput, to swapID: String) async {
+        guard let mailbox = mailboxes[swapID] else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            nextMailToken += 1
+            let token = nextMailToken
+            mailWaiters[token] = (swapID, done)
+            if case .terminated = mailbox.yield(ProviderSwapMail(input: input, token: token)) { mailHandled(token) }
+        }
+    }
+
+    private func mailHandled(_ token: UInt64?) {
+        guard let token else { return }
+        mailWaiters.removeValue(forKey: token)?.done.resume()
     }
 
     func openMailbox(_ swapID: String) {
         guard mailboxes[swapID] == nil else { return }
-        let (inputs, continuation) = AsyncStream<ProviderSwapInput>.makeStream()
+        let (inputs, continuation) = AsyncStream<ProviderSwapMail>.makeStream()
         mailboxes[swapID] = continuation
         drivers[swapID] = Task { [weak self] in
-            for await input in inputs {
+            for await mail in inputs {
                 if Task.isCancelled { return }
-                await self?.process(swapID, input)
+                await self?.process(swapID, mail.input)
+                await self?.mailHandled(mail.token)
             }
         }
     }
@@ -260,10 +284,18 @@ public actor ProviderEngine {
         lockBumpTips[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
         mailboxes.removeValue(forKey: swapID)?.finish()
+        // Inputs still queued are never handled: their callers go on.
+        for (token, waiter) in mailWaiters where waiter.swapID == swapID { mailHandled(token) }
         drivers.removeValue(forKey: swapID)
         for (txid, owner) in lockTxids where owner == swapID { lockTxids[txid] = nil }
         for (outpoint, owner) in lockOutpoints where owner == swapID { lockOutpoints[outpoint] = nil }
         swaps[swapID] = nil
         states[swapID] = nil
     }
+}
+
+/// One input in a swap's mailbox; `token` names a caller waiting for it (`deliverAndWait`).
+struct ProviderSwapMail: Sendable {
+    let input: ProviderSwapInput
+    let token: UInt64?
 }

@@ -71,6 +71,7 @@ public struct ProviderSwapMachine: Sendable {
         case .lockBroadcast(let lock): return locked(lock, confirmed: false, input)
         case .lockConfirmed(let lock): return locked(lock, confirmed: true, input)
         case .claimObserved(let lock, let preimage): return claimObserved(lock, preimage, input)
+        case .coopSigned(let lock, let preimage, _): return coopSigned(lock, preimage, input)
         case .refundIntent(let lock, let refund): return refunding(lock, refund, broadcast: false, input)
         case .refundBroadcast(let lock, let refund): return refunding(lock, refund, broadcast: true, input)
         case .claimPending(let lock, let refund, let preimage): return claimPending(lock, refund, preimage, input)
@@ -227,6 +228,9 @@ public struct ProviderSwapMachine: Sendable {
         case .preimagePushed(let preimage):
             // Nothing to settle once the HTLC is cancelled: the refund is the way back.
             return isValid(preimage) && lock.htlcCancelledHeight == nil ? claimed(lock, preimage) : .none
+        case .coopClaimAgreed(let preimage, let claim):
+            // The rule of a push: never co-sign what it could not settle for.
+            return isValid(preimage) && lock.htlcCancelledHeight == nil ? coopAgreed(lock, preimage, claim) : .none
         case .invoice(let seen) where seen.state == .canceled:
             return htlcCancelled(confirmed ? .lockConfirmed(lock) : .lockBroadcast(lock), lock, tip: seen.tipHeight)
         case .refundPrepared(let refund):
@@ -277,8 +281,27 @@ public struct ProviderSwapMachine: Sendable {
         ])
     }
 
+    /// Records the preimage and the co-signature in one event, then settles; the engine
+    /// sends the partial signature only once the swap is `settled`.
+    private func coopAgreed(_ lock: ProviderLock, _ preimage: [UInt8], _ claim: ProviderCoopClaim) -> ProviderSwapStep {
+        ProviderSwapStep(next: .coopSigned(lock, preimage: preimage, claim: claim), actions: [.settleInvoice(preimage: preimage)])
+    }
+
+    /// Co-signed and settling: `claim_observed`'s rules. Spends of the lock change nothing
+    /// (the co-signed key-path claim, or the client's script-path fallback: either is the
+    /// claim the preimage pays for); a second cooperative request is never recorded (the
+    /// engine refuses it: one co-signature per swap).
+    private func coopSigned(_ lock: ProviderLock, _ preimage: [UInt8], _ input: ProviderSwapInput) -> ProviderSwapStep {
+        if case .coopClaimAgreed = input { return .none }
+        return claimObserved(lock, preimage, input)
+    }
+
     private func claimObserved(_ lock: ProviderLock, _ preimage: [UInt8], _ input: ProviderSwapInput) -> ProviderSwapStep {
         switch input {
+        case .coopClaimAgreed(let pushed, let claim) where pushed == preimage && lock.htlcCancelledHeight == nil:
+            // The preimage came first (a push or a claim seen): it may still co-sign, the
+            // same preimage paying for either claim.
+            return coopAgreed(lock, preimage, claim)
         case .recover, .block:
             // Settling is idempotent; a block retries one that failed.
             return ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])

@@ -29,6 +29,13 @@ public enum ProviderSwapState: Sendable, Hashable {
     /// The preimage is known (from a push or the claim's witness) and recorded before
     /// settling. Resume: settle the invoice (settling twice is harmless).
     case claimObserved(ProviderLock, preimage: [UInt8])
+    /// The client asked for a cooperative (key-path) claim with the preimage, and its claim
+    /// passed `CoopClaimCheck`: the preimage and the co-signature (`coop_signed`) are
+    /// recorded together, before settling and before the partial signature may leave (it
+    /// leaves only once the invoice is settled). Resume: settle, as `claim_observed`. A
+    /// spend of the lock is the client's claim either way (the co-signed key path, or its
+    /// script-path fallback): nothing to watch for.
+    case coopSigned(ProviderLock, preimage: [UInt8], claim: ProviderCoopClaim)
     /// The invoice is settled: the provider got paid. Final.
     case settled
     /// The timeout has passed unclaimed; the signed refund is recorded before broadcast.
@@ -64,6 +71,7 @@ public enum ProviderSwapState: Sendable, Hashable {
         case lockBroadcast = "lock_broadcast"
         case lockConfirmed = "lock_confirmed"
         case claimObserved = "claim_observed"
+        case coopSigned = "coop_signed"
         case settled = "settled"
         case refundIntent = "refund_intent"
         case refundBroadcast = "refund_broadcast"
@@ -84,7 +92,7 @@ public enum ProviderSwapState: Sendable, Hashable {
             switch self {
             case .invoiceCreated: return .invoicePending
             case .invoiceAccepted: return .invoiceAccepted
-            case .fundingIntent, .claimObserved, .refundIntent, .refundBroadcast, .claimPending, .lockLost: return nil
+            case .fundingIntent, .claimObserved, .coopSigned, .refundIntent, .refundBroadcast, .claimPending, .lockLost: return nil
             case .lockBroadcast: return .lockBroadcast
             case .lockConfirmed: return .lockConfirmed
             case .settled: return .settled
@@ -102,6 +110,7 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .lockBroadcast: return .lockBroadcast
         case .lockConfirmed: return .lockConfirmed
         case .claimObserved: return .claimObserved
+        case .coopSigned: return .coopSigned
         case .settled: return .settled
         case .refundIntent: return .refundIntent
         case .refundBroadcast: return .refundBroadcast
@@ -115,11 +124,17 @@ public enum ProviderSwapState: Sendable, Hashable {
 
     public var isFinal: Bool { kind.isFinal }
 
+    /// The cooperative claim co-signed, in the state that records it.
+    public var coopClaim: ProviderCoopClaim? {
+        if case .coopSigned(_, _, let claim) = self { return claim }
+        return nil
+    }
+
     /// The lock, in every state that has one.
     public var lock: ProviderLock? {
         switch self {
         case .fundingIntent(let lock), .lockBroadcast(let lock), .lockConfirmed(let lock), .claimObserved(let lock, _),
-             .refundIntent(let lock, _), .refundBroadcast(let lock, _), .claimPending(let lock, _, _), .lockLost(let lock, _),
+             .coopSigned(let lock, _, _), .refundIntent(let lock, _), .refundBroadcast(let lock, _), .claimPending(let lock, _, _), .lockLost(let lock, _),
              .refundedAfterHTLCCancel(let lock):
             return lock
         case .invoiceCreated, .invoiceAccepted, .settled, .refunded, .cancelled:
@@ -134,6 +149,7 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .lockBroadcast: return .lockBroadcast(lock)
         case .lockConfirmed: return .lockConfirmed(lock)
         case .claimObserved(_, let preimage): return .claimObserved(lock, preimage: preimage)
+        case .coopSigned(_, let preimage, let claim): return .coopSigned(lock, preimage: preimage, claim: claim)
         case .refundIntent(_, let refund): return .refundIntent(lock, refund)
         case .refundBroadcast(_, let refund): return .refundBroadcast(lock, refund)
         case .claimPending(_, let refund, let preimage): return .claimPending(lock, refund, preimage: preimage)
@@ -156,6 +172,9 @@ public enum ProviderSwapState: Sendable, Hashable {
             // The preimage is stored (the node must settle with it after a restart) but
             // never logged; it is public on chain once the claim confirms anyway.
             return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
+        case .coopSigned(let lock, let preimage, let claim):
+            // Stored for the same reason; the client gave it to be settled with.
+            return .object(["lock": lock.json, "preimage": .string(preimage.hex), "coop": claim.json])
         case .refundIntent(let lock, let refund), .refundBroadcast(let lock, let refund):
             return .object(["lock": lock.json, "refund": refund.json])
         case .claimPending(let lock, let refund, let preimage):
@@ -195,6 +214,9 @@ public enum ProviderSwapState: Sendable, Hashable {
         case .lockConfirmed: self = .lockConfirmed(try lock())
         case .claimObserved:
             self = .claimObserved(try lock(), preimage: try preimage())
+        case .coopSigned:
+            guard let coop = data["coop"] else { throw .corruptRecord("coop_signed without its co-signature") }
+            self = .coopSigned(try lock(), preimage: try preimage(), claim: try ProviderCoopClaim(json: coop))
         case .claimPending:
             self = .claimPending(try lock(), try refund(), preimage: try preimage())
         case .lockLost:

@@ -122,8 +122,11 @@ public struct SwapRecreator: Sendable {
             lock: ClientLockSighting(transaction: sighting.transaction, outputIndex: Int(sighting.output.outPoint.index),
                                      confirmations: confirmations, source: .chain))
         if let spend {
+            // Ours: a script-path claim revealing our preimage, or a key-path one (it needs
+            // our signature: a cooperative claim, issue 17).
             guard let input = spend.inputs.first(where: { $0.previousOutput == sighting.output.outPoint }),
-                  (try? PreimageExtractor.preimage(from: input.witness, contract: parameters.contract)) != nil else {
+                  KeyPathSpend.isKeyPath(input.witness, contract: parameters.contract)
+                      || (try? PreimageExtractor.preimage(from: input.witness, contract: parameters.contract)) != nil else {
                 throw .nothingToRecover("the lock was spent by \(spend.txid.hex), which is not our claim (a refund)")
             }
             state.phase = .claimBroadcast
@@ -142,6 +145,13 @@ public struct SwapRecreator: Sendable {
                                 fee: sighting.fee, height: UInt32(clamping: sighting.height ?? tipHeight))
         guard let spend else {
             return [(ProviderSwapState.Kind.lockBroadcast.rawValue, ProviderSwapState.lockBroadcast(lock).eventData)]
+        }
+        if let input = spend.inputs.first(where: { $0.previousOutput == sighting.output.outPoint }),
+           KeyPathSpend.isKeyPath(input.witness, contract: parameters.contract) {
+            // A cooperative claim: this node sends its partial signature only once its
+            // invoice is settled, so there is nothing left to collect.
+            throw .nothingToRecover("the lock was claimed through the key path by \(spend.txid.hex), a cooperative claim "
+                                    + "this node co-signed only after its invoice settled")
         }
         guard let preimage = try? PreimageExtractor.preimage(from: spend, spending: sighting.output.outPoint,
                                                              contract: parameters.contract) else {

@@ -30,6 +30,14 @@ final class ClientSwapMachineTests: XCTestCase {
 
     private var verified: LockOutput { LockOutput(outPoint: OutPoint(txid: lockTx.txid, index: 0), value: 50_000) }
 
+    /// A cooperative round for `verified` (its values need not verify: the machine only records them).
+    private static let coopNonce = try! MuSig2SecretNonce(publicKey: PrivateKey([UInt8](repeating: 9, count: 32)).publicKey).publicNonce
+    private var coopRound: ClientCoopRequest {
+        ClientCoopRequest(record: CoopRequestedRecord(publicNonce: Self.coopNonce, sighash: [UInt8](repeating: 5, count: 32),
+                                                             unsignedClaim: claimTx),
+                                 scriptPathOutputSat: 49_000, scriptPathVirtualSize: 152)
+    }
+
     /// A machine brought to `phase` through the inputs a real swap sees.
     private func machine(at phase: ClientSwapPhase, settings: ClientSwapMachine.Settings? = nil) -> ClientSwapMachine {
         var machine = ClientSwapMachine(settings: settings ?? self.settings)
@@ -41,6 +49,9 @@ final class ClientSwapMachineTests: XCTestCase {
         case .paymentInFlight: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .payment(.inFlight)]
         case .lockSeen: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting())]
         case .lockVerified: path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting()), .lockVerified(verified)]
+        case .coopRequested:
+            path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
+                    .lockVerified(verified), .coopPrepared(coopRound)]
         case .claimBroadcast:
             path = [.acceptVerified(timeoutHeight: Self.timeout), .paymentStarting(atUnix: 1_000), .lockSeen(sighting(confirmations: 1)),
                     .lockVerified(verified), .claimSigned(claimTx)]
@@ -89,6 +100,12 @@ final class ClientSwapMachineTests: XCTestCase {
             Row(phase: .lockSeen, next: .lockSeen,
                 actions: { $0.lockSeenRecoverActions }),
             Row(phase: .lockVerified, next: .lockVerified, actions: { _ in [.checkChain] }),
+            // The round's nonce died with the process: never resumed; the script path.
+            Row(phase: .coopRequested, next: .coopRequested, actions: { test in
+                var state = test.machine(at: .coopRequested).state
+                state.coopFallback = "the node restarted during the cooperative round (its nonce is gone)"
+                return [.persist(state), .checkChain, .buildFallbackClaim(test.verified)]
+            }),
             Row(phase: .claimBroadcast, next: .claimBroadcast,
                 actions: { [.resumeClaim($0.claimTx, revealBefore: 194), .checkChain] }),
             Row(phase: .claimConfirmed, next: .claimConfirmed, actions: { _ in [.pushPreimage, .checkChain] }),

@@ -260,6 +260,17 @@ final class ConfigTests: XCTestCase {
     /// Issue 16: the submarine direction is off unless asked for (paying invoices needs
     /// LND's payment permissions); its terms resolve into `SubmarineTerms`, and a bad
     /// value stops startup naming its key.
+    /// Issue 17: cooperative claims are on by default, both roles; 0 turns them off; anything
+    /// else is refused naming the key.
+    func testMusig2IsOnByDefaultAndOnlyZeroOrOne() throws {
+        XCTAssertTrue(try resolve(Self.base).musig2)
+        XCTAssertTrue(try resolve(Self.base + ["provider=1", "musig2=1"]).musig2)
+        XCTAssertFalse(try resolve(Self.base + ["musig2=0"]).musig2)
+        XCTAssertThrowsError(try resolve(Self.base + ["musig2=yes"])) { error in
+            XCTAssertTrue("\(error)".contains("musig2"), "\(error)")
+        }
+    }
+
     func testSubmarineIsOffByDefaultAndItsTermsResolve() throws {
         let defaults = try resolve(Self.base + ["provider=1"])
         XCTAssertEqual(defaults.submarine, NodeConfig.SubmarineSettings())

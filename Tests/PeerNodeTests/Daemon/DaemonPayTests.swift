@@ -168,8 +168,14 @@ final class DaemonPayTests: XCTestCase {
                                         "before \(balanceBefore), after \(balanceAfter), invoice \(invoice)")
             XCTAssertFalse(progress.isEmpty)
             XCTAssertTrue(progress.allSatisfy { $0["elapsed_ms"]?.int64Value != nil && $0["stage"]?.stringValue != nil })
-            try await waitFor("the client's wallet holds the swap-out") {
-                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000)
+            // Both daemons have musig2 on (the default): a key-path claim, whose saving goes
+            // to the wallet on a swap-out (issue 17).
+            XCTAssertEqual(out["claim_path"], .string("key_path"))
+            XCTAssertEqual(out["claim_saved_vb"], .integer(41))
+            let saved = try XCTUnwrap(out["claim_saved_sat"]?.int64Value)
+            XCTAssertGreaterThan(saved, 0)
+            try await waitFor("the client's wallet holds the swap-out and the key path's saving") {
+                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000 + saved)
             }
 
             // --from savings: only the wallet, directly; refused (nothing paid) when it does not cover it.
@@ -431,7 +437,10 @@ final class DaemonPayTests: XCTestCase {
             let deposits: [String: Int64] = ["client": 0, "prov": 100_000_000 * 1_000]
             miner.start()
             _ = try await client.node.result("pay", ["contact": .string("carol"), "amount_sat": .integer(20_000)])
-            _ = try await client.node.result("swap-out", ["amount_sat": .integer(30_000)])
+            let out = try await client.node.result("swap-out", ["amount_sat": .integer(30_000)])
+            // The key path's saving goes to the wallet too (issue 17); the books must count it.
+            let saved = try XCTUnwrap(out["claim_saved_sat"]?.int64Value)
+            XCTAssertGreaterThan(saved, 0)
             try await waitFor("every swap is final on both sides, the client's routing fees recorded", seconds: 120) {
                 for node in [client, provider] {
                     let report = try await node.node.result("report")
@@ -442,7 +451,7 @@ final class DaemonPayTests: XCTestCase {
                 return clientReport["overall"]?["client"]?["routing_fee_unrecorded"] == .integer(0)
             }
             try await waitFor("the client's wallet holds the swap-out") {
-                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(30_000)
+                try await client.node.result("wallet.balance")["confirmed_sat"] == .integer(30_000 + saved)
             }
             miner.stop()
             for (name, node, before) in [("client", client, clientBefore), ("prov", provider, providerBefore)] {

@@ -29,12 +29,23 @@ final class EndToEndCrashMatrixTests: XCTestCase {
         }
     }
 
+    /// Issue 17: with cooperative claims, at every state the round writes between the
+    /// nonce exchange and the broadcast; and no nonce ever signs two messages.
+    func testTheClientKilledAtEachCooperativeStateStillEndsSafely() async throws {
+        for kind in ["coop_requested", "claim_broadcast"] { try await crash(.client, after: kind, cooperation: .on) }
+    }
+
+    func testTheProviderKilledAtEachCooperativeStateStillEndsSafely() async throws {
+        for kind in ["coop_signed", "settled"] { try await crash(.provider, after: kind, cooperation: .on) }
+    }
+
     private enum Victim: String { case client, provider }
 
-    private func crash(_ victim: Victim, after kind: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+    private func crash(_ victim: Victim, after kind: String, cooperation: SwapProviderNode.Cooperation = .off,
+                       file: StaticString = #filePath, line: UInt = #line) async throws {
         let directory = try StoreFixture.directory(for: self)
         let dying: @Sendable (SQLiteSwapStore) -> any SwapStore = { DyingSwapStore($0, diesAfter: kind, .reportingTheWrite) }
-        try await EndToEndNetwork.run(directory: directory,
+        try await EndToEndNetwork.run(directory: directory, cooperation: cooperation,
                                       providerStore: victim == .provider ? dying : { $0 },
                                       clientStore: victim == .client ? dying : { $0 }) {
             try await crash(victim, after: kind, in: $0, file: file, line: line)
@@ -142,6 +153,13 @@ final class EndToEndCrashMatrixTests: XCTestCase {
                 for spend in spends(of: lock.outPoint, on: hub) { minerFees += try network.minerFee(of: spend.txid) }
             }
             XCTAssertEqual(before.providerChainSat - after.providerChainSat, minerFees, "\(label): refunded", file: file, line: line)
+        }
+        let audit = try CoopNonceAudit(clientEvents: try await client.disk.events(of: id),
+                                       providerEvents: try await provider.disk.events(of: id))
+        audit.check(label, file: file, line: line)
+        if let lock = lockFound {
+            let keyPathSpends = spends(of: lock.outPoint, on: hub).filter { $0.inputs[0].witness.stack.count == 1 }
+            XCTAssertLessThanOrEqual(keyPathSpends.count, 1, "\(label): one aggregate signature per lock", file: file, line: line)
         }
         print("crash matrix: \(label): client \(clientState.phase.rawValue) (\(clientState.outcome?.funds.rawValue ?? "-")), "
               + "provider \(providerKind ?? "no swap"), \(blocks) blocks mined after the restart")

@@ -31,7 +31,8 @@ final class ProviderSwapMachineTests: XCTestCase {
 
     private var allStates: [ProviderSwapState] {
         [.invoiceCreated, .invoiceAccepted(htlcExpiry: 300), .fundingIntent(lock), .lockBroadcast(lock), .lockConfirmed(lock),
-         .claimObserved(lock, preimage: preimage), .settled, .refundIntent(lock, refund), .refundBroadcast(lock, refund),
+         .claimObserved(lock, preimage: preimage), .coopSigned(lock, preimage: preimage, claim: ProviderCoopMachineTests.coop),
+         .settled, .refundIntent(lock, refund), .refundBroadcast(lock, refund),
          .claimPending(lock, refund, preimage: preimage), .refunded, .cancelled, .lockLost(lock, spendingTxid: spender),
          .refundedAfterHTLCCancel(lock.withHTLCCancelled(at: 170))]
     }
@@ -48,6 +49,8 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.lockBroadcast(lock), ProviderSwapStep(actions: [.watchLock(lock)])),
             (.lockConfirmed(lock), ProviderSwapStep(actions: [.watchLock(lock)])),
             (.claimObserved(lock, preimage: preimage), ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])),
+            (.coopSigned(lock, preimage: preimage, claim: ProviderCoopMachineTests.coop),
+             ProviderSwapStep(actions: [.settleInvoice(preimage: preimage)])),
             (.settled, ProviderSwapStep()),
             (.refundIntent(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .broadcastRefund(refund)])),
             (.refundBroadcast(lock, refund), ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])),

@@ -33,11 +33,12 @@ final class EndToEndNetwork: Sendable {
     /// Starts a network in `directory`, runs `body` on it, and shuts it down however `body` ends.
     static func run(directory: String, clientBalanceSat: UInt64 = clientBalanceSat,
                     clientConfiguration: ClientEngineConfiguration = SwapClientNode.testConfiguration(),
+                    cooperation: SwapProviderNode.Cooperation = .off,
                     providerStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
                     clientStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
                     _ body: (EndToEndNetwork) async throws -> Void) async throws {
         let network = try await start(directory: directory, clientBalanceSat: clientBalanceSat,
-                                      clientConfiguration: clientConfiguration,
+                                      clientConfiguration: clientConfiguration, cooperation: cooperation,
                                       providerStore: providerStore, clientStore: clientStore)
         do {
             try await body(network)
@@ -50,11 +51,13 @@ final class EndToEndNetwork: Sendable {
 
     static func start(directory: String, clientBalanceSat: UInt64 = clientBalanceSat,
                       clientConfiguration: ClientEngineConfiguration = SwapClientNode.testConfiguration(),
+                      cooperation: SwapProviderNode.Cooperation = .off,
                       providerStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 },
                       clientStore: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 }) async throws -> EndToEndNetwork {
         let hub = try await HubFixture.start(lightningNodes: [("provider", 0), ("client", clientBalanceSat * 1_000)])
         let provider = try await SwapProviderNode.start(hub: hub, lightningNode: "provider",
-                                                        storePath: directory + "/provider.sqlite", store: providerStore)
+                                                        storePath: directory + "/provider.sqlite", cooperation: cooperation,
+                                                        store: providerStore)
         let client = try await SwapClientNode.start(hub: hub, lightningNode: "client", storePath: directory + "/client.sqlite",
                                                     configuration: clientConfiguration, store: clientStore)
         let payee = try await SwapPayeeNode.start(hub: hub)

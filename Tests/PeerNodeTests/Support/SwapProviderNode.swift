@@ -19,6 +19,15 @@ final class SwapProviderNode: Sendable {
     /// Short for regtest, still inside every inequality of DESIGN 6.
     static let htlcTimeoutBlocks = 40
 
+    /// Whether the provider offers and co-signs cooperative claims (`musig2`), and how.
+    enum Cooperation: Sendable {
+        /// No `musig2` in its offers (the library default): clients never ask.
+        case off
+        case on
+        /// Offers `musig2` and misbehaves when asked (`CoopFault`).
+        case fault(CoopFault)
+    }
+
     struct Process: Sendable {
         let engine: ProviderEngine
         let disk: SQLiteSwapStore
@@ -38,13 +47,15 @@ final class SwapProviderNode: Sendable {
     /// The provider's wall clock: it stands still unless a test moves it.
     let clock: ClientTestClock
     let log = NodeLog()
+    let cooperation: Cooperation
     private let slot: EngineSlot
     private let process = Mutex<Process?>(nil)
 
     private init(hub: HubFixture, identity: NodeIdentity, storePath: String, lnd: LNDRESTClient,
                  follower: ChainFollower, followerTask: Task<Void, Never>, slot: EngineSlot, server: PeerServer,
-                 listener: PeerListener, clock: ClientTestClock) {
+                 listener: PeerListener, clock: ClientTestClock, cooperation: Cooperation) {
         self.slot = slot
+        self.cooperation = cooperation
         self.clock = clock
         self.hub = hub
         self.identity = identity
@@ -59,6 +70,7 @@ final class SwapProviderNode: Sendable {
     /// A provider whose wallet holds `matureCoins` spendable coinbases (and 100 immature
     /// ones), listening on 127.0.0.1, engine started.
     static func start(hub: HubFixture, lightningNode: String, storePath: String, matureCoins: Int = 10,
+                      cooperation: Cooperation = .off,
                       store wrap: @Sendable (SQLiteSwapStore) -> any SwapStore = { $0 }) async throws -> SwapProviderNode {
         let identity = NodeIdentity(seed: try NodeSeed(bytes: seed))
         let funding = try makeWallet(hub)
@@ -78,13 +90,13 @@ final class SwapProviderNode: Sendable {
                     let id = (try? SwapMessage(bytes: request))?.requestID ?? "unknown"
                     return Reject(requestID: id, code: .internal, reason: "the provider is starting").encoded
                 }
-                return await handle(request, peer)
+                return slot.transformReply(await handle(request, peer))
             },
             onPush: { message, peer in await slot.engine?.handlers.onPush?(message, peer) }))
         let listener = try await PeerListener.start(server: server, loop: hub.loop)
         let node = SwapProviderNode(hub: hub, identity: identity, storePath: storePath, lnd: lnd, follower: follower,
                                     followerTask: followerTask, slot: slot, server: server, listener: listener,
-                                    clock: clock)
+                                    clock: clock, cooperation: cooperation)
         try await node.launch(store: wrap)
         return node
     }
@@ -107,7 +119,16 @@ final class SwapProviderNode: Sendable {
         let store = wrap(disk)
         let wallet = try Self.makeWallet(hub)
         _ = try await wallet.sync()
-        let terms = ProviderTerms(network: .regtest, htlcTimeoutBlocks: Self.htlcTimeoutBlocks)
+        var coopFault: CoopFault?
+        var features = [OfferFeature.preimagePush]
+        switch cooperation {
+        case .off: break
+        case .on: features.append(OfferFeature.musig2)
+        case .fault(let fault):
+            features.append(OfferFeature.musig2)
+            coopFault = fault
+        }
+        let terms = ProviderTerms(network: .regtest, htlcTimeoutBlocks: Self.htlcTimeoutBlocks, extraFeatures: features)
         let estimator = FeeEstimator(backend: hub.backend)
         let desk = ProviderDesk(identity: identity, terms: terms, clock: clock) {
             // Liquidity is what the wallet can spend now; the rate is the lock's estimate.
@@ -118,7 +139,8 @@ final class SwapProviderNode: Sendable {
                                                 feeEstimator: estimator, wallet: wallet, follower: follower,
                                                 keyChain: try SwapKeyChain(seed: Self.seed, network: .regtest), clock: clock)
         let log = self.log
-        let engine = ProviderEngine(dependencies: dependencies, configuration: ProviderConfiguration(network: .regtest),
+        let engine = ProviderEngine(dependencies: dependencies,
+                                    configuration: ProviderConfiguration(network: .regtest, coopFault: coopFault),
                                     push: server.providerPush, log: ProviderLog { log.append("provider: \($0)") })
         process.withLock { $0 = Process(engine: engine, disk: disk, store: store, wallet: wallet) }
         try await engine.start()
@@ -147,6 +169,9 @@ final class SwapProviderNode: Sendable {
     /// Makes every SwapRequest arrive `seconds` later on the provider's clock than its
     /// quote (as a client that commits late would), so quotes can expire in between.
     func delaySwapRequests(bySeconds seconds: UInt64) { slot.setSwapRequestDelay(seconds) }
+
+    /// Rewrites every reply the provider sends (a test of a provider whose answers are wrong).
+    func rewriteReplies(_ rewrite: (@Sendable ([UInt8]) -> [UInt8])?) { slot.setReplyRewrite(rewrite) }
 
     /// The last event kind of a swap, read from the database file.
     func lastKind(_ swapID: String) async throws -> String? { try await disk.lastEvent(of: swapID)?.kind }
@@ -183,11 +208,19 @@ final class EngineSlot: Sendable {
     private let current = Mutex<ProviderEngine?>(nil)
     private let seen = Mutex<Set<Pubky>>([])
     private let swapRequestDelay = Mutex<UInt64>(0)
+    private let replyRewrite = Mutex<(@Sendable ([UInt8]) -> [UInt8])?>(nil)
     private let clock: ClientTestClock
 
     init(clock: ClientTestClock) { self.clock = clock }
 
     func setSwapRequestDelay(_ seconds: UInt64) { swapRequestDelay.withLock { $0 = seconds } }
+
+    func setReplyRewrite(_ rewrite: (@Sendable ([UInt8]) -> [UInt8])?) { replyRewrite.withLock { $0 = rewrite } }
+
+    func transformReply(_ reply: [UInt8]) -> [UInt8] {
+        guard let rewrite = replyRewrite.withLock({ $0 }) else { return reply }
+        return rewrite(reply)
+    }
 
     /// Moves the clock on by the set delay when `request` is a SwapRequest.
     func delayIfSwapRequest(_ request: [UInt8]) {
