@@ -70,7 +70,7 @@ enum SubmarineRecoveryScenarios {
     /// provider's list, `recover` re-creates the swap, and the client refunds after the
     /// timeout, losing only the lock's and the refund's fees.
     static func clientRefunds(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        let (client, provider, payee) = try SubmarineScenarios.setUp(net, clock, providerExtra: [
+        let (client, provider, payee) = try SubmarineScenarios.setUp(net, clock, providerConfig: [
             "submarine_timeout_blocks=\(shortTimeoutBlocks)"])
         guard let erin = payee else { throw Failure("no payee") }
         try provider.pinListenAddress()
