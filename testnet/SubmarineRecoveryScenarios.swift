@@ -143,7 +143,7 @@ enum SubmarineRecoveryScenarios {
         guard let erin = payee else { throw Failure("no payee") }
         try provider.pinListenAddress()
         try clock.stage("restart the provider with a crash point right after it records `paid`") { () throws(Failure) in
-            clock.note(try provider.restart(environment: ["PEERNODE_TEST_CRASH_AFTER": "provider:paid"]))
+            clock.note(try provider.restart(environment: ["PEERNODE_TEST_CRASH_AFTER": "provider:onchain_to_ln:paid"]))
         }
         let before = try net.hub.rpc.balances()
         let providerSavingsBefore = try provider.walletBalance().total
@@ -154,7 +154,7 @@ enum SubmarineRecoveryScenarios {
             }
             return try provider.waitExit(timeout: 5) { false } ?? "?"
         }
-        let reached = provider.logContains("crash point provider:paid reached")
+        let reached = provider.logContains("crash point provider:onchain_to_ln:paid reached")
         clock.note("provider: \(died)")
         net.ledger.deposit(erin.name, msat: amountSat * 1_000, "paid by the provider before its database was lost")
         let removed = try clock.stage("wipe the provider's data directory but the seed, restart it, add the client") {
