@@ -166,27 +166,29 @@ enum SubmarineFaultScenarios {
     // MARK: - the invoice expires
 
     /// Simulated seconds per real second while waiting for the invoice to expire: erin's
-    /// hour passes in 12 s, and the 20 minutes an hour's invoice has to spare at SwapRequest
-    /// (it must outlive a confirmation at 10-minute blocks plus 30 minutes) are 4 real s.
-    static let expiryClockRate = 300
-    static let invoiceExpirySeconds: Int64 = 3_600
+    /// invoice of 2,700 s (the provider wants 2,400 s at SwapRequest: a confirmation at
+    /// 10-minute blocks plus 30 minutes) passes in 22 real s. Each daemon follows the hub's
+    /// clock by polling it, so a real second of lag between two of them is 120 s of skew:
+    /// the quote's default 300 s lifetime leaves a client (which refuses a quote valid for
+    /// more than 600 s) 2.5 real s of lag either way. (At 300x with a 600 s quote, one real
+    /// second of lag under load made the client refuse the quote.)
+    static let expiryClockRate = 120
+    static let invoiceExpirySeconds: Int64 = 2_700
 
     static func invoiceExpires(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         var options = SubmarineFaultNet.Options()
         options.environment = PaceScenarios.followHub
-        // Five simulated minutes are a real second here: the quote lives the 10 minutes a
-        // client accepts at most (QuotePolicy), 2 real s, to outlive the pay's own latency.
-        options.provider = ["quote_lifetime_seconds=600"]
+        options.payees = [("erin", ["lightning_receive_expiry_seconds=\(invoiceExpirySeconds)"])]
         let started = try SubmarineFaultNet.payUnderway(net, clock, options)
         let (network, before, savingsBefore, pay) = (started.network, started.before, started.savingsBefore, started.pay)
         let (client, provider, erin) = (network.client, network.provider, network.erin)
         defer { pay.stop() }
         let (id, lockTxid) = try SubmarineFaultNet.waitForLock(net, client, pay: pay)[0]
-        // erin made the invoice before the lock existed: it expires by this reading + 1 h.
+        // erin made the invoice before the lock existed: it expires by this reading + its expiry.
         let lockSeen = try HubClockReading(net)
-        let lockedAt = try clock.stage("no block until erin's invoice has expired (an hour of the hub's clock), then the lock's block") {
+        let lockedAt = try clock.stage("no block until erin's invoice has expired (2,700 s of the hub's clock), then the lock's block") {
             () throws(Failure) -> HubClockReading in
-            try SubmarineFaultNet.wait("an hour of the hub's clock", timeout: 60) { () throws(Failure) -> Bool in
+            try SubmarineFaultNet.wait("erin's invoice expiry on the hub's clock", timeout: 90) { () throws(Failure) -> Bool in
                 try HubClockReading(net).unixTime > lockSeen.unixTime + invoiceExpirySeconds + 30
             }
             let reading = try HubClockReading(net)
