@@ -54,7 +54,7 @@ enum SubmarineCrashScenarios {
         var outcome: @Sendable (_ role: String, _ state: String) -> Outcome
     }
 
-    /// The plain pay (the provider's default 144-block timeout). A crash before the client's
+    /// The plain pay (the provider's default 288-block timeout). A crash before the client's
     /// lock is funded leaves nothing locked: the client drops a swap it has not funded (the
     /// request never left at `quoted`; at `accepted` the funding was at most signed), and
     /// a provider that stored its accept but died before sending it leaves the client with
@@ -69,12 +69,14 @@ enum SubmarineCrashScenarios {
         }
     }
 
-    /// A pay whose invoice cannot be paid under the provider's CLTV bound: with a 100-block
-    /// timeout, `cltv_limit` at pay time is 100 − 1 − 12 = 87, which passes the provider's own
-    /// check (erin's final delta 80 + LND's padding 3) but not the route's whole delta (the
-    /// hub's hop adds 40: 123), so LND fails the payment and the client refunds at the
-    /// timeout. The shortest timeout that flow allows, so the blocks mined through it are few.
-    static let failingPayment = Flow(providerConfig: ["submarine_timeout_blocks=100"],
+    /// A pay whose invoice cannot be paid under the provider's CLTV bound: a provider that
+    /// keeps no route allowance (`submarine_route_cltv_blocks=0`, as if its payees were its
+    /// direct peers) admits erin's invoice (final delta 80) with a 108-block timeout, the
+    /// shortest that admits it (1 + 12 of wait + 12 + 3 + 80), so the blocks mined through it
+    /// are few. At pay time `cltv_limit` is 108 − 1 − 12 = 95, which passes the provider's
+    /// own check (80 + LND's padding 3) but not the route's whole delta (the hub's hop adds
+    /// 40: 123), so LND fails the payment and the client refunds at the timeout.
+    static let failingPayment = Flow(providerConfig: ["submarine_timeout_blocks=108", "submarine_route_cltv_blocks=0"],
                                      what: " (the payment fails: no route under cltv_limit; the client refunds)") { _, _ in .refunded }
 
     static var all: [Scenario] {

@@ -23,9 +23,13 @@ enum SubmarineRecoveryScenarios {
     ]
 
     static let amountSat = SubmarineScenarios.amountSat
-    /// The shortest submarine timeout an invoice with LND's default final delta (80) fits:
-    /// 80 + 3 + 12 of CLTV margin + 1 confirmation.
-    static let shortTimeoutBlocks = 96
+    /// The shortest submarine timeout that admits an invoice with LND's default final delta
+    /// (80) when the provider keeps no route allowance (`submarine_route_cltv_blocks=0`):
+    /// 1 confirmation + 12 of wait + 12 of CLTV margin + 3 of padding + 80.
+    static let shortTimeoutBlocks = 108
+    /// Blocks the provider stays away: past them not even a direct route fits under its
+    /// CLTV limit (80 + 3 > 108 − 14 − 12), so it never pays.
+    static let providerAwayBlocks = 14
 
     /// Everything but the seed, the config and the LND macaroon goes: the database, the
     /// swap index mark, the status token, the socket.
@@ -71,7 +75,7 @@ enum SubmarineRecoveryScenarios {
     /// timeout, losing only the lock's and the refund's fees.
     static func clientRefunds(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
         let (client, provider, payee) = try SubmarineScenarios.setUp(net, clock, providerConfig: [
-            "submarine_timeout_blocks=\(shortTimeoutBlocks)"])
+            "submarine_timeout_blocks=\(shortTimeoutBlocks)", "submarine_route_cltv_blocks=0"])
         guard let erin = payee else { throw Failure("no payee") }
         try provider.pinListenAddress()
         let before = try net.hub.rpc.balances()
@@ -92,8 +96,9 @@ enum SubmarineRecoveryScenarios {
             clock.note("removed: " + removed.joined(separator: ", "))
             return removed
         }
-        try clock.stage("mine 3 blocks (the lock confirms; the invoice's CLTV no longer fits), restart both") { () throws(Failure) in
-            try net.hub.mine(3)
+        try clock.stage("mine \(providerAwayBlocks) blocks (the lock confirms; the invoice's CLTV no longer fits), restart both") {
+            () throws(Failure) in
+            try net.hub.mine(providerAwayBlocks)
             try client.start()
             try provider.start()
             try client.saveContact(provider)
@@ -104,7 +109,7 @@ enum SubmarineRecoveryScenarios {
         let swapID = JSON.string(found.first?["id"]) ?? "?"
         try clock.stage("mine past the timeout until the recovered swap is refunded") { () throws(Failure) in
             // The first blocks in one go: the refund is valid only after the timeout.
-            try net.hub.mine(shortTimeoutBlocks - 8)
+            try net.hub.mine(shortTimeoutBlocks - providerAwayBlocks - 5)
             _ = try net.mine(until: "the client's refund", blocks: 20) { () throws(Failure) -> Bool in
                 JSON.array(try client.must(["swaps"])["swaps"]).compactMap(JSON.object).contains {
                     JSON.string($0["id"]) == swapID && JSON.string($0["state"]) == "refunded"

@@ -59,6 +59,11 @@ public struct QuotePolicy: Sendable, Hashable {
                   quote.onchainFeeSat <= terms.onchainFeeSat else {
                 throw .quoteMismatch("fees above the offer's terms")
             }
+            // The client's lock waits this long for its refund if the provider never pays:
+            // no longer than the offer it chose the provider by.
+            if direction == .onchainToLightning, quote.htlcTimeoutBlocks > terms.htlcTimeoutBlocks {
+                throw .quoteMismatch("htlc_timeout_blocks \(quote.htlcTimeoutBlocks) above the offer's \(terms.htlcTimeoutBlocks)")
+            }
         }
         try checkTerms(requiredConfirmations: quote.requiredConfirmations, htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
         // A provider that pays against an unconfirmed lock can be robbed by a full-RBF

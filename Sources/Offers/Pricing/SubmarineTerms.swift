@@ -12,33 +12,45 @@ public struct SubmarineTerms: Sendable, Hashable {
     /// What the provider keeps for its own routing fee when it sizes the offer's maximum
     /// from its Lightning balance (`RoutingFeeEstimate`'s default: 1 sat + 1000 ppm).
     public static let defaultRoutingReserve = RoutingFeeEstimate()
+    /// 288 blocks, two days: Boltz's longest timeout for a submarine swap sized to its
+    /// route (144 to 288), under Loop In's client bound (1,500). It leaves, after the lock's
+    /// confirmations and `SubmarineRules.confirmationWaitBlocks`, the CLTV margin, LND's
+    /// padding and the default route allowance of 160, room for a final delta of 100 at one
+    /// confirmation and 99 at two: LND's 80 fits (docs/HTLC.md, "Submarine CLTV bound").
+    public static let defaultTimeoutBlocks = 288
 
     public var feeModel: FeeModel
     public var minAmountSat: Int64
     public var maxAmountSat: Int64
     public var requiredConfirmations: Int
     public var htlcTimeoutBlocks: Int
+    /// The route allowance `SubmarineRules` keeps free at SwapRequest.
+    public var routeCLTVBlocks: Int
     public var routingReserve: RoutingFeeEstimate
 
-    /// Refuses 0 confirmations (`unacceptableTerms`): see `minimumRequiredConfirmations`.
+    /// Refuses 0 confirmations (`unacceptableTerms`): see `minimumRequiredConfirmations`;
+    /// and a timeout that could admit no invoice at all (`shortestTimeoutBlocks`).
     public init(feeModel: FeeModel = FeeModel(), minAmountSat: Int64 = defaultMinAmountSat,
                 maxAmountSat: Int64 = defaultMaxAmountSat, requiredConfirmations: Int = 1,
-                htlcTimeoutBlocks: Int = TimelockPolicy.defaultHTLCTimeoutBlocks,
+                htlcTimeoutBlocks: Int = defaultTimeoutBlocks,
+                routeCLTVBlocks: Int = SubmarineRules.defaultRouteCLTVBlocks,
                 routingReserve: RoutingFeeEstimate = defaultRoutingReserve) throws(OffersError) {
         guard requiredConfirmations >= Self.minimumRequiredConfirmations else {
             throw .unacceptableTerms("onchain_to_ln needs at least \(Self.minimumRequiredConfirmations) confirmation, not \(requiredConfirmations)")
         }
-        let shortest = Self.shortestTimeoutBlocks(requiredConfirmations: requiredConfirmations)
+        guard routeCLTVBlocks >= 0 else { throw .unacceptableTerms("a route allowance of \(routeCLTVBlocks) blocks") }
+        let shortest = Self.shortestTimeoutBlocks(requiredConfirmations: requiredConfirmations, routeCLTVBlocks: routeCLTVBlocks)
         guard (shortest...TimelockPolicy.maximumHTLCTimeoutBlocks).contains(htlcTimeoutBlocks) else {
             throw .unacceptableTerms("htlc_timeout_blocks \(htlcTimeoutBlocks) outside \(shortest)...\(TimelockPolicy.maximumHTLCTimeoutBlocks): "
-                                     + "after the lock's confirmations it must leave the CLTV margin and a route for an invoice "
-                                     + "with BOLT11's default final delta")
+                                     + "after the lock's confirmations and their wait it must leave the CLTV margin and a route "
+                                     + "of \(routeCLTVBlocks) blocks for an invoice with BOLT11's default final delta")
         }
         self.feeModel = feeModel
         self.minAmountSat = minAmountSat
         self.maxAmountSat = maxAmountSat
         self.requiredConfirmations = requiredConfirmations
         self.htlcTimeoutBlocks = htlcTimeoutBlocks
+        self.routeCLTVBlocks = routeCLTVBlocks
         self.routingReserve = routingReserve
     }
 
@@ -46,10 +58,13 @@ public struct SubmarineTerms: Sendable, Hashable {
     /// route for an invoice that states none.
     public static let defaultFinalCLTVExpiry = 18
 
-    /// confirmations + 12 (the CLTV margin) + 3 (LND's final padding) + 18: with less, no
-    /// invoice with the default final delta could be paid at the first possible height.
-    public static func shortestTimeoutBlocks(requiredConfirmations: Int) -> Int {
-        requiredConfirmations + SubmarineRules.cltvMarginBlocks + SubmarineRules.finalHopPaddingBlocks + defaultFinalCLTVExpiry
+    /// confirmations + 12 (the confirmation wait) + 12 (the CLTV margin) + 3 (LND's final
+    /// padding) + the route allowance + 18: with less, `SubmarineRules` would refuse even an
+    /// invoice with the default final delta. 206 at one confirmation and the default route.
+    public static func shortestTimeoutBlocks(requiredConfirmations: Int,
+                                             routeCLTVBlocks: Int = SubmarineRules.defaultRouteCLTVBlocks) -> Int {
+        requiredConfirmations + SubmarineRules.confirmationWaitBlocks + SubmarineRules.cltvMarginBlocks
+            + SubmarineRules.finalHopPaddingBlocks + routeCLTVBlocks + defaultFinalCLTVExpiry
     }
 
     /// The largest invoice the provider can pay from `outboundSat` of Lightning balance with

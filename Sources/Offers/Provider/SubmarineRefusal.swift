@@ -15,11 +15,12 @@ public enum SubmarineRefusal: Error, Equatable, Sendable, CustomStringConvertibl
     /// The invoice expires before the lock could have its confirmations at 10-minute blocks
     /// plus the margin.
     case expiresTooSoon(expiresAtUnix: UInt64, neededUntilUnix: UInt64)
-    /// The invoice's `min_final_cltv_expiry` (plus LND's 3-block padding) does not fit
-    /// under the CLTV limit the provider may pay with: no route could keep the payment's
+    /// The invoice's `min_final_cltv_expiry`, LND's 3-block padding and the provider's
+    /// route allowance do not fit under the CLTV limit it may pay with at the latest
+    /// payment it plans for: a route through the usual hops could not keep the payment's
     /// HTLCs from outliving the provider's last safe claim.
-    case finalCLTVTooLong(minFinalCLTVExpiry: Int, cltvLimit: Int)
-    /// The lock's timeout leaves no CLTV room at all at the earliest payment height.
+    case finalCLTVTooLong(minFinalCLTVExpiry: Int, routeCLTVBlocks: Int, cltvLimit: Int)
+    /// The lock's timeout leaves no CLTV room for a route at the latest planned payment.
     case timeoutTooClose(blocksLeft: Int, needed: Int)
 
     /// A stable code per case, for logs and the Reject's reason.
@@ -54,11 +55,12 @@ public enum SubmarineRefusal: Error, Equatable, Sendable, CustomStringConvertibl
             text = "the invoice pays this provider's own node"
         case .expiresTooSoon(let expiresAt, let needed):
             text = "the invoice expires at \(expiresAt) (unix); the lock's confirmations need it valid until \(needed) at least"
-        case .finalCLTVTooLong(let minFinal, let limit):
-            text = "the invoice's min_final_cltv_expiry of \(minFinal) blocks (plus 3 of padding) does not fit "
-                + "under the payment's CLTV limit of \(limit) blocks; ask for a shorter one or a longer timeout"
+        case .finalCLTVTooLong(let minFinal, let route, let limit):
+            text = "the invoice's min_final_cltv_expiry of \(minFinal) blocks is over the \(max(0, limit - route - 3)) "
+                + "this provider can route: its CLTV limit at the latest payment it plans for is \(limit) blocks, of which "
+                + "\(route) are kept for the route's hops and 3 for LND's padding; ask for a shorter one or a longer timeout"
         case .timeoutTooClose(let left, let needed):
-            text = "the timeout is \(left) blocks after the earliest payment; \(needed) needed"
+            text = "the timeout is \(left) blocks after the latest planned payment; \(needed) needed"
         }
         return "\(code): \(text)"
     }

@@ -24,11 +24,17 @@ import HTLC
 /// - tip skew (3): the provider's Lightning node and its chain view may disagree by a block
 ///   or two, and a one-block reorg moves the tip back.
 ///
-/// LND's `cltv_limit` bounds the route's whole time lock, its 3-block final padding
-/// included, so an invoice is payable only if `min_final_cltv_expiry + 3 <= cltv_limit`.
-/// At SwapRequest the check uses the earliest payment height (tip + confirmations); the
-/// engine computes the limit again from the tip when it pays, and pays nothing when no
-/// route fits any more (the client refunds after the timeout).
+/// LND's `cltv_limit` bounds the route's whole time lock: the invoice's final delta, LND's
+/// 3-block final padding and every forwarding hop's delta. So at SwapRequest the invoice
+/// is admitted only if that whole route still fits at the latest payment the rule plans
+/// for, the lock's confirmations plus a wait of 12 blocks:
+///
+///     min_final_cltv_expiry + 3 + route allowance <= cltv_limit at tip + confirmations + 12
+///
+/// The route allowance is the provider's `submarine_route_cltv_blocks` (160 by default: two
+/// hops at LND's default delta of 80). The engine computes the limit again from the tip
+/// when it pays, and pays nothing once not even a direct route fits
+/// (`min_final_cltv_expiry + 3 > cltv_limit`); the client refunds after the timeout.
 public struct SubmarineRules: Sendable, Hashable {
     public static let claimWindowBlocks = TimelockPolicy.firstClaimCutoff
     public static let onchainResolutionBlocks = 3
@@ -39,6 +45,13 @@ public struct SubmarineRules: Sendable, Hashable {
     public static let finalHopPaddingBlocks = 3
     /// Bitcoin's block interval the invoice's expiry is measured against.
     public static let blockIntervalSeconds: UInt64 = 600
+    /// Blocks the lock may wait for its confirmations beyond the fewest possible: at
+    /// mainnet pace a lock can miss a few blocks (a fee estimate outbid, slow blocks), and a
+    /// provider paying many swaps at once pays some a few blocks late. Two hours of blocks.
+    public static let confirmationWaitBlocks = 12
+    /// The route allowance when the provider names none: two forwarding hops at LND's
+    /// default delta of 80 (or one at Eclair's 144).
+    public static let defaultRouteCLTVBlocks = 160
     /// Beyond `confirmations × 600 s`: the client's lock broadcast, blocks slower than the
     /// average, and the payment's own time. 30 minutes: an invoice of the usual hour covers
     /// a lock of up to 3 confirmations.
@@ -48,10 +61,14 @@ public struct SubmarineRules: Sendable, Hashable {
     public let network: Network
     /// The provider's own Lightning node key: it never pays itself.
     public let providerNodeID: PublicKey
+    /// What the route's forwarding hops may add to the invoice's final delta, kept free
+    /// under the limit at SwapRequest (0: every payee is a direct peer of the provider).
+    public let routeCLTVBlocks: Int
 
-    public init(network: Network, providerNodeID: PublicKey) {
+    public init(network: Network, providerNodeID: PublicKey, routeCLTVBlocks: Int = defaultRouteCLTVBlocks) {
         self.network = network
         self.providerNodeID = providerNodeID
+        self.routeCLTVBlocks = max(0, routeCLTVBlocks)
     }
 
     /// The CLTV limit for a payment sent at `tipHeight` toward a lock timing out at
@@ -65,9 +82,16 @@ public struct SubmarineRules: Sendable, Hashable {
         minFinalCLTVExpiry + finalHopPaddingBlocks <= cltvLimit
     }
 
+    /// The latest payment height admission plans for: the lock's confirmations (at least
+    /// 1) and the confirmation wait after `tipHeight`.
+    public static func latestPlannedPayment(tipHeight: UInt32, confirmations: Int) -> UInt32 {
+        tipHeight + UInt32(max(confirmations, 1)) + UInt32(confirmationWaitBlocks)
+    }
+
     /// Checks `invoice` for a SwapRequest redeeming `quote` (an `onchain_to_ln` quote), at
     /// `tipHeight` and `nowUnix`, for a lock timing out at `timeoutHeight`. Returns the CLTV
-    /// limit at the earliest payment height (tip + the quote's confirmations).
+    /// limit at the latest planned payment (`latestPlannedPayment`), which the invoice's
+    /// final delta, LND's padding and the route allowance fit under.
     @discardableResult
     public func check(_ invoice: SubmarineInvoice, quote: Quote, timeoutHeight: UInt32, tipHeight: UInt32,
                       nowUnix: UInt64) throws(SubmarineRefusal) -> Int {
@@ -85,15 +109,17 @@ public struct SubmarineRules: Sendable, Hashable {
         guard invoice.expiresAtUnix >= needed else {
             throw .expiresTooSoon(expiresAtUnix: invoice.expiresAtUnix, neededUntilUnix: needed)
         }
-        let earliestPayment = tipHeight + UInt32(confirmations)
-        let limit = Self.cltvLimit(timeoutHeight: timeoutHeight, tipHeight: earliestPayment)
-        let smallest = Self.finalHopPaddingBlocks + 1
+        let latestPayment = Self.latestPlannedPayment(tipHeight: tipHeight, confirmations: Int(confirmations))
+        let limit = Self.cltvLimit(timeoutHeight: timeoutHeight, tipHeight: latestPayment)
+        // Not even a 1-block final delta would leave the route its allowance.
+        let smallest = Self.finalHopPaddingBlocks + routeCLTVBlocks + 1
         guard limit >= smallest else {
-            throw .timeoutTooClose(blocksLeft: Int(timeoutHeight) - Int(earliestPayment),
+            throw .timeoutTooClose(blocksLeft: Int(timeoutHeight) - Int(latestPayment),
                                    needed: Self.cltvMarginBlocks + smallest)
         }
-        guard Self.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else {
-            throw .finalCLTVTooLong(minFinalCLTVExpiry: invoice.minFinalCLTVExpiry, cltvLimit: limit)
+        guard Self.fitsUnder(cltvLimit: limit - routeCLTVBlocks, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else {
+            throw .finalCLTVTooLong(minFinalCLTVExpiry: invoice.minFinalCLTVExpiry, routeCLTVBlocks: routeCLTVBlocks,
+                                    cltvLimit: limit)
         }
         return limit
     }

@@ -86,9 +86,10 @@ extension SwapAccountingEntry {
     }
 
     /// A provider's submarine swap: it paid the invoice (X, plus the routing fee recorded
-    /// with the payment's success) and claimed the lock (its value less the claim's fee, the
-    /// last version signed). A claim that lost to the client's refund leaves the payment
-    /// paid and nothing claimed. Every other ending paid nothing.
+    /// with the payment's success) and claimed the lock (its value less the claim's fee: of
+    /// the version mined when `claimed` names an earlier one, `mined_claim_txid`, else of
+    /// the last version signed). A claim that lost to the client's refund leaves the
+    /// payment paid and nothing claimed. Every other ending paid nothing.
     static func submarineProvider(_ record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64?)
         throws(AccountingError) -> SwapAccountingEntry {
         guard let quoteJSON = record.contract["quote"] else {
@@ -115,8 +116,10 @@ extension SwapAccountingEntry {
         guard last.isFinal else { return entry(.inFlight, endedAt: nil) }
         let paidOut = -(quote.amountSat * 1_000 + (routingFeeMsat ?? 0))
         switch state {
-        case .claimed:
-            guard let claim = states.compactMap(\.claim).last, let lock = states.compactMap(\.lock).last else {
+        case .claimed(let mined):
+            let versions = states.compactMap(\.claim)
+            guard let claim = mined.flatMap({ txid in versions.last { $0.txid == txid } }) ?? versions.last,
+                  let lock = states.compactMap(\.lock).last else {
                 throw .unreadableSwap(id: record.id, why: "it was claimed without a recorded claim")
             }
             return entry(.completed, endedAt: last.at, serviceFee: quote.serviceFeeSat, quotedOnchainFee: quote.onchainFeeSat,

@@ -282,20 +282,23 @@ private struct ConfigResolver {
                            allowed: "\(minimum) to \(ConfigLimits.maximumSat)")
         }
         let confirmations = try value("submarine_confirmations")?.int(in: 1...100) ?? (mainnet ? 2 : 1)
-        let shortest = SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: confirmations)
+        let route = try value("submarine_route_cltv_blocks")?.int(in: 0...TimelockPolicy.maximumHTLCTimeoutBlocks)
+            ?? SubmarineRules.defaultRouteCLTVBlocks
+        let shortest = SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: confirmations, routeCLTVBlocks: route)
         let timeout = try value("submarine_timeout_blocks")?.int(in: 1...TimelockPolicy.maximumHTLCTimeoutBlocks)
-            ?? TimelockPolicy.defaultHTLCTimeoutBlocks
+            ?? SubmarineTerms.defaultTimeoutBlocks
         if timeout < shortest {
             throw mismatch("submarine_timeout_blocks", "\(timeout)",
-                           "too short for \(confirmations) confirmations: after them the payment's CLTV margin (12), LND's "
-                            + "padding (3) and an invoice's default final delta (18) must fit",
+                           "too short for \(confirmations) confirmation(s) and submarine_route_cltv_blocks=\(route): after them, "
+                            + "the wait for them (12), the payment's CLTV margin (12), LND's padding (3), the route allowance "
+                            + "and an invoice's default final delta (18) must fit",
                            allowed: "\(shortest) to \(TimelockPolicy.maximumHTLCTimeoutBlocks)")
         }
         let settings = NodeConfig.SubmarineSettings(
             enabled: try value("submarine")?.bool() ?? false, minAmountSat: minimum, maxAmountSat: maximum,
             baseFeeSat: try value("submarine_base_fee_sat")?.integer(in: 0...1_000_000) ?? 500,
             feePPM: try value("submarine_fee_ppm")?.integer(in: 0...1_000_000) ?? 2_000,
-            confirmations: confirmations, timeoutBlocks: timeout)
+            confirmations: confirmations, timeoutBlocks: timeout, routeCLTVBlocks: route)
         if settings.enabled && !provider {
             throw mismatch("submarine", "1", "the submarine direction is a provider's", allowed: "submarine=1 only with provider=1")
         }

@@ -72,10 +72,13 @@ public struct NodeConfig: Sendable, Equatable {
         public var feePPM: Int64
         public var confirmations: Int
         public var timeoutBlocks: Int
+        /// `submarine_route_cltv_blocks`: what `SubmarineRules` keeps free for the route's hops.
+        public var routeCLTVBlocks: Int
 
         public init(enabled: Bool = false, minAmountSat: Int64 = SubmarineTerms.defaultMinAmountSat,
                     maxAmountSat: Int64 = SubmarineTerms.defaultMaxAmountSat, baseFeeSat: Int64 = 500, feePPM: Int64 = 2_000,
-                    confirmations: Int = 1, timeoutBlocks: Int = TimelockPolicy.defaultHTLCTimeoutBlocks) {
+                    confirmations: Int = 1, timeoutBlocks: Int = SubmarineTerms.defaultTimeoutBlocks,
+                    routeCLTVBlocks: Int = SubmarineRules.defaultRouteCLTVBlocks) {
             self.enabled = enabled
             self.minAmountSat = minAmountSat
             self.maxAmountSat = maxAmountSat
@@ -83,6 +86,7 @@ public struct NodeConfig: Sendable, Equatable {
             self.feePPM = feePPM
             self.confirmations = confirmations
             self.timeoutBlocks = timeoutBlocks
+            self.routeCLTVBlocks = routeCLTVBlocks
         }
 
         /// The desk's terms for the direction; nil when it is off.
@@ -90,7 +94,7 @@ public struct NodeConfig: Sendable, Equatable {
             guard enabled else { return nil }
             return try SubmarineTerms(feeModel: FeeModel(baseFeeSat: baseFeeSat, feePPM: feePPM), minAmountSat: minAmountSat,
                                       maxAmountSat: maxAmountSat, requiredConfirmations: confirmations,
-                                      htlcTimeoutBlocks: timeoutBlocks)
+                                      htlcTimeoutBlocks: timeoutBlocks, routeCLTVBlocks: routeCLTVBlocks)
         }
     }
 

@@ -27,8 +27,8 @@ public enum CoopFault: String, Sendable, Hashable, CustomStringConvertible {
 
     /// The fault the process environment arms on `network`, if any. Each decision is logged.
     static func fromEnvironment(network: Network, log: DaemonLog) -> CoopFault? {
-        Arming.fromEnvironment(environmentKey, network: network, log: log, what: "cooperation fault", decide: arming) { fault in
-            "cooperation fault armed: the provider does not co-sign (\(environmentKey)=\(fault); test use only)"
-        }
+        Arming.fromEnvironment(environmentKey, arming: { arming($0, network: network) }, log: log,
+                               refused: { "cooperation fault refused: \($0)" },
+                               armed: { "cooperation fault armed: the provider does not co-sign (\(environmentKey)=\($0); test use only)" })
     }
 }

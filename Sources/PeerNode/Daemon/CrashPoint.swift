@@ -99,20 +99,14 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     /// The store the engines get: `store` itself, or `store` behind a crash point when the
     /// process environment arms one on this network. Each decision is logged.
     static func store(wrapping store: any SwapStore, network: Network, log: DaemonLog) -> any SwapStore {
-        let value = getenv(environmentKey).map { String(cString: $0) }
-        switch arming(value, network: network) {
-        case .off:
-            return store
-        case .refused(let reason):
-            log("crash point refused: \(reason)")
-            return store
-        case .armed(let point):
-            log("crash point armed: SIGKILL right after \(point) is stored (\(environmentKey); test use only)")
-            return CrashingSwapStore(base: store, point: point) {
-                // The log line is written before the signal: SIGKILL cannot be caught.
-                log("crash point \(point) reached: SIGKILL")
-                kill(getpid(), SIGKILL)
-            }
+        let armed = Arming.fromEnvironment(environmentKey, arming: { arming($0, network: network) }, log: log,
+                                           refused: { "crash point refused: \($0)" },
+                                           armed: { "crash point armed: SIGKILL right after \($0) is stored (\(environmentKey); test use only)" })
+        guard let point = armed else { return store }
+        return CrashingSwapStore(base: store, point: point) {
+            // The log line is written before the signal: SIGKILL cannot be caught.
+            log("crash point \(point) reached: SIGKILL")
+            kill(getpid(), SIGKILL)
         }
     }
 }

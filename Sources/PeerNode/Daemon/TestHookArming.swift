@@ -6,10 +6,11 @@ import Darwin
 import Bitcoin
 
 /// What a regtest-only test hook's environment variable asks for on a given network
-/// (`CrashPoint`, `LockFault`). Both follow one discipline: read only from the process
-/// environment (never the config file, so a hook cannot be left on in a data directory),
-/// honoured only on regtest, and a value that does not parse is refused loudly instead of
-/// silently never firing.
+/// (`CrashPoint`, `LockFault`, `SubmarineLockFault`, `CoopFault`, `TestClock`). All follow
+/// one discipline: read only from the process environment (never the config file, so a
+/// hook cannot be left on in a data directory), honoured only on regtest, and a value that
+/// does not parse is refused loudly instead of silently never firing. Each reads its
+/// variable through `fromEnvironment`, the one place that calls `getenv` and logs.
 public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
     /// The variable is not set (or empty): the node behaves normally.
     case off
@@ -27,23 +28,6 @@ public enum TestHookArming<Hook: Sendable & Equatable>: Sendable, Equatable {
         }
         guard let hook = parse(value) else { return .refused("\(key)=\(value) is not \(expected)") }
         return .armed(hook)
-    }
-
-    /// The hook the process environment's `key` arms on `network`, if any, each decision
-    /// logged: `"<what> refused: <why>"`, or `armed(hook)` once armed.
-    static func fromEnvironment(_ key: String, network: Network, log: DaemonLog, what: String,
-                                decide: (String?, Network) -> TestHookArming,
-                                armed: (Hook) -> String) -> Hook? {
-        switch decide(getenv(key).map { String(cString: $0) }, network) {
-        case .off:
-            return nil
-        case .refused(let reason):
-            log("\(what) refused: \(reason)")
-            return nil
-        case .armed(let hook):
-            log(armed(hook))
-            return hook
-        }
     }
 }
 

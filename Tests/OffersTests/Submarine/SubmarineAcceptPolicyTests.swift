@@ -87,6 +87,33 @@ final class SubmarineAcceptPolicyTests: XCTestCase {
         }
     }
 
+    /// The provider's default timeout (288 blocks, two days) is inside the accept window;
+    /// an accept more than 6 blocks past tip + the quoted timeout is not, and a quote of
+    /// more than a week is never locked into, whatever the accept says.
+    func testTheDefaultTimeoutIsAcceptedAndAFarOneIsNot() throws {
+        func accept(timeout: UInt32, quote: Quote) -> SubmarineSwapAccept {
+            SubmarineSwapAccept(requestID: "req-7", swapID: "swap-2", quoteID: quote.quoteID, amountSat: quote.amountSat,
+                                totalSat: quote.totalSat, contract: Fixtures.submarineContract(timeout: timeout))
+        }
+        var quote = Fixtures.submarineQuote()
+        quote.htlcTimeoutBlocks = SubmarineTerms.defaultTimeoutBlocks
+        XCTAssertEqual(quote.htlcTimeoutBlocks, 288)
+        let contract = try check(accept(timeout: tip + 288, quote: quote), quote: quote)
+        XCTAssertEqual(contract.terms.timeoutHeight, tip + 288)
+        XCTAssertNoThrow(try check(accept(timeout: tip + 288 + 6, quote: quote), quote: quote), "tips may differ by 6")
+        XCTAssertOffersError(.htlc(.timeoutOutsideWindow(timeout: tip + 288 + 7, expected: tip + 288, tolerance: 6))) {
+            try check(accept(timeout: tip + 288 + 7, quote: quote), quote: quote)
+        }
+        var week = Fixtures.submarineQuote()
+        week.htlcTimeoutBlocks = TimelockPolicy.maximumHTLCTimeoutBlocks
+        XCTAssertNoThrow(try check(accept(timeout: tip + 1_008, quote: week), quote: week))
+        var beyond = Fixtures.submarineQuote()
+        beyond.htlcTimeoutBlocks = TimelockPolicy.maximumHTLCTimeoutBlocks + 1
+        XCTAssertOffersError(.htlc(.htlcTimeoutBlocksOutOfRange(1_009, maximum: 1_008))) {
+            try check(accept(timeout: tip + 1_009, quote: beyond), quote: beyond)
+        }
+    }
+
     func testTheSignatureAndTheQuoteDirectionAreChecked() {
         XCTAssertOffersError(.invalidSignature) { try check(Fixtures.submarineAccept(), signer: Fixtures.stranger) }
         XCTAssertOffersError(.acceptMismatch("the quote is not for onchain_to_ln")) {

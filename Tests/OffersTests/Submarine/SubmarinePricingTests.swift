@@ -39,15 +39,25 @@ final class SubmarinePricingTests: XCTestCase {
         XCTAssertOffersError(.unacceptableTerms("onchain_to_ln needs at least 1 confirmation, not 0")) {
             try SubmarineTerms(requiredConfirmations: 0)
         }
-        // 2 + 12 + 3 + 18 = 35: an invoice with BOLT11's default final delta is payable at the first height.
-        XCTAssertEqual(SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: 2), 35)
-        XCTAssertEqual(rejectCode { try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 34) }, .invalidRequest)
-        XCTAssertNoThrow(try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 35))
-        XCTAssertTrue(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_035, tipHeight: 1_002),
-                                               minFinalCLTVExpiry: 18))
-        XCTAssertFalse(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_034, tipHeight: 1_002),
-                                                minFinalCLTVExpiry: 18))
+        // 2 + 12 + 12 + 3 + 160 + 18 = 207: an invoice with BOLT11's default final delta is
+        // admitted, its route allowance kept, at the end of the confirmation wait.
+        XCTAssertEqual(SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: 2), 207)
+        XCTAssertEqual(rejectCode { try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 206) }, .invalidRequest)
+        XCTAssertNoThrow(try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 207))
+        // Without a route allowance (payees that are direct peers): 2 + 12 + 12 + 3 + 18 = 47.
+        XCTAssertEqual(rejectCode { try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 46, routeCLTVBlocks: 0) },
+                       .invalidRequest)
+        XCTAssertNoThrow(try SubmarineTerms(requiredConfirmations: 2, htlcTimeoutBlocks: 47, routeCLTVBlocks: 0))
+        XCTAssertEqual(rejectCode { try SubmarineTerms(routeCLTVBlocks: -1) }, .invalidRequest)
+        let rules = SubmarineRules(network: .regtest, providerNodeID: Fixtures.key(0x88).publicKey, routeCLTVBlocks: 160)
+        let latest = SubmarineRules.latestPlannedPayment(tipHeight: 1_000, confirmations: 2)
+        XCTAssertTrue(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_207, tipHeight: latest)
+                                                   - rules.routeCLTVBlocks, minFinalCLTVExpiry: 18))
+        XCTAssertFalse(SubmarineRules.fitsUnder(cltvLimit: SubmarineRules.cltvLimit(timeoutHeight: 1_206, tipHeight: latest)
+                                                    - rules.routeCLTVBlocks, minFinalCLTVExpiry: 18))
         XCTAssertEqual(rejectCode { try SubmarineTerms(htlcTimeoutBlocks: 1_009) }, .invalidRequest)
+        XCTAssertEqual(try SubmarineTerms().htlcTimeoutBlocks, 288)
+        XCTAssertEqual(try SubmarineTerms().routeCLTVBlocks, 160)
     }
 
     func testTheOfferListsBothDirectionsWithTheSubmarineMaximumFromTheLightningBalance() throws {
@@ -57,7 +67,8 @@ final class SubmarinePricingTests: XCTestCase {
                                      nowUnix: Fixtures.now, lightningOutboundSat: 800_000)
         XCTAssertEqual(rich.terms(for: .onchainToLightning),
                        DirectionTerms(direction: .onchainToLightning, minAmountSat: 10_000, maxAmountSat: 500_000, baseFeeSat: 400,
-                                      feePPM: 1_500, onchainFeeSat: 380, requiredConfirmations: 1, htlcTimeoutBlocks: 144))
+                                      feePPM: 1_500, onchainFeeSat: 380, requiredConfirmations: 1, htlcTimeoutBlocks: 288),
+                       "the offer advertises the direction's timeout")
         let poor = try builder.offer(requestID: "r", offerID: "o", liquiditySat: 2_000_000, rate: Fixtures.rate(2),
                                      nowUnix: Fixtures.now, lightningOutboundSat: 100_000)
         XCTAssertEqual(poor.terms(for: .onchainToLightning)?.maxAmountSat, 99_899, "never more than it can pay now")
@@ -155,6 +166,14 @@ final class SubmarinePricingTests: XCTestCase {
         dearer.feeSat += 1
         dearer.totalSat += 1
         XCTAssertOffersError(.quoteMismatch("fees above the offer's terms")) { try check(dearer) }
+        // A longer wait for the refund than the offer advertised is not the offer chosen.
+        var longer = Fixtures.submarineQuote()
+        longer.htlcTimeoutBlocks = Fixtures.submarineTerms().htlcTimeoutBlocks + 1
+        XCTAssertOffersError(.quoteMismatch("htlc_timeout_blocks \(longer.htlcTimeoutBlocks) above the offer's "
+                                            + "\(Fixtures.submarineTerms().htlcTimeoutBlocks)")) { try check(longer) }
+        var advertised = Fixtures.submarineQuote()
+        advertised.htlcTimeoutBlocks = Fixtures.submarineTerms().htlcTimeoutBlocks
+        XCTAssertNoThrow(try check(advertised))
         XCTAssertOffersError(.quoteMismatch("the offer does not run onchain_to_ln")) {
             try policy.check(Signed(signing: Fixtures.submarineQuote(), with: Fixtures.provider), answering: request,
                              provider: Fixtures.provider.pubky, offer: Fixtures.offer(), nowUnix: Fixtures.now)

@@ -4,8 +4,10 @@ import HTLC
 import XCTest
 
 /// The provider's checks of an `onchain_to_ln` invoice, on numbers: tip 1,000, timeout
-/// 1,144 (144 blocks), one confirmation, so the earliest payment is at 1,001 and the CLTV
-/// limit there is 1,144 − 1,001 − 12 = 131 blocks.
+/// 1,288 (the default 288 blocks), one confirmation, so the earliest payment is at 1,001,
+/// the latest planned one at 1,013 (12 blocks of confirmation wait), and the CLTV limit
+/// there is 1,288 − 1,013 − 12 = 263 blocks: with the default route allowance of 160 and
+/// LND's padding of 3, a final delta up to 100 is admitted.
 final class SubmarineRulesTests: XCTestCase {
     private let providerNode = Fixtures.key(0x88).publicKey
     private let payeeNode = Fixtures.key(0x99).publicKey
@@ -18,9 +20,10 @@ final class SubmarineRulesTests: XCTestCase {
                          expiresAtUnix: now + expiresIn, minFinalCLTVExpiry: minFinal)
     }
 
-    private func check(_ invoice: SubmarineInvoice, quote: Quote = Fixtures.submarineQuote(), timeout: UInt32 = 1_144,
-                       tip: UInt32 = 1_000) throws(SubmarineRefusal) -> Int {
-        try rules.check(invoice, quote: quote, timeoutHeight: timeout, tipHeight: tip, nowUnix: now)
+    private func check(_ invoice: SubmarineInvoice, quote: Quote = Fixtures.submarineQuote(), timeout: UInt32 = 1_288,
+                       tip: UInt32 = 1_000, route: Int = SubmarineRules.defaultRouteCLTVBlocks) throws(SubmarineRefusal) -> Int {
+        try SubmarineRules(network: .regtest, providerNodeID: providerNode, routeCLTVBlocks: route)
+            .check(invoice, quote: quote, timeoutHeight: timeout, tipHeight: tip, nowUnix: now)
     }
 
     private func refusal(_ body: () throws -> Int) -> SubmarineRefusal? {
@@ -34,15 +37,25 @@ final class SubmarineRulesTests: XCTestCase {
         XCTAssertEqual(SubmarineRules.cltvMarginBlocks, 12)
         XCTAssertEqual(SubmarineRules.cltvLimit(timeoutHeight: 1_144, tipHeight: 1_001), 131)
         XCTAssertEqual(SubmarineRules.cltvLimit(timeoutHeight: 1_144, tipHeight: 1_140), -8)
+        // The allowances of the admission rule.
+        XCTAssertEqual(SubmarineRules.confirmationWaitBlocks, 12)
+        XCTAssertEqual(SubmarineRules.defaultRouteCLTVBlocks, 160)
+        XCTAssertEqual(rules.routeCLTVBlocks, 160)
+        XCTAssertEqual(SubmarineRules.latestPlannedPayment(tipHeight: 1_000, confirmations: 1), 1_013)
+        XCTAssertEqual(SubmarineRules.latestPlannedPayment(tipHeight: 1_000, confirmations: 2), 1_014)
+        XCTAssertEqual(SubmarineRules.latestPlannedPayment(tipHeight: 1_000, confirmations: 0), 1_013, "never fewer than 1")
+        XCTAssertEqual(SubmarineTerms.defaultTimeoutBlocks, 288)
+        XCTAssertEqual(SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: 1), 206, "1 + 12 + 12 + 3 + 160 + 18")
+        XCTAssertEqual(SubmarineTerms.shortestTimeoutBlocks(requiredConfirmations: 2, routeCLTVBlocks: 40), 87)
     }
 
-    func testAGoodInvoicePassesWithTheLimitAtTheEarliestPayment() throws {
-        XCTAssertEqual(try check(invoice()), 131)
+    func testAGoodInvoicePassesWithTheLimitAtTheLatestPlannedPayment() throws {
+        XCTAssertEqual(try check(invoice()), 263)
         var twoConfirmations = Fixtures.submarineQuote()
         twoConfirmations.requiredConfirmations = 2
-        XCTAssertEqual(try check(invoice(), quote: twoConfirmations), 130)
+        XCTAssertEqual(try check(invoice(), quote: twoConfirmations), 262)
         // A quote without a hash binds only the amount.
-        XCTAssertEqual(try check(invoice(hash: [UInt8](repeating: 3, count: 32)), quote: Fixtures.submarineQuote(paymentHash: nil)), 131)
+        XCTAssertEqual(try check(invoice(hash: [UInt8](repeating: 3, count: 32)), quote: Fixtures.submarineQuote(paymentHash: nil)), 263)
     }
 
     func testAmountHashNetworkAndPayeeMustBeTheQuotes() {
@@ -69,24 +82,77 @@ final class SubmarineRulesTests: XCTestCase {
                        .expiresTooSoon(expiresAtUnix: now + 3_600, neededUntilUnix: now + 5_400))
     }
 
-    /// min_final_cltv_expiry + 3 must fit under the limit at the earliest payment.
+    /// min_final_cltv_expiry + 3 + the route allowance must fit under the limit at the
+    /// latest planned payment.
     func testTheFinalCLTVMustLeaveARouteUnderTheLimit() {
-        XCTAssertNoThrow(try check(invoice(minFinal: 128)))
-        XCTAssertEqual(refusal { try check(invoice(minFinal: 129)) }, .finalCLTVTooLong(minFinalCLTVExpiry: 129, cltvLimit: 131))
-        // A shorter timeout (40 blocks): limit 27, so LND's default 80 does not fit, 18 does.
-        XCTAssertEqual(refusal { try check(invoice(minFinal: 80), timeout: 1_040) },
-                       .finalCLTVTooLong(minFinalCLTVExpiry: 80, cltvLimit: 27))
-        XCTAssertEqual(try? check(invoice(minFinal: 18), timeout: 1_040), 27)
-        // A timeout so close that not even a 1-block final delta fits.
-        XCTAssertEqual(refusal { try check(invoice(minFinal: 1), timeout: 1_016) }, .timeoutTooClose(blocksLeft: 15, needed: 16))
-        XCTAssertNoThrow(try check(invoice(minFinal: 1), timeout: 1_017))
+        XCTAssertNoThrow(try check(invoice(minFinal: 100)))
+        XCTAssertEqual(refusal { try check(invoice(minFinal: 101)) },
+                       .finalCLTVTooLong(minFinalCLTVExpiry: 101, routeCLTVBlocks: 160, cltvLimit: 263))
+        // A provider whose route is the hub's one hop of 40 admits up to 220; one whose
+        // payees are its direct peers (0), up to 260.
+        XCTAssertNoThrow(try check(invoice(minFinal: 220), route: 40))
+        XCTAssertEqual(refusal { try check(invoice(minFinal: 221), route: 40) },
+                       .finalCLTVTooLong(minFinalCLTVExpiry: 221, routeCLTVBlocks: 40, cltvLimit: 263))
+        XCTAssertNoThrow(try check(invoice(minFinal: 260), route: 0))
+        // The old default timeout (144 blocks): limit 119 at the latest planned payment, so
+        // LND's default 80 fits only a route of at most 36.
+        XCTAssertEqual(refusal { try check(invoice(minFinal: 80), timeout: 1_144, route: 40) },
+                       .finalCLTVTooLong(minFinalCLTVExpiry: 80, routeCLTVBlocks: 40, cltvLimit: 119))
+        XCTAssertEqual(try? check(invoice(minFinal: 80), timeout: 1_144, route: 36), 119)
+        // A timeout so close that not even a 1-block final delta leaves the route its 160.
+        XCTAssertEqual(refusal { try check(invoice(minFinal: 1), timeout: 1_188) }, .timeoutTooClose(blocksLeft: 175, needed: 176))
+        XCTAssertNoThrow(try check(invoice(minFinal: 1), timeout: 1_189))
+    }
+
+    /// Whatever the rule admits can still be paid, through a route within the allowance,
+    /// until the end of the confirmation wait: for every allowance, final delta and timeout,
+    /// an admitted invoice fits at each payment height up to the latest planned one.
+    func testWhatIsAdmittedFitsThroughTheWholeWaitAndRoute() {
+        var admitted = 0
+        for route in [0, 40, 160] {
+            for timeout in stride(from: UInt32(1_040), through: 1_400, by: 9) {
+                for minFinal in stride(from: 1, through: 300, by: 7) {
+                    guard (try? check(invoice(minFinal: minFinal), timeout: timeout, route: route)) != nil else { continue }
+                    admitted += 1
+                    for wait: UInt32 in 0...UInt32(SubmarineRules.confirmationWaitBlocks) {
+                        let limit = SubmarineRules.cltvLimit(timeoutHeight: timeout, tipHeight: 1_001 + wait)
+                        XCTAssertTrue(SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: minFinal + route),
+                                      "route \(route), timeout \(timeout), final \(minFinal), paid \(wait) block(s) late")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(admitted, 100, "the table admits something")
+    }
+
+    /// What an admitted invoice must still have when it is paid: a route. At the provider's
+    /// default terms, an invoice with LND's final delta of 80, paid through one hop of 40
+    /// (the hub's routing node; LND's own default is 80) after the lock waited up to 12
+    /// blocks beyond its first possible confirmation (50 swaps at once, or a slow block at
+    /// mainnet pace), fits under the CLTV limit of that moment. Admitting it as if the payee
+    /// were a direct channel left 8 blocks for that wait (`submarine-concurrent-50`: 15 of 50
+    /// payments failed `NO_ROUTE`).
+    func testAnAdmittedInvoiceKeepsARouteThroughAHopAfterTheConfirmationWait() throws {
+        let terms = try SubmarineTerms()
+        var quote = Fixtures.submarineQuote()
+        quote.htlcTimeoutBlocks = terms.htlcTimeoutBlocks
+        let timeout = 1_000 + UInt32(terms.htlcTimeoutBlocks)
+        XCTAssertNoThrow(try check(invoice(minFinal: 80), quote: quote, timeout: timeout), "LND's default final delta is admitted")
+        for wait: UInt32 in 0...12 {
+            let paidAt = 1_000 + 1 + wait
+            let limit = SubmarineRules.cltvLimit(timeoutHeight: timeout, tipHeight: paidAt)
+            XCTAssertTrue(SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: 80 + 40),
+                          "paid \(wait) block(s) after the first confirmation: 80 + 40 + 3 over a limit of \(limit)")
+        }
     }
 
     /// The refusals are typed, with a stable code, and answered as `invalid_request`.
     func testRefusalsMapToCodesAndRejects() {
-        let refusal = SubmarineRefusal.finalCLTVTooLong(minFinalCLTVExpiry: 129, cltvLimit: 131)
+        let refusal = SubmarineRefusal.finalCLTVTooLong(minFinalCLTVExpiry: 101, routeCLTVBlocks: 160, cltvLimit: 263)
         XCTAssertEqual(refusal.code, "invoice_final_cltv_too_long")
-        XCTAssertTrue(refusal.description.hasPrefix("invoice_final_cltv_too_long: "))
+        XCTAssertEqual(refusal.description, "invoice_final_cltv_too_long: the invoice's min_final_cltv_expiry of 101 blocks is "
+            + "over the 100 this provider can route: its CLTV limit at the latest payment it plans for is 263 blocks, of which "
+            + "160 are kept for the route's hops and 3 for LND's padding; ask for a shorter one or a longer timeout")
         XCTAssertEqual(OffersError.submarine(refusal).rejectCode, .invalidRequest)
         let reject = Reject(requestID: "r", error: .submarine(.paysProvider))
         XCTAssertEqual(reject.code, .invalidRequest)

@@ -136,10 +136,16 @@ final class SubmarineAccountingTests: XCTestCase {
         let lock = SubmarineLock(transaction: fixture.funding(), output: fixture.lock)
         let preimage = SubmarineClientFixture.preimage
         let first = SubmarineClaim(transaction: fixture.claim(), feeRate: try FeeRate(satPerVByte: 2), fee: 300, builtAtHeight: 1_002)
-        let bump = SubmarineClaim(transaction: fixture.claim(), feeRate: try FeeRate(satPerVByte: 3), fee: 400, builtAtHeight: 1_003)
+        // The bump: the same spend paying 100 sat less (its own txid).
+        let original = fixture.claim()
+        let bumpTransaction = Transaction(version: original.version, inputs: original.inputs,
+                                          outputs: original.outputs.map { TransactionOutput(value: $0.value - 100, scriptPubKey: $0.scriptPubKey) },
+                                          lockTime: original.lockTime)
+        let bump = SubmarineClaim(transaction: bumpTransaction, feeRate: try FeeRate(satPerVByte: 3), fee: 400, builtAtHeight: 1_003)
+        XCTAssertNotEqual(bump.txid, first.txid)
         let events = providerEvents([.accepted, .lockConfirmed(lock), .paymentIntent(lock, cltvLimit: 100),
                                      .paid(lock, preimage: preimage), .claimBroadcast(lock, preimage: preimage, first),
-                                     .claimBroadcast(lock, preimage: preimage, bump), .claimed])
+                                     .claimBroadcast(lock, preimage: preimage, bump), .claimed(minedClaimTxid: nil)])
         let entry = try SwapAccountingEntry.submarineProvider(providerRecord, events: events, routingFeeMsat: 21_000)
         XCTAssertEqual(entry.outcome, .completed)
         XCTAssertEqual(entry.claimFeeSat, 400, "the last version signed")
@@ -148,6 +154,14 @@ final class SubmarineAccountingTests: XCTestCase {
         XCTAssertEqual(entry.netMsat, (20_810 - 400) * 1_000 - 20_021_000)
         let books = try SwapAccounting(swaps: [SwapHistory(record: providerRecord, events: events, routingFeeMsat: 21_000)])
         XCTAssertEqual(books.netMsat, entry.netMsat)
+
+        // The first version mined before its bump could be: its fee and output count.
+        let minedFirst = providerEvents([.accepted, .lockConfirmed(lock), .paymentIntent(lock, cltvLimit: 100),
+                                         .paid(lock, preimage: preimage), .claimBroadcast(lock, preimage: preimage, first),
+                                         .claimBroadcast(lock, preimage: preimage, bump), .claimed(minedClaimTxid: first.txid)])
+        let earlier = try SwapAccountingEntry.submarineProvider(providerRecord, events: minedFirst, routingFeeMsat: 21_000)
+        XCTAssertEqual(earlier.claimFeeSat, 300, "the mined version's fee, not the bump's")
+        XCTAssertEqual(earlier.onchainSat, 20_810 - 300)
 
         let lost = try SwapAccountingEntry.submarineProvider(
             providerRecord, events: providerEvents([.accepted, .lockConfirmed(lock), .paid(lock, preimage: preimage),

@@ -279,13 +279,18 @@ final class ConfigTests: XCTestCase {
 
         let config = try resolve(Self.base + ["provider=1", "submarine=1", "submarine_min_sat=20000", "submarine_max_sat=300000",
                                               "submarine_base_fee_sat=100", "submarine_fee_ppm=3000",
-                                              "submarine_confirmations=2", "submarine_timeout_blocks=96"])
+                                              "submarine_confirmations=2", "submarine_timeout_blocks=96",
+                                              "submarine_route_cltv_blocks=40"])
         let terms = try XCTUnwrap(try config.submarine.terms())
         XCTAssertEqual(terms.minAmountSat, 20_000)
         XCTAssertEqual(terms.maxAmountSat, 300_000)
         XCTAssertEqual(terms.feeModel, FeeModel(baseFeeSat: 100, feePPM: 3_000))
         XCTAssertEqual(terms.requiredConfirmations, 2)
         XCTAssertEqual(terms.htlcTimeoutBlocks, 96)
+        XCTAssertEqual(terms.routeCLTVBlocks, 40)
+        let defaultTerms = try XCTUnwrap(try resolve(Self.base + ["provider=1", "submarine=1"]).submarine.terms())
+        XCTAssertEqual(defaultTerms.htlcTimeoutBlocks, 288)
+        XCTAssertEqual(defaultTerms.routeCLTVBlocks, 160)
 
         let bad: [([String], String)] = [
             (["submarine=1"], "submarine"),
@@ -293,6 +298,10 @@ final class ConfigTests: XCTestCase {
             (["provider=1", "submarine_confirmations=0"], "submarine_confirmations"),
             (["provider=1", "submarine_timeout_blocks=33"], "submarine_timeout_blocks"),
             (["provider=1", "submarine_confirmations=3", "submarine_timeout_blocks=35"], "submarine_timeout_blocks"),
+            (["provider=1", "submarine_timeout_blocks=205"], "submarine_timeout_blocks"),
+            (["provider=1", "submarine_route_cltv_blocks=250"], "submarine_timeout_blocks"),
+            (["provider=1", "submarine_route_cltv_blocks=-1"], "submarine_route_cltv_blocks"),
+            (["provider=1", "submarine_route_cltv_blocks=x"], "submarine_route_cltv_blocks"),
             (["provider=1", "submarine_min_sat=50000", "submarine_max_sat=40000"], "submarine_max_sat"),
             (["provider=1", "submarine_fee_ppm=-1"], "submarine_fee_ppm"),
             (["provider=1", "submarine_base_fee_sat=x"], "submarine_base_fee_sat"),
@@ -300,8 +309,10 @@ final class ConfigTests: XCTestCase {
         for (lines, key) in bad {
             XCTAssertEqual(failure(Self.base + lines)?.key, key, "\(lines)")
         }
-        XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "submarine=1", "submarine_timeout_blocks=34"]),
-                         "1 confirmation + 12 + 3 + 18")
+        XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "submarine=1", "submarine_timeout_blocks=206"]),
+                         "1 confirmation + 12 + 12 + 3 + 160 + 18")
+        XCTAssertNoThrow(try resolve(Self.base + ["provider=1", "submarine=1", "submarine_timeout_blocks=46",
+                                                  "submarine_route_cltv_blocks=0"]), "1 + 12 + 12 + 3 + 0 + 18")
         // On mainnet 1 confirmation needs --allow-unsafe, as the reverse direction's.
         let mainnet = Array(Self.base.dropFirst()) + ["provider=1", "submarine=1", "submarine_confirmations=1"]
         XCTAssertEqual(failure(mainnet)?.key, "submarine_confirmations")

@@ -13,7 +13,8 @@ final class DaemonSubmarineTests: XCTestCase {
         let fixture = try await DaemonFixture()
         let peer = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0xC3, count: 32)))
         for enabled in [true, false] {
-            let extra = enabled ? ["provider=1", "submarine=1", "submarine_timeout_blocks=96"] : ["provider=1"]
+            let extra = enabled ? ["provider=1", "submarine=1", "submarine_timeout_blocks=96", "submarine_route_cltv_blocks=40"]
+                : ["provider=1"]
             let (datadir, pubky) = try await fixture.dataDirectory(enabled ? "on" : "off", config: fixture.hubConfig + extra)
             let node = try await fixture.start(datadir, engines: NodeEngines.factory(settings: .init(followerPollMilliseconds: 100)))
             let fresh = try await node.result("wallet.address")

@@ -36,7 +36,8 @@ final class SubmarineInvoiceDecodingTests: XCTestCase {
         XCTAssertEqual(facts.payeeNodeID, Self.payeeKey.publicKey)
         XCTAssertEqual(facts.expiresAtUnix, Self.now + 3_600)
         XCTAssertEqual(facts.minFinalCLTVExpiry, 40)
-        XCTAssertEqual(try rules.check(facts, quote: Self.quote(), timeoutHeight: 1_144, tipHeight: 1_000, nowUnix: Self.now), 131)
+        // 288 blocks: the limit at the latest planned payment (1,013) is 1,288 − 1,013 − 12 = 263.
+        XCTAssertEqual(try rules.check(facts, quote: Self.quote(), timeoutHeight: 1_288, tipHeight: 1_000, nowUnix: Self.now), 263)
         // BOLT11's defaults when the fields are absent: one hour, 18 blocks.
         let bare = SubmarineInvoice(try Self.invoice(minFinal: 18, expiry: nil))
         XCTAssertEqual(bare.expiresAtUnix, Self.now + 3_600)
@@ -46,7 +47,7 @@ final class SubmarineInvoiceDecodingTests: XCTestCase {
     func testTheProviderRefusesRealInvoicesThatBreakItsRules() throws {
         func refusal(_ invoice: Invoice, quote: Quote = SubmarineInvoiceDecodingTests.quote()) -> SubmarineRefusal? {
             do {
-                _ = try rules.check(SubmarineInvoice(invoice), quote: quote, timeoutHeight: 1_144, tipHeight: 1_000, nowUnix: Self.now)
+                _ = try rules.check(SubmarineInvoice(invoice), quote: quote, timeoutHeight: 1_288, tipHeight: 1_000, nowUnix: Self.now)
                 return nil
             } catch { return error }
         }
@@ -55,7 +56,9 @@ final class SubmarineInvoiceDecodingTests: XCTestCase {
         XCTAssertEqual(refusal(try Self.invoice(amountMsat: 100_000_001)), .amountMismatch(invoiceMsat: 100_000_001, quotedSat: 100_000))
         XCTAssertEqual(refusal(try Self.invoice(currency: .testnet)), .wrongNetwork(invoice: "testnet", provider: "regtest"))
         XCTAssertEqual(refusal(try Self.invoice(expiry: 600)), .expiresTooSoon(expiresAtUnix: Self.now + 600, neededUntilUnix: Self.now + 2_400))
-        XCTAssertEqual(refusal(try Self.invoice(minFinal: 129)), .finalCLTVTooLong(minFinalCLTVExpiry: 129, cltvLimit: 131))
+        XCTAssertNil(refusal(try Self.invoice(minFinal: 100)), "263 − 160 for the route − 3")
+        XCTAssertEqual(refusal(try Self.invoice(minFinal: 101)),
+                       .finalCLTVTooLong(minFinalCLTVExpiry: 101, routeCLTVBlocks: 160, cltvLimit: 263))
         XCTAssertEqual(refusal(try Self.invoice(), quote: Self.quote(hash: [UInt8](repeating: 1, count: 32))), .hashMismatch)
     }
 

@@ -54,7 +54,7 @@ actor SubmarineScriptedProvider {
     private(set) var claims: [TransactionID] = []
     private var server: PeerServer?
 
-    init(hub: HubFixture, lnd: LNDRESTClient, seed: UInt8, fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 40,
+    init(hub: HubFixture, lnd: LNDRESTClient, seed: UInt8, fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 48,
          feePPM: Int64 = 2_000) throws {
         try self.init(chain: Chain(tipHeight: { hub.height }, broadcast: { _ = try await hub.backend.broadcast($0) }),
                       sleeper: hub.sleeper, hub: hub, lnd: lnd, seed: seed, fault: fault, htlcTimeoutBlocks: htlcTimeoutBlocks,
@@ -64,10 +64,12 @@ actor SubmarineScriptedProvider {
     /// `reverseLiquiditySat` above 0 also offers `ln_to_onchain` (never served): today's
     /// `Router` keeps only offers that run that direction.
     init(chain: Chain, sleeper: any Sleeper, hub: HubFixture? = nil, lnd: LNDRESTClient, seed: UInt8,
-         fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 40, feePPM: Int64 = 2_000, reverseLiquiditySat: Int64 = 0) throws {
+         fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 48, feePPM: Int64 = 2_000, reverseLiquiditySat: Int64 = 0) throws {
         identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: seed, count: 32)))
+        // Short, for refunds the tests mine to: no route allowance (the scripted provider pays
+        // nothing through `SubmarineRules`), so 1 + 12 + 12 + 3 + 18 = 46 at least.
         let submarine = try SubmarineTerms(feeModel: FeeModel(baseFeeSat: 100, feePPM: feePPM), requiredConfirmations: 1,
-                                           htlcTimeoutBlocks: htlcTimeoutBlocks)
+                                           htlcTimeoutBlocks: htlcTimeoutBlocks, routeCLTVBlocks: 0)
         terms = ProviderTerms(network: .regtest, submarine: submarine)
         desk = ProviderDesk(identity: identity, terms: terms, clock: ClientWallClock(), state: {
             ProviderState(liquiditySat: reverseLiquiditySat, feeRate: try! FeeRate(satPerVByte: 2), lightningOutboundSat: 5_000_000)

@@ -64,7 +64,8 @@ extension SubmarineProviderEngine {
         let tip = lastTipHeight
         switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
         case .claim:
-            let status: SubmarineClaimStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
+            let status: SubmarineClaimStatus = watched.confirmations > 0
+                ? .confirmed(watched.confirmations, txid: watched.txid) : .unconfirmed
             return .claimStatus(status, tipHeight: tip)
         case .refund:
             log("submarine swap \(swap.swapID): refund \(watched.txid) of the lock seen (\(watched.confirmations) confirmations)")

@@ -69,7 +69,9 @@ extension SubmarineProviderEngine {
         do {
             let tip = UInt32(clamping: try await chain.tip().height)
             if let found = try await chain.transaction(claim.txid) {
-                return .claimStatus(found.confirmations > 0 ? .confirmed(found.confirmations) : .unconfirmed, tipHeight: tip)
+                let status: SubmarineClaimStatus = found.confirmations > 0
+                    ? .confirmed(found.confirmations, txid: claim.txid) : .unconfirmed
+                return .claimStatus(status, tipHeight: tip)
             }
             if try await chain.unspentOutput(lock.output.outPoint, includeMempool: true) != nil {
                 return .claimStatus(.missing, tipHeight: tip)

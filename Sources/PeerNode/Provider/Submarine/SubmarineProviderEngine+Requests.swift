@@ -84,7 +84,8 @@ extension SubmarineProviderEngine {
             tipHeight = UInt32(clamping: try await dependencies.chain.tip().height)
             policy = try TimelockPolicy(requiredConfirmations: quote.requiredConfirmations,
                                         htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
-            rules = SubmarineRules(network: configuration.network, providerNodeID: try await nodeID())
+            rules = SubmarineRules(network: configuration.network, providerNodeID: try await nodeID(),
+                                   routeCLTVBlocks: desk.terms.submarine?.routeCLTVBlocks ?? SubmarineRules.defaultRouteCLTVBlocks)
         } catch {
             log("submarine SwapRequest for quote \(UntrustedText.quoted(request.quoteID)): \(error)")
             return Reject(requestID: requestID, code: .internal, reason: "the provider cannot check the invoice now").encoded

@@ -266,8 +266,11 @@ public struct SubmarineProviderMachine: Sendable {
             return SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, claim.accepted(at: tip)))
         case .block:
             return SubmarineProviderStep(actions: [.checkClaim(claim)])
-        case .claimStatus(.confirmed(let depth), _):
-            return depth >= Self.claimFinalDepth ? SubmarineProviderStep(next: .claimed) : .none
+        case .claimStatus(.confirmed(let depth, let txid), _):
+            // The version the chain holds at that depth is the one that paid the wallet: a
+            // reorg before then only changes which version's depth arrives here.
+            guard depth >= Self.claimFinalDepth else { return .none }
+            return SubmarineProviderStep(next: .claimed(minedClaimTxid: txid == claim.txid ? nil : txid))
         case .claimStatus(.unconfirmed, let tip):
             return bumpDue(claim, tipHeight: tip) ? SubmarineProviderStep(actions: [.prepareClaim(replacing: claim)]) : .none
         case .claimStatus(.missing, let tip):

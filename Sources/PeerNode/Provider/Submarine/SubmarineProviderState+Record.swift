@@ -6,8 +6,10 @@ import Transport
 extension SubmarineProviderState {
     public var eventData: JSONValue {
         switch self {
-        case .accepted, .claimed, .released:
+        case .accepted, .released:
             return .object([:])
+        case .claimed(let mined):
+            return .object(mined.map { ["mined_claim_txid": .string($0.hex)] } ?? [:])
         case .lockSeen(let lock), .lockConfirmed(let lock):
             return .object(["lock": lock.json])
         case .paymentIntent(let lock, let limit), .paymentInFlight(let lock, let limit):
@@ -64,7 +66,9 @@ extension SubmarineProviderState {
         case .claimBroadcast:
             guard let claim = data["claim"] else { throw .corruptRecord("\(name) without its claim") }
             self = .claimBroadcast(try lock(), preimage: try preimage(), try SubmarineClaim(json: claim))
-        case .claimed: self = .claimed
+        case .claimed:
+            // Older records carry nothing: their last version is the one counted.
+            self = .claimed(minedClaimTxid: data["mined_claim_txid"] == nil ? nil : try txid("mined_claim_txid"))
         case .abandoned:
             guard let why = data["why"] else { throw .corruptRecord("\(name) without its reason") }
             self = .abandoned(try SubmarineGiveUp(json: why))

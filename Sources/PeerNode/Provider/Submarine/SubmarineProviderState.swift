@@ -33,8 +33,11 @@ public enum SubmarineProviderState: Sendable, Hashable {
     /// lock, the preimage, the claim. Resume: watch the lock, broadcast the recorded claim
     /// (same bytes); then bumped by `ClaimPolicy` until it is deep.
     case claimBroadcast(SubmarineLock, preimage: [UInt8], SubmarineClaim)
-    /// The claim is `SubmarineProviderMachine.claimFinalDepth` deep. Final.
-    case claimed
+    /// The claim is `SubmarineProviderMachine.claimFinalDepth` deep. Final. `minedClaimTxid`
+    /// names the version in the chain when it is not the last one signed (it confirmed
+    /// before its bump): its output is what the wallet got, its fee what the books count.
+    /// Nil when the last version is the one mined.
+    case claimed(minedClaimTxid: TransactionID?)
     /// Stopped before paying (why: `SubmarineGiveUp`). Nothing paid. Final.
     case abandoned(SubmarineGiveUp)
     /// The client's lock (`txid`) does not pay the agreed contract exactly. Never paid. Final.

@@ -107,6 +107,56 @@ final class SubmarineProviderEngineTests: XCTestCase {
         XCTAssertEqual(entry.serviceFeeSat, quote.serviceFeeSat)
     }
 
+    /// A claim no block takes is bumped after 3 blocks; then a miner that kept the first
+    /// version mines it after all (`mineTransaction`: the bump is evicted as its conflict).
+    /// The books count the version the chain holds: its fee, its output, not the bump's,
+    /// which never confirmed (the client's refunds had the same bug, `mined_refund_txid`).
+    func testAnEarlierClaimVersionMinedAfterItsBumpIsTheOneTheBooksCount() async throws {
+        try await start()
+        let (_, _, accept, contract) = try await harness.startSwap()
+        let id = accept.swapID
+        try await harness.lock(contract, amount: accept.totalSat)
+        try await harness.mine(1)
+        var first: SubmarineClaim?
+        try await harness.waitFor("the first claim accepted by the node") {
+            guard case .claimBroadcast(_, _, let claim)? = try await harness.storedState(id), claim.acceptedAtHeight != nil else {
+                return false
+            }
+            first = claim
+            return true
+        }
+        let original = try XCTUnwrap(first)
+        XCTAssertTrue(harness.hub.chain.hold(original.txid), "no block takes the first version")
+        try await harness.mine(ClaimPolicy.default.bumpAfterUnconfirmedBlocks)
+        var bump: SubmarineClaim?
+        try await harness.waitFor("a bump replaces it") {
+            guard case .claimBroadcast(_, _, let claim)? = try await harness.storedState(id), claim.txid != original.txid else {
+                return false
+            }
+            bump = claim
+            return harness.hub.inMempool(claim.txid)
+        }
+        let replacement = try XCTUnwrap(bump)
+        XCTAssertGreaterThan(replacement.fee, original.fee)
+        XCTAssertFalse(harness.hub.inMempool(original.txid), "replaced (BIP125)")
+
+        try harness.hub.chain.mineTransaction(original.transaction, to: HubFixture.elsewhere.script)
+        XCTAssertNotNil(harness.hub.confirmations(of: original.txid))
+        XCTAssertFalse(harness.hub.inMempool(replacement.txid), "the bump conflicts with the mined version")
+        try await harness.mine(SubmarineProviderMachine.claimFinalDepth - 1)
+        try await harness.waitForState(.claimed, of: id)
+        XCTAssertEqual(harness.hub.confirmations(of: original.txid), SubmarineProviderMachine.claimFinalDepth)
+        XCTAssertNil(harness.hub.confirmations(of: replacement.txid))
+
+        let books = try await StatusBooks.load(from: harness.store)
+        let entry = try XCTUnwrap(books.swaps.first { $0.record.id == id }?.entry)
+        XCTAssertEqual(entry.outcome, .completed)
+        XCTAssertEqual(entry.claimFeeSat, original.fee, "the mined version's fee, not the bump's (\(replacement.fee))")
+        XCTAssertEqual(entry.onchainSat, original.transaction.outputs.map(\.value).reduce(0, +),
+                       "what the wallet got: the mined version's output")
+        XCTAssertEqual(entry.onchainSat, accept.totalSat - original.fee)
+    }
+
     func testALockPayingLessThanAgreedIsNeverPaidFor() async throws {
         try await start()
         let (invoice, _, accept, contract) = try await harness.startSwap()

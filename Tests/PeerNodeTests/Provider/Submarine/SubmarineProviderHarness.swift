@@ -18,9 +18,11 @@ import XCTest
 final class SubmarineProviderHarness {
     static let providerSeed = [UInt8](repeating: 0x5b, count: 32)
     static let clientSeed = [UInt8](repeating: 0xc2, count: 32)
-    /// Long enough for the hub's route (its routing node adds 40 blocks of CLTV delta): at
-    /// 1 confirmation the payment's limit is 80 − 1 − 12 = 67 ≥ 18 + 3 + 40.
-    static let timeoutBlocks = 80
+    /// Long enough for the hub's route (its routing node adds 40 blocks of CLTV delta, the
+    /// route allowance here): at 1 confirmation, 12 blocks of wait after it, the limit is
+    /// 96 − 13 − 12 = 71 ≥ 18 + 3 + 40 (the payee's invoices state 18).
+    static let timeoutBlocks = 96
+    static let routeCLTVBlocks = 40
     static let providerLightningMsat: UInt64 = 5_000_000_000
 
     let hub: HubFixture
@@ -105,7 +107,8 @@ final class SubmarineProviderHarness {
 
     static func terms(confirmations: Int) -> ProviderTerms {
         ProviderTerms(network: .regtest, htlcTimeoutBlocks: timeoutBlocks,
-                      submarine: try! SubmarineTerms(requiredConfirmations: confirmations, htlcTimeoutBlocks: timeoutBlocks))
+                      submarine: try! SubmarineTerms(requiredConfirmations: confirmations, htlcTimeoutBlocks: timeoutBlocks,
+                                                     routeCLTVBlocks: routeCLTVBlocks))
     }
 
     private static func makeDesk(identity: NodeIdentity, clock: ProviderTestClock, confirmations: Int,

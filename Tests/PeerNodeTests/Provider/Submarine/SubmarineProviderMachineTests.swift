@@ -61,7 +61,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
     private var allStates: [SubmarineProviderState] {
         [.accepted, .lockSeen(lock), .lockConfirmed(lock), .paymentIntent(lock, cltvLimit: 88),
          .paymentInFlight(lock, cltvLimit: 88), .paid(lock, preimage: preimage), .claimBroadcast(lock, preimage: preimage, claim),
-         .claimed, .abandoned(.noLockInTime), .lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract),
+         .claimed(minedClaimTxid: nil), .abandoned(.noLockInTime), .lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract),
          .paymentFailed(lock, reason: "no route"), .released,
          .claimLost(lock, spendingTxid: refundTxid)]
     }
@@ -86,7 +86,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.paymentInFlight(lock, cltvLimit: 88), SubmarineProviderStep(actions: [.watchLock, .trackPayment])),
             (.paid(lock, preimage: preimage), SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])),
             (.claimBroadcast(lock, preimage: preimage, claim), SubmarineProviderStep(actions: [.watchLock, .broadcastClaim(claim)])),
-            (.claimed, SubmarineProviderStep()),
+            (.claimed(minedClaimTxid: nil), SubmarineProviderStep()),
             (.abandoned(.noLockInTime), SubmarineProviderStep()),
             (.lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract), SubmarineProviderStep()),
             (.paymentFailed(lock, reason: "no route"), SubmarineProviderStep(actions: [.watchLock])),
@@ -122,10 +122,12 @@ final class SubmarineProviderMachineTests: XCTestCase {
              SubmarineProviderStep(next: .claimBroadcast(lock, preimage: preimage, accepted))),
             (.claimBroadcast(lock, preimage: preimage, accepted), .block(height: 212, nowUnix: Self.now),
              SubmarineProviderStep(actions: [.checkClaim(accepted)])),
-            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(1), tipHeight: 212), SubmarineProviderStep()),
-            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(5), tipHeight: 216), SubmarineProviderStep()),
-            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(6), tipHeight: 217),
-             SubmarineProviderStep(next: .claimed)),
+            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(1, txid: claim.txid), tipHeight: 212),
+             SubmarineProviderStep()),
+            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(5, txid: claim.txid), tipHeight: 216),
+             SubmarineProviderStep()),
+            (.claimBroadcast(lock, preimage: preimage, accepted), .claimStatus(.confirmed(6, txid: claim.txid), tipHeight: 217),
+             SubmarineProviderStep(next: .claimed(minedClaimTxid: nil))),
         ])
     }
 
@@ -314,7 +316,8 @@ final class SubmarineProviderMachineTests: XCTestCase {
             .paymentStarted, .payment(.inFlight, tipHeight: 201), .payment(.succeeded(preimage: preimage), tipHeight: 201),
             .payment(.succeeded(preimage: preimage), tipHeight: 299), .payment(.failed(.noRoute), tipHeight: 201), .paymentNotFound,
             .claimPrepared(claim), .claimPrepared(bumped), .claimFailed, .claimPublished(tipHeight: 211), .claimPublishFailed,
-            .claimStatus(.unconfirmed, tipHeight: 290), .claimStatus(.missing, tipHeight: 215), .claimStatus(.confirmed(6), tipHeight: 220),
+            .claimStatus(.unconfirmed, tipHeight: 290), .claimStatus(.missing, tipHeight: 215), .claimStatus(.confirmed(6, txid: claim.txid), tipHeight: 220),
+            .claimStatus(.confirmed(6, txid: bumped.txid), tipHeight: 220),
             .block(height: 201, nowUnix: Self.now), .block(height: 295, nowUnix: Self.now), .block(height: 300, nowUnix: Self.now),
         ]
         func reachable(from start: SubmarineProviderState) -> (states: Set<SubmarineProviderState>, pays: [SubmarineProviderStep]) {
@@ -376,7 +379,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.claimBroadcast(lock, preimage: preimage, accepted), .claimPublished(tipHeight: 215), SubmarineProviderStep()),
             (.claimBroadcast(lock, preimage: preimage, accepted), .claimPrepared(claim), SubmarineProviderStep()),
             (.paymentFailed(lock, reason: "no route"), .payment(.failed(.noRoute), tipHeight: 203), SubmarineProviderStep()),
-            (.claimed, .claimStatus(.confirmed(7), tipHeight: 218), SubmarineProviderStep()),
+            (.claimed(minedClaimTxid: nil), .claimStatus(.confirmed(7, txid: claim.txid), tipHeight: 218), SubmarineProviderStep()),
         ])
     }
 
@@ -393,7 +396,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
             // Answers that arrive in the wrong state are dropped.
             (.accepted, .paymentReady(tipHeight: 200, nowUnix: Self.now), SubmarineProviderStep()),
             (.paid(lock, preimage: preimage), .claimStatus(.missing, tipHeight: 205), SubmarineProviderStep()),
-            (.claimed, .lockSeen(lockTx, confirmations: 1), SubmarineProviderStep()),
+            (.claimed(minedClaimTxid: nil), .lockSeen(lockTx, confirmations: 1), SubmarineProviderStep()),
             (.abandoned(.noLockInTime), .lockSeen(lockTx, confirmations: 2), SubmarineProviderStep()),
         ])
     }
@@ -476,6 +479,31 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.claimBroadcast(lock, preimage: preimage, accepted), .claimPublishFailed, SubmarineProviderStep()),
             (.claimBroadcast(lock, preimage: preimage, accepted), .claimFailed, SubmarineProviderStep()),
         ])
+    }
+
+    /// The version the chain holds 6 deep ends the swap and is named when it is an
+    /// earlier one than the last signed (it confirmed before its bump): the books count its
+    /// fee. A reorg before that depth only changes which version's depth arrives, so the
+    /// note is taken at the end and never has to be cleared.
+    func testTheClaimedStateNamesTheMinedVersionWhenItIsAnEarlierOne() throws {
+        let bumping = SubmarineProviderState.claimBroadcast(lock, preimage: preimage, bumped.accepted(at: 255))
+        assertTable([
+            (bumping, .claimStatus(.confirmed(5, txid: claim.txid), tipHeight: 259), SubmarineProviderStep()),
+            (bumping, .claimStatus(.confirmed(6, txid: claim.txid), tipHeight: 260),
+             SubmarineProviderStep(next: .claimed(minedClaimTxid: claim.txid))),
+            (bumping, .claimStatus(.confirmed(6, txid: bumped.txid), tipHeight: 260),
+             SubmarineProviderStep(next: .claimed(minedClaimTxid: nil))),
+            // Reorged out (the lock with it): relayed again; whichever version is then mined
+            // 6 deep is the one the state names, as the rows above.
+            (bumping, .claimStatus(.missing, tipHeight: 256), SubmarineProviderStep(actions: [.rebroadcastLock(lock),
+                                                                                               .broadcastClaim(bumped.accepted(at: 255))])),
+        ])
+        // The stored form keeps the note, and an older record without it reads as the last version.
+        let noted = SubmarineProviderState.claimed(minedClaimTxid: claim.txid)
+        XCTAssertEqual(noted.eventData["mined_claim_txid"]?.stringValue, claim.txid.hex)
+        XCTAssertEqual(try SubmarineProviderState(kind: "claimed", data: noted.eventData), noted)
+        XCTAssertEqual(try SubmarineProviderState(kind: "claimed", data: .object([:])), .claimed(minedClaimTxid: nil))
+        XCTAssertThrowsError(try SubmarineProviderState(kind: "claimed", data: .object(["mined_claim_txid": .string("zz")])))
     }
 
     func testARefundThatBeatsTheClaimEndsTheSwapWithAnAlarmOnceDeep() {
