@@ -131,7 +131,11 @@ enum SubmarineScenarios {
     /// The provider stops once the client's lock is broadcast and stays down: the
     /// invoice is never paid, and the client refunds itself from the timeout height.
     static func providerGone(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        let (client, provider, payee) = try setUp(net, clock)
+        // The shortest timeout that still admits erin's invoice (LND's final delta 80) when
+        // the provider keeps no route allowance: the refund is mined through 108 blocks,
+        // not the default 288.
+        let (client, provider, payee) = try setUp(net, clock, providerConfig: ["submarine_timeout_blocks=108",
+                                                                               "submarine_route_cltv_blocks=0"])
         guard let erin = payee else { throw Failure("no payee") }
         let before = try net.hub.rpc.balances()
         let savingsBefore = try client.walletBalance().total
