@@ -143,7 +143,7 @@ enum SubmarineRecoveryScenarios {
         guard let erin = payee else { throw Failure("no payee") }
         try provider.pinListenAddress()
         try clock.stage("restart the provider with a crash point right after it records `paid`") { () throws(Failure) in
-            clock.note(try provider.restart(environment: ["PEERNODE_TEST_CRASH_AFTER": "provider:paid"]))
+            clock.note(try provider.restart(environment: ["PEERNODE_TEST_CRASH_AFTER": "provider:onchain_to_ln:paid"]))
         }
         let before = try net.hub.rpc.balances()
         let providerSavingsBefore = try provider.walletBalance().total
@@ -154,7 +154,7 @@ enum SubmarineRecoveryScenarios {
             }
             return try provider.waitExit(timeout: 5) { false } ?? "?"
         }
-        let reached = provider.logContains("crash point provider:paid reached")
+        let reached = provider.logContains("crash point provider:onchain_to_ln:paid reached")
         clock.note("provider: \(died)")
         net.ledger.deposit(erin.name, msat: amountSat * 1_000, "paid by the provider before its database was lost")
         let removed = try clock.stage("wipe the provider's data directory but the seed, restart it, add the client") {
@@ -195,8 +195,10 @@ enum SubmarineRecoveryScenarios {
             Check("the provider's wallet holds the lock less its claim's fee (under 1,000 sat)",
                   lockValue > 0 && earned < lockValue && earned > lockValue - 1_000,
                   "wallet +\(formatSats(earned)) for a lock of \(formatSats(lockValue))"),
+            // The recovered provider asks for a cooperative claim (musig2 on both sides): the
+            // preimage then comes with its request, before any claim is out.
             Check("the client's pay returned paid with the claim's preimage as its proof",
-                  JSON.string(paid["status"]) == "paid" && JSON.string(paid["preimage_source"]) == "claim"
+                  JSON.string(paid["status"]) == "paid" && ["claim", "cooperative_claim"].contains(JSON.string(paid["preimage_source"]) ?? "")
                     && JSON.string(clientSwap?["preimage"]) == JSON.string(paid["preimage"]),
                   "pay: \(pay.outcome); swaps row: \(JSON.line(clientSwap))"),
             try CommonChecks.swapsFinal([client, provider, erin], hub: after),

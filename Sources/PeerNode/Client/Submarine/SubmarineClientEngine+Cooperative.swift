@@ -19,7 +19,7 @@ extension SubmarineClientEngine {
     func received(push bytes: [UInt8], from pubky: Pubky) {
         guard case .coopRefundOffer(let offer)? = try? SwapMessage(bytes: bytes),
               let run = run(ofProvider: pubky, swapID: offer.swapID), run.machine.settings.cooperative else { return }
-        note(run.id, "the provider cannot pay the invoice and offers a cooperative refund")
+        // Sent again at each block: the round it starts says so, not every offer.
         feed(run.id, .coopRefundOffered)
     }
 
@@ -123,6 +123,7 @@ extension SubmarineClientEngine {
     /// estimate, and a new secret nonce kept in this process only. One round at a time.
     func prepareCooperativeRefund(_ run: SubmarineClientRun, lock: LockOutput) async {
         guard run.coopRefund == nil, let contract = run.state.contract else { return }
+        note(run.id, "the provider cannot pay the invoice and offers a cooperative refund")
         do {
             let destination = try await refundDestination(run)
             let rate = try await feeEstimator.feeRate(targetBlocks: configuration.refundFeeTargetBlocks)
