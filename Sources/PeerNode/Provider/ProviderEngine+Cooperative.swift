@@ -33,7 +33,7 @@ extension ProviderEngine {
         if let fault = configuration.coopFault, configuration.network == .regtest {
             // A regtest test of a provider that will not cooperate (CoopFault).
             logFromPeer(peer, "provider swap \(UntrustedText.quoted(request.swapID)): cooperative claim refused (\(fault))")
-            if fault == .silent { try? await Task.sleep(for: .seconds(CoopFault.silenceSeconds)) }
+            await fault.stall()
             return reject(.invalidRequest, "this provider does not co-sign now; claim through the script path")
         }
         let id = request.swapID

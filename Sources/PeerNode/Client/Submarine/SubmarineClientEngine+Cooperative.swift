@@ -71,7 +71,7 @@ extension SubmarineClientEngine {
         if let fault = configuration.coopFault {
             // A regtest test of a client that will not cooperate (CoopFault).
             note(run.id, "the provider's cooperative claim refused (\(fault))")
-            if fault == .silent { try? await Task.sleep(for: .seconds(CoopFault.silenceSeconds)) }
+            await fault.stall()
             return reject(.invalidRequest, "this client does not co-sign now; claim through the script path")
         }
         let state = run.state

@@ -144,7 +144,7 @@ extension SubmarineProviderEngine {
         if let fault = configuration.coopFault {
             // A regtest test of a provider that will not cooperate (CoopFault).
             logFromPeer(peer, "submarine swap \(UntrustedText.quoted(id)): cooperative refund refused (\(fault))")
-            if fault == .silent { try? await Task.sleep(for: .seconds(CoopFault.silenceSeconds)) }
+            await fault.stall()
             return reject(.invalidRequest, "this provider does not co-sign now; refund after the timeout")
         }
         guard let state = states[id], let lock = state.lock else {

@@ -54,8 +54,8 @@ public struct SubmarineProviderMachine: Sendable {
         case .paid(let lock, let preimage): return paid(lock, preimage, input)
         case .coopRequested(let lock, let preimage, _): return coopRequested(lock, preimage, input)
         case .claimBroadcast(let lock, let preimage, let claim): return claiming(lock, preimage, claim, input)
-        case .paymentFailed(let lock, let reason): return paymentFailed(lock, reason, input)
-        case .coopRefundSigned(let lock, let reason, _): return coopRefundSigned(lock, reason, input)
+        case .paymentFailed(let lock, let reason), .coopRefundSigned(let lock, let reason, _):
+            return paymentFailed(lock, reason, input)
         case .claimed, .abandoned, .lockMismatch, .released, .claimLost:
             // Final: nothing follows, repeated or late events are skipped.
             return .none
@@ -233,45 +233,23 @@ public struct SubmarineProviderMachine: Sendable {
     /// engine checks first that LND reports the payment FAILED).
     private var refundOffer: [SubmarineProviderAction] { context.cooperative ? [.offerCooperativeRefund] : [] }
 
+    /// After a payment failed (`payment_failed`), and once the client's key-path refund is
+    /// co-signed (`coop_refund_signed`): the swap waits for the lock to go back. The offer
+    /// stands in both (a client whose round died with its process asks again, with a new
+    /// nonce), and a new co-signature replaces the record: the lock is the client's whichever
+    /// refund it broadcasts, and DeterministicSign derives a new nonce for every new request.
     private func paymentFailed(_ lock: SubmarineLock, _ reason: String, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
         switch input {
         case .recover:
             return SubmarineProviderStep(actions: [.watchLock] + refundOffer)
         case .coopRefundAgreed(let cosigned):
-            // Only from here: this state never pays, and the engine checked the payment is
+            // Only from here: these states never pay, and the engine checked the payment is
             // FAILED in LND. From now on a preimage could only come from a payment already
             // over, and the key-path refund may take the lock at any moment.
             return SubmarineProviderStep(next: .coopRefundSigned(lock, reason: reason, cosigned))
         case .block(let height, _) where height < context.timeoutHeight:
             // Again at each block: a client that was not connected hears it now.
             return SubmarineProviderStep(actions: refundOffer)
-        default:
-            return unpaid(lock, input)
-        }
-    }
-
-    /// The client's key-path refund is co-signed: the swap waits for the lock to go back,
-    /// as after any failed payment. The offer stands (a client whose round died with its
-    /// process asks again, with a new nonce), and a new co-signature replaces the record:
-    /// the lock is the client's whichever refund it broadcasts, and DeterministicSign
-    /// derives a new nonce for every new request.
-    private func coopRefundSigned(_ lock: SubmarineLock, _ reason: String,
-                                  _ input: SubmarineProviderInput) -> SubmarineProviderStep {
-        switch input {
-        case .recover:
-            return SubmarineProviderStep(actions: [.watchLock] + refundOffer)
-        case .coopRefundAgreed(let cosigned):
-            return SubmarineProviderStep(next: .coopRefundSigned(lock, reason: reason, cosigned))
-        case .block(let height, _) where height < context.timeoutHeight:
-            return SubmarineProviderStep(actions: refundOffer)
-        default:
-            return unpaid(lock, input)
-        }
-    }
-
-    /// What a swap whose payment failed does with the chain and a late payment update.
-    private func unpaid(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
-        switch input {
         case .payment(.succeeded(let preimage), let tip):
             // A success after a failure report (events out of order): the preimage proves
             // the payment went through, so it is claimed for.
