@@ -27,15 +27,21 @@ enum SubmarineCrashScenarios {
     static let clockRate = 10
     static let followerPoll = 2.0 / Double(clockRate)
 
-    /// The client's states a submarine pay writes, in order (SubmarineClientPhase).
-    static let clientStates = ["quoted", "accepted", "lock_intent", "lock_broadcast", "lock_confirmed", "paid", "completed"]
-    /// The provider's (SubmarineProviderState.Kind).
+    /// The client's states a submarine pay writes, in order (SubmarineClientPhase): with
+    /// cooperative claims (musig2, the default) it records `coop_signed` when it co-signs
+    /// the provider's key-path claim.
+    static let clientStates = ["quoted", "accepted", "lock_intent", "lock_broadcast", "lock_confirmed", "coop_signed", "paid",
+                               "completed"]
+    /// The provider's (SubmarineProviderState.Kind): `coop_requested` before it asks the
+    /// client to co-sign, `claim_broadcast` with the key-path claim.
     static let providerStates = ["accepted", "lock_seen", "lock_confirmed", "payment_intent", "payment_in_flight", "paid",
-                                 "claim_broadcast", "claimed"]
-    /// The states of a pay whose invoice cannot be paid (`failingPayment`): the client
-    /// refunds after the timeout and the provider lets the lock go.
-    static let clientRefundStates = ["refund_broadcast", "refunded"]
-    static let providerRefundStates = ["payment_failed", "released"]
+                                 "coop_requested", "claim_broadcast", "claimed"]
+    /// The states of a pay whose invoice cannot be paid (`failingPayment`): the provider
+    /// offers a cooperative refund and co-signs it (`coop_refund_signed`), the client
+    /// records its round (`coop_refund_requested`) and broadcasts the key-path refund, and
+    /// the provider lets the lock go.
+    static let clientRefundStates = ["coop_refund_requested", "refund_broadcast", "refunded"]
+    static let providerRefundStates = ["payment_failed", "coop_refund_signed", "released"]
 
     /// How a pay ends.
     enum Outcome: String {
@@ -75,7 +81,8 @@ enum SubmarineCrashScenarios {
     /// shortest that admits it (1 + 12 of wait + 12 + 3 + 80), so the blocks mined through it
     /// are few. At pay time `cltv_limit` is 108 − 1 − 12 = 95, which passes the provider's
     /// own check (80 + LND's padding 3) but not the route's whole delta (the hub's hop adds
-    /// 40: 123), so LND fails the payment and the client refunds at the timeout.
+    /// 40: 123), so LND fails the payment and the client refunds (cooperatively, through the key
+    /// path, once the provider tracked the failure; else at the timeout).
     static let failingPayment = Flow(providerConfig: ["submarine_timeout_blocks=108", "submarine_route_cltv_blocks=0"],
                                      what: " (the payment fails: no route under cltv_limit; the client refunds)") { _, _ in .refunded }
 
@@ -170,8 +177,9 @@ enum SubmarineCrashScenarios {
         }
         checks.append(try CommonChecks.swapsFinal(net.nodes, hub: after))
         checks += CommonChecks.conservation(before: before, after: after)
-        checks += try clock.stage("read each node's books") { () throws(Failure) -> [Check] in
+        checks += try clock.stage("read each node's books and cooperative rounds") { () throws(Failure) -> [Check] in
             try AccountingCheck.run([client, provider], net: net)
+                + CoopAudit.checks(net, client: client, provider: provider, since: before.height)
         }
         return checks
     }

@@ -14,7 +14,9 @@ import Foundation
 /// - A is settled by the payee at the latest block LND allows (its cancel height − 1): the
 ///   provider learns the preimage and claims, and the claim confirms before the timeout;
 /// - B is never settled: LND cancels it at its cancel height, the payment fails back, a
-///   release after that is refused, the provider lets the swap go and the client refunds.
+///   release after that is refused, the provider lets the swap go and the client refunds:
+///   cooperatively (both nodes offer `musig2`), through the key path, long before the
+///   timeout (issue 17).
 ///
 /// Nobody loses: erin gets exactly A; the client pays A's lock and fee, and only fees for B;
 /// the provider pays one invoice and claims its lock.
@@ -78,7 +80,11 @@ enum SubmarineHeldHTLCScenario {
             }
         }
         net.ledger.deposit(erin.name, msat: settled.amountSat * 1_000, "paid by the client's swap")
-        try SubmarineFaultScenarios.refundAfterTimeout(net, clock, client, id: failed.clientID, timeout: failed.timeout)
+        try clock.stage("mine until the unpaid swap's cooperative refund confirms") { () throws(Failure) in
+            _ = try net.mine(until: "the client's refund", blocks: 20) { () throws(Failure) -> Bool in
+                try SubmarineFaultNet.shown(client, failed.clientID).kinds.last == "refunded"
+            }
+        }
         try SubmarineScenarios.mineUntilFinal(net, [client, provider])
         for pay in pays { try pay.wait(timeout: 30) }
         let after = try net.hub.rpc.balances()
@@ -106,6 +112,7 @@ enum SubmarineHeldHTLCScenario {
         let paidPay = pays[SubmarineHeldHTLCScenario.amounts.firstIndex(of: settled.amountSat) ?? 0]
         let failedPay = pays[SubmarineHeldHTLCScenario.amounts.firstIndex(of: failed.amountSat) ?? 1]
         let failedKinds = try SubmarineFaultNet.shown(provider, failed.providerID).kinds
+        let refundWitness = try SubmarineCoopScenarios.witness(net, refund.txid)
         return [
             Check("both HTLCs stay within the provider's CLTV bound (payer's time lock <= pay tip + cltv_limit <= timeout - 12)",
                   [settled, failed].allSatisfy(\.withinBound), [settled, failed].map(\.boundLine).joined(separator: "; ")),
@@ -119,8 +126,11 @@ enum SubmarineHeldHTLCScenario {
             Check("the provider let the failed swap go without a claim",
                   failedKinds.contains("payment_failed") && failedKinds.last == "released" && !failedKinds.contains("paid"),
                   failedKinds.joined(separator: " -> ")),
-            Check("the unpaid swap was refunded after its timeout", refund.height > failed.timeout,
-                  "refund \(refund.txid) at \(refund.height), timeout \(failed.timeout)"),
+            Check("the unpaid swap was refunded through the key path (co-signed once the payment failed), long before its timeout",
+                  refund.height < failed.timeout - 12 && refundWitness.count == 1
+                      && failedKinds.contains("coop_refund_signed"),
+                  "refund \(refund.txid) at \(refund.height), timeout \(failed.timeout); provider: "
+                      + failedKinds.joined(separator: " -> ")),
             Check("`pay` succeeded for the released one and failed for the other", paidPay.succeeded && !failedPay.succeeded,
                   "\(settled.amountSat): \(paidPay.outcome.prefix(80)); \(failed.amountSat): \(failedPay.outcome.prefix(120))"),
             Check("erin received exactly the released one's \(formatSats(settled.amountSat))", got == settled.amountSat * 1_000,

@@ -200,8 +200,10 @@ enum SubmarineRecoveryScenarios {
             Check("the provider's wallet holds the lock less its claim's fee (under 1,000 sat)",
                   lockValue > 0 && earned < lockValue && earned > lockValue - 1_000,
                   "wallet +\(formatSats(earned)) for a lock of \(formatSats(lockValue))"),
+            // The recovered provider asks for a cooperative claim (musig2 on both sides): the
+            // preimage then comes with its request, before any claim is out.
             Check("the client's pay returned paid with the claim's preimage as its proof",
-                  JSON.string(paid["status"]) == "paid" && JSON.string(paid["preimage_source"]) == "claim"
+                  JSON.string(paid["status"]) == "paid" && ["claim", "cooperative_claim"].contains(JSON.string(paid["preimage_source"]) ?? "")
                     && JSON.string(clientSwap?["preimage"]) == JSON.string(paid["preimage"]),
                   "pay: \(pay.outcome); swaps row: \(JSON.line(clientSwap))"),
             try CommonChecks.swapsFinal([client, provider, erin], hub: after),

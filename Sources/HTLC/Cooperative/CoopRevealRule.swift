@@ -23,7 +23,7 @@ public struct CoopRevealRule: Sendable, Hashable {
 
     /// Throws `revealNotSafe` naming the first condition that fails.
     public func check(timeoutHeight: UInt32, tipHeight: UInt32, lockConfirmations: Int, requiredConfirmations: Int,
-                      lockSeenByOwnNode: Bool) throws(CoopClaimError) {
+                      lockSeenByOwnNode: Bool) throws(CoopSpendError) {
         guard lockSeenByOwnNode else { throw .revealNotSafe("the lock was not found by this node's own chain source") }
         guard lockConfirmations >= requiredConfirmations else {
             throw .revealNotSafe("the lock has \(lockConfirmations) of its \(requiredConfirmations) required confirmations")

@@ -24,6 +24,8 @@ public enum SwapMessage: Sendable, Equatable {
     case invoice(Signed<ContactInvoice>)
     case coopClaimRequest(CoopClaimRequest)
     case coopClaimSigned(CoopClaimSigned)
+    case coopRefundRequest(CoopRefundRequest)
+    case coopRefundOffer(CoopRefundOffer)
     case swapListRequest(SwapListRequest)
     case swapList(SwapList)
 
@@ -34,7 +36,8 @@ public enum SwapMessage: Sendable, Equatable {
         SwapStatusSnapshot.messageType, SwapStatusUpdate.messageType, Reject.messageType,
         PreimagePush.messageType, EndpointsRequest.messageType, Endpoints.messageType,
         ContactInvoiceRequest.messageType, ContactInvoice.messageType, CoopClaimRequest.messageType,
-        CoopClaimSigned.messageType, SwapListRequest.messageType, SwapList.messageType,
+        CoopClaimSigned.messageType, CoopRefundRequest.messageType, CoopRefundOffer.messageType,
+        SwapListRequest.messageType, SwapList.messageType,
     ]
 
     public init(bytes: [UInt8]) throws(OffersError) {
@@ -65,6 +68,8 @@ public enum SwapMessage: Sendable, Equatable {
         case ContactInvoice.messageType: self = .invoice(try Signed(json: value))
         case CoopClaimRequest.messageType: self = .coopClaimRequest(try CoopClaimRequest(json: value))
         case CoopClaimSigned.messageType: self = .coopClaimSigned(try CoopClaimSigned(json: value))
+        case CoopRefundRequest.messageType: self = .coopRefundRequest(try CoopRefundRequest(json: value))
+        case CoopRefundOffer.messageType: self = .coopRefundOffer(try CoopRefundOffer(json: value))
         case SwapListRequest.messageType: self = .swapListRequest(try SwapListRequest(json: value))
         case SwapList.messageType: self = .swapList(try SwapList(json: value))
         default: throw .unknownMessageType
@@ -100,6 +105,8 @@ public enum SwapMessage: Sendable, Equatable {
         case .invoice(let message): return message.json
         case .coopClaimRequest(let message): return message.json
         case .coopClaimSigned(let message): return message.json
+        case .coopRefundRequest(let message): return message.json
+        case .coopRefundOffer(let message): return message.json
         case .swapListRequest(let message): return message.json
         case .swapList(let message): return message.json
         }
@@ -128,9 +135,10 @@ public enum SwapMessage: Sendable, Equatable {
         case .invoice(let message): return message.body.requestID
         case .coopClaimRequest(let message): return message.requestID
         case .coopClaimSigned(let message): return message.requestID
+        case .coopRefundRequest(let message): return message.requestID
         case .swapListRequest(let message): return message.requestID
         case .swapList(let message): return message.requestID
-        case .swapStatusUpdate, .preimagePush: return nil
+        case .swapStatusUpdate, .preimagePush, .coopRefundOffer: return nil
         }
     }
 }

@@ -1,12 +1,16 @@
 import Bitcoin
 import Transport
 
-/// Client -> provider (`ln_to_onchain`, both offers carry `musig2`): "here is the preimage,
+/// The claimer -> the co-signer, both sides offering `musig2`: "here is the preimage,
 /// co-sign this key-path claim of the lock". Answered by `CoopClaimSigned`, or a `Reject`
-/// when the provider will not cooperate (the client then claims through the script path).
+/// when the other side will not cooperate (the claimer then takes the script path).
 ///
-/// The preimage is sent before any claim is broadcast: the client does so only under the
-/// rule of docs/HTLC.md ("Revealing the preimage for cooperation").
+/// - `ln_to_onchain`: the client asks its provider. The preimage is sent before any claim
+///   is broadcast: the client does so only under the rule of docs/HTLC.md ("Revealing the
+///   preimage for cooperation").
+/// - `onchain_to_ln`: the provider, having paid the invoice, asks its client over the
+///   connection the client dialled; the preimage is the client's proof of payment, and
+///   `swap_id` the provider's (the accept's).
 public struct CoopClaimRequest: SwapMessageBody, RequestScoped {
     public static let messageType = "CoopClaimRequest"
     /// A one-input claim with a few outputs is a few hundred bytes; anything near this is
@@ -16,7 +20,7 @@ public struct CoopClaimRequest: SwapMessageBody, RequestScoped {
     public let requestID: String
     public let swapID: String
     public let preimage: [UInt8]
-    /// The client's BIP327 public nonce for this claim (66 bytes on the wire).
+    /// The claimer's BIP327 public nonce for this claim (66 bytes on the wire).
     public let publicNonce: MuSig2PublicNonce
     /// The claim to co-sign, without witness: its key-path sighash is the message.
     public let claimTransaction: Transaction

@@ -1,9 +1,10 @@
 import Bitcoin
 import Transport
 
-/// Provider -> client, the answer to a `CoopClaimRequest`: the provider's public nonce and
-/// its partial signature over the claim's key-path sighash. The client verifies the partial
-/// signature before it signs with its own nonce; a bad one sends it to the script path.
+/// The co-signer's answer to a `CoopClaimRequest` or a `CoopRefundRequest`: its public
+/// nonce (BIP327 DeterministicSign) and its partial signature over the key-path sighash of
+/// the transaction in the request. The asker verifies the partial signature before it signs
+/// with its own nonce; a bad one sends it to the script path.
 public struct CoopClaimSigned: SwapMessageBody, RequestScoped {
     public static let messageType = "CoopClaimSigned"
 

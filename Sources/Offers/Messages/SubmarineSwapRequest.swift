@@ -9,7 +9,11 @@ import Transport
 /// provider reads it as a reverse request without `payment_hash` and refuses it.
 ///
 /// The payment hash is the invoice's; the provider checks the invoice against the quote
-/// (`SubmarineRules`) before it answers.
+/// (`SubmarineRules`) before it answers. `features` says what the client itself takes part
+/// in: `musig2` (it co-signs the provider's cooperative key-path claim once it has seen the
+/// preimage, and asks for a cooperative refund when the provider cannot pay), sent only to
+/// a provider whose offer lists it. Absent is none (older clients), and an older provider
+/// ignores the field.
 public struct SubmarineSwapRequest: SwapMessageBody, RequestScoped {
     public static let messageType = SwapRequest.messageType
     /// BOLT11 strings are a few hundred characters; LND's own limit is 7,089.
@@ -23,15 +27,21 @@ public struct SubmarineSwapRequest: SwapMessageBody, RequestScoped {
     public let refundPublicKey: PublicKey
     /// Which contract to lock into; absent means `taproot_boltz`.
     public let scriptType: ContractType
+    /// Capabilities of the client for this swap (`OfferFeature.musig2`); empty: none.
+    public let features: [String]
 
     public init(requestID: String, quoteID: String, invoice: String, refundPublicKey: PublicKey,
-                scriptType: ContractType = .taprootBoltz) {
+                scriptType: ContractType = .taprootBoltz, features: [String] = []) {
         self.requestID = requestID
         self.quoteID = quoteID
         self.invoice = invoice
         self.refundPublicKey = refundPublicKey
         self.scriptType = scriptType
+        self.features = features
     }
+
+    /// Whether the client takes part in cooperative key-path spends of this swap's lock.
+    public var cooperates: Bool { features.contains(OfferFeature.musig2) }
 
     public init(fields: FieldReader) throws(OffersError) {
         requestID = try fields.requestID()
@@ -41,15 +51,19 @@ public struct SubmarineSwapRequest: SwapMessageBody, RequestScoped {
         invoice = try fields.nonEmptyString("invoice", maxBytes: Self.maxInvoiceBytes)
         refundPublicKey = try fields.publicKey("refund_pubkey")
         scriptType = fields.has("script_type") ? try fields.rawValue("script_type", as: ContractType.self) : .taprootBoltz
+        features = fields.has("features") ? try fields.stringArray("features", maxCount: 16) : []
     }
 
     public var fields: [String: JSONValue] {
-        SwapCodec.fields(requestID: requestID, [
+        var members: [String: JSONValue] = [
             "direction": .string(SwapDirection.onchainToLightning.rawValue),
             "quote_id": .string(quoteID),
             "invoice": .string(invoice),
             "refund_pubkey": .string(refundPublicKey.compressed.hex),
             "script_type": .string(scriptType.rawValue),
-        ])
+        ]
+        // Written only when there is one: a request without is byte for byte what it was.
+        if !features.isEmpty { members["features"] = .array(features.map(JSONValue.string)) }
+        return SwapCodec.fields(requestID: requestID, members)
     }
 }

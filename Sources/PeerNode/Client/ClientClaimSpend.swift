@@ -27,12 +27,12 @@ public struct ClientClaimSpend: Sendable, Hashable, CustomStringConvertible {
 
     /// The spend of `claim` (the swap's last signed version) of a lock holding `lockValue`,
     /// against the round `coop` recorded, if any.
-    public init(claim: Transaction, lockValue: Int64, coop: ClientCoopRequest?, fallback: String?) {
+    public init(claim: Transaction, lockValue: Int64, coop: CoopRound?, fallback: String?) {
         let outputs = claim.outputs.reduce(Int64(0)) { $0 + $1.value }
         virtualSize = claim.virtualSize
         feeSat = lockValue - outputs
         self.fallback = fallback
-        if let coop, claim.txid == coop.claimTxid, claim.inputs.first?.witness.stack.count == 1 {
+        if let coop, claim.txid == coop.txid, claim.inputs.first?.witness.stack.count == 1 {
             path = .keyPath
             savedVirtualBytes = coop.scriptPathVirtualSize - claim.virtualSize
             savedSat = outputs - coop.scriptPathOutputSat

@@ -71,7 +71,7 @@ extension ClientEngine {
         case .coopRequested:
             if let fallback = state.coopFallback { return "cooperative round over (\(fallback)); claiming through the script path" }
             return "cooperative round recorded: asking \(run.terms.provider.name) to co-sign key-path claim "
-                + (state.coopRequest?.claimTxid.hex ?? "?")
+                + (state.coopRequest?.txid.hex ?? "?")
         case .claimBroadcast:
             return "claim \(state.claim?.txid.hex ?? "?") to \(run.terms.destination.encoded(for: run.terms.network))"
                 + (state.claimIsKeyPath ? " (key path, co-signed)" : "")

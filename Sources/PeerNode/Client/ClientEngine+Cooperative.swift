@@ -24,8 +24,8 @@ extension ClientEngine {
                 lockConfirmations: max(run.state.lock?.confirmations ?? 0, run.terms.requiredConfirmations),
                 requiredConfirmations: run.terms.requiredConfirmations, lockSeenByOwnNode: true)
             guard let request = claimRequest(run, lock: lock, rate: run.terms.claimFeeRate, tipHeight: tipHeight) else { return }
-            let client = try CoopClaimClient(request: request, clientKey: run.secrets.claimKey, policy: configuration.claimPolicy)
-            let round = ClientCoopRequest(record: client.record, scriptPathOutputSat: client.scriptPathPlan.outputValue,
+            let client = try CoopClaimInitiator(request: request, claimKey: run.secrets.claimKey, policy: configuration.claimPolicy)
+            let round = CoopRound(record: client.record, scriptPathOutputSat: client.scriptPathPlan.outputValue,
                                           scriptPathVirtualSize: client.scriptPathPlan.virtualSize)
             run.coopClient = consume client
             run.coopLock = lock.outPoint
@@ -41,14 +41,14 @@ extension ClientEngine {
     /// once: a refusal, silence past `coopClaimTimeoutMilliseconds`, a reply that is not
     /// the answer, or a partial signature that does not verify drops it unused (erased),
     /// and the machine hears `coopFailed`. The preimage is in the request and never logged.
-    func requestCooperativeClaim(_ run: ClientSwapRun, _ round: ClientCoopRequest) async {
+    func requestCooperativeClaim(_ run: ClientSwapRun, _ round: CoopRound) async {
         guard let client = run.coopClient.take() else {
             feed(run.id, .coopFailed("the round's secret nonce is not in this process's memory"))
             return
         }
         run.coopLock = nil
         // The record on disk must be this round's: a nonce never recorded is never sent.
-        guard client.publicNonce == round.publicNonce, client.unsignedClaim == round.unsignedClaim,
+        guard client.publicNonce == round.publicNonce, client.unsignedClaim == round.unsignedTransaction,
               let providerSwapID = run.providerSwapID else {
             feed(run.id, .coopFailed("the recorded round is not the one in memory"))
             return
@@ -57,7 +57,7 @@ extension ClientEngine {
         report(run.id, .note, "asking \(provider.name) to co-sign a key-path claim (\(round.scriptPathVirtualSize - client.plan.virtualSize) vB "
                + "smaller than the script path)")
         let message = CoopClaimRequest(requestID: RandomID.make(), swapID: providerSwapID, preimage: run.secrets.preimage,
-                                       publicNonce: round.publicNonce, claimTransaction: round.unsignedClaim)
+                                       publicNonce: round.publicNonce, claimTransaction: round.unsignedTransaction)
         let reply: SwapMessage
         do {
             reply = try await link(for: provider).request(message.encoded, id: message.requestID,
@@ -72,7 +72,7 @@ extension ClientEngine {
             return
         }
         do {
-            let claim = try client.finish(providerNonce: signed.publicNonce, partialSignature: signed.partialSignature)
+            let claim = try client.finish(responderNonce: signed.publicNonce, partialSignature: signed.partialSignature)
             report(run.id, .note, "\(provider.name) co-signed: the claim takes the key path")
             feed(run.id, .claimSigned(claim))
         } catch {

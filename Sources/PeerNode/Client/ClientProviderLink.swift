@@ -18,10 +18,11 @@ extension PeerDialer {
     }
 }
 
-/// The client's channel to one provider: requests with replies, pushes both ways, and,
-/// while swaps with this provider are live, a connection kept open by redialling with
-/// backoff, after which `onReconnect` asks for the status of every swap (a status update
-/// missed while disconnected is not lost).
+/// The client's channel to one provider: requests with replies, pushes both ways, the
+/// provider's own requests (`onRequest`: a submarine provider asking its client to co-sign
+/// its claim, over the connection the client dialled), and, while swaps with this provider
+/// are live, a connection kept open by redialling with backoff, after which `onReconnect`
+/// asks for the status of every swap (a status update missed while disconnected is not lost).
 actor ClientProviderLink {
     let contact: Offers.Contact
     private let connector: ClientProviderConnector
@@ -29,6 +30,7 @@ actor ClientProviderLink {
     private let initialBackoff: UInt64
     private let maximumBackoff: UInt64
     private let onPush: @Sendable ([UInt8]) async -> Void
+    private let onRequest: (@Sendable ([UInt8]) async -> [UInt8])?
     private let onReconnect: @Sendable () async -> Void
     private var connection: PeerConnection?
     /// The dial in progress: callers that come while it runs wait for it rather than dial
@@ -39,13 +41,15 @@ actor ClientProviderLink {
 
     init(contact: Offers.Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
          initialBackoffMilliseconds: UInt64, maximumBackoffMilliseconds: UInt64,
-         onPush: @escaping @Sendable ([UInt8]) async -> Void, onReconnect: @escaping @Sendable () async -> Void) {
+         onPush: @escaping @Sendable ([UInt8]) async -> Void, onReconnect: @escaping @Sendable () async -> Void,
+         onRequest: (@Sendable ([UInt8]) async -> [UInt8])? = nil) {
         self.contact = contact
         self.connector = connector
         self.sleeper = sleeper
         initialBackoff = initialBackoffMilliseconds
         maximumBackoff = maximumBackoffMilliseconds
         self.onPush = onPush
+        self.onRequest = onRequest
         self.onReconnect = onReconnect
     }
 
@@ -57,7 +61,9 @@ actor ClientProviderLink {
             task = running
         } else {
             let push = onPush
-            let handlers = PeerHandlers(onPush: { message, _ in await push(message) })
+            // Without a request handler, a request from the provider is read as a push (and dropped).
+            var handlers = PeerHandlers(onPush: { message, _ in await push(message) })
+            if let serve = onRequest { handlers.onRequest = { message, _ in await serve(message) } }
             let connector = self.connector, contact = self.contact
             task = Task { try await connector(contact, handlers) }
             dialing = task

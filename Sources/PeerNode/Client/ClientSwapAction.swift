@@ -24,7 +24,7 @@ public enum ClientSwapAction: Sendable, Hashable {
     case prepareCooperativeClaim(LockOutput)
     /// Send the recorded round's `CoopClaimRequest` and finish the key-path claim with the
     /// answer (`claimSigned`), or answer `coopFailed`; at most a few seconds.
-    case requestCooperativeClaim(ClientCoopRequest)
+    case requestCooperativeClaim(CoopRound)
     /// The script-path claim after a cooperative round: the provider may hold the preimage,
     /// so it is built whatever the height (no first-claim cutoff) and answers `claimSigned`.
     case buildFallbackClaim(LockOutput)

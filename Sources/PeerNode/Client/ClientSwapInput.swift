@@ -25,7 +25,7 @@ public enum ClientSwapInput: Sendable, Hashable {
     case block(height: Int)
     /// The engine built a cooperative round for the verified lock (the reveal rule holds,
     /// the secret nonce is in its memory): record it, then send the request.
-    case coopPrepared(ClientCoopRequest)
+    case coopPrepared(CoopRound)
     /// No cooperative round now (the reveal rule, or the claim cannot be built as a key
     /// path): claim through the script path as without cooperation.
     case coopUnavailable(String)

@@ -26,7 +26,7 @@ final class ClientSwapRun {
     /// The cooperative round being prepared or sent: the client's half with its secret
     /// nonce, in memory only (never stored; gone with the process), and the lock it is for.
     /// Taken out by the request, so it signs at most once.
-    var coopClient: CoopClaimClient?
+    var coopClient: CoopClaimInitiator?
     /// Set exactly while `coopClient` holds a round.
     var coopLock: OutPoint?
     /// The last status update's sequence, to drop stale or repeated pushes.

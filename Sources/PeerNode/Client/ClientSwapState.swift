@@ -37,7 +37,7 @@ public struct ClientSwapState: Sendable, Hashable {
     /// The cooperative round, once one was recorded (`coop_requested`): its public nonce,
     /// sighash and unsigned key-path claim. Kept in every later event, so the stored log
     /// shows what was signed under which nonce.
-    public var coopRequest: ClientCoopRequest?
+    public var coopRequest: CoopRound?
     /// Why the recorded round ended without a key-path claim (a refusal, silence, a bad
     /// partial signature, a restart): the claim then went the script path. Nil while the
     /// round is open, and after a key-path claim.
@@ -71,7 +71,7 @@ public struct ClientSwapState: Sendable, Hashable {
     /// claim has the same txid (same input and outputs; the txid leaves the witness out),
     /// so the witness decides.
     public var claimIsKeyPath: Bool {
-        guard let claim, let coopRequest, claim.txid == coopRequest.claimTxid else { return false }
+        guard let claim, let coopRequest, claim.txid == coopRequest.txid else { return false }
         return claim.inputs.first?.witness.stack.count == 1
     }
 
@@ -140,7 +140,10 @@ public struct ClientSwapState: Sendable, Hashable {
         } catch {
             throw .corruptRecord("a stored transaction does not decode: \(error)")
         }
-        coopRequest = try data["coop_request"].map { (json) throws(ClientEngineError) in try ClientCoopRequest(json: json) }
+        coopRequest = try data["coop_request"].map { (json) throws(ClientEngineError) in
+            guard let round = CoopRound(json: json) else { throw .corruptRecord("a coop_request lacks a field or does not decode") }
+            return round
+        }
         coopFallback = data["coop_fallback"]?.stringValue
         if let outcome = data["outcome"], let reason = outcome["reason"]?.stringValue,
            let funds = outcome["funds"]?.stringValue.flatMap(ClientFundsFate.init(rawValue:)) {

@@ -87,7 +87,7 @@ public struct ConfigKey: Sendable, Equatable {
                   default: "144", allowed: "confirmations + 36 to 1008"),
         ConfigKey("confirmations", "provider: confirmations its lock needs before the client claims (quoted in offers)",
                   default: "2 mainnet, 1 elsewhere", allowed: "1 to 100 (under 2 on mainnet needs --allow-unsafe)"),
-        ConfigKey("musig2", "cooperative MuSig2 key-path claims of reverse swaps: a provider lists `musig2` in its offers and co-signs its clients' claims; a client asks providers that list it (a refusal or silence: the script-path claim, X exact)",
+        ConfigKey("musig2", "cooperative MuSig2 key-path spends: a provider lists `musig2` in its offers, co-signs its reverse clients' claims, asks its submarine clients to co-sign its claims and co-signs their refunds when it cannot pay; a client asks, and co-signs for, providers that list it (a refusal or silence: the script path, X exact)",
                   default: "1", allowed: "0 or 1"),
         ConfigKey("submarine", "provider: also run onchain_to_ln (submarine) swaps: pay clients' invoices from this node's LND once their lock confirms, then claim it (LND must allow paying: `peernode doctor`)",
                   default: "0", allowed: "0 or 1 (1 needs provider=1)"),

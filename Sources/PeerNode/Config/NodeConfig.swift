@@ -191,9 +191,10 @@ public struct NodeConfig: Sendable, Equatable {
     /// address of its wallet. Off, a payer sees the Lightning entry only (or, with
     /// `accept_lightning=0` too, is told the node takes no payments).
     public var acceptOnchain = true
-    /// Cooperative (MuSig2 key-path) claims of reverse swaps (`musig2`, on by default): a
-    /// provider lists the `musig2` feature and co-signs; a client asks providers whose
-    /// offers list it. Off: neither, and every claim takes the script path.
+    /// Cooperative (MuSig2 key-path) spends (`musig2`, on by default): a provider lists the
+    /// `musig2` feature and co-signs reverse claims and submarine refunds, and asks its
+    /// submarine clients to co-sign its claims; a client takes part with providers whose
+    /// offers list it. Off: neither, and every claim and refund takes the script path.
     public var musig2 = true
     /// The provider's submarine direction (`submarine=1` and its `submarine_*` terms).
     public var submarine = SubmarineSettings()

@@ -19,6 +19,11 @@ public enum CoopFault: String, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
+    /// What the faulty node does before its refusal: a silent one outwaits the asker.
+    func stall() async {
+        if self == .silent { try? await Task.sleep(for: .seconds(Self.silenceSeconds)) }
+    }
+
     public typealias Arming = TestHookArming<CoopFault>
 
     public static func arming(_ value: String?, network: Network) -> Arming {

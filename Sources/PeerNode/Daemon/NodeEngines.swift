@@ -69,6 +69,9 @@ public enum NodeEngines {
             // The engines' store, behind a test crash point when PEERNODE_TEST_CRASH_AFTER
             // arms one on regtest (CrashPoint.swift); otherwise the store itself.
             let store = CrashPoint.store(wrapping: services.store, network: config.network, log: log)
+            // Regtest tests only (PEERNODE_TEST_COOP, CoopFault.swift): every engine of the
+            // node that co-signs refuses alike.
+            let coopFault = CoopFault.fromEnvironment(network: config.network, log: log)
             var provider: ProviderEngine?
             var submarine: SubmarineProviderEngine?
             var commands: ClientCommands?
@@ -83,8 +86,7 @@ public enum NodeEngines {
                                                     network: config.network,
                                                     // Regtest tests only (PEERNODE_TEST_LOCK, LockFault.swift).
                                                     lockFault: LockFault.fromEnvironment(network: config.network, log: log),
-                                                    // Regtest tests only (PEERNODE_TEST_COOP, CoopFault.swift).
-                                                    coopFault: CoopFault.fromEnvironment(network: config.network, log: log)),
+                                                    coopFault: coopFault),
                                                 push: services.peerServer.providerPush,
                                                 log: ProviderLog { log("provider: \($0)") },
                                                 // Its clients with a live swap are kept from eviction.
@@ -97,8 +99,12 @@ public enum NodeEngines {
                         let submarineEngine = SubmarineProviderEngine(
                             dependencies: dependencies,
                             configuration: SubmarineProviderConfiguration(network: config.network,
-                                                                          routingReserve: terms.routingReserve),
-                            liquidity: services.submarineLiquidity, log: ProviderLog { log("provider (submarine): \($0)") })
+                                                                          routingReserve: terms.routingReserve,
+                                                                          coopFault: coopFault),
+                            liquidity: services.submarineLiquidity,
+                            // Its clients are reached over the connections they dialled (issue 17).
+                            push: services.peerServer.providerPush, request: services.peerServer.providerRequest,
+                            log: ProviderLog { log("provider (submarine): \($0)") })
                         try await submarineEngine.start()
                         submarine = submarineEngine
                     }
@@ -122,7 +128,8 @@ public enum NodeEngines {
                         network: config.network, quotePolicy: QuotePolicy(maxFeePPM: config.maxFeePPM),
                         finalityConfirmations: config.clientFinalityConfirmations,
                         // Regtest tests only (PEERNODE_TEST_SUBMARINE_LOCK, SubmarineLockFault.swift).
-                        lockFault: SubmarineLockFault.fromEnvironment(network: config.network, log: log)),
+                        lockFault: SubmarineLockFault.fromEnvironment(network: config.network, log: log),
+                        cooperative: config.musig2, coopFault: coopFault),
                     seed: seedBytes, store: store, wallet: services.wallet, lightning: services.lightning,
                     chain: services.chain, feeEstimator: services.feeEstimator, follower: follower,
                     connector: services.dialer.clientConnector, clock: services.clock, sleeper: services.loop.sleeper,

@@ -117,6 +117,11 @@ enum NodePeerHandlers {
             // submarine engine: the direction is not offered.
             if let reply = await engines.current.submarineProvider?.answer(request, from: peer) { return reply }
             return Reject(requestID: submarineRequest.requestID, error: .unsupportedDirection).encoded
+        case .coopRefundRequest:
+            if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
+            // Only a submarine swap has a cooperative refund.
+            if let reply = await engines.current.submarineProvider?.answer(request, from: peer) { return reply }
+            return Reject(requestID: requestID, error: .swapNotFound).encoded
         case .offerRequest, .quoteRequest:
             if let servesPeer, await !servesPeer(peer) { return contactsOnly(requestID) }
             guard let desk else {
@@ -149,6 +154,8 @@ enum NodePeerHandlers {
         Reject.messageType: "in answer to a request",
         SwapStatusUpdate.messageType: "as a push, without a request_id",
         PreimagePush.messageType: "as a push, without a request_id",
+        CoopRefundOffer.messageType: "as a push, without a request_id",
+        CoopClaimSigned.messageType: "in answer to a CoopClaimRequest or a CoopRefundRequest",
         SwapList.messageType: "in answer to a SwapListRequest",
     ]
 

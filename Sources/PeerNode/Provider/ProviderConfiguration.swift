@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Offers
 import Transport
 
 /// How the provider engine runs its swaps (the daemon's config fills it in).
@@ -50,6 +51,13 @@ public struct ProviderConfiguration: Sendable {
 /// courtesy: a client that misses one asks with `SwapStatusRequest`.
 public typealias ProviderPush = @Sendable (_ client: Pubky, _ message: [UInt8]) async -> Void
 
+/// Sends a request to a client over a connection the client opened (the provider cannot
+/// dial its clients) and returns the reply: a submarine provider asking its client to
+/// co-sign its claim. Throws when no connection from the client opens within the time, or
+/// none answers in time.
+public typealias ProviderRequest = @Sendable (_ client: Pubky, _ message: [UInt8], _ requestID: String,
+                                              _ timeoutMilliseconds: UInt64) async throws -> [UInt8]
+
 /// Where the engine's log lines go. Lines name swaps, states, txids and amounts; never a
 /// preimage or a key.
 public struct ProviderLog: Sendable {
@@ -71,6 +79,41 @@ extension PeerServer {
             for connection in await self.connections(from: client) {
                 // A closed connection is the client's problem: it asks for the status later.
                 try? await connection.push(message)
+            }
+        }
+    }
+
+    /// A `ProviderRequest` over the client's connections. A client idle for a minute is
+    /// disconnected and dials again, so a moment without one is waited out (within the
+    /// time). A client may hold several connections (its reverse and submarine engines
+    /// dial apart, and only the one serving the request answers it): the request goes to
+    /// each, and the first reply that is not a Reject wins.
+    public nonisolated var providerRequest: ProviderRequest {
+        { client, message, requestID, timeoutMilliseconds in
+            let deadline = MonotonicClock.milliseconds() + timeoutMilliseconds
+            var connections = await self.connections(from: client)
+            while connections.isEmpty {
+                guard MonotonicClock.milliseconds() < deadline else { throw ChannelError.closed }
+                try await Task.sleep(for: .milliseconds(100))
+                connections = await self.connections(from: client)
+            }
+            let left = max(1, deadline - min(deadline, MonotonicClock.milliseconds()))
+            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+                for connection in connections {
+                    group.addTask { try? await connection.request(message, id: requestID, timeoutMilliseconds: left) }
+                }
+                var refusal: [UInt8]?
+                for try await reply in group {
+                    guard let reply else { continue }
+                    if case .reject? = try? SwapMessage(bytes: reply) {
+                        refusal = reply
+                        continue
+                    }
+                    group.cancelAll()
+                    return reply
+                }
+                guard let refusal else { throw ChannelError.requestTimedOut(milliseconds: timeoutMilliseconds) }
+                return refusal
             }
         }
     }

@@ -11,7 +11,7 @@ extension ProviderEngine {
     /// Answers a `CoopClaimRequest` (issue 17): the client's preimage and its unsigned
     /// key-path claim of the lock, for our partial signature. In order:
     ///
-    /// 1. the claim passes `CoopClaimCheck` (one input, exactly this swap's lock; the
+    /// 1. the claim passes `CoopSpendCheck` (one input, exactly this swap's lock; the
     ///    preimage hashes to the payment hash), else `invalid_request`;
     /// 2. the partial signature is computed (DeterministicSign: no secret nonce is kept);
     ///    a request the swap's `coop_signed` record answers already gets that answer, any
@@ -33,7 +33,7 @@ extension ProviderEngine {
         if let fault = configuration.coopFault, configuration.network == .regtest {
             // A regtest test of a provider that will not cooperate (CoopFault).
             logFromPeer(peer, "provider swap \(UntrustedText.quoted(request.swapID)): cooperative claim refused (\(fault))")
-            if fault == .silent { try? await Task.sleep(for: .seconds(CoopFault.silenceSeconds)) }
+            await fault.stall()
             return reject(.invalidRequest, "this provider does not co-sign now; claim through the script path")
         }
         let id = request.swapID
@@ -50,8 +50,8 @@ extension ProviderEngine {
             log("cooperative claim for swap \(UntrustedText.quoted(id)): reading the store failed: \(error)")
             return reject(.internal, "the provider cannot read the swap now; claim through the script path")
         }
-        let answer: CoopClaimAnswer
-        let checked: CheckedCoopClaim
+        let answer: CoopCosignature
+        let checked: CheckedCoopSpend
         do {
             let swap = try ProviderSwapRecord(record: stored, network: configuration.network)
             let history = try events.map { (event) throws(ProviderError) in try ProviderSwapState(event: event) }
@@ -59,15 +59,15 @@ extension ProviderEngine {
                 return reject(.invalidRequest, "the swap has no lock to claim yet")
             }
             let key = try dependencies.keyChain.secrets(index: stored.swapIndex, scheme: stored.keyScheme).refundKey
-            let provider = try CoopClaimProvider(context: try CoopClaimContext(contract: swap.contract, lock: lock.output),
-                                                 providerKey: key)
+            let provider = try CoopCosigner(context: try CoopSpendContext(contract: swap.contract, lock: lock.output),
+                                            kind: .claim, key: key)
             checked = try provider.check(claim: request.claimTransaction, preimage: request.preimage)
             let recorded = history.compactMap(\.coopClaim).last
-            if let recorded, !recorded.record.answers(clientNonce: request.publicNonce, sighash: checked.sighash) {
+            if let recorded, !recorded.record.answers(initiatorNonce: request.publicNonce, sighash: checked.sighash) {
                 // One co-signature per swap: another nonce or another claim is not signed at all.
                 return reject(.invalidRequest, "this swap's claim is co-signed already; claim through the script path")
             }
-            answer = try provider.sign(checked, clientNonce: request.publicNonce, record: recorded?.record)
+            answer = try provider.sign(checked, initiatorNonce: request.publicNonce, record: recorded?.record)
             if !answer.fromRecord {
                 guard let current = states[id] else {
                     return reject(.invalidRequest, "the swap ended (\(history.last?.kind.rawValue ?? "?")): nothing to co-sign")
@@ -76,10 +76,10 @@ extension ProviderEngine {
                 case .lockBroadcast, .lockConfirmed, .claimObserved: break
                 default: return reject(.invalidRequest, "the swap is in \(current.kind.rawValue): no cooperative claim now")
                 }
-                let claim = ProviderCoopClaim(record: answer.record, claimTxid: checked.transaction.txid)
+                let claim = CoopCosigned(record: answer.record, txid: checked.transaction.txid)
                 await deliverAndWait(.coopClaimAgreed(preimage: request.preimage, claim: claim), to: id)
             }
-        } catch let error as CoopClaimError {
+        } catch let error as CoopSpendError {
             logFromPeer(peer, "provider swap \(UntrustedText.quoted(id)): cooperative claim refused: \(error)")
             return reject(.invalidRequest, error.description)
         } catch {
@@ -110,7 +110,7 @@ extension ProviderEngine {
     /// reveals no preimage (we recorded it from the request), or else a spend we never
     /// signed for, whose alarm `unreadableSpend` raises.
     func keyPathSpendInput(_ watched: WatchedTransaction, swap: ProviderSwapRecord) -> ProviderSwapInput {
-        if case .coopSigned(_, let preimage, let claim)? = states[swap.swapID], claim.claimTxid == watched.txid {
+        if case .coopSigned(_, let preimage, let claim)? = states[swap.swapID], claim.txid == watched.txid {
             log("provider swap \(swap.swapID): its cooperative claim \(watched.txid) seen (\(watched.confirmations) confirmations)")
             return .claimSeen(preimage: preimage, confirmations: watched.confirmations, txid: watched.txid)
         }

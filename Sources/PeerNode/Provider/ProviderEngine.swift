@@ -61,11 +61,8 @@ public actor ProviderEngine {
         didSet { liveClients.replace(with: Set(swaps.values.map(\.client))) }
     }
     var states: [String: ProviderSwapState] = [:]
-    private var mailboxes: [String: AsyncStream<ProviderSwapMail>.Continuation] = [:]
-    /// Callers waiting for their input to be handled (`deliverAndWait`), by mail token.
-    private var mailWaiters: [UInt64: (swapID: String, done: CheckedContinuation<Void, Never>)] = [:]
-    private var nextMailToken: UInt64 = 0
-    private var drivers: [String: Task<Void, Never>] = [:]
+    /// Each swap's inputs, handled one at a time (`process`).
+    let mailboxes = SwapMailboxes<ProviderSwapInput>()
     var invoiceWatches: [String: Task<Void, Never>] = [:]
     /// SwapRequests being set up, by quote id: a resend waits for the first instead of
     /// racing it.
@@ -175,14 +172,9 @@ public actor ProviderEngine {
         chainTask = nil
         if let watchID { await dependencies.follower.unregister(watchID) }
         watchID = nil
-        for task in drivers.values { task.cancel() }
+        mailboxes.closeAll()
         for task in invoiceWatches.values { task.cancel() }
-        for mailbox in mailboxes.values { mailbox.finish() }
-        for waiter in mailWaiters.values { waiter.done.resume() }
-        mailWaiters = [:]
-        drivers = [:]
         invoiceWatches = [:]
-        mailboxes = [:]
         swaps = [:]
         states = [:]
         lockTxids = [:]
@@ -206,38 +198,18 @@ public actor ProviderEngine {
 
     /// Queues an input for a swap; its mailbox handles inputs one at a time.
     func deliver(_ input: ProviderSwapInput, to swapID: String) {
-        mailboxes[swapID]?.yield(ProviderSwapMail(input: input, token: nil))
+        mailboxes.deliver(input, to: swapID)
     }
 
     /// Queues an input and returns once the swap has handled it (its transition stored and
     /// its actions run), in order with every other input of the swap; at once when the swap
     /// is not driven, or stops first. For a request whose answer depends on the outcome.
     func deliverAndWait(_ input: ProviderSwapInput, to swapID: String) async {
-        guard let mailbox = mailboxes[swapID] else { return }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            nextMailToken += 1
-            let token = nextMailToken
-            mailWaiters[token] = (swapID, done)
-            if case .terminated = mailbox.yield(ProviderSwapMail(input: input, token: token)) { mailHandled(token) }
-        }
-    }
-
-    private func mailHandled(_ token: UInt64?) {
-        guard let token else { return }
-        mailWaiters.removeValue(forKey: token)?.done.resume()
+        await mailboxes.deliverAndWait(input, to: swapID)
     }
 
     func openMailbox(_ swapID: String) {
-        guard mailboxes[swapID] == nil else { return }
-        let (inputs, continuation) = AsyncStream<ProviderSwapMail>.makeStream()
-        mailboxes[swapID] = continuation
-        drivers[swapID] = Task { [weak self] in
-            for await mail in inputs {
-                if Task.isCancelled { return }
-                await self?.process(swapID, mail.input)
-                await self?.mailHandled(mail.token)
-            }
-        }
+        mailboxes.open(swapID) { [weak self] input in await self?.process(swapID, input) }
     }
 
     /// One input: decide, store the transition, run the actions, feed their results back.
@@ -283,19 +255,11 @@ public actor ProviderEngine {
         refundBumpTips[swapID] = nil
         lockBumpTips[swapID] = nil
         invoiceWatches.removeValue(forKey: swapID)?.cancel()
-        mailboxes.removeValue(forKey: swapID)?.finish()
         // Inputs still queued are never handled: their callers go on.
-        for (token, waiter) in mailWaiters where waiter.swapID == swapID { mailHandled(token) }
-        drivers.removeValue(forKey: swapID)
+        mailboxes.close(swapID)
         for (txid, owner) in lockTxids where owner == swapID { lockTxids[txid] = nil }
         for (outpoint, owner) in lockOutpoints where owner == swapID { lockOutpoints[outpoint] = nil }
         swaps[swapID] = nil
         states[swapID] = nil
     }
-}
-
-/// One input in a swap's mailbox; `token` names a caller waiting for it (`deliverAndWait`).
-struct ProviderSwapMail: Sendable {
-    let input: ProviderSwapInput
-    let token: UInt64?
 }

@@ -36,11 +36,11 @@ public enum ProviderSwapInput: Sendable, Hashable {
     case unreadableSpend(txid: TransactionID, confirmations: Int)
     /// The client pushed a preimage (`PreimagePush`); the machine checks it.
     case preimagePushed(preimage: [UInt8])
-    /// The client asked for a cooperative claim: its claim passed `CoopClaimCheck` with
+    /// The client asked for a cooperative claim: its claim passed `CoopSpendCheck` with
     /// this preimage, and `claim` is the co-signature the engine computed (not sent yet).
     /// The machine records both only when it would settle on a push (a lock, no refund of
     /// ours out, the HTLC held) and then settles.
-    case coopClaimAgreed(preimage: [UInt8], claim: ProviderCoopClaim)
+    case coopClaimAgreed(preimage: [UInt8], claim: CoopCosigned)
     /// A refund was built and signed (not yet broadcast).
     case refundPrepared(ProviderRefund)
     /// Building the refund failed (backend unreachable, or the fee would eat the lock).

@@ -283,7 +283,7 @@ public struct ProviderSwapMachine: Sendable {
 
     /// Records the preimage and the co-signature in one event, then settles; the engine
     /// sends the partial signature only once the swap is `settled`.
-    private func coopAgreed(_ lock: ProviderLock, _ preimage: [UInt8], _ claim: ProviderCoopClaim) -> ProviderSwapStep {
+    private func coopAgreed(_ lock: ProviderLock, _ preimage: [UInt8], _ claim: CoopCosigned) -> ProviderSwapStep {
         ProviderSwapStep(next: .coopSigned(lock, preimage: preimage, claim: claim), actions: [.settleInvoice(preimage: preimage)])
     }
 

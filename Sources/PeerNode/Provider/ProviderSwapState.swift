@@ -30,12 +30,12 @@ public enum ProviderSwapState: Sendable, Hashable {
     /// settling. Resume: settle the invoice (settling twice is harmless).
     case claimObserved(ProviderLock, preimage: [UInt8])
     /// The client asked for a cooperative (key-path) claim with the preimage, and its claim
-    /// passed `CoopClaimCheck`: the preimage and the co-signature (`coop_signed`) are
+    /// passed `CoopSpendCheck`: the preimage and the co-signature (`coop_signed`) are
     /// recorded together, before settling and before the partial signature may leave (it
     /// leaves only once the invoice is settled). Resume: settle, as `claim_observed`. A
     /// spend of the lock is the client's claim either way (the co-signed key path, or its
     /// script-path fallback): nothing to watch for.
-    case coopSigned(ProviderLock, preimage: [UInt8], claim: ProviderCoopClaim)
+    case coopSigned(ProviderLock, preimage: [UInt8], claim: CoopCosigned)
     /// The invoice is settled: the provider got paid. Final.
     case settled
     /// The timeout has passed unclaimed; the signed refund is recorded before broadcast.
@@ -125,7 +125,7 @@ public enum ProviderSwapState: Sendable, Hashable {
     public var isFinal: Bool { kind.isFinal }
 
     /// The cooperative claim co-signed, in the state that records it.
-    public var coopClaim: ProviderCoopClaim? {
+    public var coopClaim: CoopCosigned? {
         if case .coopSigned(_, _, let claim) = self { return claim }
         return nil
     }
@@ -174,7 +174,7 @@ public enum ProviderSwapState: Sendable, Hashable {
             return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
         case .coopSigned(let lock, let preimage, let claim):
             // Stored for the same reason; the client gave it to be settled with.
-            return .object(["lock": lock.json, "preimage": .string(preimage.hex), "coop": claim.json])
+            return .object(["lock": lock.json, "preimage": .string(preimage.hex), "coop": claim.json(direction: .lightningToOnchain)])
         case .refundIntent(let lock, let refund), .refundBroadcast(let lock, let refund):
             return .object(["lock": lock.json, "refund": refund.json])
         case .claimPending(let lock, let refund, let preimage):
@@ -216,7 +216,10 @@ public enum ProviderSwapState: Sendable, Hashable {
             self = .claimObserved(try lock(), preimage: try preimage())
         case .coopSigned:
             guard let coop = data["coop"] else { throw .corruptRecord("coop_signed without its co-signature") }
-            self = .coopSigned(try lock(), preimage: try preimage(), claim: try ProviderCoopClaim(json: coop))
+            guard let claim = CoopCosigned(json: coop, direction: .lightningToOnchain) else {
+                throw .corruptRecord("coop_signed's co-signature lacks a field or does not decode")
+            }
+            self = .coopSigned(try lock(), preimage: try preimage(), claim: claim)
         case .claimPending:
             self = .claimPending(try lock(), try refund(), preimage: try preimage())
         case .lockLost:

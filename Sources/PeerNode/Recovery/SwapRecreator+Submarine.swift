@@ -59,8 +59,16 @@ extension SwapRecreator {
         }
         state.lockConfirmations = sighting.height.map { tip.height - $0 + 1 } ?? 0
         if let spend {
-            guard let input = spend.inputs.first(where: { $0.previousOutput == sighting.output.outPoint }),
-                  case .claim(let preimage) = PreimageExtractor.spend(input.witness, contract: contract) else {
+            guard let input = spend.inputs.first(where: { $0.previousOutput == sighting.output.outPoint }) else {
+                throw .nothingToRecover("the lock was spent by \(spend.txid.hex), our refund")
+            }
+            if KeyPathSpend.isKeyPath(input.witness, contract: contract) {
+                // Both sides signed it (the provider's cooperative claim, or our cooperative
+                // refund): nothing is left to claim back, and it shows no preimage.
+                throw .nothingToRecover("the lock was spent through its key path by \(spend.txid.hex), a cooperative claim "
+                                        + "or refund both sides signed")
+            }
+            guard case .claim(let preimage) = PreimageExtractor.spend(input.witness, contract: contract) else {
                 throw .nothingToRecover("the lock was spent by \(spend.txid.hex), our refund")
             }
             state.phase = .paid

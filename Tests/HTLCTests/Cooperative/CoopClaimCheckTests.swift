@@ -7,8 +7,8 @@ import XCTest
 final class CoopClaimCheckTests: XCTestCase {
     private let contract = Fixture.contract(.taprootBoltz)
 
-    private func check() throws -> CoopClaimCheck {
-        CoopClaimCheck(context: try CoopClaimContext(contract: contract, lock: Fixture.lock))
+    private func check() throws -> CoopSpendCheck {
+        CoopSpendCheck(context: try CoopSpendContext(contract: contract, lock: Fixture.lock))
     }
 
     /// A well-formed claim: one input (the lock), one output, no witness.
@@ -89,25 +89,28 @@ final class CoopClaimCheckTests: XCTestCase {
         }
     }
 
-    func testOnlyATaprootReverseContractAndTheRightKeysCooperate() throws {
-        XCTAssertThrowsCoop(.noKeyPath, try CoopClaimContext(contract: Fixture.contract(.p2wsh), lock: Fixture.lock))
+    func testOnlyATaprootContractAndTheRightKeysCooperate() throws {
+        XCTAssertThrowsCoop(.noKeyPath, try CoopSpendContext(contract: Fixture.contract(.p2wsh), lock: Fixture.lock))
+        // A submarine contract (keys trading places) has the same internal key: KeyAgg(provider, client).
         let submarineTerms = try SwapTerms(network: .regtest, paymentHash: Fixture.paymentHash,
                                            claimPublicKey: Fixture.refundKey.publicKey, refundPublicKey: Fixture.claimKey.publicKey,
                                            timeoutHeight: Fixture.timeout, roles: .submarine)
-        XCTAssertThrowsCoop(.notReverseSwap,
-                            try CoopClaimContext(contract: try SwapContract(type: .taprootBoltz, terms: submarineTerms), lock: Fixture.lock))
-        let context = try CoopClaimContext(contract: contract, lock: Fixture.lock)
+        let submarine = try SwapContract(type: .taprootBoltz, terms: submarineTerms)
+        let submarineContext = try CoopSpendContext(contract: submarine, lock: Fixture.lock)
+        XCTAssertEqual(submarine.address, .p2tr(outputKey: submarineContext.keyAggregation.xOnlyPublicKey.bytes),
+                       "the tweaked aggregate is the submarine lock's output key")
+        let context = try CoopSpendContext(contract: contract, lock: Fixture.lock)
         XCTAssertEqual(context.keyAggregation.xOnlyPublicKey, contract.address == .p2tr(outputKey: context.keyAggregation.xOnlyPublicKey.bytes)
                        ? context.keyAggregation.xOnlyPublicKey : nil, "the tweaked aggregate is the lock's output key")
-        XCTAssertThrowsCoop(.keyMismatch(role: "provider"), try CoopClaimProvider(context: context, providerKey: Fixture.claimKey))
-        XCTAssertThrowsCoop(.keyMismatch(role: "client"),
-                            try CoopClaimClient(request: Fixture.claimRequest(contract, to: .p2tr), clientKey: Fixture.refundKey))
+        XCTAssertThrowsCoop(.keyMismatch(role: "refund"), try CoopCosigner(context: context, kind: .claim, key: Fixture.claimKey))
+        XCTAssertThrowsCoop(.keyMismatch(role: "claim"),
+                            try CoopClaimInitiator(request: Fixture.claimRequest(contract, to: .p2tr), claimKey: Fixture.refundKey))
         // The x-only twin of the client's key signs its script leaf, but KeyAgg uses the
         // full key: it is refused here rather than producing a useless signature.
         let negated = try PrivateKey(Self.curveOrderMinus(Fixture.claimKey.bytes))
         XCTAssertEqual(negated.xOnlyPublicKey, Fixture.claimKey.xOnlyPublicKey)
-        XCTAssertThrowsCoop(.keyMismatch(role: "client"),
-                            try CoopClaimClient(request: Fixture.claimRequest(contract, to: .p2tr), clientKey: negated))
+        XCTAssertThrowsCoop(.keyMismatch(role: "claim"),
+                            try CoopClaimInitiator(request: Fixture.claimRequest(contract, to: .p2tr), claimKey: negated))
     }
 
     /// n − k, big-endian: the other private key with the same x-only public key.

@@ -3,8 +3,8 @@ import Bitcoin
 import TestSupport
 import XCTest
 
-/// The cooperative claim of a reverse swap between the two pure sides, `CoopClaimClient`
-/// and `CoopClaimProvider`, for a real `taproot_boltz` contract, judged by Bitcoin Core's
+/// The cooperative claim of a reverse swap between the two pure sides, `CoopClaimInitiator`
+/// and `CoopCosigner`, for a real `taproot_boltz` contract, judged by Bitcoin Core's
 /// interpreter (libbitcoinkernel); and every way the provider's answer can be wrong,
 /// refused by the client before it signs.
 final class CoopClaimExchangeTests: XCTestCase {
@@ -20,21 +20,21 @@ final class CoopClaimExchangeTests: XCTestCase {
 
     private var spent: TransactionOutput { contract.lockOutput(value: Fixture.lockValue) }
 
-    private func provider() throws -> CoopClaimProvider {
-        try CoopClaimProvider(context: try CoopClaimContext(contract: contract, lock: Fixture.lock), providerKey: providerKey)
+    private func provider() throws -> CoopCosigner {
+        try CoopCosigner(context: try CoopSpendContext(contract: contract, lock: Fixture.lock), kind: .claim, key: providerKey)
     }
 
-    private func client(to destination: DestinationType = .p2tr, purpose: ClaimPurpose = .payContact) throws -> CoopClaimClient {
-        try CoopClaimClient(request: Fixture.claimRequest(contract, to: destination, purpose: purpose), clientKey: clientKey)
+    private func client(to destination: DestinationType = .p2tr, purpose: ClaimPurpose = .payContact) throws -> CoopClaimInitiator {
+        try CoopClaimInitiator(request: Fixture.claimRequest(contract, to: destination, purpose: purpose), claimKey: clientKey)
     }
 
     func testFullExchangeGivesAKeyPathClaimTheKernelAccepts() throws {
         let request = Fixture.claimRequest(contract, to: .p2tr)
-        let client = try CoopClaimClient(request: request, clientKey: clientKey)
+        let client = try CoopClaimInitiator(request: request, claimKey: clientKey)
         let record = client.record
         // What the client records and sends: its public nonce, the sighash, the unsigned claim.
         XCTAssertEqual(record.publicNonce, client.publicNonce)
-        XCTAssertEqual(record.unsignedClaim, client.unsignedClaim)
+        XCTAssertEqual(record.unsignedTransaction, client.unsignedClaim)
         XCTAssertEqual(record.sighash, try TaprootSighash(transaction: client.unsignedClaim, spentOutputs: [spent]).hash(inputIndex: 0))
         XCTAssertEqual(client.unsignedClaim.inputs.map(\.previousOutput), [Fixture.lockOutPoint])
         XCTAssertFalse(client.unsignedClaim.hasWitness)
@@ -42,17 +42,17 @@ final class CoopClaimExchangeTests: XCTestCase {
                        "a contact payment sends exactly X")
 
         let provider = try provider()
-        let checked = try provider.check(claim: record.unsignedClaim, preimage: Fixture.preimage)
+        let checked = try provider.check(claim: record.unsignedTransaction, preimage: Fixture.preimage)
         XCTAssertEqual(checked.sighash, record.sighash, "both sides sign the same message")
         XCTAssertEqual(checked.fee, Fixture.lockValue - request.amount)
-        let answer = try provider.sign(checked, clientNonce: record.publicNonce, record: nil)
+        let answer = try provider.sign(checked, initiatorNonce: record.publicNonce, record: nil)
         XCTAssertFalse(answer.fromRecord)
-        XCTAssertEqual(answer.record.clientNonce, record.publicNonce)
+        XCTAssertEqual(answer.record.initiatorNonce, record.publicNonce)
         XCTAssertEqual(answer.record.sighash, record.sighash)
 
-        let signed = try client.finish(providerNonce: answer.publicNonce, partialSignature: answer.partialSignature)
+        let signed = try client.finish(responderNonce: answer.publicNonce, partialSignature: answer.partialSignature)
         XCTAssertEqual(signed.inputs[0].witness.stack.map(\.count), [64], "one 64-byte witness element")
-        XCTAssertEqual(signed.txid, record.unsignedClaim.txid, "the witness is all that was added")
+        XCTAssertEqual(signed.txid, record.unsignedTransaction.txid, "the witness is all that was added")
         XCTAssertTrue(try kernel.accepts(signed, spending: spent))
         // The same signature on any other transaction, or for another lock, is refused.
         var moved = signed
@@ -70,7 +70,7 @@ final class CoopClaimExchangeTests: XCTestCase {
         var other = client.unsignedClaim
         other.outputs[0].value -= 100
         let checked = try provider.check(claim: other, preimage: Fixture.preimage)
-        let answer = try provider.sign(checked, clientNonce: client.publicNonce, record: nil)
+        let answer = try provider.sign(checked, initiatorNonce: client.publicNonce, record: nil)
         let refused = refusal(client, providerNonce: answer.publicNonce, partialSignature: answer.partialSignature)
         XCTAssertEqual(refused, .partialSignatureInvalid)
     }
@@ -79,7 +79,7 @@ final class CoopClaimExchangeTests: XCTestCase {
         let client = try client()
         let provider = try provider()
         let answer = try provider.sign(try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage),
-                                       clientNonce: client.publicNonce, record: nil)
+                                       initiatorNonce: client.publicNonce, record: nil)
         var bytes = answer.partialSignature.bytes
         bytes[31] ^= 0x01
         let tampered = try MuSig2PartialSignature(bytes)
@@ -92,9 +92,9 @@ final class CoopClaimExchangeTests: XCTestCase {
         let client = try client()
         let provider = try provider()
         let checked = try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage)
-        let answer = try provider.sign(checked, clientNonce: client.publicNonce, record: nil)
+        let answer = try provider.sign(checked, initiatorNonce: client.publicNonce, record: nil)
         let otherClientNonce = try MuSig2SecretNonce(publicKey: clientKey.publicKey).publicNonce
-        let otherAnswer = try provider.sign(checked, clientNonce: otherClientNonce, record: nil)
+        let otherAnswer = try provider.sign(checked, initiatorNonce: otherClientNonce, record: nil)
         XCTAssertNotEqual(otherAnswer.publicNonce, answer.publicNonce, "another client nonce derives another provider nonce")
         let refused = refusal(client, providerNonce: otherAnswer.publicNonce, partialSignature: answer.partialSignature)
         XCTAssertEqual(refused, .partialSignatureInvalid)
@@ -104,7 +104,7 @@ final class CoopClaimExchangeTests: XCTestCase {
     /// answered by a stranger running DeterministicSign in its own aggregation).
     func testPartialSignatureByAnotherKeyIsRefused() throws {
         let client = try client()
-        let context = try CoopClaimContext(contract: contract, lock: Fixture.lock)
+        let context = try CoopSpendContext(contract: contract, lock: Fixture.lock)
         let strangerAggregation = try MuSig2KeyAggregation(publicKeys: [Fixture.strangerKey.publicKey, clientKey.publicKey])
         let forged = try MuSig2Session.deterministicSign(secretKey: Fixture.strangerKey,
                                                          aggregateOtherNonce: client.publicNonce.bytes,
@@ -118,9 +118,9 @@ final class CoopClaimExchangeTests: XCTestCase {
         let client = try client()
         let provider = try provider()
         let checked = try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage)
-        let first = try provider.sign(checked, clientNonce: client.publicNonce, record: nil)
+        let first = try provider.sign(checked, initiatorNonce: client.publicNonce, record: nil)
         let replay = try provider.sign(try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage),
-                                       clientNonce: client.publicNonce, record: first.record)
+                                       initiatorNonce: client.publicNonce, record: first.record)
         XCTAssertTrue(replay.fromRecord, "nothing is signed for a replay")
         XCTAssertEqual(replay.record, first.record)
         XCTAssertEqual(replay.partialSignature, first.partialSignature)
@@ -129,11 +129,11 @@ final class CoopClaimExchangeTests: XCTestCase {
         var bumped = client.unsignedClaim
         bumped.outputs[0].value -= 50
         let fresh = try provider.sign(try provider.check(claim: bumped, preimage: Fixture.preimage),
-                                      clientNonce: client.publicNonce, record: first.record)
+                                      initiatorNonce: client.publicNonce, record: first.record)
         XCTAssertFalse(fresh.fromRecord)
         XCTAssertNotEqual(fresh.publicNonce, first.publicNonce, "never the old nonce for another message")
         // The replayed answer completes the claim as the first would have.
-        let signed = try client.finish(providerNonce: replay.publicNonce, partialSignature: replay.partialSignature)
+        let signed = try client.finish(responderNonce: replay.publicNonce, partialSignature: replay.partialSignature)
         XCTAssertTrue(try kernel.accepts(signed, spending: spent))
     }
 
@@ -149,11 +149,11 @@ final class CoopClaimExchangeTests: XCTestCase {
             var results: [ClaimPurpose: (keyPath: ClaimPlan, scriptPath: ClaimPlan)] = [:]
             for purpose in ClaimPurpose.allCases {
                 let request = Fixture.claimRequest(contract, to: destination, purpose: purpose, feeRate: feeRate)
-                let client = try CoopClaimClient(request: request, clientKey: clientKey)
+                let client = try CoopClaimInitiator(request: request, claimKey: clientKey)
                 let summary = (keyPath: client.plan, scriptPath: client.scriptPathPlan)
                 let answer = try provider.sign(try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage),
-                                               clientNonce: client.publicNonce, record: nil)
-                let signed = try client.finish(providerNonce: answer.publicNonce, partialSignature: answer.partialSignature)
+                                               initiatorNonce: client.publicNonce, record: nil)
+                let signed = try client.finish(responderNonce: answer.publicNonce, partialSignature: answer.partialSignature)
                 XCTAssertTrue(try kernel.accepts(signed, spending: spent), "\(destination) \(purpose)")
                 XCTAssertEqual(signed.virtualSize, summary.keyPath.virtualSize, "the size was planned exactly")
                 XCTAssertEqual(summary.scriptPath.virtualSize, SpendSize.claim(contract: contract, destination: destination))
@@ -174,10 +174,10 @@ final class CoopClaimExchangeTests: XCTestCase {
 }
 
 /// What `finish` refused with (nil when it signed): the client is consumed either way.
-func refusal(_ client: consuming CoopClaimClient, providerNonce: MuSig2PublicNonce,
-             partialSignature: MuSig2PartialSignature) -> CoopClaimError? {
+func refusal(_ client: consuming CoopClaimInitiator, providerNonce: MuSig2PublicNonce,
+             partialSignature: MuSig2PartialSignature) -> CoopSpendError? {
     do {
-        _ = try client.finish(providerNonce: providerNonce, partialSignature: partialSignature)
+        _ = try client.finish(responderNonce: providerNonce, partialSignature: partialSignature)
         return nil
     } catch {
         return error
@@ -185,12 +185,12 @@ func refusal(_ client: consuming CoopClaimClient, providerNonce: MuSig2PublicNon
 }
 
 /// Asserts that `body` throws exactly `expected`.
-func XCTAssertThrowsCoop<T: ~Copyable>(_ expected: CoopClaimError, _ body: @autoclosure () throws -> T,
+func XCTAssertThrowsCoop<T: ~Copyable>(_ expected: CoopSpendError, _ body: @autoclosure () throws -> T,
                             file: StaticString = #filePath, line: UInt = #line) {
     do {
         _ = try body()
         XCTFail("expected \(expected), got no error", file: file, line: line)
-    } catch let error as CoopClaimError {
+    } catch let error as CoopSpendError {
         XCTAssertEqual(error, expected, file: file, line: line)
     } catch {
         XCTFail("expected \(expected), got \(error)", file: file, line: line)

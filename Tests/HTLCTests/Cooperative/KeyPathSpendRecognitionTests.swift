@@ -10,12 +10,12 @@ final class KeyPathSpendRecognitionTests: XCTestCase {
 
     private func cooperativeClaim() throws -> Transaction {
         let request = Fixture.claimRequest(taproot, to: .p2tr)
-        let client = try CoopClaimClient(request: request, clientKey: Fixture.claimKey)
-        let provider = try CoopClaimProvider(context: try CoopClaimContext(contract: taproot, lock: Fixture.lock),
-                                             providerKey: Fixture.refundKey)
+        let client = try CoopClaimInitiator(request: request, claimKey: Fixture.claimKey)
+        let provider = try CoopCosigner(context: try CoopSpendContext(contract: taproot, lock: Fixture.lock),
+                                        kind: .claim, key: Fixture.refundKey)
         let checked = try provider.check(claim: client.unsignedClaim, preimage: Fixture.preimage)
-        let answer = try provider.sign(checked, clientNonce: client.publicNonce, record: nil)
-        return try client.finish(providerNonce: answer.publicNonce, partialSignature: answer.partialSignature)
+        let answer = try provider.sign(checked, initiatorNonce: client.publicNonce, record: nil)
+        return try client.finish(responderNonce: answer.publicNonce, partialSignature: answer.partialSignature)
     }
 
     func testTheCooperativeClaimIsAKeyPathSpendAndRevealsNoPreimage() throws {

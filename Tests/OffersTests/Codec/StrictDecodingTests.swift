@@ -11,7 +11,7 @@ final class StrictDecodingTests: XCTestCase {
         "Offer": ["direction_terms"],
         "QuoteRequest": ["direction", "payment_hash"],
         "Quote": ["payment_hash"],
-        "SwapRequest": ["script_type"],
+        "SwapRequest": ["script_type", "features"],
         "SwapStatusSnapshot": ["lock_txid", "lock_vout"],
         "SwapStatusUpdate": ["lock_txid", "lock_vout"],
         "SwapListRequest": ["offset"],

@@ -149,6 +149,10 @@ enum Fixtures {
             .preimagePush(PreimagePush(swapID: "swap-1", preimage: [UInt8](repeating: 0x07, count: 32))),
             .coopClaimRequest(coopClaimRequest()),
             .coopClaimSigned(coopClaimSigned()),
+            .coopRefundRequest(coopRefundRequest()),
+            .coopRefundOffer(CoopRefundOffer(swapID: "swap-2")),
+            .submarineSwapRequest(SubmarineSwapRequest(requestID: "req-8", quoteID: "quote-2", invoice: "lnbcrt1000u1fake",
+                                                       refundPublicKey: clientRefundKey.publicKey, features: ["musig2"])),
             .endpointsRequest(EndpointsRequest(requestID: "r6")),
             .endpoints(Endpoints(requestID: "r6", endpoints: [
                 Endpoint(address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", network: "regtest"),
@@ -181,6 +185,10 @@ enum Fixtures {
     static func coopClaimRequest() -> CoopClaimRequest {
         CoopClaimRequest(requestID: "r9", swapID: "swap-1", preimage: [UInt8](repeating: 0x07, count: 32),
                          publicNonce: publicNonce, claimTransaction: claimTransaction)
+    }
+
+    static func coopRefundRequest() -> CoopRefundRequest {
+        CoopRefundRequest(requestID: "r10", swapID: "swap-2", publicNonce: publicNonce, refundTransaction: claimTransaction)
     }
 
     static func coopClaimSigned() -> CoopClaimSigned {

@@ -26,16 +26,16 @@ final class ClientCoopMachineTests: XCTestCase {
     /// NonceGen draws fresh randomness each time: one nonce for the whole class.
     private static let nonce = try! MuSig2SecretNonce(publicKey: PrivateKey([UInt8](repeating: 9, count: 32)).publicKey).publicNonce
 
-    private var round: ClientCoopRequest {
+    private var round: CoopRound {
         var unsigned = Self.transaction(3)
         unsigned.inputs[0] = TransactionInput(previousOutput: lock.outPoint, sequence: TransactionInput.replaceableSequence)
-        return ClientCoopRequest(record: CoopRequestedRecord(publicNonce: Self.nonce, sighash: [UInt8](repeating: 5, count: 32),
-                                                             unsignedClaim: unsigned),
+        return CoopRound(record: CoopRequestedRecord(publicNonce: Self.nonce, sighash: [UInt8](repeating: 5, count: 32),
+                                                             unsignedTransaction: unsigned),
                                  scriptPathOutputSat: 49_000, scriptPathVirtualSize: 152)
     }
 
     private var keyPathClaim: Transaction {
-        var claim = round.unsignedClaim
+        var claim = round.unsignedTransaction
         claim.inputs[0].witness = Witness([[UInt8](repeating: 7, count: 64)])
         return claim
     }

@@ -32,9 +32,9 @@ final class ClientSwapMachineTests: XCTestCase {
 
     /// A cooperative round for `verified` (its values need not verify: the machine only records them).
     private static let coopNonce = try! MuSig2SecretNonce(publicKey: PrivateKey([UInt8](repeating: 9, count: 32)).publicKey).publicNonce
-    private var coopRound: ClientCoopRequest {
-        ClientCoopRequest(record: CoopRequestedRecord(publicNonce: Self.coopNonce, sighash: [UInt8](repeating: 5, count: 32),
-                                                             unsignedClaim: claimTx),
+    private var coopRound: CoopRound {
+        CoopRound(record: CoopRequestedRecord(publicNonce: Self.coopNonce, sighash: [UInt8](repeating: 5, count: 32),
+                                                             unsignedTransaction: claimTx),
                                  scriptPathOutputSat: 49_000, scriptPathVirtualSize: 152)
     }
 

@@ -48,7 +48,7 @@ final class EndToEndCoopClaimTests: XCTestCase {
                                            providerEvents: try await network.provider.disk.events(of: report.swapID))
             audit.check("cooperative claim")
             XCTAssertEqual(audit.clientRounds.count, 1)
-            XCTAssertEqual(audit.providerSignatures.map(\.claimTxid), [report.claimTxid])
+            XCTAssertEqual(audit.providerSignatures.map(\.txid), [report.claimTxid])
             XCTAssertEqual(audit.providerSignatures.first?.record.sighash, audit.clientRounds.first?.record.sighash)
 
             // The money: exactly X to the payee, the invoice settled for its total, the
@@ -194,7 +194,7 @@ final class EndToEndCoopClaimTests: XCTestCase {
             let preimage = try await network.client.secrets(of: report.swapID).preimage
             let engine = network.provider.engine
             let client = network.client.identity.pubky
-            func ask(nonce: MuSig2PublicNonce = round.publicNonce, claim: Transaction = round.unsignedClaim,
+            func ask(nonce: MuSig2PublicNonce = round.publicNonce, claim: Transaction = round.unsignedTransaction,
                      from peer: Pubky = client) async throws -> SwapMessage {
                 let request = CoopClaimRequest(requestID: RandomID.make(), swapID: report.swapID, preimage: preimage,
                                                publicNonce: nonce, claimTransaction: claim)
@@ -203,13 +203,13 @@ final class EndToEndCoopClaimTests: XCTestCase {
             }
             guard case .coopClaimSigned(let again) = try await ask() else { return XCTFail("the replay is answered") }
             XCTAssertEqual(again.partialSignature, recorded.record.partialSignature)
-            XCTAssertEqual(again.publicNonce, recorded.record.providerNonce)
+            XCTAssertEqual(again.publicNonce, recorded.record.responderNonce)
 
             let fresh = try MuSig2SecretNonce(publicKey: PrivateKey([UInt8](repeating: 0x44, count: 32)).publicKey).publicNonce
             guard case .reject(let second) = try await ask(nonce: fresh) else { return XCTFail("a second round is refused") }
             XCTAssertEqual(second.code, .invalidRequest)
             XCTAssertTrue(second.reason.contains("co-signed already"), second.reason)
-            var elsewhere = round.unsignedClaim
+            var elsewhere = round.unsignedTransaction
             elsewhere.inputs[0] = TransactionInput(previousOutput: OutPoint(txid: report.claimTxid, index: 0),
                                                    sequence: TransactionInput.replaceableSequence)
             guard case .reject(let other) = try await ask(claim: elsewhere) else { return XCTFail("another outpoint is refused") }

@@ -21,12 +21,12 @@ final class ProviderCoopMachineTests: XCTestCase {
     }
 
     /// A co-signature record (the values need not verify: the machine only stores them).
-    static let coop: ProviderCoopClaim = {
+    static let coop: CoopCosigned = {
         let nonce = { (byte: UInt8) in try! MuSig2SecretNonce(publicKey: PrivateKey([UInt8](repeating: byte, count: 32)).publicKey).publicNonce }
-        return ProviderCoopClaim(record: CoopSignedRecord(clientNonce: nonce(3), providerNonce: nonce(4),
+        return CoopCosigned(record: CoopSignedRecord(initiatorNonce: nonce(3), responderNonce: nonce(4),
                                                           sighash: [UInt8](repeating: 5, count: 32),
                                                           partialSignature: try! MuSig2PartialSignature([UInt8](repeating: 6, count: 32))),
-                                 claimTxid: transaction(8).txid)
+                                 txid: transaction(8).txid)
     }()
 
     private let lock = ProviderLock(transaction: transaction(1), outputIndex: 0, fee: 154, height: 160)
@@ -61,11 +61,11 @@ final class ProviderCoopMachineTests: XCTestCase {
 
     func testASecondCoSignatureIsNeverRecorded() {
         let signed = ProviderSwapState.coopSigned(lock, preimage: preimage, claim: Self.coop)
-        let other = ProviderCoopClaim(record: CoopSignedRecord(clientNonce: Self.coop.record.providerNonce,
-                                                               providerNonce: Self.coop.record.clientNonce,
+        let other = CoopCosigned(record: CoopSignedRecord(initiatorNonce: Self.coop.record.responderNonce,
+                                                               responderNonce: Self.coop.record.initiatorNonce,
                                                                sighash: [UInt8](repeating: 9, count: 32),
                                                                partialSignature: Self.coop.record.partialSignature),
-                                      claimTxid: Self.coop.claimTxid)
+                                      txid: Self.coop.txid)
         XCTAssertEqual(machine.step(signed, .coopClaimAgreed(preimage: preimage, claim: other)), ProviderSwapStep())
     }
 
@@ -73,11 +73,11 @@ final class ProviderCoopMachineTests: XCTestCase {
     /// its own claim, paid for by the recorded preimage; no alarm, no `lock_lost`.
     func testASpendAfterCoSigningIsTheClaimNotALoss() {
         let signed = ProviderSwapState.coopSigned(lock, preimage: preimage, claim: Self.coop)
-        XCTAssertEqual(machine.step(signed, .unreadableSpend(txid: Self.coop.claimTxid, confirmations: 1)), ProviderSwapStep())
-        XCTAssertEqual(machine.step(signed, .claimSeen(preimage: preimage, confirmations: 1, txid: Self.coop.claimTxid)),
+        XCTAssertEqual(machine.step(signed, .unreadableSpend(txid: Self.coop.txid, confirmations: 1)), ProviderSwapStep())
+        XCTAssertEqual(machine.step(signed, .claimSeen(preimage: preimage, confirmations: 1, txid: Self.coop.txid)),
                        ProviderSwapStep())
         // Without a co-signature, the same spend is the alarm (audit C-2), as before.
-        let lost = machine.step(.lockConfirmed(lock), .unreadableSpend(txid: Self.coop.claimTxid, confirmations: 1))
+        let lost = machine.step(.lockConfirmed(lock), .unreadableSpend(txid: Self.coop.txid, confirmations: 1))
         XCTAssertEqual(lost.next?.kind, .lockLost)
     }
 

@@ -9,19 +9,19 @@ import XCTest
 /// at most once.
 struct CoopNonceAudit {
     /// Every (client nonce, sighash) the client recorded, once per distinct round.
-    let clientRounds: [ClientCoopRequest]
+    let clientRounds: [CoopRound]
     /// Every co-signature the provider recorded.
-    let providerSignatures: [ProviderCoopClaim]
+    let providerSignatures: [CoopCosigned]
 
     init(clientEvents: [SwapEvent], providerEvents: [SwapEvent]) throws {
-        var rounds: [ClientCoopRequest] = []
+        var rounds: [CoopRound] = []
         for event in clientEvents {
             if let round = try ClientSwapState(kind: event.kind, data: event.data).coopRequest, !rounds.contains(round) {
                 rounds.append(round)
             }
         }
         clientRounds = rounds
-        var signatures: [ProviderCoopClaim] = []
+        var signatures: [CoopCosigned] = []
         for event in providerEvents {
             if let claim = try ProviderSwapState(event: event).coopClaim, !signatures.contains(claim) { signatures.append(claim) }
         }
@@ -34,9 +34,9 @@ struct CoopNonceAudit {
         var messages: [[UInt8]: Set<[UInt8]>] = [:]
         for round in clientRounds { messages[round.publicNonce.bytes, default: []].insert(round.record.sighash) }
         for signature in providerSignatures {
-            messages[signature.record.clientNonce.bytes, default: []].insert(signature.record.sighash)
-            messages[signature.record.providerNonce.bytes, default: []].insert(signature.record.sighash)
-            XCTAssertTrue(clientRounds.contains { $0.publicNonce == signature.record.clientNonce },
+            messages[signature.record.initiatorNonce.bytes, default: []].insert(signature.record.sighash)
+            messages[signature.record.responderNonce.bytes, default: []].insert(signature.record.sighash)
+            XCTAssertTrue(clientRounds.contains { $0.publicNonce == signature.record.initiatorNonce },
                           "\(label): the provider signed under a nonce the client recorded", file: file, line: line)
         }
         for (nonce, signed) in messages {

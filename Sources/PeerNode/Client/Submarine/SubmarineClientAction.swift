@@ -21,6 +21,13 @@ public enum SubmarineClientAction: Sendable, Hashable {
     case bumpRefund(previous: Transaction, tipHeight: Int)
     /// Send a refund version to the chain (idempotent).
     case broadcastRefund(Transaction)
+    /// Build a cooperative refund round for `lock`: the key-path refund to the recorded
+    /// refund address of our own wallet and a fresh secret nonce (answers
+    /// `coopRefundPrepared`, or nothing).
+    case prepareCooperativeRefund(LockOutput)
+    /// Send the recorded round's `CoopRefundRequest` and finish the key-path refund from
+    /// the provider's answer (answers `coopRefundSigned` or `coopRefundFailed`).
+    case requestCooperativeRefund(CoopRound)
     /// Tell the user the invoice is paid, with the preimage as its proof.
     case reportPaid(preimage: [UInt8])
     /// The swap reached a final phase: stop its watches.

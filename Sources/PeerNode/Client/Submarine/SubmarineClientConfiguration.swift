@@ -28,12 +28,24 @@ public struct SubmarineClientConfiguration: Sendable {
     /// Regtest tests only: lock less than agreed (`SubmarineLockFault`); nil for a client
     /// that keeps its word, and ignored on any other network.
     public var lockFault: SubmarineLockFault?
+    /// Cooperative key-path spends (issue 17, `musig2`, on by default): with a provider
+    /// whose offer lists `musig2`, the SwapRequest lists it too, the client co-signs the
+    /// provider's key-path claim once it has seen the preimage, and asks for a key-path
+    /// refund when the provider offers one.
+    public var cooperative: Bool
+    /// How long a refund round waits for the provider's co-signature.
+    public var coopTimeoutMilliseconds: UInt64
+    /// Regtest tests only (`CoopFault`): a client that refuses, or never answers, its
+    /// provider's cooperative claim request; nil for one that keeps its word, and ignored
+    /// on any other network.
+    public var coopFault: CoopFault?
 
     public init(network: Network, quotePolicy: QuotePolicy = QuotePolicy(), finalityConfirmations: Int? = nil,
                 lockFeeTargetBlocks: Int = 2, refundFeeTargetBlocks: Int = 2,
                 refundBumpStep: FeeRate = try! FeeRate(satPerVByte: 1), maxRefundFeePercent: Int64 = 25,
                 requestTimeoutMilliseconds: UInt64 = 15_000, reconnectInitialMilliseconds: UInt64 = 1_000,
-                reconnectMaximumMilliseconds: UInt64 = 30_000, lockFault: SubmarineLockFault? = nil) {
+                reconnectMaximumMilliseconds: UInt64 = 30_000, lockFault: SubmarineLockFault? = nil,
+                cooperative: Bool = true, coopTimeoutMilliseconds: UInt64 = 5_000, coopFault: CoopFault? = nil) {
         self.network = network
         self.quotePolicy = quotePolicy
         self.finalityConfirmations = max(1, finalityConfirmations ?? ClientEngineConfiguration.defaultFinalityConfirmations(network))
@@ -45,5 +57,8 @@ public struct SubmarineClientConfiguration: Sendable {
         self.reconnectInitialMilliseconds = max(1, reconnectInitialMilliseconds)
         self.reconnectMaximumMilliseconds = max(reconnectInitialMilliseconds, reconnectMaximumMilliseconds)
         self.lockFault = network == .regtest ? lockFault : nil
+        self.cooperative = cooperative
+        self.coopTimeoutMilliseconds = max(1, coopTimeoutMilliseconds)
+        self.coopFault = network == .regtest ? coopFault : nil
     }
 }

@@ -15,6 +15,8 @@ extension SubmarineClientEngine {
         case .buildRefund: await signRefund(run, previous: nil, tipHeight: nil)
         case .bumpRefund(let previous, let tipHeight): await signRefund(run, previous: previous, tipHeight: tipHeight)
         case .broadcastRefund(let refund): await broadcastRefund(refund, of: run)
+        case .prepareCooperativeRefund(let lock): await prepareCooperativeRefund(run, lock: lock)
+        case .requestCooperativeRefund(let round): await requestCooperativeRefund(run, round)
         case .reportPaid(let preimage):
             // Public now: the payee released it to be paid, and it is the user's receipt.
             note(run.id, "the invoice is paid: preimage \(preimage.hex) is the proof of payment")
@@ -58,7 +60,15 @@ extension SubmarineClientEngine {
         case .lockBroadcast:
             return "lock \(state.lock?.outPoint.txid.hex ?? "?") broadcast, \(state.lockConfirmations) of "
                 + "\(run.machine.settings.lockConfirmationsRequired) confirmations"
-        case .lockConfirmed: return "lock confirmed (\(state.lockConfirmations)); the provider pays the invoice now"
+        case .lockConfirmed:
+            return "lock confirmed (\(state.lockConfirmations)); the provider pays the invoice now"
+                + (state.coopRefundFallback.map { "; no cooperative refund (\($0))" } ?? "")
+        case .coopSigned:
+            return "the invoice is paid (the provider's cooperative claim request carried the preimage); co-signed its "
+                + "key-path claim \(state.coopClaim?.txid.hex ?? "?")"
+        case .coopRefundRequested:
+            return "the provider cannot pay: asking it to co-sign refund \(state.coopRefund?.txid.hex ?? "?") (round "
+                + "\(state.coopRefundRounds))"
         case .paid:
             return "the invoice is paid (proof from \(state.preimageSource?.rawValue ?? "?"))"
                 + (state.claimTxid.map { "; the provider's claim \($0.hex) has \(state.claimConfirmations) confirmations" } ?? "")
@@ -93,6 +103,7 @@ extension SubmarineClientEngine {
     private func broadcastLock(_ funding: Transaction, of run: SubmarineClientRun) async {
         run.preparedFunding = nil
         await watch(run)
+        await keepProviderReachable(run)
         if let found = try? await chain.transaction(funding.txid) {
             feed(run.id, .lockBroadcastAccepted)
             if found.confirmations > 0 { feed(run.id, .lockConfirmations(found.confirmations)) }
@@ -127,8 +138,9 @@ extension SubmarineClientEngine {
             let vsize = SpendSize.refund(contract: contract, destination: destinationType)
             var rate = try await feeEstimator.feeRate(targetBlocks: configuration.refundFeeTargetBlocks)
             if let previous {
+                // Its own size: a key-path refund it replaces is smaller than this one.
                 let paid = lock.value - previous.outputs.reduce(Int64(0)) { $0 + $1.value }
-                let previousRate = paid * 1_000 / Int64(max(1, vsize))
+                let previousRate = paid * 1_000 / Int64(max(1, previous.virtualSize))
                 rate = try FeeRate(satPerKvB: max(rate.satPerKvB, previousRate + configuration.refundBumpStep.satPerKvB))
             }
             let cap = lock.value * configuration.maxRefundFeePercent / 100
@@ -154,7 +166,7 @@ extension SubmarineClientEngine {
 
     /// The address every refund of this swap pays: taken from the wallet once and recorded
     /// before its first use, so every bump pays the same one.
-    private func refundDestination(_ run: SubmarineClientRun) async throws -> Address {
+    func refundDestination(_ run: SubmarineClientRun) async throws -> Address {
         let key = "client.submarine.refund_destination.\(run.id)"
         if let recorded = try await store.value(forKey: key) { return try Address(script: Script(bytes: recorded)) }
         let script = await wallet.newAddress().scriptPubKey

@@ -84,8 +84,12 @@ extension SubmarineClientEngine {
         do { refundKey = try keyChain.secrets(index: index, scheme: .current).refundKey } catch {
             throw .corruptRecord("swap index \(index): \(error)")
         }
+        // Cooperative spends only with a provider that offers them, for a contract with a key path.
+        let cooperates = configuration.cooperative && firm.offer.features.contains(OfferFeature.musig2)
+            && firm.contractType == .taprootBoltz
         let request = SubmarineSwapRequest(requestID: RandomID.make(), quoteID: quote.quoteID, invoice: firm.invoice.string,
-                                           refundPublicKey: refundKey.publicKey, scriptType: firm.contractType)
+                                           refundPublicKey: refundKey.publicKey, scriptType: firm.contractType,
+                                           features: cooperates ? [OfferFeature.musig2] : [])
         let record = SubmarineClientRecord(provider: firm.contact, quote: firm.signed, request: request,
                                            invoicePaymentHash: firm.invoice.paymentHash, network: configuration.network,
                                            ownInvoice: firm.ownInvoice)
@@ -139,6 +143,12 @@ extension SubmarineClientEngine {
                 preimageSource: last.preimageSource?.rawValue ?? "unknown")
         }
         if let outcome = last.outcome { throw .submarineEnded(swapID: run.id, outcome: outcome) }
+        if last.phase == .refundBroadcast, let refund = last.refund, let contract = last.contract,
+           KeyPathSpend.isKeyPath(refund.inputs[0].witness, contract: contract) {
+            throw .submarineEnded(swapID: run.id, outcome: SubmarineClientOutcome(
+                reason: "the provider could not pay the invoice and co-signed a refund of the lock (key path, before the "
+                    + "timeout); it is broadcast, and the savings come back less its fee", funds: .refunded))
+        }
         if last.phase == .refundBroadcast {
             throw .submarineEnded(swapID: run.id, outcome: SubmarineClientOutcome(
                 reason: "the provider did not pay the invoice before the timeout; the refund is broadcast and is bumped "

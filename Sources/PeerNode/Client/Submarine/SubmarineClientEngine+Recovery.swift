@@ -20,6 +20,7 @@ extension SubmarineClientEngine {
                 let run = try await rebuild(record)
                 if run.state.phase.lockMayExist {
                     await watch(run)
+                    await keepProviderReachable(run)
                     if let timeout = run.state.timeoutHeight {
                         let acceptedAt = timeout - run.record.quote.body.htlcTimeoutBlocks
                         await follower.rescan(fromHeight: max(0, acceptedAt - 6))

@@ -119,16 +119,29 @@ public actor SubmarineClientEngine {
                 report(id, SubmarineClientProgress.note, "stopped: \(error); it resumes when the node restarts")
                 stopTasks(of: run)
                 runs[id] = nil
+                run.handledInputs += 1
                 notify(run, finished: true)
                 return false
             }
         }
+        run.handledInputs += 1
         notify(run, finished: run.state.phase.isFinal)
         return !run.state.phase.isFinal
     }
 
     func feed(_ id: String, _ input: SubmarineClientInput) {
-        runs[id]?.inputs.yield(input)
+        guard let run = runs[id] else { return }
+        run.fedInputs += 1
+        run.inputs.yield(input)
+    }
+
+    /// Feeds `input` and returns once the machine has handled it (its record stored, its
+    /// actions run), or the swap stopped: for an answer that depends on the outcome.
+    func feedAndWait(_ input: SubmarineClientInput, to run: SubmarineClientRun) async {
+        let updates = observe(run)
+        feed(run.id, input)
+        let mine = run.fedInputs
+        for await _ in updates where run.handledInputs >= mine { return }
     }
 
     func stopTasks(of run: SubmarineClientRun) {
@@ -168,13 +181,20 @@ public actor SubmarineClientEngine {
 
     func link(for contact: Offers.Contact) -> ClientProviderLink {
         if let existing = links[contact.pubky], existing.contact == contact { return existing }
+        let pubky = contact.pubky
         let link = ClientProviderLink(
             contact: contact, connector: connector, sleeper: sleeper,
             initialBackoffMilliseconds: configuration.reconnectInitialMilliseconds,
             maximumBackoffMilliseconds: configuration.reconnectMaximumMilliseconds,
-            // Submarine swaps need no push: the chain (the provider's claim) or the node's
-            // own settled invoice tells the client the invoice is paid.
-            onPush: { _ in }, onReconnect: {})
+            // The chain (the provider's claim) or the node's own settled invoice tells the
+            // client the invoice is paid; the provider's one push offers a cooperative
+            // refund, and its one request asks the client to co-sign its claim (issue 17).
+            onPush: { [weak self] bytes in await self?.received(push: bytes, from: pubky) }, onReconnect: {},
+            onRequest: { [weak self] bytes in
+                await self?.answer(providerRequest: bytes, from: pubky)
+                    ?? Reject(requestID: (try? MessageEnvelope.parse(bytes))?.requestID ?? "unknown", code: .internal,
+                              reason: "this client is shutting down").encoded
+            })
         links[contact.pubky] = link
         return link
     }

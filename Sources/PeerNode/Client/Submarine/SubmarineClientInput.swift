@@ -37,4 +37,16 @@ public enum SubmarineClientInput: Sendable, Equatable {
     case block(height: Int)
     /// The node restarted: resume from the stored state.
     case recover
+    /// The engine co-signed the provider's cooperative claim (checked: the preimage is the
+    /// payment hash's, the claim spends exactly the lock); recorded before the answer leaves.
+    case coopClaimAgreed(preimage: [UInt8], CoopCosigned)
+    /// The provider says it cannot pay and offers a cooperative refund (`CoopRefundOffer`).
+    case coopRefundOffered
+    /// A refund round is ready to record (the unsigned key-path refund to our own wallet
+    /// and our public nonce; the secret nonce is in the engine's memory only).
+    case coopRefundPrepared(CoopRound)
+    /// The round's answer: the signed key-path refund (valid at once).
+    case coopRefundSigned(Transaction)
+    /// The round ended without one (refused, silent, a bad partial signature).
+    case coopRefundFailed(String)
 }

@@ -24,7 +24,14 @@ import Offers
 /// - the refund is asked for once the tip reaches the timeout (it is valid in the block
 ///   after, nLockTime = timeout), never a block earlier, whenever the lock is unspent, and
 ///   bumped by RBF at each new block until a version confirms; a claim seen in the mempool
-///   or a block stops the bumps, and one that leaves both lets the refund run again.
+///   or a block stops the bumps, and one that leaves both lets the refund run again;
+/// - cooperation (issue 17, `Settings.cooperative`): the provider's cooperative claim is
+///   co-signed only with the payment hash's preimage in hand and no refund out, recorded
+///   (`coop_signed`) before the answer leaves, and its key-path spend is then the claim; a
+///   refund round (asked when the provider offers one, only while the invoice is not
+///   known paid) is recorded (`coop_refund_requested`) before its request leaves, never
+///   resumed after a restart, and at most `maxCoopRefundRounds` per swap; the script-path
+///   refund from the timeout stays whatever happens.
 public struct SubmarineClientMachine: Sendable {
     public struct Settings: Sendable, Equatable {
         public var terms: SubmarineClientTerms
@@ -34,11 +41,20 @@ public struct SubmarineClientMachine: Sendable {
         /// Regtest tests only (`SubmarineLockFault`): sat the lock pays below the agreed
         /// total, to prove a provider never pays a short lock. 0 for every real client.
         public var testLockShortfallSat: Int64
+        /// Whether this swap takes part in cooperative key-path spends: the SwapRequest
+        /// listed `musig2` (sent only to a provider whose offer lists it, for a
+        /// `taproot_boltz` contract).
+        public var cooperative: Bool
+        /// The most cooperative refund rounds one swap starts, each with a fresh nonce.
+        public var maxCoopRefundRounds: Int
 
-        public init(terms: SubmarineClientTerms, finalityConfirmations: Int = 1, testLockShortfallSat: Int64 = 0) {
+        public init(terms: SubmarineClientTerms, finalityConfirmations: Int = 1, testLockShortfallSat: Int64 = 0,
+                    maxCoopRefundRounds: Int = 3) {
             self.terms = terms
             self.finalityConfirmations = max(1, finalityConfirmations)
             self.testLockShortfallSat = max(0, testLockShortfallSat)
+            cooperative = terms.request.cooperates && terms.request.scriptType == .taprootBoltz
+            self.maxCoopRefundRounds = max(0, maxCoopRefundRounds)
         }
 
         /// What the funding must pay the contract: the quote's `total_sat`, exactly (less a
@@ -65,7 +81,8 @@ public struct SubmarineClientMachine: Sendable {
         case .completed, .refunded, .abandoned: return []
         case .quoted: return quoted(input)
         case .accepted: return accepted(input)
-        case .lockIntent, .lockBroadcast, .lockConfirmed, .paid, .refundBroadcast: return lockOut(input)
+        case .lockIntent, .lockBroadcast, .lockConfirmed, .coopSigned, .paid, .coopRefundRequested, .refundBroadcast:
+            return lockOut(input)
         }
     }
 
@@ -142,8 +159,26 @@ public struct SubmarineClientMachine: Sendable {
             return refundDepth(max(0, count), of: txid)
         case .block(let height):
             return block(height)
+        case .recover where state.phase == .coopRefundRequested:
+            // The secret nonce died with the process: the round is over, never resumed.
+            return endRefundRound("the node restarted during the round (its nonce is gone)") + resume()
         case .recover:
             return resume()
+        case .coopClaimAgreed(let preimage, let cosigned):
+            return coopClaimAgreed(preimage, cosigned)
+        case .coopRefundOffered:
+            guard let lock = state.lock, mayAskForRefund else { return [] }
+            return [.prepareCooperativeRefund(lock)]
+        case .coopRefundPrepared(let round) where mayAskForRefund:
+            // Recorded before the request leaves: a restart knows a round may have been sent.
+            state.coopRefund = round
+            state.coopRefundRounds += 1
+            state.coopRefundFallback = nil
+            return move(to: .coopRefundRequested) + [.requestCooperativeRefund(round)]
+        case .coopRefundSigned(let refund) where state.phase == .coopRefundRequested:
+            return keyPathRefundSigned(refund)
+        case .coopRefundFailed(let reason) where state.phase == .coopRefundRequested:
+            return endRefundRound(reason)
         default:
             // A late accept, refusal or funding result: the lock is recorded, and from here
             // only a claim or a refund on chain ends the swap.
@@ -172,6 +207,13 @@ public struct SubmarineClientMachine: Sendable {
         guard let contract = state.contract, let lock = state.lock,
               let input = transaction.inputs.first(where: { $0.previousOutput == lock.outPoint }) else { return [] }
         if state.refundTxids.contains(transaction.txid) { return refundDepth(confirmations, of: transaction.txid) }
+        if KeyPathSpend.isKeyPath(input.witness, contract: contract) {
+            // One signature reveals nothing: only the claim this client co-signed is the
+            // provider's claim (its preimage recorded then). Any other key-path spend needs
+            // this client's key, which never signed it: it changes nothing.
+            guard let coop = state.coopClaim, coop.txid == transaction.txid, let preimage = state.preimage else { return [] }
+            return claimed(transaction.txid, preimage: preimage, confirmations: confirmations)
+        }
         switch PreimageExtractor.spend(input.witness, contract: contract) {
         case .refund:
             // Only the client's key signs the refund path: a version whose record was lost.
@@ -207,6 +249,54 @@ public struct SubmarineClientMachine: Sendable {
         // A claim in the mempool or a block beats a pending refund: no more bumps.
         if state.phase != .paid { return move(to: .paid) + report }
         return (changed ? persistHere() : []) + report
+    }
+
+    // MARK: cooperation
+
+    /// The provider's cooperative claim was checked and co-signed: its preimage is the
+    /// proof of payment, and the co-signature is recorded before the answer leaves. Once
+    /// per swap (a replay finds it recorded), and never once a refund is out.
+    private mutating func coopClaimAgreed(_ preimage: [UInt8], _ cosigned: CoopCosigned) -> [SubmarineClientAction] {
+        guard settings.cooperative, preimage.count == 32, SHA256.hash(preimage) == settings.terms.invoicePaymentHash,
+              state.refund == nil, state.coopClaim == nil else { return [] }
+        let first = state.preimage == nil
+        if first {
+            state.preimage = preimage
+            state.preimageSource = .cooperativeClaim
+        }
+        state.coopClaim = cosigned
+        return move(to: .coopSigned) + (first ? [.reportPaid(preimage: preimage)] : [])
+    }
+
+    /// Whether a refund round may start now: this swap cooperates, a lock exists, the
+    /// invoice is not known paid (no preimage, no co-signed claim), nothing spends the lock,
+    /// no refund is out, no round is open, and the rounds are not used up.
+    private var mayAskForRefund: Bool {
+        guard settings.cooperative, state.lock != nil, state.preimage == nil, state.coopClaim == nil, state.claimTxid == nil,
+              state.refund == nil, state.coopRefundRounds < settings.maxCoopRefundRounds else { return false }
+        switch state.phase {
+        case .lockIntent, .lockBroadcast, .lockConfirmed: return true
+        default: return false
+        }
+    }
+
+    /// The provider co-signed: the key-path refund is recorded as the refund (before its
+    /// broadcast) and goes out now, long before the timeout.
+    private mutating func keyPathRefundSigned(_ refund: Transaction) -> [SubmarineClientAction] {
+        guard let lock = state.lock, refund.inputs.count == 1, refund.inputs[0].previousOutput == lock.outPoint else {
+            return endRefundRound("the signed refund does not spend the lock")
+        }
+        state.refund = refund
+        if !state.refundTxids.contains(refund.txid) { state.refundTxids.append(refund.txid) }
+        state.refundConfirmations = 0
+        return move(to: .refundBroadcast) + [.broadcastRefund(refund)]
+    }
+
+    /// A refund round ended without a key-path refund: back to waiting on the lock, the
+    /// script-path refund from the timeout as without cooperation.
+    private mutating func endRefundRound(_ reason: String) -> [SubmarineClientAction] {
+        state.coopRefundFallback = reason
+        return move(to: state.lockConfirmations >= settings.lockConfirmationsRequired ? .lockConfirmed : .lockBroadcast)
     }
 
     private mutating func unspent() -> [SubmarineClientAction] {
@@ -291,6 +381,9 @@ public struct SubmarineClientMachine: Sendable {
         switch state.phase {
         case .refundBroadcast:
             guard state.refundConfirmations == 0, let refund = state.refund else { return [.checkChain] }
+            // A key-path refund before the timeout: sent again, since no script-path bump
+            // is valid yet (from the timeout on, bumps replace it by the script path).
+            if height < timeout { return [.checkChain, .broadcastRefund(refund)] }
             return [.checkChain, .bumpRefund(previous: refund, tipHeight: height)]
         case .paid where state.claimTxid != nil:
             // The claim is out; its depth completes the swap.

@@ -24,7 +24,15 @@ final class SubmarineClientRun {
     var lockFeeSat: Int64?
     /// The tip of the refund's last bump: one bump per block.
     var refundBumpTip: Int?
+    /// The cooperative refund round being prepared or sent: our half with its secret
+    /// nonce, in memory only (never stored; gone with the process). Taken out by the
+    /// request, so it signs at most once.
+    var coopRefund: CoopRefundInitiator?
     var lastReportedStep: String?
+    /// Inputs fed to the machine and handled so far: a caller waits for its own input
+    /// (`feedAndWait`) by its position.
+    var fedInputs: UInt64 = 0
+    var handledInputs: UInt64 = 0
     var observers: [UInt64: AsyncStream<SubmarineClientState>.Continuation] = [:]
 
     init(id: String, index: UInt32, record: SubmarineClientRecord, refundKey: PrivateKey, machine: SubmarineClientMachine,

@@ -40,6 +40,10 @@ extension SubmarineClientState {
         if let outcome {
             members["outcome"] = .object(["reason": .string(outcome.reason), "funds": .string(outcome.funds.rawValue)])
         }
+        if let coopClaim { members["coop"] = coopClaim.json(direction: .onchainToLightning) }
+        if let coopRefund { members["coop_refund_request"] = coopRefund.json }
+        if coopRefundRounds > 0 { members["coop_refund_rounds"] = .integer(coopRefundRounds) }
+        if let coopRefundFallback { members["coop_refund_fallback"] = .string(coopRefundFallback) }
         return .object(members)
     }
 
@@ -81,6 +85,20 @@ extension SubmarineClientState {
             if let hex = data["refund_tx"]?.stringValue { refund = try Transaction(hex: hex) }
             refundTxids = try (data["refund_txids"]?.arrayValue ?? []).compactMap(\.stringValue).map { try TransactionID(hex: $0) }
             minedRefundTxid = try data["mined_refund_txid"]?.stringValue.map { try TransactionID(hex: $0) }
+            if let json = data["coop"] {
+                guard let cosigned = CoopCosigned(json: json, direction: .onchainToLightning) else {
+                    throw ClientEngineError.corruptRecord("a submarine swap's coop record does not decode")
+                }
+                coopClaim = cosigned
+            }
+            if let json = data["coop_refund_request"] {
+                guard let round = CoopRound(json: json, kind: .refund) else {
+                    throw ClientEngineError.corruptRecord("a submarine swap's coop_refund_request does not decode")
+                }
+                coopRefund = round
+            }
+            coopRefundRounds = Int(data["coop_refund_rounds"]?.int64Value ?? 0)
+            coopRefundFallback = data["coop_refund_fallback"]?.stringValue
         } catch let error as ClientEngineError {
             throw error
         } catch {

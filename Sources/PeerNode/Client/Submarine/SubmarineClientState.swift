@@ -15,6 +15,9 @@ public struct SubmarineClientState: Sendable, Hashable {
         case settledInvoice = "settled_invoice"
         /// A status message from the provider.
         case providerStatus = "provider_status"
+        /// The provider's request to co-sign its cooperative claim (issue 17), which carries
+        /// it: it has paid.
+        case cooperativeClaim = "cooperative_claim"
     }
 
     public var phase: SubmarineClientPhase
@@ -46,6 +49,20 @@ public struct SubmarineClientState: Sendable, Hashable {
     public var minedRefundTxid: TransactionID?
     /// Set by the final phases.
     public var outcome: SubmarineClientOutcome?
+    /// The provider's cooperative claim this client co-signed (`coop_signed`): the session
+    /// and the claim's txid, by which its key-path spend of the lock is known as the claim.
+    /// Kept in every later event; one per swap.
+    public var coopClaim: CoopCosigned?
+    /// The latest cooperative refund round (`coop_refund_requested`): public nonce,
+    /// sighash, the unsigned key-path refund; its secret nonce lives in memory only. Kept in
+    /// every later event.
+    public var coopRefund: CoopRound?
+    /// How many refund rounds this swap has started (each with a fresh nonce): bounded by
+    /// `Settings.maxCoopRefundRounds`.
+    public var coopRefundRounds: Int = 0
+    /// Why the last refund round ended without a key-path refund (refused, silent, a bad
+    /// partial signature, a restart).
+    public var coopRefundFallback: String?
 
     public init(phase: SubmarineClientPhase = .quoted, contract: SwapContract? = nil, funding: Transaction? = nil,
                 lock: LockOutput? = nil, lockConfirmations: Int = 0, tipHeight: Int? = nil, preimage: [UInt8]? = nil,

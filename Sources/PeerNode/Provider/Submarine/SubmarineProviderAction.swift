@@ -27,6 +27,16 @@ public enum SubmarineProviderAction: Sendable, Hashable {
     case checkClaim(SubmarineClaim)
     /// Tell the operator what no action can fix (the log's alarm line).
     case raiseAlarm(String)
+    /// Build a cooperative claim round (the key-path claim to the provider's wallet and a
+    /// fresh secret nonce in memory); answers `.coopClaimPrepared` or `.coopUnavailable`.
+    case prepareCooperativeClaim
+    /// Send the recorded round's `CoopClaimRequest` to the client and finish the key-path
+    /// claim from its answer; answers `.claimPrepared` (the signed key-path claim) or
+    /// `.coopFailed`.
+    case requestCooperativeClaim(CoopRound)
+    /// Tell the client it may ask for a cooperative refund (`CoopRefundOffer`), once the
+    /// payment is tracked to a final failure; no answer.
+    case offerCooperativeRefund
 }
 
 extension SubmarineProviderAction: CustomStringConvertible {
@@ -42,6 +52,9 @@ extension SubmarineProviderAction: CustomStringConvertible {
         case .broadcastClaim(let claim): return "broadcast claim \(claim.txid)"
         case .checkClaim(let claim): return "check claim \(claim.txid)"
         case .raiseAlarm(let what): return "alarm: \(what)"
+        case .prepareCooperativeClaim: return "prepare a cooperative claim"
+        case .requestCooperativeClaim(let round): return "ask the client to co-sign claim \(round.txid)"
+        case .offerCooperativeRefund: return "offer the client a cooperative refund"
         }
     }
 }

@@ -15,14 +15,19 @@ public struct SubmarineProviderContext: Sendable, Hashable {
     public let invoice: SubmarineInvoice
     /// When to bump the claim (the reverse client's claim policy, now the provider's).
     public let claimPolicy: ClaimPolicy
+    /// Whether the claim and a refund may take the key path together with the client: the
+    /// provider offers `musig2`, the client's SwapRequest listed it, the contract is
+    /// `taproot_boltz`. Off, the provider never asks the client nor offers it anything.
+    public let cooperative: Bool
 
     public init(contract: SwapContract, lockTotalSat: Int64, requiredConfirmations: Int, invoice: SubmarineInvoice,
-                claimPolicy: ClaimPolicy = .default) {
+                claimPolicy: ClaimPolicy = .default, cooperative: Bool = false) {
         self.contract = contract
         self.lockTotalSat = lockTotalSat
         self.requiredConfirmations = max(1, requiredConfirmations)
         self.invoice = invoice
         self.claimPolicy = claimPolicy
+        self.cooperative = cooperative && contract.type == .taprootBoltz
     }
 
     public var paymentHash: [UInt8] { contract.terms.paymentHash }

@@ -45,12 +45,21 @@ extension SubmarineProviderEngine {
             // One prefix an operator can grep for and a log watcher can page on.
             log("ALARM submarine swap \(id): \(what)")
             return nil
+        case .prepareCooperativeClaim:
+            guard let lock = state.lock else { return nil }
+            return await prepareCooperativeClaim(swap, lock: lock)
+        case .requestCooperativeClaim(let round):
+            guard let preimage = Self.preimage(of: state) else { return nil }
+            return await requestCooperativeClaim(swap, round: round, preimage: preimage)
+        case .offerCooperativeRefund:
+            await offerCooperativeRefund(swap)
+            return nil
         }
     }
 
     static func preimage(of state: SubmarineProviderState) -> [UInt8]? {
         switch state {
-        case .paid(_, let preimage), .claimBroadcast(_, let preimage, _): return preimage
+        case .paid(_, let preimage), .coopRequested(_, let preimage, _), .claimBroadcast(_, let preimage, _): return preimage
         default: return nil
         }
     }

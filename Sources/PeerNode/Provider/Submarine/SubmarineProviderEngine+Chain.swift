@@ -57,10 +57,13 @@ extension SubmarineProviderEngine {
     }
 
     /// A spend of the lock: the provider's own claim (any version) or the client's refund,
-    /// told apart by the witness of the input that spends it.
+    /// told apart by the witness of the input that spends it (a key-path spend by what the
+    /// provider co-signed: `keyPathSpendInput`).
     private func spendInput(_ watched: WatchedTransaction, spending outpoint: OutPoint,
                             swap: SubmarineProviderRecord) -> SubmarineProviderInput? {
         guard let input = watched.transaction.inputs.first(where: { $0.previousOutput == outpoint }) else { return nil }
+        // One signature reveals nothing: what it is comes from what this provider signed.
+        if KeyPathSpend.isKeyPath(input.witness, contract: swap.contract) { return keyPathSpendInput(watched, swap: swap) }
         let tip = lastTipHeight
         switch PreimageExtractor.spend(input.witness, contract: swap.contract) {
         case .claim:

@@ -18,14 +18,7 @@ extension SubmarineProviderEngine {
                 rate = try FeeRate(satPerKvB: max(rate.satPerKvB,
                                                   previous.feeRate.satPerKvB + configuration.claimBumpStep.satPerKvB))
             }
-            let address = try Address(script: try await claimDestination(swap))
-            let vsize = SpendSize.claim(contract: swap.contract, destination: try DestinationType(address: address))
-            let fee = rate.fee(forVirtualSize: vsize)
-            let key = try dependencies.keyChain.secrets(index: swap.record.swapIndex, scheme: swap.record.keyScheme).claimKey
-            let request = ClaimRequest(contract: swap.contract, lock: lock.output, destination: address,
-                                       amount: lock.output.value - fee, purpose: .swapOut, feeRate: rate,
-                                       blocksLeft: TimelockPolicy.blocksLeft(timeoutHeight: swap.context.timeoutHeight,
-                                                                             tipHeight: tip))
+            let (request, key) = try await claimRequest(swap, lock: lock, rate: rate, tipHeight: tip)
             let signed = try ClaimBuilder(policy: configuration.claimPolicy).build(request, claimKey: key, preimage: preimage)
             if previous != nil { claimBumpTips[id] = tip }
             return .claimPrepared(SubmarineClaim(transaction: signed.transaction, feeRate: rate, fee: signed.plan.fee,
@@ -34,6 +27,21 @@ extension SubmarineProviderEngine {
             log("submarine swap \(id): building the claim failed: \(error); again at the next block")
             return .claimFailed
         }
+    }
+
+    /// The claim of `lock` to the provider's recorded claim address at `rate` (the
+    /// script-path size prices it), and the claim key that signs it: one request for the
+    /// script-path claim and the cooperative one.
+    func claimRequest(_ swap: SubmarineProviderRecord, lock: SubmarineLock, rate: FeeRate,
+                      tipHeight tip: UInt32) async throws -> (ClaimRequest, PrivateKey) {
+        let address = try Address(script: try await claimDestination(swap))
+        let vsize = SpendSize.claim(contract: swap.contract, destination: try DestinationType(address: address))
+        let fee = rate.fee(forVirtualSize: vsize)
+        let key = try dependencies.keyChain.secrets(index: swap.record.swapIndex, scheme: swap.record.keyScheme).claimKey
+        let request = ClaimRequest(contract: swap.contract, lock: lock.output, destination: address,
+                                   amount: lock.output.value - fee, purpose: .swapOut, feeRate: rate,
+                                   blocksLeft: TimelockPolicy.blocksLeft(timeoutHeight: swap.context.timeoutHeight, tipHeight: tip))
+        return (request, key)
     }
 
     /// The address every claim of `swap` pays: taken from the wallet once and recorded

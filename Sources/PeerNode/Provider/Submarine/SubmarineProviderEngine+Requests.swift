@@ -5,8 +5,9 @@ import Offers
 import Transport
 
 extension SubmarineProviderEngine {
-    /// The reply to an onchain_to_ln SwapRequest, or to a SwapStatusRequest for one of this
-    /// engine's swaps; nil for anything else (the reverse engine and the desk answer those).
+    /// The reply to an onchain_to_ln SwapRequest, a CoopRefundRequest, or a
+    /// SwapStatusRequest for one of this engine's swaps; nil for anything else (the reverse
+    /// engine and the desk answer those).
     public func answer(_ request: [UInt8], from peer: Pubky) async -> [UInt8]? {
         guard let message = try? SwapMessage(bytes: request) else { return nil }
         switch message {
@@ -14,6 +15,8 @@ extension SubmarineProviderEngine {
             return await answer(swapRequest, from: peer)
         case .swapStatusRequest(let statusRequest):
             return await status(for: statusRequest, from: peer)
+        case .coopRefundRequest(let refundRequest):
+            return await answer(refundRequest, from: peer)
         default:
             return nil
         }

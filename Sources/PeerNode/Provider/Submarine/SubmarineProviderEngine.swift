@@ -18,6 +18,11 @@ import Transport
 public actor SubmarineProviderEngine {
     public nonisolated let configuration: SubmarineProviderConfiguration
     nonisolated let dependencies: ProviderDependencies
+    /// How the engine reaches a client over the connection it opened: a push (the
+    /// cooperative refund's offer) and a request (the cooperative claim's co-signature).
+    /// Without them the engine never cooperates.
+    let push: ProviderPush?
+    let request: ProviderRequest?
     /// Lightning amounts promised to accepted, unpaid swaps; the desk's state subtracts them.
     public nonisolated let liquidity: SubmarineLiquidity
     let log: ProviderLog
@@ -26,8 +31,8 @@ public actor SubmarineProviderEngine {
 
     var swaps: [String: SubmarineProviderRecord] = [:]
     var states: [String: SubmarineProviderState] = [:]
-    private var mailboxes: [String: AsyncStream<SubmarineProviderInput>.Continuation] = [:]
-    private var drivers: [String: Task<Void, Never>] = [:]
+    /// Each swap's inputs, handled one at a time (`process`).
+    let mailboxes = SwapMailboxes<SubmarineProviderInput>()
     /// The payment stream (or its tracking) per swap: at most one, so a payment is
     /// followed once and never sent twice.
     var payments: [String: Task<Void, Never>] = [:]
@@ -46,11 +51,16 @@ public actor SubmarineProviderEngine {
     var ownNodeID: PublicKey?
     /// The tip the follower last reported (for spends it reports between blocks).
     var lastTipHeight: UInt32 = 0
+    /// Each open cooperative claim round's secret nonce, in memory only (never stored),
+    /// taken out by the request so it signs at most once.
+    var coopRounds: [String: SubmarineCoopRoundHolder] = [:]
 
     public init(dependencies: ProviderDependencies, configuration: SubmarineProviderConfiguration,
                 riskSettings: RiskLimits.Settings = RiskLimits.Settings(), liquidity: SubmarineLiquidity = SubmarineLiquidity(),
-                log: ProviderLog = .silent) {
+                push: ProviderPush? = nil, request: ProviderRequest? = nil, log: ProviderLog = .silent) {
         self.dependencies = dependencies
+        self.push = push
+        self.request = request
         self.configuration = configuration
         self.liquidity = liquidity
         self.log = log
@@ -128,19 +138,17 @@ public actor SubmarineProviderEngine {
         chainTask = nil
         if let watchID { await dependencies.follower.unregister(watchID) }
         watchID = nil
-        for task in drivers.values { task.cancel() }
+        mailboxes.closeAll()
         for task in payments.values { task.cancel() }
-        for mailbox in mailboxes.values { mailbox.finish() }
         for id in swaps.keys { liquidity.release(id) }
-        drivers = [:]
         payments = [:]
-        mailboxes = [:]
         swaps = [:]
         states = [:]
         scripts = [:]
         lockTxids = [:]
         lockOutpoints = [:]
         claimBumpTips = [:]
+        coopRounds = [:]
     }
 
     /// The state of a swap this engine drives, or nil when it runs no such swap.
@@ -152,25 +160,24 @@ public actor SubmarineProviderEngine {
     // MARK: driving swaps
 
     func deliver(_ input: SubmarineProviderInput, to swapID: String) {
-        mailboxes[swapID]?.yield(input)
+        mailboxes.deliver(input, to: swapID)
+    }
+
+    /// Queues an input and returns once the swap has handled it (its transition stored and
+    /// its actions run), in order with the swap's other inputs: for a request whose answer
+    /// depends on the outcome (a cooperative refund's co-signature).
+    func deliverAndWait(_ input: SubmarineProviderInput, to swapID: String) async {
+        await mailboxes.deliverAndWait(input, to: swapID)
     }
 
     func openMailbox(_ swapID: String) {
-        guard mailboxes[swapID] == nil else { return }
-        let (inputs, continuation) = AsyncStream<SubmarineProviderInput>.makeStream()
-        mailboxes[swapID] = continuation
-        drivers[swapID] = Task { [weak self] in
-            for await input in inputs {
-                if Task.isCancelled { return }
-                await self?.process(swapID, input)
-            }
-        }
+        mailboxes.open(swapID) { [weak self] input in await self?.process(swapID, input) }
     }
 
     /// One input: decide, store the transition, run the actions, feed their results back.
     func process(_ swapID: String, _ input: SubmarineProviderInput) async {
         guard let swap = swaps[swapID], let state = states[swapID] else { return }
-        let step = SubmarineProviderMachine(context: swap.context).step(state, input)
+        let step = SubmarineProviderMachine(context: context(of: swap)).step(state, input)
         if let next = step.next, next != state {
             do {
                 _ = try await dependencies.store.append(next.kind.rawValue, data: next.eventData, isFinal: next.isFinal,
@@ -228,9 +235,9 @@ public actor SubmarineProviderEngine {
         risk.release(swapID: swapID)
         liquidity.release(swapID)
         claimBumpTips[swapID] = nil
+        coopRounds[swapID] = nil
         payments.removeValue(forKey: swapID)?.cancel()
-        mailboxes.removeValue(forKey: swapID)?.finish()
-        drivers.removeValue(forKey: swapID)
+        mailboxes.close(swapID)
         for (script, owner) in scripts where owner == swapID { scripts[script] = nil }
         for (txid, owner) in lockTxids where owner == swapID { lockTxids[txid] = nil }
         for (outpoint, owner) in lockOutpoints where owner == swapID { lockOutpoints[outpoint] = nil }

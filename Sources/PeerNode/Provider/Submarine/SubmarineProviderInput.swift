@@ -38,4 +38,15 @@ public enum SubmarineProviderInput: Sendable, Hashable {
     case claimPublishFailed
     /// Where the claim stands at tip `tipHeight`.
     case claimStatus(SubmarineClaimStatus, tipHeight: UInt32)
+    /// A cooperative claim round is ready to record (the unsigned key-path claim and the
+    /// provider's public nonce; its secret nonce is in the engine's memory only).
+    case coopClaimPrepared(CoopRound)
+    /// No round could be prepared (no key path, the amounts): the script-path claim.
+    case coopUnavailable(String)
+    /// The round ended without a co-signature (refused, silent, a bad partial signature,
+    /// the client not connected): the script-path claim.
+    case coopFailed(String)
+    /// The engine co-signed the client's key-path refund (checked: it spends only the lock,
+    /// the payment tracked to a final failure); recorded before the answer leaves.
+    case coopRefundAgreed(CoopCosigned)
 }

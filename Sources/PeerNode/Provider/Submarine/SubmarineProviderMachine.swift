@@ -27,6 +27,12 @@ import Offers
 ///   only win or be refused against the client's refund, never cost more than a try. The
 ///   CLTV limit makes a preimage that late need a route that broke its own time locks.
 ///   The claim is bumped by `ClaimPolicy` to the end.
+/// - cooperation (issue 17, `context.cooperative`): the first claim is asked for through
+///   the key path (`coop_requested` recorded before the request leaves); any ending of the
+///   round, a restart included, gives the script-path claim, never a second round. A
+///   payment that fails (LND's final FAILED) is followed by an offer of a cooperative
+///   refund; the co-signature the engine gives is recorded (`coop_refund_signed`) only from
+///   `payment_failed`, a state that never pays.
 public struct SubmarineProviderMachine: Sendable {
     /// Confirmations after which a claim (or the client's refund) is taken as final. Six:
     /// a reorg shallower than that is followed (the claim relayed and bumped again).
@@ -46,8 +52,10 @@ public struct SubmarineProviderMachine: Sendable {
         case .paymentIntent(let lock, let limit): return paying(lock, limit, started: false, input)
         case .paymentInFlight(let lock, let limit): return paying(lock, limit, started: true, input)
         case .paid(let lock, let preimage): return paid(lock, preimage, input)
+        case .coopRequested(let lock, let preimage, _): return coopRequested(lock, preimage, input)
         case .claimBroadcast(let lock, let preimage, let claim): return claiming(lock, preimage, claim, input)
-        case .paymentFailed(let lock, _): return paymentFailed(lock, input)
+        case .paymentFailed(let lock, let reason), .coopRefundSigned(let lock, let reason, _):
+            return paymentFailed(lock, reason, input)
         case .claimed, .abandoned, .lockMismatch, .released, .claimLost:
             // Final: nothing follows, repeated or late events are skipped.
             return .none
@@ -184,7 +192,8 @@ public struct SubmarineProviderMachine: Sendable {
         case .payment(.succeeded(let preimage), let tip):
             return succeeded(lock, preimage, tipHeight: tip)
         case .payment(.failed(let reason), _):
-            return SubmarineProviderStep(next: .paymentFailed(lock, reason: reason.description))
+            // LND's final FAILED: the client may have its coins back now, cooperatively.
+            return SubmarineProviderStep(next: .paymentFailed(lock, reason: reason.description), actions: refundOffer)
         case .paymentNotFound:
             if !started {
                 // The crash came between the intent and the send. Not sent again (the rule
@@ -212,13 +221,35 @@ public struct SubmarineProviderMachine: Sendable {
             return SubmarineProviderStep(actions: [.raiseAlarm(
                 "the payment for lock \(lock.txid) reported a preimage that does not hash to the payment hash: ignored")])
         }
-        return SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])
+        return SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [firstClaim])
     }
 
-    private func paymentFailed(_ lock: SubmarineLock, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+    /// The first claim: a cooperative round when the client takes part, else the script path.
+    private var firstClaim: SubmarineProviderAction {
+        context.cooperative ? .prepareCooperativeClaim : .prepareClaim(replacing: nil)
+    }
+
+    /// After a payment failed: the client hears it may ask for a cooperative refund (the
+    /// engine checks first that LND reports the payment FAILED).
+    private var refundOffer: [SubmarineProviderAction] { context.cooperative ? [.offerCooperativeRefund] : [] }
+
+    /// After a payment failed (`payment_failed`), and once the client's key-path refund is
+    /// co-signed (`coop_refund_signed`): the swap waits for the lock to go back. The offer
+    /// stands in both (a client whose round died with its process asks again, with a new
+    /// nonce), and a new co-signature replaces the record: the lock is the client's whichever
+    /// refund it broadcasts, and DeterministicSign derives a new nonce for every new request.
+    private func paymentFailed(_ lock: SubmarineLock, _ reason: String, _ input: SubmarineProviderInput) -> SubmarineProviderStep {
         switch input {
         case .recover:
-            return SubmarineProviderStep(actions: [.watchLock])
+            return SubmarineProviderStep(actions: [.watchLock] + refundOffer)
+        case .coopRefundAgreed(let cosigned):
+            // Only from here: these states never pay, and the engine checked the payment is
+            // FAILED in LND. From now on a preimage could only come from a payment already
+            // over, and the key-path refund may take the lock at any moment.
+            return SubmarineProviderStep(next: .coopRefundSigned(lock, reason: reason, cosigned))
+        case .block(let height, _) where height < context.timeoutHeight:
+            // Again at each block: a client that was not connected hears it now.
+            return SubmarineProviderStep(actions: refundOffer)
         case .payment(.succeeded(let preimage), let tip):
             // A success after a failure report (events out of order): the preimage proves
             // the payment went through, so it is claimed for.
@@ -238,9 +269,17 @@ public struct SubmarineProviderMachine: Sendable {
     private func paid(_ lock: SubmarineLock, _ preimage: [UInt8], _ input: SubmarineProviderInput) -> SubmarineProviderStep {
         switch input {
         case .recover:
-            return SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])
+            // No round was recorded: one may start now (its nonce would be a new one).
+            return SubmarineProviderStep(actions: [.watchLock, firstClaim])
         case .block:
             // A claim that failed to build is built again at each block.
+            return SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
+        case .coopClaimPrepared(let round) where context.cooperative:
+            // Recorded before the request (and its nonce) leaves: a restart knows a round
+            // may have been sent, and that its nonce is gone.
+            return SubmarineProviderStep(next: .coopRequested(lock, preimage: preimage, round),
+                                         actions: [.requestCooperativeClaim(round)])
+        case .coopUnavailable:
             return SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
         case .claimPrepared(let claim):
             // Recorded before it is broadcast.
@@ -252,6 +291,26 @@ public struct SubmarineProviderMachine: Sendable {
             return claimLost(lock, txid)
         default:
             return .none
+        }
+    }
+
+    /// A round is recorded. Its answer is the signed key-path claim (`claimPrepared`, then
+    /// recorded and broadcast as any claim) or its failure; either way the claim goes out,
+    /// and a restart (the nonce gone) goes to the script path. The engine runs the round
+    /// within this swap's inputs, so nothing else is handled while it is open.
+    private func coopRequested(_ lock: SubmarineLock, _ preimage: [UInt8],
+                               _ input: SubmarineProviderInput) -> SubmarineProviderStep {
+        switch input {
+        case .recover:
+            return SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])
+        case .coopFailed, .block:
+            // The script path (again at a block, if building it failed).
+            return SubmarineProviderStep(actions: [.prepareClaim(replacing: nil)])
+        case .coopClaimPrepared:
+            // One round per swap: never a second.
+            return .none
+        default:
+            return paid(lock, preimage, input)
         }
     }
 

@@ -24,9 +24,14 @@ struct SubmarineProviderRecord: Sendable {
     /// The tip when the swap was accepted: no lock can be older.
     var acceptedAtHeight: UInt32 { accept.body.timeoutHeight - UInt32(clamping: max(0, quote.htlcTimeoutBlocks)) }
 
-    var context: SubmarineProviderContext {
+    var context: SubmarineProviderContext { context(cooperates: false) }
+
+    /// The machine's context; `cooperates`: this provider co-signs (its offers list
+    /// `musig2`), which makes the swap cooperative when the client's request listed it too.
+    func context(cooperates: Bool) -> SubmarineProviderContext {
         SubmarineProviderContext(contract: contract, lockTotalSat: accept.body.totalSat,
-                                 requiredConfirmations: quote.requiredConfirmations, invoice: invoice)
+                                 requiredConfirmations: quote.requiredConfirmations, invoice: invoice,
+                                 cooperative: cooperates && request.cooperates)
     }
 
     /// Whether a stored provider record is a submarine one.
@@ -76,5 +81,6 @@ struct SubmarineProviderRecord: Sendable {
     func isResend(of other: SubmarineSwapRequest, from peer: Pubky) -> Bool {
         peer == client && other.quoteID == request.quoteID && other.invoice == request.invoice
             && other.refundPublicKey == request.refundPublicKey && other.scriptType == request.scriptType
+            && other.features == request.features
     }
 }

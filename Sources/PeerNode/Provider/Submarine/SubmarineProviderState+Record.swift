@@ -18,6 +18,8 @@ extension SubmarineProviderState {
             // Stored (a restarted node claims with it), never logged; the payee knows it
             // already and the claim makes it public.
             return .object(["lock": lock.json, "preimage": .string(preimage.hex)])
+        case .coopRequested(let lock, let preimage, let round):
+            return .object(["lock": lock.json, "preimage": .string(preimage.hex), "coop_request": round.json])
         case .claimBroadcast(let lock, let preimage, let claim):
             return .object(["lock": lock.json, "preimage": .string(preimage.hex), "claim": claim.json])
         case .abandoned(let why):
@@ -26,6 +28,9 @@ extension SubmarineProviderState {
             return .object(["lock_txid": .string(txid.hex), "mismatch": mismatch.json])
         case .paymentFailed(let lock, let reason):
             return .object(["lock": lock.json, "reason": .string(reason)])
+        case .coopRefundSigned(let lock, let reason, let cosigned):
+            return .object(["lock": lock.json, "reason": .string(reason),
+                            "coop_refund": cosigned.json(direction: .onchainToLightning)])
         case .claimLost(let lock, let txid):
             return .object(["lock": lock.json, "spending_txid": .string(txid.hex)])
         }
@@ -63,6 +68,11 @@ extension SubmarineProviderState {
         case .paymentIntent: self = .paymentIntent(try lock(), cltvLimit: try limit())
         case .paymentInFlight: self = .paymentInFlight(try lock(), cltvLimit: try limit())
         case .paid: self = .paid(try lock(), preimage: try preimage())
+        case .coopRequested:
+            guard let json = data["coop_request"], let round = CoopRound(json: json) else {
+                throw .corruptRecord("\(name) without a readable coop_request")
+            }
+            self = .coopRequested(try lock(), preimage: try preimage(), round)
         case .claimBroadcast:
             guard let claim = data["claim"] else { throw .corruptRecord("\(name) without its claim") }
             self = .claimBroadcast(try lock(), preimage: try preimage(), try SubmarineClaim(json: claim))
@@ -78,6 +88,12 @@ extension SubmarineProviderState {
         case .paymentFailed:
             guard let reason = data["reason"]?.stringValue else { throw .corruptRecord("\(name) without its reason") }
             self = .paymentFailed(try lock(), reason: reason)
+        case .coopRefundSigned:
+            guard let reason = data["reason"]?.stringValue, let json = data["coop_refund"],
+                  let cosigned = CoopCosigned(json: json, kind: .refund, direction: .onchainToLightning) else {
+                throw .corruptRecord("\(name) without its reason or a readable coop_refund")
+            }
+            self = .coopRefundSigned(try lock(), reason: reason, cosigned)
         case .released: self = .released
         case .claimLost: self = .claimLost(try lock(), spendingTxid: try txid("spending_txid"))
         }

@@ -6,8 +6,9 @@ import Bitcoin
 /// before the lock is verified and confirmed, never pay twice, claim whatever happens once
 /// the preimage is known.
 ///
-/// Pending: `accepted` ... `claim_broadcast`, and `payment_failed` until the client's coins
-/// are its own again. Success: `claimed`. Nothing paid: `abandoned`, `lock_mismatch`,
+/// Pending: `accepted` ... `claim_broadcast` (`coop_requested` between `paid` and it when the
+/// claim is asked for cooperatively), and `payment_failed` (`coop_refund_signed` once the
+/// client's key-path refund is co-signed) until the client's coins are its own again. Success: `claimed`. Nothing paid: `abandoned`, `lock_mismatch`,
 /// `released`. Paid and not recovered: `claim_lost` (an alarm).
 public enum SubmarineProviderState: Sendable, Hashable {
     /// The accept is signed and sent, the invoice checked; no lock seen yet.
@@ -29,6 +30,12 @@ public enum SubmarineProviderState: Sendable, Hashable {
     /// The payment succeeded: the preimage (checked against the hash) is known, no claim
     /// built yet. Persists: the lock, the preimage. Resume: watch the lock, build the claim.
     case paid(SubmarineLock, preimage: [UInt8])
+    /// A cooperative claim round is recorded before the request leaves (issue 17): the
+    /// provider's public nonce, the sighash and the unsigned key-path claim (`CoopRound`);
+    /// its secret nonce is in memory only. Persists: the lock, the preimage, the round.
+    /// Resume: the nonce is gone, so the round is over: the script-path claim, never a
+    /// second round.
+    case coopRequested(SubmarineLock, preimage: [UInt8], CoopRound)
     /// A claim version is recorded (before its broadcast) and possibly out. Persists: the
     /// lock, the preimage, the claim. Resume: watch the lock, broadcast the recorded claim
     /// (same bytes); then bumped by `ClaimPolicy` until it is deep.
@@ -46,6 +53,13 @@ public enum SubmarineProviderState: Sendable, Hashable {
     /// lock, the reason. Resume: watch the lock (a late SUCCEEDED would still be claimed);
     /// ends `released` once the client's refund is valid or seen.
     case paymentFailed(SubmarineLock, reason: String)
+    /// After a payment tracked to a final failure, the provider co-signed the client's
+    /// key-path refund (`CoopCosigned`: the client's nonce, its own, the sighash, the partial
+    /// signature, the refund's txid), recorded before the answer left: it will never pay
+    /// this invoice. Persists: the lock, the failure, the co-signature. Resume: watch the
+    /// lock; a replayed request is answered from the record; ends `released` as
+    /// `payment_failed` does.
+    case coopRefundSigned(SubmarineLock, reason: String, CoopCosigned)
     /// After a failed payment, the client's lock is its own again. Nothing paid. Final.
     case released
     /// The client's refund (`spendingTxid`) took the lock after the provider paid: the
@@ -60,19 +74,21 @@ public enum SubmarineProviderState: Sendable, Hashable {
         case paymentIntent = "payment_intent"
         case paymentInFlight = "payment_in_flight"
         case paid = "paid"
+        case coopRequested = "coop_requested"
         case claimBroadcast = "claim_broadcast"
         case claimed = "claimed"
         case abandoned = "abandoned"
         case lockMismatch = "lock_mismatch"
         case paymentFailed = "payment_failed"
+        case coopRefundSigned = "coop_refund_signed"
         case released = "released"
         case claimLost = "claim_lost"
 
         public var isFinal: Bool {
             switch self {
             case .claimed, .abandoned, .lockMismatch, .released, .claimLost: return true
-            case .accepted, .lockSeen, .lockConfirmed, .paymentIntent, .paymentInFlight, .paid, .claimBroadcast,
-                 .paymentFailed: return false
+            case .accepted, .lockSeen, .lockConfirmed, .paymentIntent, .paymentInFlight, .paid, .coopRequested,
+                 .claimBroadcast, .paymentFailed, .coopRefundSigned: return false
             }
         }
     }
@@ -85,11 +101,13 @@ public enum SubmarineProviderState: Sendable, Hashable {
         case .paymentIntent: return .paymentIntent
         case .paymentInFlight: return .paymentInFlight
         case .paid: return .paid
+        case .coopRequested: return .coopRequested
         case .claimBroadcast: return .claimBroadcast
         case .claimed: return .claimed
         case .abandoned: return .abandoned
         case .lockMismatch: return .lockMismatch
         case .paymentFailed: return .paymentFailed
+        case .coopRefundSigned: return .coopRefundSigned
         case .released: return .released
         case .claimLost: return .claimLost
         }
@@ -101,8 +119,8 @@ public enum SubmarineProviderState: Sendable, Hashable {
     public var lock: SubmarineLock? {
         switch self {
         case .lockSeen(let lock), .lockConfirmed(let lock), .paymentIntent(let lock, _), .paymentInFlight(let lock, _),
-             .paid(let lock, _), .claimBroadcast(let lock, _, _), .paymentFailed(let lock, _),
-             .claimLost(let lock, _):
+             .paid(let lock, _), .coopRequested(let lock, _, _), .claimBroadcast(let lock, _, _), .paymentFailed(let lock, _),
+             .coopRefundSigned(let lock, _, _), .claimLost(let lock, _):
             return lock
         case .accepted, .claimed, .abandoned, .lockMismatch, .released:
             return nil

@@ -33,14 +33,16 @@ struct SubmarineClientFixture {
     private var honestClaim: Transaction?
     private var refunds: [Int64: Transaction] = [:]
 
-    init(_ type: ContractType = .taprootBoltz) {
+    /// `cooperative`: the request lists `musig2` (cooperative key-path spends, issue 17).
+    init(_ type: ContractType = .taprootBoltz, cooperative: Bool = false) {
         self.type = type
         quote = Quote(requestID: "req-2", quoteID: "quote-2", offerID: "offer-1", direction: .onchainToLightning,
                       amountSat: 20_000, serviceFeeSat: 430, onchainFeeSat: 380, feeRateSatPerVByte: 2,
                       htlcTimeoutBlocks: 144, requiredConfirmations: 1, validUntilUnix: 1_700_000_300,
                       paymentHash: Self.paymentHash)
         request = SubmarineSwapRequest(requestID: "req-7", quoteID: "quote-2", invoice: "lnbcrt200u1fake",
-                                       refundPublicKey: Self.clientRefundKey.publicKey, scriptType: type)
+                                       refundPublicKey: Self.clientRefundKey.publicKey, scriptType: type,
+                                       features: cooperative ? [OfferFeature.musig2] : [])
         contract = Self.contract(type, claimKey: Self.providerClaimKey.publicKey, refundKey: Self.clientRefundKey.publicKey,
                                  roles: .submarine)
         honestClaim = signClaim(fee: 400)
@@ -99,6 +101,46 @@ struct SubmarineClientFixture {
                                      key: Self.providerClaimKey)
     }
 
+    /// A co-signature of the provider's key-path claim, as the engine records it (the
+    /// nonces and signature stand-ins: the machine checks none of them).
+    var cosignedClaim: CoopCosigned {
+        CoopCosigned(kind: .claim, record: CoopSignedRecord(initiatorNonce: Self.nonce(0x61), responderNonce: Self.nonce(0x62),
+                                                            sighash: [UInt8](repeating: 0x63, count: 32),
+                                                            partialSignature: try! MuSig2PartialSignature([UInt8](repeating: 1, count: 32))),
+                     txid: keyPathClaim.txid)
+    }
+
+    /// The provider's key-path claim (one 64-byte witness element), exactly X to its wallet.
+    var keyPathClaim: Transaction {
+        Transaction(version: 2,
+                    inputs: [TransactionInput(previousOutput: lock.outPoint, sequence: TransactionInput.replaceableSequence,
+                                              witness: Witness([[UInt8](repeating: 0x64, count: 64)]))],
+                    outputs: [TransactionOutput(value: lock.value - 111, scriptPubKey: Self.providerAddress.script)], lockTime: 0)
+    }
+
+    /// The client's recorded refund round, and the key-path refund it gives.
+    var refundRound: CoopRound {
+        var unsigned = keyPathRefund
+        unsigned.inputs[0].witness = Witness()
+        return CoopRound(kind: .refund, record: CoopRequestedRecord(publicNonce: Self.nonce(0x65),
+                                                                   sighash: [UInt8](repeating: 0x66, count: 32),
+                                                                   unsignedTransaction: unsigned),
+                         scriptPathOutputSat: lock.value - 138, scriptPathVirtualSize: 138)
+    }
+
+    var keyPathRefund: Transaction {
+        Transaction(version: 2,
+                    inputs: [TransactionInput(previousOutput: lock.outPoint, sequence: TransactionInput.replaceableSequence,
+                                              witness: Witness([[UInt8](repeating: 0x67, count: 64)]))],
+                    outputs: [TransactionOutput(value: lock.value - 111, scriptPubKey: Self.walletAddress.script)], lockTime: 0)
+    }
+
+    /// A valid public nonce (two points) from a key byte.
+    static func nonce(_ byte: UInt8) -> MuSig2PublicNonce {
+        let point = key(byte).publicKey.compressed
+        return try! MuSig2PublicNonce(point + key(byte &+ 1).publicKey.compressed)
+    }
+
     /// `transaction` with the lock input's witness replaced.
     func rewitnessed(_ transaction: Transaction, _ change: (inout [[UInt8]]) -> Void) -> Transaction {
         var copy = transaction
@@ -130,6 +172,8 @@ struct SubmarineClientFixture {
         case .lockBroadcast: path = accepted + [.lockFunded(fixture.funding()), .lockBroadcastAccepted]
         case .lockConfirmed: path = confirmed
         case .paid: path = confirmed + [.preimageLearned(Self.preimage, source: .providerStatus)]
+        case .coopSigned: path = confirmed + [.coopClaimAgreed(preimage: Self.preimage, fixture.cosignedClaim)]
+        case .coopRefundRequested: path = confirmed + [.coopRefundOffered, .coopRefundPrepared(fixture.refundRound)]
         case .refundBroadcast: path = refunding
         case .completed: path = confirmed + [.lockSpent(fixture.claim(), confirmations: 2)]
         case .refunded: path = refunding + [.refundConfirmations(fixture.refund().txid, 2)]

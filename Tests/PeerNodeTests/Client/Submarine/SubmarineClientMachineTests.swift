@@ -10,7 +10,9 @@ import XCTest
 /// asks for is what is checked, action list by action list.
 final class SubmarineClientMachineTests: XCTestCase {
     typealias F = SubmarineClientFixture
-    private let fixture = F()
+    /// Cooperative (its request lists `musig2`): the same swap as without, plus the
+    /// rounds' phases, which only the rounds' inputs reach.
+    private let fixture = F(.taprootBoltz, cooperative: true)
     private let timeout = F.timeout
 
     private func machine(at phase: SubmarineClientPhase) -> SubmarineClientMachine { fixture.machine(at: phase) }
@@ -119,7 +121,13 @@ final class SubmarineClientMachineTests: XCTestCase {
     func testRecoverInEveryPhase() {
         let funding = fixture.funding()
         let refund = fixture.refund()
+        // A refund round's nonce died with the process: the round ends, never resumed.
+        var roundEnded = machine(at: .coopRefundRequested).state
+        roundEnded.phase = .lockConfirmed
+        roundEnded.coopRefundFallback = "the node restarted during the round (its nonce is gone)"
         let rows: [(SubmarineClientPhase, SubmarineClientPhase, [SubmarineClientAction]?)] = [
+            (.coopSigned, .coopSigned, [.checkChain]),
+            (.coopRefundRequested, .lockConfirmed, [.persist(roundEnded), .checkChain]),
             (.quoted, .abandoned, nil),
             (.accepted, .abandoned, nil),
             (.lockIntent, .lockIntent, [.broadcastLock(funding), .checkChain]),

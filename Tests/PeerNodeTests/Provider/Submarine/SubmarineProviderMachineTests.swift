@@ -28,6 +28,9 @@ final class SubmarineProviderMachineTests: XCTestCase {
                                                   minFinalCLTVExpiry: 80)
     private let machine = SubmarineProviderMachine(context: SubmarineProviderContext(
         contract: contract, lockTotalSat: total, requiredConfirmations: 2, invoice: invoice))
+    /// The same swap with a client that offered `musig2` (issue 17).
+    private let cooperative = SubmarineProviderMachine(context: SubmarineProviderContext(
+        contract: contract, lockTotalSat: total, requiredConfirmations: 2, invoice: invoice, cooperative: true))
 
     private static func key(_ byte: UInt8) -> PrivateKey { try! PrivateKey([UInt8](repeating: byte, count: 32)) }
 
@@ -57,13 +60,25 @@ final class SubmarineProviderMachineTests: XCTestCase {
                                         builtAtHeight: 254)
     private let refundTxid = try! TransactionID(bytes: [UInt8](repeating: 0xEE, count: 32))
     private var preimage: [UInt8] { Self.preimage }
+    /// A cooperative claim round and a co-signed refund, as the engine hands them over.
+    static let round = CoopRound(record: CoopRequestedRecord(publicNonce: SubmarineClientFixture.nonce(0x71),
+                                                             sighash: [UInt8](repeating: 0x72, count: 32),
+                                                             unsignedTransaction: claimTransaction(0x73)),
+                                 scriptPathOutputSat: 19_800, scriptPathVirtualSize: 152)
+    static let cosignedRefund = CoopCosigned(
+        kind: .refund, record: CoopSignedRecord(initiatorNonce: SubmarineClientFixture.nonce(0x74),
+                                                responderNonce: SubmarineClientFixture.nonce(0x75),
+                                                sighash: [UInt8](repeating: 0x76, count: 32),
+                                                partialSignature: try! MuSig2PartialSignature([UInt8](repeating: 2, count: 32))),
+        txid: claimTransaction(0x77).txid)
 
     private var allStates: [SubmarineProviderState] {
         [.accepted, .lockSeen(lock), .lockConfirmed(lock), .paymentIntent(lock, cltvLimit: 88),
          .paymentInFlight(lock, cltvLimit: 88), .paid(lock, preimage: preimage), .claimBroadcast(lock, preimage: preimage, claim),
          .claimed(minedClaimTxid: nil), .abandoned(.noLockInTime), .lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract),
          .paymentFailed(lock, reason: "no route"), .released,
-         .claimLost(lock, spendingTxid: refundTxid)]
+         .claimLost(lock, spendingTxid: refundTxid), .coopRequested(lock, preimage: preimage, Self.round),
+         .coopRefundSigned(lock, reason: "no route", Self.cosignedRefund)]
     }
 
     private func assertTable(_ table: [(SubmarineProviderState, SubmarineProviderInput, SubmarineProviderStep)],
@@ -85,11 +100,14 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (.paymentIntent(lock, cltvLimit: 88), SubmarineProviderStep(actions: [.watchLock, .trackPayment])),
             (.paymentInFlight(lock, cltvLimit: 88), SubmarineProviderStep(actions: [.watchLock, .trackPayment])),
             (.paid(lock, preimage: preimage), SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])),
+            // The round's nonce died with the process: the script path, never a second round.
+            (.coopRequested(lock, preimage: preimage, Self.round), SubmarineProviderStep(actions: [.watchLock, .prepareClaim(replacing: nil)])),
             (.claimBroadcast(lock, preimage: preimage, claim), SubmarineProviderStep(actions: [.watchLock, .broadcastClaim(claim)])),
             (.claimed(minedClaimTxid: nil), SubmarineProviderStep()),
             (.abandoned(.noLockInTime), SubmarineProviderStep()),
             (.lockMismatch(txid: lockTx.txid, .noOutputPaysTheContract), SubmarineProviderStep()),
             (.paymentFailed(lock, reason: "no route"), SubmarineProviderStep(actions: [.watchLock])),
+            (.coopRefundSigned(lock, reason: "no route", Self.cosignedRefund), SubmarineProviderStep(actions: [.watchLock])),
             (.released, SubmarineProviderStep()),
             (.claimLost(lock, spendingTxid: refundTxid), SubmarineProviderStep()),
         ]
@@ -292,8 +310,9 @@ final class SubmarineProviderMachineTests: XCTestCase {
             .paymentStarted, .payment(.inFlight, tipHeight: 200), .payment(.succeeded(preimage: preimage), tipHeight: 200),
             .payment(.failed(.noRoute), tipHeight: 200), .paymentNotFound, .claimPrepared(claim), .claimFailed,
             .claimPublished(tipHeight: 200), .claimPublishFailed, .claimStatus(.missing, tipHeight: 200),
+            .coopClaimPrepared(Self.round), .coopFailed("refused"), .coopRefundAgreed(Self.cosignedRefund),
         ]
-        for state in allStates {
+        for (machine, state) in [machine, cooperative].flatMap({ machine in allStates.map { (machine, $0) } }) {
             for input in inputs {
                 let pays = machine.step(state, input).actions.contains { if case .pay = $0 { return true } else { return false } }
                 let expected = state.kind == .lockConfirmed && input == .paymentReady(tipHeight: 200, nowUnix: Self.now)
@@ -319,7 +338,10 @@ final class SubmarineProviderMachineTests: XCTestCase {
             .claimStatus(.unconfirmed, tipHeight: 290), .claimStatus(.missing, tipHeight: 215), .claimStatus(.confirmed(6, txid: claim.txid), tipHeight: 220),
             .claimStatus(.confirmed(6, txid: bumped.txid), tipHeight: 220),
             .block(height: 201, nowUnix: Self.now), .block(height: 295, nowUnix: Self.now), .block(height: 300, nowUnix: Self.now),
+            .coopClaimPrepared(Self.round), .coopUnavailable("no"), .coopFailed("refused"), .coopRefundAgreed(Self.cosignedRefund),
         ]
+        // A cooperative swap: every path of the other, and the rounds' states besides.
+        let machine = cooperative
         func reachable(from start: SubmarineProviderState) -> (states: Set<SubmarineProviderState>, pays: [SubmarineProviderStep]) {
             var seen: Set<SubmarineProviderState> = [start]
             var queue = [start]
