@@ -218,7 +218,7 @@ extension SubmarineProviderEngine {
                 + "(\(watched.confirmations) confirmations)")
             return .lockRefunded(txid: watched.txid, confirmations: watched.confirmations)
         case .paid?, .coopRequested?, .claimBroadcast?:
-            let status: SubmarineClaimStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations) : .unconfirmed
+            let status: SubmarineClaimStatus = watched.confirmations > 0 ? .confirmed(watched.confirmations, txid: watched.txid) : .unconfirmed
             return .claimStatus(status, tipHeight: lastTipHeight)
         default:
             log("ALARM submarine swap \(swap.swapID): the lock is spent through its key path by \(watched.txid), "
