@@ -5,7 +5,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 # Tests load Bitcoin Core's kernel through this variable (set here, by the build).
 export PEERNODE_KERNEL_LIB := $(CURDIR)/.build/kernel/libbitcoinkernel.so
 
-.PHONY: setup setup-electrumx setup-status build test bench hub fuzz demo testnet testnet-all soak clean
+.PHONY: setup setup-electrumx setup-status setup-pkarr build test bench hub fuzz demo testnet testnet-all soak clean
 
 setup:
 	@./scripts/setup.sh
@@ -20,6 +20,11 @@ setup-electrumx:
 setup-status:
 	@./scripts/setup.sh --status
 
+# setup plus dnspython in .build/dnspython-venv (hash-pinned, scripts/dnspython.sh): the DNS
+# library the pkarr codec's tests run both ways.
+setup-pkarr:
+	@./scripts/setup.sh --pkarr
+
 build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
@@ -27,7 +32,7 @@ build: setup
 # scenario but the `electrum` set's (80 of 91: the kill -9 sets of both directions, the adversaries, the floods, ElectrumX and a pay, a kill -9
 # and a reorg on it, the hostile-client kit, the chain, 50 concurrent swaps) and a 1-minute soak (65 to 90 s). XCTest runs last so its
 # summary closes the output.
-test: setup-electrumx setup-status
+test: setup-electrumx setup-status setup-pkarr
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(foreach product,$(TESTNET_PRODUCTS),$(SWIFT) build --product $(product) $(SWIFT_FLAGS) &&) true
 	.build/debug/peernode-testnet demo

@@ -20,12 +20,14 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
+                       providers: [.apt(["libargon2-dev"])]),
 
         // Declarations only: libbitcoinkernel.so is opened with dlopen, never linked.
         .systemLibrary(name: "CBitcoinKernel"),
 
         .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
-        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "COpenSSL", "Bitcoin"]),
+        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "COpenSSL", "CArgon2", "Bitcoin"]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin", "Transport"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),

@@ -6,27 +6,6 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$ROOT/.build/prometheus-venv"
-REQS="$ROOT/scripts/prometheus-requirements.txt"
-STAMP="$VENV/requirements.sha256"
-
-say() { printf 'prometheus-client: %s\n' "$*" >&2; }
-
-want="$(sha256sum "$REQS" | cut -d' ' -f1)"
-if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ]; then
-    say "present ($VENV)"
-    exit 0
-fi
-python="$(command -v python3 || true)"
-if [ -z "$python" ]; then
-    say "python3 with venv is needed; install it with: apt-get install python3-venv"
-    exit 1
-fi
-rm -rf "$VENV"
-say "creating $VENV"
-"$python" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$REQS"
-"$VENV/bin/python" -c 'from prometheus_client.parser import text_string_to_metric_families' \
-    || { say "the installed prometheus-client does not import; see the errors above"; exit 1; }
-echo "$want" > "$STAMP"
-say "installed: $VENV"
+exec "$ROOT/scripts/python-venv.sh" prometheus-client "$ROOT/.build/prometheus-venv" \
+    "$ROOT/scripts/prometheus-requirements.txt" \
+    'from prometheus_client.parser import text_string_to_metric_families'

@@ -7,7 +7,9 @@
 #      (scripts/electrumx.sh), for the scenarios that run a real Electrum server;
 #   4. with --status only: what the status API's tests use: PyPI prometheus-client in
 #      .build/prometheus-venv (scripts/prometheus-client.sh, hash-pinned) and Debian's
-#      chromium (apt-get) for the dashboard's browser test.
+#      chromium (apt-get) for the dashboard's browser test;
+#   5. with --pkarr only: PyPI dnspython in .build/dnspython-venv (scripts/dnspython.sh,
+#      hash-pinned), the DNS library the pkarr codec's tests are checked against.
 # Safe to run again: each step is skipped when its result is already in place.
 set -euo pipefail
 
@@ -17,7 +19,7 @@ KERNEL_LIB="$KERNEL_DIR/libbitcoinkernel.so"
 WHEEL_NAME="lnurlcash-kernel"
 WHEEL_VERSION="0.2.3"
 WHEEL_SHA256="5796b4d0aeb79cc92c0e1329342881dc724315e6f238cae54a432d5e1602fa46"
-APT_PACKAGES=(libsodium-dev libsecp256k1-dev libuv1-dev libsqlite3-dev libssl-dev pkg-config)
+APT_PACKAGES=(libsodium-dev libsecp256k1-dev libuv1-dev libsqlite3-dev libssl-dev libargon2-dev pkg-config)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -101,11 +103,13 @@ install_chromium() {
 
 WITH_ELECTRUMX=0
 WITH_STATUS=0
+WITH_PKARR=0
 for arg in "$@"; do
     case "$arg" in
         --electrumx) WITH_ELECTRUMX=1 ;;
         --status) WITH_STATUS=1 ;;
-        *) say "unknown option $arg (known: --electrumx, --status)"; exit 2 ;;
+        --pkarr) WITH_PKARR=1 ;;
+        *) say "unknown option $arg (known: --electrumx, --status, --pkarr)"; exit 2 ;;
     esac
 done
 
@@ -116,3 +120,4 @@ if [ "$WITH_STATUS" -eq 1 ]; then
     "$ROOT/scripts/prometheus-client.sh"
     install_chromium
 fi
+if [ "$WITH_PKARR" -eq 1 ]; then "$ROOT/scripts/dnspython.sh"; fi

@@ -30,16 +30,24 @@ struct Demo {
                  feePPM: 2_000, extraConfig: DemoSavingsJourney.submarineConfig(baseFeeSat: 500, feePPM: 2_000)),
         NodeSpec(name: "gone", provider: true, baseFeeSat: 100, feePPM: 1_000),
         NodeSpec(name: "dave"),
-        NodeSpec(name: "carol"),
+        // carol's pubky is a Pubky identity (pubky-core's sample recovery file), which
+        // certifies her node's own key: contacts add the identity and reach the node.
+        NodeSpec(name: "carol", pubkyRecoveryFile: Demo.sampleRecoveryFile),
         DemoSavingsJourney.erinSpec,
     ]
+
+    /// `Tests/Data/vectors/pubky/sample_recovery.key`, beside this file in the repository.
+    static let sampleRecoveryFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Data/vectors/pubky/sample_recovery.key").path
 
     func run() throws(Failure) -> [Check] {
         let nodes = try clock.stage("create 7 nodes: a Lightning node on the hub, `peernode init`, macaroon and config each") {
             () throws(Failure) -> [Node] in
             try net.add(Self.specs.map { spec in
                 var spec = spec
-                spec.extraConfig += chainConfig
+                // Every node publishes its endpoints (a provider its capability descriptor) to
+                // the hub's relays, and resolves its contacts there.
+                spec.extraConfig += chainConfig + net.hub.pkarrRelays.map { "pkarr_relay=\($0)" }
                 return spec
             })
         }
@@ -51,12 +59,18 @@ struct Demo {
             try net.start(nodes)
             clock.note(Self.nodeTable(nodes, hub: try net.hub.rpc.balances()))
         }
-        try clock.stage("fund the providers' on-chain wallets with \(formatSats(Self.providerFundingSat)) each (hub_fund, mined)") {
+        try clock.stage("fund the providers' on-chain wallets with \(formatSats(Self.providerFundingSat)) each (hub_fund, mined); "
+                        + "each republishes its capability descriptor") {
             () throws(Failure) in
+            let published = try [provA, provB].map { node throws(Failure) in try node.publishedPacketTimestamp() }
             try net.fund([provA, provB], sats: Self.providerFundingSat)
+            // What they can lock changed, so their descriptors did: wait for the republish a
+            // client's lookup would read.
+            for (provider, before) in zip([provA, provB], published) { try provider.waitForRepublish(than: before) }
         }
-        try clock.stage("save the client's 5 contacts (`peernode contacts add`)") { () throws(Failure) in
-            for other in [provA, provB, gone, node("dave"), carol] { try client.saveContact(other) }
+        try clock.stage("save the client's 5 contacts by pubky alone (`peernode contacts add <name> <pubky>`: found through pkarr)") {
+            () throws(Failure) in
+            for other in [provA, provB, gone, node("dave"), carol] { try client.saveContactByPubky(other) }
             clock.note(try client.cliText(["contacts", "list"]).stdout.trimmingCharacters(in: .newlines))
         }
         try clock.stage("take the contact \"gone\" (a provider) offline: stop its daemon") { () throws(Failure) in

@@ -16,9 +16,10 @@ func runDemo(_ run: RunContext, electrum: Bool = false) -> Int32 {
     var passed = false
     do {
         let net = try clock.stage("start the regtest hub (peernode-regtest)") { () throws(Failure) -> Testnet in
-            let net = try Testnet(supervisor: supervisor, binaries: run.binaries)
+            let net = try Testnet(supervisor: supervisor, binaries: run.binaries, hubArguments: ["--pkarr-relays", "2"])
             clock.note("Bitcoin Core JSON-RPC on 127.0.0.1:\(net.hub.rpc.port), height \(try net.hub.rpc.balances().height), "
-                + "fee estimate \(Testnet.feeRateSatPerKvB / 1_000) sat/vB")
+                + "fee estimate \(Testnet.feeRateSatPerKvB / 1_000) sat/vB; pkarr relays "
+                + net.hub.pkarrRelays.joined(separator: ", "))
             return net
         }
         var demo = Demo(net: net, clock: clock)

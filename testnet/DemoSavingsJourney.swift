@@ -29,8 +29,8 @@ struct DemoSavingsJourney {
         }
         try clock.stage("save dave's contacts (provA, provB, erin) and erin's (dave: she makes invoices for contacts only)") {
             () throws(Failure) in
-            for other in providers + [erin] { try dave.saveContact(other) }
-            try erin.saveContact(dave)
+            for other in providers + [erin] { try dave.saveContactByPubky(other) }
+            try erin.saveContactByPubky(dave)
         }
         let before = try net.hub.rpc.balances()
         let daveBefore = try dave.walletBalance()

@@ -4,6 +4,8 @@ import Foundation
 struct Hub {
     let rpc: HubRPC
     let process: Process
+    /// The pkarr relays it serves (`--pkarr-relays N`), as URLs.
+    var pkarrRelays: [String] = []
 
     /// Starts the hub and waits for its one-line JSON description of its endpoints.
     static func start(_ binaries: Binaries, supervisor: Supervisor, arguments: [String] = [],
@@ -19,7 +21,8 @@ struct Hub {
                       let password = JSON.string(core["password"]) else {
                     throw Failure("the hub's start-up line has no bitcoind port/user/password: \(text.prefix(300))")
                 }
-                return Hub(rpc: HubRPC(port: Int(port), user: user, password: password), process: process)
+                let relays = (info["pkarr_relays"] as? [Any] ?? []).compactMap { JSON.string($0) }
+                return Hub(rpc: HubRPC(port: Int(port), user: user, password: password), process: process, pkarrRelays: relays)
             }
             if !process.isRunning {
                 throw Failure("the hub exited (\(Supervisor.describe(process))) before printing its endpoints; see \(log):\n\(text.suffix(800))")

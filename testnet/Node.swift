@@ -22,6 +22,10 @@ struct NodeSpec {
     /// Keep the daemon's own per-host peer budgets (16 per IP) instead of the runner's 256:
     /// for the flood scenarios, whose attackers dial from other loopback addresses.
     var realPeerBudgets = false
+    /// A Pubky recovery file (empty passphrase) whose identity becomes the node's pubky,
+    /// certifying its node key (`init --pubky-recovery-file`, docs/PUBKY.md); published to
+    /// the hub's relays.
+    var pubkyRecoveryFile: String? = nil
 }
 
 /// One `peernode` node of the run: its data directory (seed, config, store, socket), its
@@ -52,7 +56,18 @@ final class Node {
         }
         // The balance the hub opened the node's channels with: money that is no swap's.
         if spec.lightningSat != 0 { net.ledger.deposit(spec.name, msat: spec.lightningSat * 1_000, "hub_ln_addnode") }
-        let made = try net.tools.run(net.binaries.node, ["init", "--datadir", datadir, "--network", "regtest", "--json"], timeout: 30)
+        var initArguments = ["init", "--datadir", datadir, "--network", "regtest", "--json"]
+        var initEnvironment: [String: String] = [:]
+        if let file = spec.pubkyRecoveryFile {
+            // The passphrase from a file, never argv: the sample's is empty.
+            let passphrase = net.supervisor.runDirectory + "/\(spec.name).passphrase"
+            guard FileManager.default.createFile(atPath: passphrase, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
+                throw Failure("cannot write \(passphrase)")
+            }
+            initEnvironment["PEERNODE_PUBKY_PASSPHRASE_FILE"] = passphrase
+            initArguments += ["--pubky-recovery-file", file, "--pkarr-relay", net.hub.pkarrRelays.joined(separator: ",")]
+        }
+        let made = try net.tools.run(net.binaries.node, initArguments, timeout: 30, environment: initEnvironment)
         guard made.ok, let pubky = JSON.string(made.json?["pubky"]) else {
             throw Failure("peernode init \(spec.name) failed (exit \(made.status)): \(made.failureText)")
         }
@@ -201,6 +216,37 @@ final class Node {
     func saveContact(_ other: Node, address: String? = nil) throws(Failure) {
         guard let target = address ?? other.listen else { throw Failure("\(other.name) has no address yet (never ran)") }
         _ = try must(["contacts", "add", other.name, other.pubky, target])
+    }
+
+    /// `contacts add <name> <pubky>`: no address, resolved through the pkarr relays.
+    @discardableResult
+    func saveContactByPubky(_ other: Node) throws(Failure) -> [String: Any] {
+        try must(["contacts", "add", other.name, other.pubky])
+    }
+
+    /// The timestamp (µs) of the pkarr packet it last published, nil before the first.
+    func publishedPacketTimestamp() throws(Failure) -> Int64? {
+        JSON.int(JSON.object(JSON.object(try must(["status"])["pkarr"])?["published"])?["timestamp_us"])
+    }
+
+    /// Waits until it has published a packet newer than `than` (a republish after its
+    /// offer, and so its capability descriptor, changed).
+    func waitForRepublish(than previous: Int64?, timeout: TimeInterval = 20) throws(Failure) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let now = try publishedPacketTimestamp(), now > previous ?? 0 { return }
+            usleep(100_000)
+        }
+        throw Failure("\(name) published no new pkarr packet within \(Int(timeout)) s")
+    }
+
+    /// Inbound connections its peer server accepted since the start (`status`).
+    func peerConnectionsAccepted() throws(Failure) -> Int64 {
+        let status = try must(["status"])
+        guard let accepted = JSON.int(JSON.object(status["peer_counters"])?["accepted"]) else {
+            throw Failure("\(name): `status` has no peer_counters.accepted")
+        }
+        return accepted
     }
 
     private static func bytes(hex: String) -> [UInt8]? {

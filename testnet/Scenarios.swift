@@ -54,7 +54,7 @@ struct Scenario: Sendable {
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
         + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + SubmarineCrashScenarios.all
-        + SubmarineRecoveryScenarios.all + RailScenarios.all + CoopScenarios.all + SubmarineCoopScenarios.all
+        + SubmarineRecoveryScenarios.all + RailScenarios.all + CoopScenarios.all + SubmarineCoopScenarios.all + PkarrScenarios.all
 
     static let base: [Scenario] = [
         Scenario(name: "pay-contact", summary: "pay an on-chain-only contact through the only provider; exact amounts", quick: true,

@@ -32,7 +32,7 @@ struct ToolRunner {
 
     /// Runs `executable arguments`, calling `line` with each stderr line as it arrives;
     /// a command still running after `timeout` is stopped and reported as a failure.
-    func run(_ executable: String, _ arguments: [String], timeout: TimeInterval,
+    func run(_ executable: String, _ arguments: [String], timeout: TimeInterval, environment: [String: String] = [:],
              line: ((String) -> Void)? = nil) throws(Failure) -> ToolResult {
         let outPath = scratch + "/.tool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
         guard FileManager.default.createFile(atPath: outPath, contents: nil),
@@ -47,6 +47,9 @@ struct ToolRunner {
         process.standardOutput = outHandle
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let name = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments.prefix(2)).joined(separator: " ")
         try supervisor.launch(process, name: name)
         try? outHandle.close()

@@ -6,7 +6,7 @@ import Transport
 ///
 ///     swift build -c release --product peernode-bench && .build/release/peernode-bench
 ///
-/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`, `lnd`); none runs
+/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`, `lnd`, `discovery`); none runs
 /// all. `lnd` starts the regtest hub in this process (it needs `PEERNODE_KERNEL_LIB`).
 /// Every ratio compares two figures measured in this same run, on this machine.
 @main
@@ -17,9 +17,9 @@ struct PeerNodeBench {
             exit(1)
         }
         let selected = Set(CommandLine.arguments.dropFirst())
-        let known: Set<String> = ["handshake", "throughput", "fanout", "router", "lnd"]
+        let known: Set<String> = ["handshake", "throughput", "fanout", "router", "lnd", "discovery"]
         guard selected.isSubset(of: known) else {
-            print("usage: peernode-bench [handshake] [throughput] [fanout] [router] [lnd]")
+            print("usage: peernode-bench [handshake] [throughput] [fanout] [router] [lnd] [discovery]")
             exit(2)
         }
         func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
@@ -70,6 +70,10 @@ struct PeerNodeBench {
                 let result = try await LNDConnectBench(rounds: lndRounds).run(loop: loop)
                 LNDConnectBench.report(result, into: &table)
             }
+            if wanted("discovery") {
+                let result = try await DiscoveryBench(nodes: 1000, width: 64).run(loop: loop)
+                DiscoveryBench.report(result, into: &table)
+            }
             await loop.shutdown()
         } catch {
             print("benchmark failed: \(error)")
@@ -86,6 +90,7 @@ struct PeerNodeBench {
         print("   each with PeerDialer (TCP + handshake), one ~\(FanOutBench.offerRequest(id: "offer-0000").count)-byte request and reply, 50 at a time.")
         if wanted("router") { RouterBench.printNotes() }
         if wanted("lnd") { LNDConnectBench.printNotes(rounds: lndRounds) }
+        if wanted("discovery") { DiscoveryBench.printNotes() }
         exit(allMet ? 0 : 3)
     }
 

@@ -65,23 +65,8 @@ struct RouterBench {
         var load = [0.0]
         _ = getloadavg(&load, 1)
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        // Setup, not timed: key derivation, 1,000 desks and 1,000 bound ports.
-        var contacts: [Contact] = []
-        var listeners: [PeerListener] = []
-        var fees: [Pubky: FeeModel] = [:]
-        for index in 0..<nodes {
-            let identity = FanOutBench.identity(number: UInt32(index))
-            let feeModel = Self.feeModel(index)
-            let terms = ProviderTerms(network: .regtest, feeModel: feeModel, maxAmountSat: 2_000_000)
-            let state = ProviderState(liquiditySat: 10_000_000, feeRate: try FeeRate(satPerVByte: 2))
-            let desk = ProviderDesk(identity: identity, terms: terms, clock: clock) { state }
-            let server = PeerServer(identity: identity, sleeper: loop.sleeper, limits: limits, handlers: desk.handlers)
-            let listener = try await PeerListener.start(server: server, loop: loop)
-            listeners.append(listener)
-            fees[identity.pubky] = feeModel
-            contacts.append(Contact(pubky: identity.pubky, host: "127.0.0.1", port: UInt16(listener.port),
-                                    name: "provider-\(index)"))
-        }
+        let fleet = try await ProviderFleet.start(nodes: nodes, limits: limits, clock: clock, loop: loop)
+        let (contacts, listeners, fees) = (fleet.contacts, fleet.listeners, fleet.fees)
         let client = FanOutBench.identity(number: 0xFFFF_FFFF)
         let selector = RouteSelector(amountSat: amountSat, destination: .p2wpkh, claimFeeRate: try FeeRate(satPerVByte: 2))
 
@@ -120,11 +105,11 @@ struct RouterBench {
         for run in 0..<quoteRuns {
             let start = monotonicNanoseconds()
             let peer = try await dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
-            let request = QuoteRequest(requestID: "quote-\(run)", offerID: choice.provider.offer.body.offerID,
+            let request = QuoteRequest(requestID: "quote-\(run)", offerID: choice.provider.terms.offerID,
                                        amountSat: choice.lockAmountSat)
             let reply = try await peer.request(request.encoded, id: request.requestID)
             let quote = try QuotePolicy().check(try Signed<Quote>(bytes: reply), answering: request,
-                                                provider: contact.pubky, offer: choice.provider.offer.body,
+                                                provider: contact.pubky, offer: choice.provider.terms,
                                                 nowUnix: clock.nowUnix)
             quoteTimes.append(Double(monotonicNanoseconds() - start) / 1e6)
             await peer.close()
@@ -163,12 +148,6 @@ struct RouterBench {
                       maxMilliseconds: latencies.last ?? 0), decision)
     }
 
-    /// Fee terms spread over 100...1,099 sat base and 500...2,499 ppm, in an order unrelated
-    /// to the port order, so the cheapest provider sits somewhere in the middle of the list.
-    static func feeModel(_ index: Int) -> FeeModel {
-        FeeModel(baseFeeSat: Int64(100 + (index * 7_919 + 389) % 1_000),
-                 feePPM: Int64(500 + (index * 104_729 + 1_213) % 2_000))
-    }
 }
 
 extension RouterBench {

@@ -18,7 +18,7 @@ struct Arguments {
 
     static let valueOptions: Set<String> = ["datadir", "socket", "network", "fee-rate", "to", "limit", "contact",
                                                  "contract-type", "quote", "from-height", "gap-limit", "contract",
-                                                 "max-fee", "from", "since"]
+                                                 "max-fee", "from", "since", "pubky-recovery-file", "pkarr-relay"]
     static let flagOptions: Set<String> = ["json", "help", "allow-unsafe", "refresh", "replace", "yes", "version",
                                            "no-contacts"]
 

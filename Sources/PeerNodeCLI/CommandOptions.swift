@@ -6,7 +6,7 @@ enum CommandOptions {
     static let common: Set<String> = ["datadir", "socket", "json", "help"]
 
     static let byCommand: [String: Set<String>] = [
-        "init": ["network"],
+        "init": ["network", "pubky-recovery-file", "pkarr-relay"],
         // run also takes any config key as --<key>=<value> (Arguments.unknown).
         "run": ["network", "allow-unsafe"],
         // doctor checks what run would start with, overrides included.

@@ -7,8 +7,13 @@ enum Commands {
     /// Computed: the table holds closures, and a computed list needs no shared state.
     static var all: [CLICommand] { [
         CLICommand(words: ["init"], abstract: "Create a data directory: seed (0600), commented config, store; print the node's pubky.",
-                   usage: "[--network mainnet|testnet|signet|regtest]",
-                   details: ["Refuses to overwrite an existing seed. Edit <datadir>/peernode.conf before `peernode run`."],
+                   usage: "[--network mainnet|testnet|signet|regtest] [--pubky-recovery-file <file> --pkarr-relay <url>[,<url>...]]",
+                   details: ["Refuses to overwrite an existing seed. Edit <datadir>/peernode.conf before `peernode run`.",
+                             "With --pubky-recovery-file the node's pubky is your Pubky identity: the file is opened once (its",
+                             "passphrase typed at a prompt, or read from the file PEERNODE_PUBKY_PASSPHRASE_FILE names, never",
+                             "from the command line), the identity signs one record naming this node's own key, and the key",
+                             "is forgotten. The identity's packet is read from the relays first (its other records are kept),",
+                             "then published to them; the daemon republishes it (docs/PUBKY.md)."],
                    action: .local(Local.initialize)),
         CLICommand(words: ["run"], abstract: "Run the daemon in the foreground until SIGINT or SIGTERM.",
                    usage: "[--allow-unsafe] [--<key>=<value> ...]",
@@ -33,27 +38,37 @@ enum Commands {
             return ControlMessage.Request(command: "stop")
         } render: { "stopping the daemon (pid \(Render.text($0["pid"])))" },
         remote(["contacts", "add"], "Save a contact; never renames or re-keys an existing one without --replace.",
-               "<name> <pubky> <host:port> | <name> <pubky>@<host:port> [--replace]",
-               details: ["A pubky already saved under another name, or a name another pubky holds, is refused (exit 2)",
+               "<name> <pubky> [<host:port>] | <name> <pubky>@<host:port> [--replace]",
+               details: ["Without an address the pubky is resolved through the pkarr relays (pkarr_relay) and the address",
+                         "follows the contact's packet; a typed address is kept as an override.",
+                         "A pubky already saved under another name, or a name another pubky holds, is refused (exit 2)",
                          "with what exists: rename it (`peernode contacts rename <old> <new>`) or add with --replace,",
                          "which points the name at this pubky and drops the contact that held it."]) { arguments in
             let name = try CLICommand.positional(arguments, 0, "name", command: "contacts add")
             let pubky: String
-            let address: String
+            let address: String?
             let second = try CLICommand.positional(arguments, 1, "pubky", command: "contacts add")
             if arguments.positionals.count == 2, let at = second.lastIndex(of: "@") {
                 pubky = String(second[..<at])
                 address = String(second[second.index(after: at)...])
+            } else if arguments.positionals.count == 2 {
+                // The pubky alone: the daemon resolves it through the pkarr relays.
+                pubky = second
+                address = nil
             } else {
                 pubky = second
                 address = try CLICommand.positional(arguments, 2, "host:port", command: "contacts add")
                 try CLICommand.noExtraPositionals(arguments, 3, command: "contacts add")
             }
-            let (host, port) = try hostPort(address, command: "contacts add")
-            return ControlMessage.Request(command: "contacts.add", args: .object([
-                "name": .string(name), "pubky": .string(pubky), "host": .string(host), "port": .integer(port),
-                "replace": .bool(arguments.flag("replace"))]))
-        } render: { Render.contact($0["contact"], verb: "saved") },
+            var fields: [String: JSONValue] = ["name": .string(name), "pubky": .string(pubky),
+                                               "replace": .bool(arguments.flag("replace"))]
+            if let address {
+                let (host, port) = try hostPort(address, command: "contacts add")
+                fields["host"] = .string(host)
+                fields["port"] = .integer(port)
+            }
+            return ControlMessage.Request(command: "contacts.add", args: .object(fields))
+        } render: { Render.contact($0["contact"], verb: "saved") + ($0["note"].map { "\nnote: \(Render.text($0))" } ?? "") },
         remote(["contacts", "rename"], "Give a contact a new name.", "<name|pubky> <new-name>") { arguments in
             let which = try CLICommand.positional(arguments, 0, "name|pubky", command: "contacts rename")
             let name = try CLICommand.positional(arguments, 1, "new-name", command: "contacts rename")

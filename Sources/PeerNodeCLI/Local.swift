@@ -50,6 +50,11 @@ struct Context {
 
     /// Also reads `recover --contract @file`.
     static func readSmallFile(_ path: String) -> String? {
+        readSmallBytes(path).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The first MiB of a file, as bytes (a recovery file is binary).
+    static func readSmallBytes(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -61,7 +66,7 @@ struct Context {
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes
     }
 }
 
@@ -83,25 +88,54 @@ enum Local {
         } catch {
             return Main.usageFailure(UsageError("\(error)", command: "init"))
         }
+        let pubky: PubkyInit?
+        do throws(PubkyInitFailure) {
+            pubky = try await PubkyInit.prepare(arguments)
+        } catch {
+            switch error {
+            case .usage(let usage): return Main.usageFailure(usage)
+            case .daemon(let failure): return Main.failure(code: failure.code, message: failure.description, exit: failure.exitCode)
+            }
+        }
         do {
             let made = try await DataDirectory.initialize(datadir: context.datadir, network: network)
+            var published: [(relay: String, outcome: String)] = []
+            if let pubky {
+                published = try await pubky.certify(node: made.pubky, datadir: context.datadir)
+                await pubky.close()
+            }
+            let identity = pubky?.identity.pubky ?? made.pubky
             if context.json {
-                Output.out(JSONValue.object(["pubky": .string(made.pubky.z32), "datadir": .string(made.datadir),
-                                             "network": .string(network.rawValue),
-                                             "wrote_config": .bool(made.wroteConfig)]).canonicalString)
+                var fields: [String: JSONValue] = ["pubky": .string(identity.z32), "datadir": .string(made.datadir),
+                                                   "network": .string(network.rawValue), "wrote_config": .bool(made.wroteConfig),
+                                                   "node_pubky": .string(made.pubky.z32)]
+                if pubky != nil {
+                    fields["pkarr_published"] = .array(published.map { .object(["relay": .string($0.relay),
+                                                                               "outcome": .string($0.outcome)]) })
+                }
+                Output.out(JSONValue.object(fields).canonicalString)
                 return ExitCode.success
             }
             let config = NodeConfig.path(context.datadir, NodeConfig.configFileName)
-            Output.out(Render.fields([
+            var lines: [(String, String)] = [
                 ("created", "\(context.datadir) (\(network.rawValue)"
                     + (arguments.options["network"] == nil ? ", the default; --network testnet|signet|regtest for another)" : ")")),
-                ("pubky", made.pubky.z32),
+                ("pubky", identity.z32),
+            ]
+            if pubky != nil {
+                lines.append(("node key", "\(made.pubky.z32) (certified by the pubky in "
+                              + "\(PubkyIdentityFile.path(datadir: context.datadir)); the recovery file was not kept)"))
+                for entry in published { lines.append(("pkarr relay", "\(entry.relay): \(entry.outcome)")) }
+            }
+            lines += [
                 ("seed", "\(NodeConfig.path(context.datadir, NodeConfig.seedFileName)) (mode 0600; back it up: it controls this node's funds)"),
                 ("config", made.wroteConfig ? "\(config) (set the bitcoind_rpc_* and lnd_* keys)" : "\(config) (kept as it was)"),
                 ("next", "peernode run --datadir \(context.datadir)"),
-            ]))
+            ]
+            Output.out(Render.fields(lines))
             return ExitCode.success
         } catch {
+            await pubky?.close()
             return Main.failure(code: error.code, message: error.description, exit: error.exitCode)
         }
     }

@@ -59,14 +59,19 @@ enum Render {
     }
 
     static func contact(_ contact: JSONValue?, verb: String) -> String {
-        "\(verb) \(text(contact?["name"])) (\(text(contact?["pubky"])) at \(text(contact?["host"])):\(text(contact?["port"])))"
+        let node = contact?["node_pubky"].flatMap { $0 == contact?["pubky"] ? nil : $0 }
+        return "\(verb) \(text(contact?["name"])) (\(text(contact?["pubky"]))"
+            + (node.map { ", node key \(text($0))" } ?? "")
+            + " at \(text(contact?["host"])):\(text(contact?["port"]))"
+            + (contact?["address_from"]?.stringValue == "pkarr" ? ", found through pkarr" : "") + ")"
     }
 
     static func contacts(_ result: JSONValue) -> String {
         let list = result["contacts"]?.arrayValue ?? []
-        if list.isEmpty { return "no contacts; add one with `peernode contacts add <name> <pubky> <host:port>`" }
+        if list.isEmpty { return "no contacts; add one with `peernode contacts add <name> <pubky> [<host:port>]`" }
         return table(["NAME", "PUBKY", "ADDRESS"], list.map { contact in
-            [text(contact["name"]), text(contact["pubky"]), "\(text(contact["host"])):\(text(contact["port"]))"]
+            [text(contact["name"]), text(contact["pubky"]), "\(text(contact["host"])):\(text(contact["port"]))"
+                + (contact["address_from"]?.stringValue == "pkarr" ? " (pkarr)" : "")]
         })
     }
 
@@ -88,10 +93,10 @@ enum Render {
         if offers.isEmpty {
             out.append("no offers")
         } else {
-            out.append(table(["CONTACT", "MIN", "MAX", "BASE FEE", "PPM", "ON-CHAIN FEE", "CONFS", "TIMEOUT"], offers.map { offer in
+            out.append(table(["CONTACT", "MIN", "MAX", "BASE FEE", "PPM", "ON-CHAIN FEE", "CONFS", "TIMEOUT", "FROM"], offers.map { offer in
                 [text(offer["contact"]), sats(offer["min_amount_sat"]), sats(offer["max_amount_sat"]), sats(offer["base_fee_sat"]),
                  text(offer["fee_ppm"]), sats(offer["onchain_fee_sat"]), text(offer["required_confirmations"]),
-                 "\(text(offer["htlc_timeout_blocks"])) blocks"]
+                 "\(text(offer["htlc_timeout_blocks"])) blocks", offer["source"]?.stringValue ?? "offer"]
             }))
         }
         let skipped = result["skipped"]?.arrayValue ?? []

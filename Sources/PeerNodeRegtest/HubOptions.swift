@@ -24,6 +24,8 @@ struct HubOptions {
     var datadir: String?
     /// Every LND REST server in plain HTTP (LND's no-rest-tls) instead of TLS.
     var lndPlainHTTP = false
+    /// pkarr relays served, each on a free port (`hub_pkarr_relay`).
+    var pkarrRelays = 0
 
     static let usage = """
         usage: peernode-regtest [options]
@@ -53,6 +55,8 @@ struct HubOptions {
                                   <dir>/<node>/tls.cert (default: a new directory under /tmp)
           --lnd-plain-http        serve LND REST in plain HTTP (LND's no-rest-tls) instead of
                                   TLS with a fresh self-signed certificate per node
+          --pkarr-relays <n>      serve <n> pkarr relays (PUT and GET /<z32>, pkarr's
+                                  design/relays.md), each on a free port (default 0)
           --help                  this text
         """
 
@@ -88,6 +92,7 @@ struct HubOptions {
             case "--ln-node": options.lightningNodes.append(try nodeSpec(value(flag)))
             case "--datadir": options.datadir = try value(flag)
             case "--lnd-plain-http": options.lndPlainHTTP = true
+            case "--pkarr-relays": options.pkarrRelays = try number(flag, 0...16)
             case "--help", "-h": return nil
             default: throw UsageError(description: "unknown option \(flag)")
             }

@@ -28,7 +28,7 @@ struct HubProcess {
                 kernelPath: options.kernelPath, policy: options.policy, rpcHost: options.rpcHost, rpcPort: options.rpcPort,
                 credentials: credentials, autoMineSeconds: options.autoMineSeconds, lightningNodes: options.lightningNodes,
                 lightningTLSDirectory: directory, clockRate: options.clockRate,
-                blockIntervalSeconds: options.blockIntervalSeconds)
+                blockIntervalSeconds: options.blockIntervalSeconds, pkarrRelays: options.pkarrRelays)
             hub = try await RegtestHub.start(configuration, loop: loop)
         } catch {
             if let ownDirectory { Self.removeCertificates(in: ownDirectory, nodes: options.lightningNodes.map(\.name)) }

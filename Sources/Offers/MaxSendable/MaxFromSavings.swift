@@ -38,7 +38,7 @@ public struct MaxFromSavings: Sendable {
     /// The search for `provider`, or why it cannot be asked: its offer runs no
     /// `onchain_to_ln`.
     public func search(_ provider: ProviderOffer) -> Result<MaxSendable, SkipReason> {
-        guard let terms = provider.offer.body.terms(for: .onchainToLightning) else {
+        guard let terms = provider.terms.terms(for: .onchainToLightning) else {
             return .failure(.directionNotOffered(.onchainToLightning))
         }
         // The quoted amount is X itself: no claim fee rides in the lock in this direction.

@@ -22,15 +22,32 @@ public enum ProbeResult: Sendable, Equatable {
     }
 }
 
-/// A contact together with its offer.
+/// A contact together with the terms it is priced by: its signed offer, or (before it has
+/// been asked anything) the capability descriptor it published (docs/PUBKY.md, section 8).
+/// Only a signed offer is ever quoted against: `Router.confirm` turns a descriptor-ranked
+/// provider into one by asking that provider alone.
 public struct ProviderOffer: Sendable, Equatable {
     public let contact: Contact
-    public let offer: Signed<Offer>
+    /// What the selectors price: the offer's body, or the descriptor's terms.
+    public let terms: Offer
+    /// The provider's signed offer; nil when the terms come from its descriptor.
+    public let signed: Signed<Offer>?
 
     public init(contact: Contact, offer: Signed<Offer>) {
         self.contact = contact
-        self.offer = offer
+        terms = offer.body
+        signed = offer
     }
+
+    /// A provider ranked from its published descriptor, not asked anything yet.
+    public init(contact: Contact, descriptor: CapabilityDescriptor) {
+        self.contact = contact
+        terms = descriptor.offerTerms(provider: contact.pubky)
+        signed = nil
+    }
+
+    /// True when ranked from a descriptor (`signed` is nil).
+    public var fromDescriptor: Bool { signed == nil }
 }
 
 /// A contact that is not a route, and why.
@@ -61,6 +78,8 @@ public struct ProbeReport: Sendable, Equatable {
     public var submarineSkipped: [SkippedContact]
     /// Contacts asked over the network this time (the rest came from the cache).
     public var probed: Int
+    /// Contacts ranked from their published descriptors, asked nothing.
+    public var fromDescriptors = 0
 
     public init(offers: [ProviderOffer] = [], skipped: [SkippedContact] = [], submarineOffers: [ProviderOffer] = [],
                 submarineSkipped: [SkippedContact] = [], probed: Int = 0) {
@@ -73,12 +92,12 @@ public struct ProbeReport: Sendable, Equatable {
 
     /// Files a checked offer under each direction it runs, and as skipped in the other.
     mutating func add(_ provider: ProviderOffer) {
-        if provider.offer.body.supports(.lightningToOnchain) {
+        if provider.terms.supports(.lightningToOnchain) {
             offers.append(provider)
         } else {
             skipped.append(SkippedContact(contact: provider.contact, reason: .directionNotOffered(.lightningToOnchain)))
         }
-        if provider.offer.body.supports(.onchainToLightning) {
+        if provider.terms.supports(.onchainToLightning) {
             submarineOffers.append(provider)
         } else {
             submarineSkipped.append(SkippedContact(contact: provider.contact, reason: .directionNotOffered(.onchainToLightning)))

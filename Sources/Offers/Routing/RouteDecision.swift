@@ -6,12 +6,15 @@ public struct RouteDecision: Sendable, Equatable {
     public let skipped: [SkippedContact]
     /// Contacts asked over the network for this decision (0 when the cache answered).
     public let probed: Int
+    /// Contacts ranked from their published descriptors, asked nothing.
+    public let fromDescriptors: Int
 
-    public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int) {
+    public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int, fromDescriptors: Int = 0) {
         choice = ranked.first
         self.ranked = ranked
         self.skipped = skipped
         self.probed = probed
+        self.fromDescriptors = fromDescriptors
     }
 
     /// One line per contact, for `peernode offers --debug` and logs.

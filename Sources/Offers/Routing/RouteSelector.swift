@@ -27,7 +27,7 @@ public struct RouteSelector: Sendable {
 
     /// The candidate for one offer, or why it does not fit.
     public func price(_ provider: ProviderOffer) -> Result<RouteCandidate, SkipReason> {
-        let offer = provider.offer.body
+        let offer = provider.terms
         // The top-level terms are a submarine-only provider's `onchain_to_ln` ones: never
         // price a reverse swap from them.
         guard offer.supports(.lightningToOnchain) else { return .failure(.directionNotOffered(.lightningToOnchain)) }
@@ -84,7 +84,7 @@ public struct RouteSelector: Sendable {
 
     static func isBetter(_ a: RouteCandidate, than b: RouteCandidate) -> Bool {
         if a.totalCostSat != b.totalCostSat { return a.totalCostSat < b.totalCostSat }
-        let (offerA, offerB) = (a.provider.offer.body, b.provider.offer.body)
+        let (offerA, offerB) = (a.provider.terms, b.provider.terms)
         if offerA.requiredConfirmations != offerB.requiredConfirmations {
             return offerA.requiredConfirmations < offerB.requiredConfirmations
         }

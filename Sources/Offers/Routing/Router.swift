@@ -42,6 +42,9 @@ public actor Router {
     private var probing: [Contact: Task<ProbeResult, Never>] = [:]
     private var refreshTask: Task<Void, Never>?
     private var refreshes = 0
+    /// Descriptors whose provider's signed offer cost more than they said, with why: not
+    /// used again (nor the provider asked again) until it publishes another one.
+    private var dishonoured: [Pubky: (terms: Offer, reason: SkipReason)] = [:]
 
     public init(settings: Settings, prober: any OfferProber, sleeper: any Sleeper, clock: any UnixClock) {
         self.settings = settings
@@ -51,15 +54,30 @@ public actor Router {
     }
 
     /// Offers from the cache and, for contacts without a usable cached one (all of them
-    /// when `refresh`), from probing.
-    public func probe(_ contacts: [Contact], refresh: Bool = false) async -> ProbeReport {
+    /// when `refresh`), from their published descriptors (`published`, by node key: ranked
+    /// without asking them anything) or else from probing; with `probeUnpublished` false a
+    /// contact that publishes no descriptor is skipped instead (`private_discovery`).
+    public func probe(_ contacts: [Contact], refresh: Bool = false, published: [Pubky: CapabilityDescriptor] = [:],
+                      probeUnpublished: Bool = true, unpublishedReasons: [Pubky: String] = [:]) async -> ProbeReport {
         let now = clock.nowUnix
         var report = ProbeReport()
         var toProbe: [Contact] = []
         for contact in uniqued(contacts) {
             if !refresh, let cached = cache[contact.pubky], cached.contact == contact,
-               cached.offer.body.validUntilUnix >= now + settings.cacheMarginSeconds {
+               cached.terms.validUntilUnix >= now + settings.cacheMarginSeconds {
                 report.add(cached)
+            } else if let descriptor = published[contact.pubky], descriptor.network == settings.network.rawValue,
+                      descriptor.expiresAtUnix >= now {
+                let provider = ProviderOffer(contact: contact, descriptor: descriptor)
+                if let refused = dishonoured[contact.pubky], refused.terms == provider.terms {
+                    report.skip(SkippedContact(contact: contact, reason: refused.reason))
+                } else {
+                    report.add(provider)
+                    report.fromDescriptors += 1
+                }
+            } else if !probeUnpublished {
+                report.skip(SkippedContact(contact: contact, reason: .noDescriptor(
+                    unpublishedReasons[contact.pubky] ?? "it publishes no capability descriptor")))
             } else {
                 toProbe.append(contact)
             }
@@ -88,17 +106,71 @@ public actor Router {
         return report
     }
 
-    /// Probes (or reads the cache) and picks the cheapest route for paying `selector`'s X.
-    public func route(_ selector: RouteSelector, contacts: [Contact], refresh: Bool = false) async -> RouteDecision {
-        let report = await probe(contacts, refresh: refresh)
+    /// Probes (or reads the cache or the descriptors) and picks the cheapest route for
+    /// paying `selector`'s X.
+    public func route(_ selector: RouteSelector, contacts: [Contact], refresh: Bool = false,
+                      published: [Pubky: CapabilityDescriptor] = [:], probeUnpublished: Bool = true,
+                      unpublishedReasons: [Pubky: String] = [:]) async -> RouteDecision {
+        let report = await probe(contacts, refresh: refresh, published: published, probeUnpublished: probeUnpublished,
+                                 unpublishedReasons: unpublishedReasons)
         let (ranked, unfit) = selector.rank(report.offers)
-        return RouteDecision(ranked: ranked, skipped: report.skipped + unfit, probed: report.probed)
+        return RouteDecision(ranked: ranked, skipped: report.skipped + unfit, probed: report.probed,
+                             fromDescriptors: report.fromDescriptors)
+    }
+
+    /// A provider ranked from its descriptor, asked alone for its signed offer (the only
+    /// contact this asks), which is checked as a probe's and cached; a provider with a
+    /// signed offer already is returned as it is.
+    public func confirm(_ provider: ProviderOffer) async -> Result<ProviderOffer, SkipReason> {
+        guard provider.fromDescriptor else { return .success(provider) }
+        let contact = provider.contact
+        let perContact = settings.perContactTimeoutMilliseconds
+        let result = await Deadline.run(milliseconds: perContact, sleeper: sleeper,
+                                        onTimeout: .skipped(.timedOut(milliseconds: perContact))) {
+            await self.sharedProbe(contact, prober: self.prober, timeoutMilliseconds: perContact)
+        }
+        switch result {
+        case .offer(let offer):
+            if let reason = check(offer, from: contact, nowUnix: clock.nowUnix) { return .failure(reason) }
+            let confirmed = ProviderOffer(contact: contact, offer: offer)
+            cache[contact.pubky] = confirmed
+            return .success(confirmed)
+        case .skipped(let reason):
+            return .failure(reason)
+        }
+    }
+
+    /// `candidate` priced again on its provider's signed offer (`confirm`), or why not: the
+    /// offer's reason, or `descriptorNotHonoured` when it costs more than the descriptor
+    /// that ranked it said.
+    public func confirm<Candidate: PricedCandidate>(
+        _ candidate: Candidate, price: (ProviderOffer) -> Result<Candidate, SkipReason>
+    ) async -> Result<Candidate, SkipReason> {
+        guard candidate.provider.fromDescriptor else { return .success(candidate) }
+        switch await confirm(candidate.provider) {
+        case .failure(let reason):
+            return .failure(reason)
+        case .success(let provider):
+            switch price(provider) {
+            case .failure(let reason):
+                return .failure(reason)
+            case .success(let priced):
+                guard priced.totalCostSat <= candidate.totalCostSat else {
+                    let reason = SkipReason.descriptorNotHonoured(advertisedSat: candidate.totalCostSat, offeredSat: priced.totalCostSat)
+                    // Its offer is not routed through for this descriptor, now or on the next pass.
+                    cache[provider.contact.pubky] = nil
+                    dishonoured[provider.contact.pubky] = (candidate.provider.terms, reason)
+                    return .failure(reason)
+                }
+                return .success(priced)
+            }
+        }
     }
 
     /// Offers in the cache now, unexpired.
     public var cachedOffers: [ProviderOffer] {
         let now = clock.nowUnix
-        return cache.values.filter { $0.offer.body.validUntilUnix >= now }
+        return cache.values.filter { $0.terms.validUntilUnix >= now }
     }
 
     /// Completed background refresh rounds.

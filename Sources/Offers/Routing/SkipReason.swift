@@ -43,6 +43,12 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case feeAboveMaximum(feeSat: Int64, maximumSat: Int64, maxFeePPM: Int64, ofSat: Int64)
     /// Every fee of the route together is above the payer's `--max-fee`.
     case aboveMaxFee(feeSat: Int64, capSat: Int64)
+    /// `private_discovery=1`: the contact publishes no capability descriptor (why), so it
+    /// is not probed.
+    case noDescriptor(String)
+    /// Ranked from its descriptor, its signed offer costs more than the descriptor said:
+    /// the quote would not honour what ranked it.
+    case descriptorNotHonoured(advertisedSat: Int64, offeredSat: Int64)
 
     public var description: String {
         switch self {
@@ -87,6 +93,10 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
                 + "(\(percent) of \(OffersError.sats(base)))"
         case .aboveMaxFee(let fee, let cap):
             return "its fees come to \(OffersError.sats(fee)), above --max-fee \(OffersError.sats(cap))"
+        case .noDescriptor(let why): return "\(why), and private_discovery=1 forbids probing it"
+        case .descriptorNotHonoured(let advertised, let offered):
+            return "its offer does not honour its published descriptor (fees \(OffersError.sats(offered)), "
+                + "\(OffersError.sats(advertised)) advertised)"
         }
     }
 }

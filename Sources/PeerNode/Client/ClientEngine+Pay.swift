@@ -36,7 +36,7 @@ extension ClientEngine {
     public func firmQuote(destinationType: DestinationType, amountSat: Int64, via provider: ProviderOffer,
                           contractType: ContractType? = nil) async throws(ClientEngineError) -> ClientFirmQuote {
         let contact = provider.contact
-        let offer = provider.offer.body
+        let offer = provider.terms
         let type = contractType ?? OfferFeature.contractTypes(in: offer.features)[0]
         guard amountSat > 0 else { throw .unsupportedDestination("the amount must be positive") }
 

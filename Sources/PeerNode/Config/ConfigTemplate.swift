@@ -49,6 +49,8 @@ public enum ConfigTemplate {
         case "status_listen": return "127.0.0.1:9738"
         case "electrum_server": return "<host>:50002"
         case "electrum_tls_cert": return "/home/<you>/electrum-server.crt"
+        case "pkarr_relay": return "http://<relay host>:<port>"
+        case "pkarr_address": return "192.0.2.7"
         default: return ""
         }
     }

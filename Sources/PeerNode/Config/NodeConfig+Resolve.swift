@@ -147,8 +147,45 @@ private struct ConfigResolver {
         resolved.acceptOnchain = try value("accept_onchain")?.bool() ?? true
         resolved.musig2 = try value("musig2")?.bool() ?? true
         resolved.submarine = try submarineSettings(mainnet: mainnet, provider: provider.enabled)
+        resolved.pkarr = try pkarrSettings(listen: listen)
         if mainnet && !allowUnsafe { try checkMainnetSafety(resolved) }
         return resolved
+    }
+
+    /// `pkarr_relay` URLs, the addresses to publish (`pkarr_address`, else a dialable
+    /// `listen` host; required once a relay is set), the TTL and private discovery.
+    private func pkarrSettings(listen: NodeConfig.HostPort) throws(ConfigError) -> NodeConfig.PkarrSettings {
+        var relays: [PkarrRelayURL] = []
+        for entry in entries["pkarr_relay"] ?? [] {
+            let setting = ConfigValue(entry: entry, allowed: ConfigKey.named("pkarr_relay")!.allowed, secret: false)
+            let text = try setting.nonEmpty()
+            do {
+                relays.append(try PkarrRelayURL(text))
+            } catch {
+                throw setting.invalid("\(error)")
+            }
+        }
+        var addresses: [String] = []
+        for entry in entries["pkarr_address"] ?? [] {
+            let setting = ConfigValue(entry: entry, allowed: ConfigKey.named("pkarr_address")!.allowed, secret: false)
+            guard NodeConfig.isPublishable(entry.value) else { throw setting.invalid("not an IP address contacts can dial") }
+            addresses.append(entry.value)
+        }
+        if addresses.isEmpty, NodeConfig.isPublishable(listen.host) { addresses = [listen.host] }
+        if !relays.isEmpty, addresses.isEmpty {
+            throw mismatch("pkarr_address", nil, "the node listens on \(listen.host), which is no address a contact can dial, "
+                + "and pkarr_relay is set: the packet would name no address", allowed: "an IP address of this node, e.g. pkarr_address=192.0.2.7")
+        }
+        let privateDiscovery = try value("private_discovery")?.bool() ?? false
+        if privateDiscovery, relays.isEmpty {
+            throw mismatch("private_discovery", "1", "private discovery reads the contacts' descriptors from pkarr relays, and none is set",
+                           allowed: "0, or 1 with pkarr_relay")
+        }
+        return NodeConfig.PkarrSettings(
+            relays: relays, addresses: addresses,
+            ttlSeconds: UInt32(try value("pkarr_ttl_seconds")?.int(in: 10...86_400) ?? 300),
+            privateDiscovery: privateDiscovery,
+            discoveryIntervalSeconds: try value("discovery_interval_seconds")?.int(in: 1...86_400) ?? 300)
     }
 
     /// LND's REST port is TLS unless `lnd_rest_tls=0`, which only a loopback host may use:

@@ -198,6 +198,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var musig2 = true
     /// The provider's submarine direction (`submarine=1` and its `submarine_*` terms).
     public var submarine = SubmarineSettings()
+    /// pkarr publishing and resolving (`pkarr_*`, `private_discovery`); off without a relay.
+    public var pkarr = PkarrSettings()
     /// The fewest lock confirmations the client waits for before claiming, whatever a
     /// provider quotes (audit L-2); an allowed zero-conf claim waits for none.
     /// `client_min_confirmations`: 2 on mainnet, 1 elsewhere.

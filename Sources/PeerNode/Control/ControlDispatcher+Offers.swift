@@ -12,12 +12,15 @@ extension ControlDispatcher {
         } catch {
             throw .failed(error.description)
         }
-        let report = await services.router.probe(candidates, refresh: refresh)
-        let offers = report.offers.sorted { $0.offer.body.baseFeeSat + $0.offer.body.onchainFeeSat
-            < $1.offer.body.baseFeeSat + $1.offer.body.onchainFeeSat }
+        let discovery = await services.discovery(for: candidates)
+        let report = await services.router.probe(candidates, refresh: refresh, published: discovery.published,
+                                                 probeUnpublished: discovery.probeUnpublished,
+                                                 unpublishedReasons: discovery.reasons)
+        let offers = report.offers.sorted { $0.terms.baseFeeSat + $0.terms.onchainFeeSat
+            < $1.terms.baseFeeSat + $1.terms.onchainFeeSat }
         return .object([
             "offers": .array(offers.map { provider in
-                let offer = provider.offer.body
+                let offer = provider.terms
                 return .object([
                     "contact": .string(provider.contact.name), "pubky": .string(provider.contact.pubky.z32),
                     "address": .string("\(provider.contact.host):\(provider.contact.port)"),
@@ -28,6 +31,8 @@ extension ControlDispatcher {
                     "required_confirmations": .integer(offer.requiredConfirmations),
                     "htlc_timeout_blocks": .integer(offer.htlcTimeoutBlocks),
                     "valid_until_unix": .integer(offer.validUntilUnix),
+                    // How it was found: its signed offer, or its published descriptor (asked nothing).
+                    "source": .string(provider.fromDescriptor ? "descriptor" : "offer"),
                 ])
             }),
             "skipped": .array(report.skipped.map { skipped in
@@ -35,6 +40,7 @@ extension ControlDispatcher {
                          "reason": .string(ClientCommands.describe(skipped.reason))])
             }),
             "probed": .integer(report.probed),
+            "from_descriptors": .integer(report.fromDescriptors),
         ])
     }
 }

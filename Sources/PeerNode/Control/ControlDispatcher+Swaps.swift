@@ -13,7 +13,7 @@ extension ControlDispatcher {
                     "created_at": .integer(record.createdAt), "state": last.map { .string($0.kind) } ?? .null,
                     "final": .bool(last?.isFinal ?? false), "updated_at": last.map { .integer($0.at) } ?? .null,
                 ]
-                if let pubky = try? Pubky(parsing: record.peer), let contact = try await services.store.contact(pubky: pubky) {
+                if let pubky = try? Pubky(parsing: record.peer), let contact = try await services.store.contact(nodeKey: pubky) {
                     row["peer_name"] = .string(contact.name)
                 }
                 row.merge(Self.summary(of: record)) { _, new in new }

@@ -11,7 +11,7 @@ import Transport
 /// |---|---|---|
 /// | `status` | | network, pubky, listen, tip, wallet and Lightning balances, peers, provider |
 /// | `stop` | | `stopping`, `pid`: the daemon shuts down as on SIGTERM once this is answered |
-/// | `contacts.add` | `name`, `pubky`, `host`, `port`, `replace`? | the contact; `contact_conflict` when the pubky or name is saved otherwise |
+/// | `contacts.add` | `name`, `pubky`, `host`? and `port`? (none: resolved through pkarr), `replace`? | the contact (`node_pubky`, `address_from`), `note`?; `contact_conflict` when the pubky or name is saved otherwise |
 /// | `contacts.rename` | `contact` (name or pubky), `name` | the contact, `old_name` |
 /// | `contacts.list` | | `contacts` |
 /// | `contacts.remove` | `contact` (name or pubky) | the removed contact |

@@ -78,7 +78,7 @@ extension ClientCommands {
         var skipped = report.skipped.map { RoutePlan.Skip(contact: $0.contact, reason: Self.describe($0.reason)) }
         var best: (provider: ProviderOffer, type: ContractType, claimFee: Int64, result: MaxSendableResult)?
         for provider in report.offers {
-            let offer = provider.offer.body
+            let offer = provider.terms
             guard let type = OfferFeature.contractTypes(in: offer.features).first else {
                 skipped.append(RoutePlan.Skip(contact: provider.contact, reason: Self.describe(.onlyRetiredContracts)))
                 continue
@@ -165,13 +165,13 @@ actor DialQuoter: Quoter {
             open = try await dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
             connection = open
         }
-        let request = QuoteRequest(requestID: RandomID.make(), offerID: provider.offer.body.offerID, direction: direction,
+        let request = QuoteRequest(requestID: RandomID.make(), offerID: provider.terms.offerID, direction: direction,
                                    amountSat: amountSat)
         let reply = try SwapMessage(bytes: try await open.request(request.encoded, id: request.requestID,
                                                                   timeoutMilliseconds: timeoutMilliseconds))
         switch reply {
         case .quote(let signed):
-            return try policy.check(signed, answering: request, provider: contact.pubky, offer: provider.offer.body,
+            return try policy.check(signed, answering: request, provider: contact.pubky, offer: provider.terms,
                                     nowUnix: clock.nowUnix)
         case .reject(let reject):
             throw ClientEngineError.rejected(reject.code, reason: reject.reason)

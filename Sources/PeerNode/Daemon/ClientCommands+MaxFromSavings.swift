@@ -81,7 +81,7 @@ extension ClientCommands {
         result["route"] = .string(RailOption.submarineSwap.rawValue)
         result["outcome"] = .string(Self.describe(found.outcome))
         result["rounds"] = .integer(found.rounds)
-        let type = OfferFeature.contractTypes(in: provider.offer.body.features).first ?? .taprootBoltz
+        let type = OfferFeature.contractTypes(in: provider.terms.features).first ?? .taprootBoltz
         result["provider"] = RoutePlan.providerJSON(provider.contact, contractType: type)
         result["fees"] = .object([
             "amount_sat": .integer(amount), "service_fee_sat": .integer(quote.serviceFeeSat),

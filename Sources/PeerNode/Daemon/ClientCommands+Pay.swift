@@ -225,12 +225,19 @@ extension ClientCommands {
             throw .backend("no fee estimate for the claim: \(error); nothing was paid")
         }
         let candidates = try await routeCandidates()
+        let discovery = await services.discovery(for: candidates)
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers"
-                       + (contractType.map { " with a \($0.rawValue) contract" } ?? ""))
+                       + (contractType.map { " with a \($0.rawValue) contract" } ?? "")
+                       + (discovery.published.isEmpty ? "" : " (\(discovery.published.count) publish a capability descriptor)"))
         let selector = RouteSelector(amountSat: amountSat, destination: destinationType, claimFeeRate: rate,
                                      routingFee: engine.configuration.routingFee, contractType: contractType,
                                      claimPolicy: engine.configuration.claimPolicy)
-        let decision = await services.router.route(selector, contacts: candidates, refresh: refresh)
+        let decision = await services.router.route(selector, contacts: candidates, refresh: refresh,
+                                                   published: discovery.published, probeUnpublished: discovery.probeUnpublished,
+                                                   unpublishedReasons: discovery.reasons)
+        progress.stage("routing", Self.discoveryLine(
+            candidates: candidates.count, fromDescriptors: decision.fromDescriptors, probed: decision.probed,
+            skippedUnpublished: decision.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
         var balanceSat: Int64?
         do {
             balanceSat = Int64(clamping: try await services.lightning.spendableBalance() / 1_000)
@@ -261,6 +268,19 @@ extension ClientCommands {
                                                 + "the balance is \(Self.grouped(balanceSat)) sat"))
             } else {
                 fitting.append(candidate)
+            }
+        }
+        // The quote binds, the descriptor only ranks: the first fitting provider ranked from
+        // its descriptor is asked alone for its signed offer, and skipped when that costs more.
+        while let first = fitting.first, first.provider.fromDescriptor {
+            progress.stage("routing", "\(first.provider.contact.name) was ranked from its published descriptor; "
+                           + "asking it alone for its signed offer")
+            switch await services.router.confirm(first, price: selector.price) {
+            case .success(let confirmed):
+                fitting[0] = confirmed
+            case .failure(let reason):
+                fitting.removeFirst()
+                skipped.append(RoutePlan.Skip(contact: first.provider.contact, reason: Self.describe(reason)))
             }
         }
         for skip in skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
@@ -317,7 +337,7 @@ extension ClientCommands {
     /// What the contact takes (on-chain, Lightning), asked over the transport (a few at a
     /// time per contact: `ContactRequestGate`).
     func contactRails(of contact: SavedContact) async throws(ControlError) -> ContactRails {
-        try await services.contactRequests.run(to: contact.pubky) { () async throws(ControlError) -> ContactRails in
+        try await services.contactRequests.run(to: contact.nodeKey) { () async throws(ControlError) -> ContactRails in
             try await askEndpoints(of: contact)
         }
     }
@@ -326,7 +346,7 @@ extension ClientCommands {
         let network = services.config.network
         let connection: PeerConnection
         do {
-            connection = try await services.dialer.dial(contact.pubky, host: contact.host, port: Int(contact.port))
+            connection = try await services.dialer.dial(contact.nodeKey, host: contact.host, port: Int(contact.port))
         } catch {
             throw .backend("\(contact.name) cannot be reached at \(contact.host):\(contact.port) to ask for its address: "
                            + "\(error); nothing was paid")

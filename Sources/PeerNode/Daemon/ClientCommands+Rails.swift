@@ -105,29 +105,52 @@ extension ClientCommands {
             return plan
         }
         let candidates = try await routeCandidates()
+        let discovery = await services.discovery(for: candidates)
         progress.stage("routing", "asking \(candidates.count) contact(s) for swap offers"
-                       + (options.contractType.map { " with a \($0.rawValue) contract" } ?? ""))
-        let report = await services.router.probe(candidates, refresh: refresh)
-        var reverse = RankedCandidates<RouteCandidate>()
+                       + (options.contractType.map { " with a \($0.rawValue) contract" } ?? "")
+                       + (discovery.published.isEmpty ? "" : " (\(discovery.published.count) publish a capability descriptor)"))
+        let report = await services.router.probe(candidates, refresh: refresh, published: discovery.published,
+                                                 probeUnpublished: discovery.probeUnpublished,
+                                                 unpublishedReasons: discovery.reasons)
+        progress.stage("routing", Self.discoveryLine(
+            candidates: candidates.count, fromDescriptors: report.fromDescriptors, probed: report.probed,
+            skippedUnpublished: report.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
+        var reverseSelector: RouteSelector?
         if inputs.payee.onchain, source != .savings {
             let rate = try await feeRate(target: engine.configuration.claimFeeTargetBlocks, purpose: "the claim")
             let destination = try address.map(Self.destinationType) ?? .p2tr
-            reverse = report.reverse(RouteSelector(amountSat: amountSat, destination: destination, claimFeeRate: rate,
-                                                   routingFee: engine.configuration.routingFee,
-                                                   contractType: options.contractType,
-                                                   claimPolicy: engine.configuration.claimPolicy))
+            reverseSelector = RouteSelector(amountSat: amountSat, destination: destination, claimFeeRate: rate,
+                                            routingFee: engine.configuration.routingFee, contractType: options.contractType,
+                                            claimPolicy: engine.configuration.claimPolicy)
         }
-        var submarine = RankedCandidates<SubmarineCandidate>()
+        var submarineSelector: SubmarineSelector?
         if inputs.payee.lightning, source != .spending, self.submarine != nil {
-            submarine = report.submarine(SubmarineSelector(amountSat: amountSat, lockFeeSat: inputs.lockFeeSat,
-                                                           contractType: options.contractType))
+            submarineSelector = SubmarineSelector(amountSat: amountSat, lockFeeSat: inputs.lockFeeSat,
+                                                  contractType: options.contractType)
         }
-        let chosen = chooser(reverse, submarine)
-        do {
-            return try chosen.choose()
-        } catch {
-            for verdict in error.verdicts { progress.stage("routing", verdict.description) }
-            throw ControlError(code: Self.refusalCode(error), message: error.description + "; nothing was paid")
+        // Providers ranked from their descriptors are confirmed one at a time, the chosen one
+        // only: each that fails (or does not honour its descriptor) is skipped and the route
+        // chosen again.
+        var reverse = reverseSelector.map(report.reverse) ?? RankedCandidates()
+        var submarine = submarineSelector.map(report.submarine) ?? RankedCandidates()
+        while true {
+            let plan: RailPlan
+            do {
+                plan = try chooser(reverse, submarine).choose()
+            } catch {
+                for verdict in error.verdicts { progress.stage("routing", verdict.description) }
+                throw ControlError(code: Self.refusalCode(error), message: error.description + "; nothing was paid")
+            }
+            switch plan.route {
+            case .reverseSwap(let choice) where choice.provider.fromDescriptor:
+                guard let reverseSelector else { return plan }
+                reverse = await confirmed(choice, in: reverse, price: { reverseSelector.price($0) }, progress: progress)
+            case .submarineSwap(let choice) where choice.provider.fromDescriptor:
+                guard let submarineSelector else { return plan }
+                submarine = await confirmed(choice, in: submarine, price: { submarineSelector.price($0) }, progress: progress)
+            default:
+                return plan
+            }
         }
     }
 
@@ -140,6 +163,21 @@ extension ClientCommands {
                                         options: options, progress: progress)
         progress.stage("route", plan.reason)
         return (inputs, plan)
+    }
+
+    /// `candidates` after the descriptor-ranked `choice` is asked alone for its signed offer
+    /// (`Router.confirm`): priced on it, or skipped with the reason, said in a progress line.
+    private func confirmed<Candidate: PricedCandidate & Equatable>(
+        _ choice: Candidate, in candidates: RankedCandidates<Candidate>,
+        price: @Sendable (ProviderOffer) -> Result<Candidate, SkipReason>, progress: CommandProgress
+    ) async -> RankedCandidates<Candidate> {
+        progress.stage("routing", "\(choice.provider.contact.name) was ranked from its published descriptor; "
+                       + "asking it alone for its signed offer")
+        let outcome = await services.router.confirm(choice, price: price)
+        if case .failure(let reason) = outcome {
+            progress.stage("routing", "skipped \(choice.provider.contact.name): \(Self.describe(reason))")
+        }
+        return candidates.confirming(choice, outcome)
     }
 
     /// `no_route` when a provider is missing, `not_paid` when only balances are short (as

@@ -128,7 +128,7 @@ extension ClientCommands {
                 throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
                                    + "now; nothing was paid")
             }
-            let terms = choice.provider.offer.body.terms(for: .onchainToLightning)
+            let terms = choice.provider.terms.terms(for: .onchainToLightning)
             progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
                            + "(\(choice.provider.contact.pubky.z32)), \(choice.contractType.rawValue) contract: lock "
                            + "\(Self.grouped(choice.lockAmountSat)) sat (fees \(Self.grouped(choice.providerFeeSat)) sat) plus the "

@@ -31,6 +31,12 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A backend that answers but does not fit the config (another network, a macaroon
     /// file that cannot be read): the user fixes `key` in the config file.
     case misconfigured(key: String, reason: String, fix: String)
+    /// `<datadir>/pubky_identity.pkarr` cannot be used (docs/PUBKY.md).
+    case pubkyIdentity(String)
+    /// The Pubky recovery file did not open (`init --pubky-recovery-file`).
+    case recoveryFile(RecoveryFileError)
+    /// The pkarr relays could not be used for what was asked (why).
+    case pkarr(String)
 
     public var description: String {
         switch self {
@@ -66,6 +72,12 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
             return "wallet error: \(reason)"
         case .misconfigured(let key, let reason, let fix):
             return "configuration error in \(key): \(reason); \(fix)"
+        case .pubkyIdentity(let reason):
+            return "the node's Pubky identity cannot be used: \(reason)"
+        case .recoveryFile(let error):
+            return error.description
+        case .pkarr(let reason):
+            return reason
         }
     }
 
@@ -83,13 +95,16 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case .lnd: return "lnd"
         case .store: return "store"
         case .wallet: return "wallet"
+        case .pubkyIdentity: return "pubky_identity"
+        case .recoveryFile: return "recovery_file"
+        case .pkarr: return "pkarr"
         }
     }
 
     /// The `peernode` exit code for this failure.
     public var exitCode: Int32 {
         switch self {
-        case .config, .notInitialized, .seedExists, .badSeed, .misconfigured, .locked: return ExitCode.configError
+        case .config, .notInitialized, .seedExists, .badSeed, .misconfigured, .locked, .pubkyIdentity: return ExitCode.configError
         default: return ExitCode.failure
         }
     }

@@ -121,7 +121,9 @@ public final class NodeDaemon: Sendable {
     private func start(config: NodeConfig, seed: NodeSeed, loop: EventLoop, teardown: inout Teardown) async throws(DaemonError) {
         let log = options.log
         let identity = NodeIdentity(seed: seed)
-        log("peernode \(identity.pubky.z32) on \(config.network.rawValue), data in \(config.datadir)")
+        let identityPacket = try PubkyIdentityFile.load(datadir: config.datadir, node: identity.pubky)
+        log("peernode \(identityPacket.map { "\($0.pubky.z32) (node key \(identity.pubky.z32))" } ?? identity.pubky.z32) "
+            + "on \(config.network.rawValue), data in \(config.datadir)")
 
         if options.watchSignals {
             // Watched before anything listens, so a signal during start-up stops cleanly.
@@ -213,7 +215,8 @@ public final class NodeDaemon: Sendable {
         var servesPeer: NodePeerHandlers.ServesPeer?
         if config.provider.contactsOnly {
             servesPeer = { peer in
-                let contact = try? await store.contact(pubky: peer)
+                // A peer is the key it proved: a contact's node key.
+                let contact = try? await store.contact(nodeKey: peer)
                 return contact != nil
             }
         }
@@ -221,7 +224,7 @@ public final class NodeDaemon: Sendable {
         let invoiceDesk = config.lightningReceive.enabled
             ? ContactInvoiceDesk(identity: identity, lightning: lightning, limits: ContactInvoiceDesk.limits(config.lightningReceive),
                                  expirySeconds: UInt64(config.lightningReceive.expirySeconds)) { peer in
-                (try? await store.contact(pubky: peer)) != nil
+                (try? await store.contact(nodeKey: peer)) != nil
             }
             : nil
         // Peer events at the operator's choice (log_peer_events): each is one line, and a
@@ -229,7 +232,7 @@ public final class NodeDaemon: Sendable {
         let peerLog = config.logPeerEvents ? PeerLog { log("peer: \($0)") } : .silent
         // Saved contacts are never evicted to make room for a newcomer. A store that cannot
         // list them now protects none until contacts are added; serving goes on either way.
-        let protectedPeers = ProtectedPeers((try? await store.contacts().map(\.pubky)) ?? [])
+        let protectedPeers = ProtectedPeers((try? await store.contacts().map(\.nodeKey)) ?? [])
         // peer_connections_per_host scales the per-host handshake budget (8 by default) and
         // the group's share with it; the defaults are PeerLimits'.
         let perHost = config.peerConnectionsPerHost
@@ -243,9 +246,20 @@ public final class NodeDaemon: Sendable {
                                                                     swapList: SwapListDesk(store: store, identity: identity,
                                                                                            network: config.network)),
                                     isProtected: { protectedPeers.contains($0) })
-        let dialer = PeerDialer(identity: identity, loop: loop)
+        let pkarr = await startPkarr(config: config, identityPacket: identityPacket, store: store, clock: clock, loop: loop,
+                                     teardown: &teardown)
+        var dialer = PeerDialer(identity: identity, loop: loop)
+        // A contact found through pkarr that moved is looked up again when its old address fails.
+        let reResolve = pkarr?.reResolver(store: store)
+        dialer.reResolve = reResolve
         let prober = PeerOfferProber(identity: identity, network: config.network, sleeper: loop.sleeper) { contact in
-            try await TCPConnection.connect(host: contact.host, port: Int(contact.port), loop: loop)
+            do {
+                return try await TCPConnection.connect(host: contact.host, port: Int(contact.port), loop: loop)
+            } catch {
+                guard let moved = await reResolve?(contact.pubky), moved.host != contact.host || moved.port != Int(contact.port)
+                else { throw error }
+                return try await TCPConnection.connect(host: moved.host, port: moved.port, loop: loop)
+            }
         }
         let router = Router(settings: Router.Settings(network: config.network), prober: prober, sleeper: loop.sleeper,
                             clock: clock)
@@ -253,7 +267,9 @@ public final class NodeDaemon: Sendable {
                                     feeEstimator: feeEstimator, lightning: lightning, wallet: wallet, desk: desk,
                                     router: router, dialer: dialer, peerServer: peerServer,
                                     protectedPeers: protectedPeers, clock: clock, backendLatency: latency,
-                                    submarineLiquidity: submarineLiquidity)
+                                    submarineLiquidity: submarineLiquidity,
+                                    pkarr: pkarr,
+                                    pubkyIdentity: identityPacket?.pubky)
         if let factory = options.engines {
             do {
                 let built = try await factory(services)
@@ -272,8 +288,15 @@ public final class NodeDaemon: Sendable {
         // Offers live 10 minutes; re-probing the contacts every few minutes in the background
         // keeps them cached, so a payment rarely needs a probe and does not show to the
         // contacts as a burst of them right before it.
-        await router.startRefresh(contacts: { (try? await services.routeCandidates()) ?? [] },
-                                  intervalMilliseconds: Self.offerRefreshMilliseconds)
+        // Contacts that publish a descriptor are ranked from it and never re-probed; with
+        // private_discovery=1 nobody is (docs/PUBKY.md, section 8).
+        await router.startRefresh(contacts: {
+            let all = (try? await services.routeCandidates()) ?? []
+            guard services.pkarr != nil else { return all }
+            let discovery = await services.discovery(for: all)
+            guard discovery.probeUnpublished else { return [] }
+            return all.filter { discovery.published[$0.pubky] == nil }
+        }, intervalMilliseconds: Self.offerRefreshMilliseconds)
         teardown.add("router") { await router.stopRefresh() }
 
         let listener: PeerListener
@@ -286,6 +309,17 @@ public final class NodeDaemon: Sendable {
         teardown.add("peer listener and peers") { await listener.close() }
         let bound = NodeConfig.HostPort(host: config.listen.host, port: listener.port)
         log("listening for peers on \(bound)" + (config.provider.enabled ? " (provider on)" : ""))
+        if let pkarr = services.pkarr {
+            let publisher = PkarrPublisher(node: identity, addresses: pkarr.settings.addresses, port: UInt16(listener.port),
+                                           ttlSeconds: pkarr.settings.ttlSeconds, relays: pkarr.relays,
+                                           identityPacket: pkarr.identityPacket, clock: clock, log: log,
+                                           descriptor: Self.descriptorSource(desk: desk, clock: clock, network: config.network,
+                                                                             log: log))
+            pkarr.setPublisher(publisher)
+            await publisher.start(checkMilliseconds: Self.publishCheckMilliseconds, sleeper: loop.sleeper)
+            await pkarr.sweep.start(intervalMilliseconds: UInt64(pkarr.settings.discoveryIntervalSeconds) * 1_000,
+                                    sleeper: loop.sleeper)
+        }
 
         let dispatcher = ControlDispatcher(services: services, engines: engines, listenAddress: bound.description,
                                            stop: { [stopSink] in stopSink.yield() })
@@ -294,7 +328,7 @@ public final class NodeDaemon: Sendable {
         log("control socket \(config.controlSocket)")
         let statusPort = try await startStatus(config: config, services: services, engines: engines, listen: bound.description,
                                                loop: loop, teardown: &teardown)
-        options.onReady?(DaemonReady(pubky: identity.pubky.z32, listenHost: bound.host, listenPort: bound.port,
+        options.onReady?(DaemonReady(pubky: services.publicPubky.z32, listenHost: bound.host, listenPort: bound.port,
                                      controlSocket: config.controlSocket, statusPort: statusPort))
     }
 

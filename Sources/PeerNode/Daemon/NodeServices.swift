@@ -40,6 +40,16 @@ public struct NodeServices: Sendable {
     /// Keeps this node's one-off requests to one contact under the contact's per-pubky
     /// connection budget.
     let contactRequests = ContactRequestGate()
+    /// Publishing and resolving through pkarr relays; nil without `pkarr_relay`.
+    public var pkarr: PkarrNode? = nil
+    /// The Pubky identity this node serves (`init --pubky-recovery-file`): what contacts
+    /// add and what `status` shows as `pubky`; nil when the node is its own identity.
+    public var pubkyIdentity: Pubky? = nil
+}
+
+extension NodeServices {
+    /// The pubky contacts know this node by: its Pubky identity, else its own key.
+    public var publicPubky: Pubky { pubkyIdentity ?? identity.pubky }
 }
 
 extension NodeServices {
@@ -47,7 +57,8 @@ extension NodeServices {
     /// `offers`, `pay`, `quote` and `max` ask for swap offers.
     func routeCandidates() async throws(StoreError) -> [Offers.Contact] {
         var list = try await store.contacts().map {
-            Offers.Contact(pubky: $0.pubky, host: $0.host, port: $0.port, name: $0.name)
+            // The node key: what the handshake proves and the offers are signed with.
+            Offers.Contact(pubky: $0.nodeKey, host: $0.host, port: $0.port, name: $0.name)
         }
         for extra in config.extraProviders where !list.contains(where: { $0.pubky == extra.pubky }) {
             list.append(Offers.Contact(pubky: extra.pubky, host: extra.host, port: UInt16(extra.port),
@@ -56,10 +67,12 @@ extension NodeServices {
         return list
     }
 
-    /// A saved contact by name, or by pubky in any form `Pubky(parsing:)` reads.
+    /// A saved contact by name, or by pubky (its identity or its node key) in any form
+    /// `Pubky(parsing:)` reads.
     func findContact(_ which: String) async throws(StoreError) -> SavedContact? {
         if let byName = try await store.contact(named: which) { return byName }
         guard let pubky = try? Pubky(parsing: which) else { return nil }
-        return try await store.contact(pubky: pubky)
+        if let byIdentity = try await store.contact(pubky: pubky) { return byIdentity }
+        return try await store.contact(nodeKey: pubky)
     }
 }

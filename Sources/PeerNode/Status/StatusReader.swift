@@ -134,7 +134,7 @@ struct StatusReader: Sendable {
     /// Saved contacts' names by pubky (z-base-32), for showing counterparties.
     func contactNames() async -> [String: String] {
         var names: [String: String] = [:]
-        for contact in (try? await services.store.contacts()) ?? [] { names[contact.pubky.z32] = contact.name }
+        for contact in (try? await services.store.contacts()) ?? [] { names[contact.nodeKey.z32] = contact.name }
         return names
     }
 }

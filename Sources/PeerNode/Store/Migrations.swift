@@ -1,7 +1,7 @@
 /// The schema's history, applied in order and recorded in `PRAGMA user_version`. A shipped
 /// migration is never edited: a change is a new migration with the next version.
 enum Migrations {
-    static let all: [Migration] = [version1, version2]
+    static let all: [Migration] = [version1, version2, version3]
 
     /// The newest schema this binary knows.
     static var latestVersion: Int32 { all.last?.version ?? 0 }
@@ -104,5 +104,21 @@ enum Migrations {
     /// record theirs. Adding a column fires no UPDATE trigger, so the contract stays written once.
     static let version2 = Migration(version: 2, statements: [
         "ALTER TABLE swaps ADD COLUMN key_scheme INTEGER NOT NULL DEFAULT 0 CHECK (key_scheme BETWEEN 0 AND 255)",
+    ])
+
+    /// v3 (docs/PUBKY.md): a contact's node key when its Pubky identity certifies another
+    /// key (NULL: the pubky itself), whether its address follows its pkarr packet, and the
+    /// newest verified pkarr packet known per key, so a restart never goes back to an older one.
+    static let version3 = Migration(version: 3, statements: [
+        "ALTER TABLE contacts ADD COLUMN node_key TEXT",
+        "ALTER TABLE contacts ADD COLUMN resolved INTEGER NOT NULL DEFAULT 0 CHECK (resolved IN (0, 1))",
+        "CREATE INDEX contacts_node_key ON contacts (node_key)",
+        """
+        CREATE TABLE pkarr_packets (
+            pubky TEXT PRIMARY KEY NOT NULL,
+            packet BLOB NOT NULL,
+            fetched_at INTEGER NOT NULL
+        )
+        """,
     ])
 }

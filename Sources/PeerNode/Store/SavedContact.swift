@@ -3,6 +3,11 @@ import Transport
 /// Someone the node pays or asks for offers: a pubky and the `host:port` its node listens
 /// on, under a name the user picks. Only valid contacts can be constructed, so the store
 /// never writes a malformed one.
+///
+/// The pubky is the identity the user added; `nodeKey` is the key its node proves in the
+/// handshake and signs with: the pubky itself, or the node key its Pubky identity certifies
+/// (docs/PUBKY.md, section 4). `resolved` says the address came from the contact's pkarr
+/// packet and follows it; an address the user typed is an override kept as typed.
 public struct SavedContact: Sendable, Equatable {
     public static let maxNameLength = 64
     /// A DNS name's limit; also covers any IPv4 or IPv6 literal.
@@ -14,8 +19,13 @@ public struct SavedContact: Sendable, Equatable {
     public let port: UInt16
     /// Unix seconds when first added; updating a contact keeps it.
     public let addedAt: Int64
+    /// The key to dial and to check signatures against.
+    public let nodeKey: Pubky
+    /// The address is the one the contact's pkarr packet names (re-resolved when it moves).
+    public let resolved: Bool
 
-    public init(pubky: Pubky, name: String, host: String, port: Int, addedAt: Int64) throws(ContactError) {
+    public init(pubky: Pubky, name: String, host: String, port: Int, addedAt: Int64, nodeKey: Pubky? = nil,
+                resolved: Bool = false) throws(ContactError) {
         try Self.validate(name: name)
         try Self.validate(host: host)
         guard (1...65535).contains(port) else { throw .invalidPort(port) }
@@ -24,17 +34,20 @@ public struct SavedContact: Sendable, Equatable {
         self.host = host
         self.port = UInt16(port)
         self.addedAt = addedAt
+        self.nodeKey = nodeKey ?? pubky
+        self.resolved = resolved
     }
 
     /// Parses `pubky` in any form `Pubky(parsing:)` accepts (bare, `pk:`, URL).
-    public init(pubky text: String, name: String, host: String, port: Int, addedAt: Int64) throws(ContactError) {
+    public init(pubky text: String, name: String, host: String, port: Int, addedAt: Int64, nodeKey: Pubky? = nil,
+                resolved: Bool = false) throws(ContactError) {
         let pubky: Pubky
         do {
             pubky = try Pubky(parsing: text)
         } catch {
             throw .invalidPubky(error.description)
         }
-        try self.init(pubky: pubky, name: name, host: host, port: port, addedAt: addedAt)
+        try self.init(pubky: pubky, name: name, host: host, port: port, addedAt: addedAt, nodeKey: nodeKey, resolved: resolved)
     }
 
     /// Printable, no surrounding spaces (the CLI looks contacts up by name), bounded.

@@ -41,12 +41,15 @@ public final class RegtestHub: Sendable {
         /// False: the hub acts as a Core started without `-txindex` (`getindexinfo` is
         /// empty; confirmed transactions need their block hash), for `doctor`'s tests.
         public var txIndex: Bool = true
+        /// pkarr relays to serve, each on its own free port of `rpcHost` (`PkarrRelay`).
+        public var pkarrRelays: Int
 
         public init(kernelPath: String? = nil, policy: MempoolPolicy = MempoolPolicy(), rpcHost: String = "127.0.0.1",
                     rpcPort: Int = 0, credentials: HTTPBasicCredentials, autoMineSeconds: Int? = nil,
                     lightningHost: String = "127.0.0.1", lightningNodes: [NodeSpec] = [], lightningTLSDirectory: String? = nil,
                     housekeepingMilliseconds: UInt64 = 250, authFailureDelayMilliseconds: UInt64 = 250,
-                    clock: (@Sendable () -> Int64)? = nil, clockRate: Int = 1, blockIntervalSeconds: Int? = nil) {
+                    clock: (@Sendable () -> Int64)? = nil, clockRate: Int = 1, blockIntervalSeconds: Int? = nil,
+                    pkarrRelays: Int = 0) {
             self.kernelPath = kernelPath
             self.policy = policy
             self.rpcHost = rpcHost
@@ -62,6 +65,7 @@ public final class RegtestHub: Sendable {
             self.clock = clock ?? { Int64(HubClock.now()) }
             self.clockRate = clockRate
             self.blockIntervalSeconds = blockIntervalSeconds
+            self.pkarrRelays = pkarrRelays
         }
     }
 
@@ -82,6 +86,8 @@ public final class RegtestHub: Sendable {
     public let rpc: BitcoinRPCService
     public let credentials: HTTPBasicCredentials
     public let simulatedClock: SimulatedClock
+    /// The test pkarr relays, in index order (`hub_pkarr_relay`).
+    public let pkarrRelays: [PkarrRelayService]
 
     /// How far block times may run ahead of the wall clock. Core's kernel refuses a header
     /// more than 2 hours past its own (wall) clock (`time-too-new`), and a clock at rate 600
@@ -91,8 +97,9 @@ public final class RegtestHub: Sendable {
     public static let maxBlockTimeLeadSeconds: Int64 = 3_600
 
     private init(chain: RegtestChain, hubChain: HubChain, lightning: HubLightning, rpc: BitcoinRPCService,
-                 credentials: HTTPBasicCredentials, simulatedClock: SimulatedClock) {
+                 credentials: HTTPBasicCredentials, simulatedClock: SimulatedClock, pkarrRelays: [PkarrRelayService]) {
         self.simulatedClock = simulatedClock
+        self.pkarrRelays = pkarrRelays
         self.chain = chain
         self.hubChain = hubChain
         self.lightning = lightning
@@ -118,7 +125,11 @@ public final class RegtestHub: Sendable {
         lightning.startHousekeeping(everyMilliseconds: housekeepingMilliseconds(configured: configuration.housekeepingMilliseconds,
                                                                                 rate: simulated.rate))
         let rpc: BitcoinRPCService
+        var relays: [PkarrRelayService] = []
         do {
+            for _ in 0..<configuration.pkarrRelays {
+                relays.append(try await PkarrRelayService.start(host: configuration.rpcHost, loop: loop))
+            }
             for node in configuration.lightningNodes {
                 _ = try await lightning.addNode(name: node.name, balanceSat: node.balanceSat)
             }
@@ -126,7 +137,8 @@ public final class RegtestHub: Sendable {
             let server = BitcoinRPCServer(credentials: configuration.credentials,
                                           methods: BitcoinRPCMethods.all(hubChain, lightning: lightning)
                                               + [BitcoinRPCMethods.hubClock(simulated, blockIntervalSeconds:
-                                                                                configuration.blockIntervalSeconds)],
+                                                                                configuration.blockIntervalSeconds)]
+                                              + BitcoinRPCMethods.hubPkarr(relays),
                                           sleeper: loop.sleeper,
                                           authFailureDelayMilliseconds: configuration.authFailureDelayMilliseconds,
                                           clock: clock)
@@ -134,6 +146,7 @@ public final class RegtestHub: Sendable {
                                                     loop: loop)
         } catch {
             // Starting the RPC service is the last step that can fail, so nothing of it runs.
+            for relay in relays { await relay.stop() }
             await lightning.stop()
             chain.close()
             throw error
@@ -145,7 +158,7 @@ public final class RegtestHub: Sendable {
             hubChain.autoMiner.start(everySeconds: seconds, to: hubChain.wallet.script)
         }
         return RegtestHub(chain: chain, hubChain: hubChain, lightning: lightning, rpc: rpc,
-                          credentials: configuration.credentials, simulatedClock: simulated)
+                          credentials: configuration.credentials, simulatedClock: simulated, pkarrRelays: relays)
     }
 
     /// How often the invoice timer runs: as configured on the wall clock; on a faster
@@ -162,6 +175,7 @@ public final class RegtestHub: Sendable {
     /// Lightning timer and every LND REST server, then releases the kernel.
     public func stop() async {
         await rpc.stop()
+        for relay in pkarrRelays { await relay.stop() }
         await hubChain.shutDown()
         await lightning.stop()
         chain.close()
@@ -177,6 +191,7 @@ public final class RegtestHub: Sendable {
                 "methods": .array(rpc.server.methodNames.map { .string($0) }),
             ]),
             "lightning": BitcoinRPCMethods.lightningNodesJSON(lightning),
+            "pkarr_relays": .array(pkarrRelays.map { .string($0.url) }),
         ])
     }
 }

@@ -21,6 +21,12 @@ public struct PeerDialer: Sendable {
     public var readBufferLimit: Int
     /// Runs the connect timeout and the channel's timers; the loop's own timers by default.
     public var sleeper: any Sleeper
+    /// Asked for a key's endpoint again when a connect fails (a contact found through pkarr
+    /// may have moved: docs/PUBKY.md); a different answer is dialled once more. Nil: none.
+    public var reResolve: EndpointReResolver?
+
+    /// A key's endpoint looked up afresh, or nil when nothing newer is known.
+    public typealias EndpointReResolver = @Sendable (_ pubky: Pubky) async -> (host: String, port: Int)?
 
     public init(identity: NodeIdentity, loop: EventLoop, limits: PeerLimits = PeerLimits(),
                 log: PeerLog = .silent, handlers: PeerHandlers = PeerHandlers(),
@@ -34,15 +40,35 @@ public struct PeerDialer: Sendable {
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.readBufferLimit = readBufferLimit
         sleeper = loop.sleeper
+        reResolve = nil
     }
 
     /// Connects to `host:port` and returns a serving connection to `pubky`, or fails
-    /// (and closes the socket) when the node there cannot prove it holds that key.
+    /// (and closes the socket) when the node there cannot prove it holds that key. When the
+    /// connect fails and `reResolve` knows another endpoint for the key, that one is tried.
     public func dial(_ pubky: Pubky, host: String, port: Int) async throws(PeerDialError) -> PeerConnection {
-        let address = Self.address(host: host, port: port)
         let stream: TCPConnection
         do {
-            stream = try await TCPConnectAttempt.run(
+            stream = try await connect(host: host, port: port)
+        } catch {
+            guard let reResolve, let moved = await reResolve(pubky), moved.host != host || moved.port != port else {
+                throw error
+            }
+            stream = try await connect(host: moved.host, port: moved.port)
+        }
+        do {
+            // `dial` logs handshake failures itself and closes the stream on any of them.
+            return try await PeerConnection.dial(over: stream, identity: identity, expecting: pubky, sleeper: sleeper,
+                                                 limits: limits, log: log, handlers: handlers)
+        } catch {
+            throw .handshakeFailed(error)
+        }
+    }
+
+    private func connect(host: String, port: Int) async throws(PeerDialError) -> TCPConnection {
+        let address = Self.address(host: host, port: port)
+        do {
+            return try await TCPConnectAttempt.run(
                 host: host, port: port, loop: loop, sleeper: sleeper,
                 timeoutMilliseconds: connectTimeoutMilliseconds, readBufferLimit: readBufferLimit)
         } catch {
@@ -52,13 +78,6 @@ public struct PeerDialer: Sendable {
             case .failed(let cause):
                 throw .connectFailed(address: address, reason: ErrorText.describe(cause))
             }
-        }
-        do {
-            // `dial` logs handshake failures itself and closes the stream on any of them.
-            return try await PeerConnection.dial(over: stream, identity: identity, expecting: pubky, sleeper: sleeper,
-                                                 limits: limits, log: log, handlers: handlers)
-        } catch {
-            throw .handshakeFailed(error)
         }
     }
 

@@ -22,7 +22,7 @@ final class MaxFromSavingsTests: XCTestCase {
     /// the ppm's floor falls either way.
     func testTheLargestAmountFitsAndOneMoreDoesNot() async throws {
         for savings: Int64 in [30_000, 100_000, 100_781, 100_782, 101_228, 250_123, 333_333] {
-            let quoter = QuoteBookQuoter(offer: carol.offer.body)
+            let quoter = QuoteBookQuoter(offer: carol.terms)
             let max = MaxFromSavings(savingsSat: savings, lockSweepFeeSat: lockSweepFee)
             let result = try await max.settle(carol, using: quoter).get()
             let amount = try XCTUnwrap(result.amountSat, "savings \(savings)")
@@ -31,7 +31,7 @@ final class MaxFromSavingsTests: XCTestCase {
             XCTAssertEqual(quote.amountSat, amount, "the quote is for the invoice X itself")
             XCTAssertEqual(quote.swapDirection, .onchainToLightning)
             XCTAssertLessThanOrEqual(quote.totalSat + lockSweepFee, savings, "X fits, lock fee included")
-            let above = try await QuoteBookQuoter(offer: carol.offer.body).quote(amountSat: amount + 1)
+            let above = try await QuoteBookQuoter(offer: carol.terms).quote(amountSat: amount + 1)
             XCTAssertGreaterThan(above.totalSat + lockSweepFee, savings, "X + 1 does not (savings \(savings))")
             XCTAssertTrue(quoter.amounts.contains(amount), "only a quoted amount is returned")
             XCTAssertLessThanOrEqual(result.rounds, MaxSendable.defaultMaxRounds)
@@ -40,14 +40,14 @@ final class MaxFromSavingsTests: XCTestCase {
 
     func testTheProviderMaximumAndMinimumBound() async throws {
         let rich = try await MaxFromSavings(savingsSat: 10_000_000, lockSweepFeeSat: lockSweepFee)
-            .settle(carol, using: QuoteBookQuoter(offer: carol.offer.body)).get()
+            .settle(carol, using: QuoteBookQuoter(offer: carol.terms)).get()
         XCTAssertEqual(rich.amountSat, 500_000)
         XCTAssertEqual(rich.outcome, .atProviderMaximum)
         // 10,000 + 415 + 380 + 300 = 11,095: one sat less cannot pay the minimum invoice.
         let justEnough = try await MaxFromSavings(savingsSat: 11_095, lockSweepFeeSat: lockSweepFee)
-            .settle(carol, using: QuoteBookQuoter(offer: carol.offer.body)).get()
+            .settle(carol, using: QuoteBookQuoter(offer: carol.terms)).get()
         XCTAssertEqual(justEnough.amountSat, 10_000)
-        let quoter = QuoteBookQuoter(offer: carol.offer.body)
+        let quoter = QuoteBookQuoter(offer: carol.terms)
         let poor = try await MaxFromSavings(savingsSat: 11_094, lockSweepFeeSat: lockSweepFee).settle(carol, using: quoter).get()
         XCTAssertNil(poor.amountSat)
         XCTAssertEqual(poor.outcome, .budgetBelowMinimum)
@@ -68,7 +68,7 @@ final class MaxFromSavingsTests: XCTestCase {
     func testAReverseOnlyProviderIsSkipped() async {
         let bob = RailFixtures.provider(2, "bob", submarine: nil)
         let result = await MaxFromSavings(savingsSat: 100_000, lockSweepFeeSat: lockSweepFee)
-            .settle(bob, using: QuoteBookQuoter(offer: bob.offer.body))
+            .settle(bob, using: QuoteBookQuoter(offer: bob.terms))
         XCTAssertEqual(result, .failure(.directionNotOffered(.onchainToLightning)))
     }
 
@@ -90,7 +90,7 @@ final class MaxFromSavingsTests: XCTestCase {
         let max = MaxFromSavings(savingsSat: savings, lockSweepFeeSat: lockSweepFee)
         var results: [(provider: ProviderOffer, result: MaxSendableResult)] = []
         for provider in [dear, carol, twin, small] {
-            results.append((provider, try await max.settle(provider, using: QuoteBookQuoter(offer: provider.offer.body)).get()))
+            results.append((provider, try await max.settle(provider, using: QuoteBookQuoter(offer: provider.terms)).get()))
         }
         XCTAssertEqual(results[1].result.amountSat, results[2].result.amountSat, "carol and twin reach the same X")
         guard case .submarine(let provider, let amount, let result)? = MaxFromSavings.best(direct: nil, submarine: results) else {

@@ -107,11 +107,11 @@ final class RouterTCPTests: XCTestCase {
         // The offers came over TCP signed by each contact's own key, for this network.
         let choice = try XCTUnwrap(decision.choice)
         let runnerUp = decision.ranked[1]
-        XCTAssertEqual(choice.provider.offer.body.providerPubky, cheap.pubky)
-        XCTAssertTrue(choice.provider.offer.isSigned(by: cheap.pubky))
-        XCTAssertEqual(runnerUp.provider.offer.body.providerPubky, dear.pubky)
-        XCTAssertEqual(choice.provider.offer.body.baseFeeSat, 200)
-        XCTAssertEqual(runnerUp.provider.offer.body.baseFeeSat, 500)
+        XCTAssertEqual(choice.provider.terms.providerPubky, cheap.pubky)
+        XCTAssertTrue(choice.provider.signed?.isSigned(by: cheap.pubky) ?? false)
+        XCTAssertEqual(runnerUp.provider.terms.providerPubky, dear.pubky)
+        XCTAssertEqual(choice.provider.terms.baseFeeSat, 200)
+        XCTAssertEqual(runnerUp.provider.terms.baseFeeSat, 500)
         // Same amount, same claim: only the service fee (and the routing fee on the larger
         // invoice) tells them apart.
         XCTAssertEqual(choice.lockAmountSat, runnerUp.lockAmountSat)

@@ -45,7 +45,7 @@ final class RailChooserInvariantTests: XCTestCase {
                                       reverse: Bool.random(using: &random))
             }
             let reverse = RouteSelector(amountSat: amount, destination: .p2tr, claimFeeRate: Fixtures.rate(2),
-                                        routingFee: routing).ranked(providers.filter { $0.offer.body.supports(.lightningToOnchain) })
+                                        routingFee: routing).ranked(providers.filter { $0.terms.supports(.lightningToOnchain) })
             let submarine = SubmarineSelector(amountSat: amount, lockFeeSat: Int64.random(in: 0...1_000, using: &random))
                 .rank(providers)
             let chooser = RailChooser(contact: "erin", payee: payee, amountSat: amount, savingsSat: savings, spendingSat: spending,

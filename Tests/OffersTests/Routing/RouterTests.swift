@@ -293,7 +293,7 @@ extension RouterTests {
         ]
         let prober = ScriptedProber { contact in
             guard let provider = offers[contact.name] else { return .answer(.skipped(.notAProvider("no"))) }
-            return .answer(.offer(provider.offer))
+            return .answer(.offer(provider.signed!))
         }
         let contacts = ["two-way", "swap-in", "swap-out"].map { offers[$0]!.contact } + [Self.contact(4, "none")]
         let probing = router(prober)

@@ -23,7 +23,7 @@ final class SubmarineSelectorTests: XCTestCase {
         XCTAssertEqual(candidate.spendSat, 21_110)
         XCTAssertEqual(candidate.spendSat, candidate.amountSat + candidate.totalCostSat)
         XCTAssertEqual(candidate.contractType, .taprootBoltz)
-        let quote = try await QuoteBookQuoter(offer: provider.offer.body).quote(amountSat: amount)
+        let quote = try await QuoteBookQuoter(offer: provider.terms).quote(amountSat: amount)
         XCTAssertEqual(quote.amountSat, candidate.amountSat, "the provider pays an invoice of exactly X")
         XCTAssertEqual(quote.totalSat, candidate.lockAmountSat)
         XCTAssertEqual(quote.feeSat, candidate.providerFeeSat)
@@ -82,15 +82,15 @@ final class SubmarineSelectorTests: XCTestCase {
     /// (which are its `onchain_to_ln` ones).
     func testTheReverseSelectorSkipsASubmarineOnlyProvider() {
         let provider = RailFixtures.provider(1, "swap-in-only", reverse: false)
-        XCTAssertTrue(provider.offer.body.supports(.onchainToLightning))
-        XCTAssertFalse(provider.offer.body.supports(.lightningToOnchain))
+        XCTAssertTrue(provider.terms.supports(.onchainToLightning))
+        XCTAssertFalse(provider.terms.supports(.lightningToOnchain))
         let selector = RouteSelector(amountSat: amount, destination: .p2tr, claimFeeRate: Fixtures.rate(2))
         XCTAssertEqual(selector.ranked([provider]).skipped.map(\.reason), [.directionNotOffered(.lightningToOnchain)])
         XCTAssertEqual(SubmarineSelector(amountSat: amount, lockFeeSat: lockFee).rank([provider]).ranked.count, 1)
     }
 
     func testAContractTypeAskedForMustBeOffered() throws {
-        var offer = RailFixtures.provider(1, "p2wsh-only").offer.body
+        var offer = RailFixtures.provider(1, "p2wsh-only").terms
         offer.features = ["p2wsh_v2"]
         let provider = ProviderOffer(contact: RailFixtures.contact(1, "p2wsh-only"), offer: Signed(signing: offer, with: Fixtures.identity(1)))
         XCTAssertEqual(try SubmarineSelector(amountSat: amount, lockFeeSat: lockFee).price(provider).get().contractType, .p2wsh)

@@ -19,11 +19,11 @@ enum RouterFixtures {
     static func assertQuoteBoundToClient(over connection: PeerConnection, choice: RouteCandidate, provider: Pubky,
                                          desk: ProviderDesk, requestID: String, nowUnix: UInt64,
                                          file: StaticString = #filePath, line: UInt = #line) async throws -> Quote {
-        let request = QuoteRequest(requestID: requestID, offerID: choice.provider.offer.body.offerID,
+        let request = QuoteRequest(requestID: requestID, offerID: choice.provider.terms.offerID,
                                    amountSat: choice.lockAmountSat)
         let reply = try await connection.request(request.encoded, id: request.requestID)
         let quote = try QuotePolicy().check(try Signed<Quote>(bytes: reply), answering: request, provider: provider,
-                                            offer: choice.provider.offer.body, nowUnix: nowUnix)
+                                            offer: choice.provider.terms, nowUnix: nowUnix)
         XCTAssertEqual(quote.totalSat, choice.invoiceTotalSat, file: file, line: line)
         let live = await desk.liveQuotes
         XCTAssertEqual(live, 1, file: file, line: line)

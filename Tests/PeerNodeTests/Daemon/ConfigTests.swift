@@ -48,7 +48,7 @@ final class ConfigTests: XCTestCase {
     /// default, uncommented alone, must start (placeholders of keys with no default aside).
     func testEveryTemplateDefaultLineStartsOnceUncommented() throws {
         let placeholders: Set<String> = ["bitcoind_rpc_user", "bitcoind_rpc_password", "bitcoind_rpc_cookie", "lnd_macaroon", "lnd_tls_cert",
-                                         "extra_provider", "electrum_server", "electrum_tls_cert"]
+                                         "extra_provider", "electrum_server", "electrum_tls_cert", "pkarr_relay"]
         for network in [Network.mainnet, .testnet, .signet, .regtest] {
             let lines = ConfigTemplate.text(network: network).split(separator: "\n").map(String.init)
             var tried = 0
@@ -544,5 +544,33 @@ final class ConfigTests: XCTestCase {
         for key in ConfigKey.all where key.name != "datadir" {
             XCTAssertTrue(template.contains(key.name + "="), key.name)
         }
+    }
+
+    // MARK: pkarr
+
+    func testPkarrSettings() throws {
+        XCTAssertFalse(try resolve(Self.base).pkarr.enabled)
+        let config = try resolve(Self.base + ["pkarr_relay=http://127.0.0.1:6881", "pkarr_relay=http://[::1]:6882/pkarr",
+                                              "pkarr_ttl_seconds=60", "private_discovery=1", "discovery_interval_seconds=30"])
+        XCTAssertEqual(config.pkarr.relays.map(\.description), ["http://127.0.0.1:6881", "http://[::1]:6882/pkarr"])
+        XCTAssertEqual(config.pkarr.addresses, ["127.0.0.1"], "the listen host, when it can be dialled")
+        XCTAssertEqual(config.pkarr.ttlSeconds, 60)
+        XCTAssertTrue(config.pkarr.privateDiscovery)
+        XCTAssertEqual(config.pkarr.discoveryIntervalSeconds, 30)
+        let listed = try resolve(Self.base + ["listen=0.0.0.0:9737", "pkarr_relay=http://127.0.0.1:6881",
+                                              "pkarr_address=192.0.2.7", "pkarr_address=2001:db8::7"])
+        XCTAssertEqual(listed.pkarr.addresses, ["192.0.2.7", "2001:db8::7"])
+    }
+
+    func testPkarrSettingsRefusedWithTheKeyNamed() {
+        XCTAssertEqual(failure(Self.base + ["pkarr_relay=https://relay.pkarr.org"])?.key, "pkarr_relay")
+        XCTAssertTrue("\(failure(Self.base + ["pkarr_relay=https://relay.pkarr.org"])!)".contains("uses https"))
+        XCTAssertEqual(failure(Self.base + ["pkarr_relay=relay.example:80"])?.key, "pkarr_relay")
+        XCTAssertEqual(failure(Self.base + ["pkarr_relay=http://127.0.0.1:1", "pkarr_address=example.com"])?.key, "pkarr_address")
+        XCTAssertEqual(failure(Self.base + ["pkarr_relay=http://127.0.0.1:1", "pkarr_address=0.0.0.0"])?.key, "pkarr_address")
+        XCTAssertEqual(failure(Self.base + ["listen=0.0.0.0:9737", "pkarr_relay=http://127.0.0.1:1"])?.key, "pkarr_address")
+        XCTAssertEqual(failure(Self.base + ["private_discovery=1"])?.key, "private_discovery")
+        XCTAssertEqual(failure(Self.base + ["pkarr_ttl_seconds=5"])?.key, "pkarr_ttl_seconds")
+        XCTAssertEqual(failure(Self.base + ["discovery_interval_seconds=0"])?.key, "discovery_interval_seconds")
     }
 }

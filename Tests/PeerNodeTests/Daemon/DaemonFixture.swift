@@ -22,7 +22,8 @@ final class DaemonFixture {
     /// - Parameters:
     ///   - txIndex: false: the hub acts as a Core run without `-txindex`.
     ///   - plainLightning: the hub's LND REST in plain HTTP (the one loopback path kept covered).
-    init(txIndex: Bool = true, plainLightning: Bool = false) async throws {
+    ///   - pkarrRelays: how many test pkarr relays the hub serves (`hub.pkarrRelays`).
+    init(txIndex: Bool = true, plainLightning: Bool = false, pkarrRelays: Int = 0) async throws {
         _ = try makeKernelVerifier()
         // Short: a unix socket path must fit in 107 bytes.
         root = try Self.temporaryDirectory()
@@ -31,6 +32,7 @@ final class DaemonFixture {
                                                      lightningTLSDirectory: plainLightning ? nil : root + "/lnd-tls",
                                                      authFailureDelayMilliseconds: 1)
         configuration.txIndex = txIndex
+        configuration.pkarrRelays = pkarrRelays
         hub = try await RegtestHub.start(configuration, loop: loop)
         lightning = try await hub.lightning.addNode(name: "alice", balanceSat: 500_000)
         rpc = BitcoinCoreRPC(endpoint: BitcoinCoreEndpoint(host: "127.0.0.1", port: hub.rpc.port),

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs PyPI prometheus-client's parser (`text_string_to_metric_families`), installed
 /// hash-pinned in `.build/prometheus-venv` by `scripts/setup.sh --status`, on a /metrics
-/// text: an independent reading of the exposition format. A missing install fails the test
-/// with the command that installs it; it never skips.
+/// text: an independent reading of the exposition format (`PythonTool`: a missing install
+/// fails the test with the command that installs it; it never skips).
 enum PrometheusParser {
     struct Family: Equatable {
         let name: String
@@ -19,11 +20,7 @@ enum PrometheusParser {
         }
     }
 
-    static var python: String {
-        var repo = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { repo.deleteLastPathComponent() }
-        return repo.appendingPathComponent(".build/prometheus-venv/bin/python").path
-    }
+    static let tool = PythonTool(venv: "prometheus-venv", install: "scripts/setup.sh --status")
 
     static let script = """
     import json, sys
@@ -36,28 +33,7 @@ enum PrometheusParser {
     """
 
     static func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Family] {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            XCTFail("prometheus-client is not installed at \(python): run `scripts/setup.sh --status` (or `make setup-status`)",
-                    file: file, line: line)
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            XCTFail("prometheus-client refused the text: \(failure)\n\(text)", file: file, line: line)
-            throw CocoaError(.fileReadCorruptFile)
-        }
+        let data = try tool.run(["-c", script], input: Data(text.utf8), context: text, file: file, line: line)
         let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         var families: [String: Family] = [:]
         for item in list {

@@ -125,7 +125,7 @@ final class StoreContactTests: XCTestCase {
 
 extension SQLiteSwapStore {
     /// Saves a contact that must not conflict.
-    fileprivate func add(_ contact: SavedContact) throws {
+    func add(_ contact: SavedContact) throws {
         if let conflict = try saveContact(contact, replace: false) { throw conflict }
     }
 

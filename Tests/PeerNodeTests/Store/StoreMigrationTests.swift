@@ -7,8 +7,8 @@ final class StoreMigrationTests: XCTestCase {
     func testFreshDatabaseGetsTheLatestSchema() async throws {
         let store = try SQLiteSwapStore.openInMemory()
         let settings = try await store.settings()
-        XCTAssertEqual(settings.userVersion, 2)
-        XCTAssertEqual(Migrations.latestVersion, 2)
+        XCTAssertEqual(settings.userVersion, 3)
+        XCTAssertEqual(Migrations.latestVersion, 3)
         XCTAssertEqual(Migrations.all.map(\.version), Array(1...Migrations.latestVersion), "versions are consecutive")
     }
 
@@ -23,7 +23,7 @@ final class StoreMigrationTests: XCTestCase {
         }
         let reopened = try SQLiteSwapStore.open(path: path)
         let settings = try await reopened.settings()
-        XCTAssertEqual(settings.userVersion, 2)
+        XCTAssertEqual(settings.userVersion, 3)
         let record = try await reopened.swap("s")
         XCTAssertEqual(record, StoreFixture.record("s", index: 3))
         let index = try await reopened.reserveSwapIndex()
@@ -39,10 +39,10 @@ final class StoreMigrationTests: XCTestCase {
         }
         XCTAssertThrowsError(try SQLiteSwapStore.open(path: path)) { error in
             XCTAssertEqual(error as? StoreError, .corrupt(
-                "the database has schema version 3, but this peernode knows versions up to 2; run a newer peernode"))
+                "the database has schema version 4, but this peernode knows versions up to 3; run a newer peernode"))
         }
         let raw = try SQLiteConnection(path: path)
-        XCTAssertEqual(try raw.userVersion(), 3)
+        XCTAssertEqual(try raw.userVersion(), 4)
         let tables = try raw.withStatement("SELECT count(*) FROM sqlite_master") { statement throws(StoreError) -> Int64 in
             _ = try statement.step()
             return statement.int64(0)

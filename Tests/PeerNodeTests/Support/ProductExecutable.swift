@@ -10,11 +10,14 @@ struct ProductOutcome: Sendable {
 
 /// Runs `executable` with `arguments` to its end. Both pipes are drained together, so
 /// neither can fill up and stall the child. It blocks: callers whose servers run in this
-/// process run it off the cooperative pool.
-func runProduct(_ executable: URL, _ arguments: [String]) throws -> ProductOutcome {
+/// process run it off the cooperative pool. `environment` is added to this process's.
+func runProduct(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> ProductOutcome {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

@@ -22,13 +22,15 @@ final class RegtestHubHarness {
     ///   serves TLS); nil: plain HTTP.
     /// - Parameter clock: the hub's wall clock in unix seconds (nil: the real one), and
     ///   `clockRate` its simulated seconds per real second.
+    /// - Parameter pkarrRelays: how many test pkarr relays the hub serves.
     init(housekeepingMilliseconds: UInt64, tlsDirectory: String? = nil, clock: (@Sendable () -> Int64)? = nil,
-         clockRate: Int = 1) async throws {
+         clockRate: Int = 1, pkarrRelays: Int = 0) async throws {
         _ = try makeKernelVerifier()
         loop = try EventLoop()
         let configuration = RegtestHub.Configuration(credentials: Self.credentials, lightningTLSDirectory: tlsDirectory,
                                                      housekeepingMilliseconds: housekeepingMilliseconds,
-                                                     authFailureDelayMilliseconds: 1, clock: clock, clockRate: clockRate)
+                                                     authFailureDelayMilliseconds: 1, clock: clock, clockRate: clockRate,
+                                                     pkarrRelays: pkarrRelays)
         hub = try await RegtestHub.start(configuration, loop: loop)
         rpc = RPCTestClient(port: hub.rpc.port, credentials: Self.credentials, loop: loop)
     }

@@ -120,6 +120,37 @@ final class NetPeerTests: XCTestCase {
         await finish(loop)
     }
 
+    /// A contact that moved: the connect to its old port fails, `reResolve` names the new
+    /// one, and the dial goes on there; the same answer as the address tried fails as before.
+    func testAFailedConnectIsRetriedAtTheAddressReResolveGives() async throws {
+        let loop = try makeLoop()
+        let bob = try await N.node(F.bob, loop: loop)
+        let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, loop: loop)
+        let closedPort = listener.port
+        await listener.close()
+        let asked = Locked<[Pubky]>([])
+        var dialer = N.dialer(F.alice, loop: loop)
+        dialer.reResolve = { pubky in
+            asked.withLock { $0.append(pubky) }
+            return (host: "127.0.0.1", port: bob.port)
+        }
+        let connection = try await dialer.dial(F.bob.pubky, host: "127.0.0.1", port: closedPort)
+        let reply = try await connection.request(P.request("moved"), id: "moved")
+        XCTAssertEqual(P.requestID(of: reply), "moved")
+        XCTAssertEqual(asked.withLock { $0 }, [F.bob.pubky])
+        await connection.close()
+
+        dialer.reResolve = { _ in (host: "127.0.0.1", port: closedPort) }
+        do {
+            _ = try await dialer.dial(F.bob.pubky, host: "127.0.0.1", port: closedPort)
+            XCTFail("nothing listens there")
+        } catch {
+            guard case .connectFailed = error else { return XCTFail("\(error)") }
+        }
+        await bob.close()
+        await finish(loop)
+    }
+
     /// A listening socket whose accept queue is full drops new SYNs on Linux, so a connect
     /// to it hangs until the dialer's timer cancels it; the cancelled connect must leave no
     /// libuv handle behind.

@@ -26,7 +26,7 @@ public struct SubmarineSelector: Sendable {
 
     /// The candidate for one offer, or why it does not fit.
     public func price(_ provider: ProviderOffer) -> Result<SubmarineCandidate, SkipReason> {
-        let offer = provider.offer.body
+        let offer = provider.terms
         guard let terms = offer.terms(for: .onchainToLightning) else {
             return .failure(.directionNotOffered(.onchainToLightning))
         }
@@ -67,8 +67,8 @@ public struct SubmarineSelector: Sendable {
     static func isBetter(_ a: SubmarineCandidate, than b: SubmarineCandidate) -> Bool {
         if a.totalCostSat != b.totalCostSat { return a.totalCostSat < b.totalCostSat }
         // Both run the direction: `price` checked it.
-        let termsA = a.provider.offer.body.terms(for: .onchainToLightning)
-        let termsB = b.provider.offer.body.terms(for: .onchainToLightning)
+        let termsA = a.provider.terms.terms(for: .onchainToLightning)
+        let termsB = b.provider.terms.terms(for: .onchainToLightning)
         let (confirmationsA, confirmationsB) = (termsA?.requiredConfirmations ?? 0, termsB?.requiredConfirmations ?? 0)
         if confirmationsA != confirmationsB { return confirmationsA < confirmationsB }
         let (timeoutA, timeoutB) = (termsA?.htlcTimeoutBlocks ?? 0, termsB?.htlcTimeoutBlocks ?? 0)

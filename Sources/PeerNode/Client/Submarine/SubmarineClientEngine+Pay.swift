@@ -26,7 +26,7 @@ extension SubmarineClientEngine {
         }
         let amountSat = Int64(amountMsat / 1_000)
         let contact = provider.contact
-        let offer = provider.offer.body
+        let offer = provider.terms
         guard let terms = offer.terms(for: .onchainToLightning) else {
             throw .offers(.noRoute("\(contact) does not run onchain_to_ln swaps"))
         }
