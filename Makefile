@@ -60,7 +60,9 @@ clean:
 # --plain-lnd for the nodes on plain HTTP to LND, to compare with TLS). Then issue 22's
 # flood figures: honest connect-and-quote latency during each flood, CPU per handshake (docs/PEERS.md).
 # Then issue 18's: accept -> claim of 40 sequential swaps with every node on Bitcoin Core, then on a
-# real ElectrumX, in the same run (docs/ELECTRUM.md, "Figures").
+# real ElectrumX, in the same run (docs/ELECTRUM.md, "Figures"). Then issue 17's: the same through the
+# script path and the key path (docs/MUSIG2.md). Then issue 16's: 100 sequential submarine swaps, lock
+# confirmed -> claim in the mempool, and 50 pays at once with both directions mixed against reverse alone.
 BENCH_ARGS ?=
 bench: setup setup-electrumx
 	$(SWIFT) build -c release --product peernode-bench $(SWIFT_FLAGS)
@@ -69,6 +71,8 @@ bench: setup setup-electrumx
 	.build/release/peernode-testnet bench $(BENCH_ARGS)
 	.build/release/peernode-testnet bench-floods
 	.build/release/peernode-testnet bench --chain electrum --swaps 40
+	.build/release/peernode-testnet bench --coop --swaps 40
+	.build/release/peernode-testnet bench --submarine --swaps 100
 
 # The regtest hub: Bitcoin Core JSON-RPC and LND REST on loopback; prints its endpoints as
 # JSON and runs until Ctrl-C. Extra flags: make hub HUB_ARGS="--ln-node alice:500000".

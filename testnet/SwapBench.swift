@@ -21,8 +21,10 @@ struct BenchOptions {
     /// `--coop`: the sequential swaps claimed through the script path, then through the key
     /// path (CoopBench), instead of the whole benchmark.
     var coop = false
+    /// `--submarine`: issue 16's figures (SubmarineBench) instead of the whole benchmark.
+    var submarine = false
 
-    /// `--swaps N --concurrent N [--plain-lnd] [--chain bitcoind|electrum] [--coop]`; nil on anything else.
+    /// `--swaps N --concurrent N [--plain-lnd] [--chain bitcoind|electrum] [--coop] [--submarine]`; nil on anything else.
     static func parse(_ words: [String]) -> BenchOptions? {
         var options = BenchOptions()
         var rest = words[...]
@@ -33,6 +35,10 @@ struct BenchOptions {
             }
             if word == "--coop" {
                 options.coop = true
+                continue
+            }
+            if word == "--submarine" {
+                options.submarine = true
                 continue
             }
             if word == "--chain" {
@@ -114,6 +120,7 @@ struct BenchFigures {
 func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
     if options.electrum { return ChainBench.run(run, options) }
     if options.coop { return CoopBench.run(run, options) }
+    if options.submarine { return SubmarineBench.run(run, options) }
     Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, LND REST over "
         + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"))
     Console.out("run directory (data dirs and logs): \(run.directory)")

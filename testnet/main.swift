@@ -13,7 +13,7 @@ let usage = """
     usage: peernode-testnet demo [--chain bitcoind|electrum] [--bin <dir>]
            peernode-testnet scenarios [--all | crash | electrum | load] [<name> ...] [--jobs N] [--bin <dir>]
            peernode-testnet scenarios --list
-           peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--chain electrum] [--coop] [--bin <dir>]
+           peernode-testnet bench [--swaps N] [--concurrent N] [--plain-lnd] [--chain electrum] [--coop] [--submarine] [--bin <dir>]
            peernode-testnet bench-floods [--seconds N] [--bin <dir>]
            peernode-testnet soak --minutes <n> [--seed <s>] [--bin <dir>]
 
@@ -32,7 +32,10 @@ let usage = """
                 the nodes reach LND REST over TLS, or plain HTTP with --plain-lnd (to compare);
                 --chain electrum: only the N sequential swaps (say --swaps 40), with every node
                 on Bitcoin Core and then on a real ElectrumX, in the same run; --coop: the same
-                with every claim through the script path (musig2=0), then through the key path
+                with every claim through the script path (musig2=0), then through the key path;
+                --submarine: issue 16's figures, N sequential on-chain -> Lightning swaps (lock
+                confirmed -> invoice paid -> claim in the mempool) and N pays at once with both
+                directions mixed against reverse alone
     bench-floods  issue 22's figures (build in release): an honest contact's connect-and-quote
                 latency p50/p99 during each flood of the hostile kit against a quiet run, N
                 seconds each (10); the provider's CPU per handshake against the responder's
@@ -118,7 +121,7 @@ case "scenarios":
         return names.isEmpty && !crashSet && !electrumSet && !loadSet && scenario.quick
     }
 case "bench":
-    guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N, --concurrent N, --plain-lnd, --chain bitcoind|electrum and --coop, got \(words.joined(separator: " "))") }
+    guard let options = BenchOptions.parse(words) else { fail(usage: "bench takes --swaps N, --concurrent N, --plain-lnd, --chain bitcoind|electrum, --coop and --submarine, got \(words.joined(separator: " "))") }
     benchOptions = options
     selection = []
 case "bench-floods":
