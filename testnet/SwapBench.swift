@@ -121,35 +121,48 @@ func runBench(_ run: RunContext, _ options: BenchOptions) -> Int32 {
     if options.electrum { return ChainBench.run(run, options) }
     if options.coop { return CoopBench.run(run, options) }
     if options.submarine { return SubmarineBench.run(run, options) }
-    Console.out("peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, LND REST over "
-        + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"))
-    Console.out("run directory (data dirs and logs): \(run.directory)")
-    Console.out("cores: \(ProcessInfo.processInfo.activeProcessorCount), load average at start: \(Bench.loadAverage())")
-    let supervisor = Supervisor(runDirectory: run.directory)
-    run.live.add(supervisor)
-    let clock = StageClock()
-    var passed = false
-    do {
-        let net = try clock.stage("start the regtest hub") { () throws(Failure) -> Testnet in
-            let net = try Testnet(supervisor: supervisor, binaries: run.binaries)
-            net.plainLND = options.plainLND
-            return net
-        }
+    return Bench.onOneHub(run, headline: "peernode bench: swaps on the regtest hub with zero-conf, real daemons, `peernode pay`, "
+                              + "LND REST over " + (options.plainLND ? "plain HTTP (--plain-lnd)" : "TLS"),
+                          plainLND: options.plainLND) { net, clock throws(Failure) in
         let (figures, checks) = try SwapBench(net: net, clock: clock, options: options).run()
-        Console.out("")
-        Console.out("checks:")
-        for check in checks { Console.out("  " + check.line) }
-        passed = checks.allSatisfy(\.passed)
-        Console.out("")
-        Console.out(SwapBench.report(figures, options))
-        Console.out("load average at the end: \(Bench.loadAverage())")
-        Console.out(passed ? "bench: every check passed" : "bench FAILED: \(checks.filter { !$0.passed }.map(\.name).joined(separator: "; "))")
-    } catch {
-        Console.out("")
-        Console.out("bench FAILED: \(error)")
+        return (checks, SwapBench.report(figures, options))
     }
-    teardown(supervisor, clock: clock, run)
-    return passed ? 0 : 1
+}
+
+extension Bench {
+    /// A benchmark on one hub of its own: the headline, the body's measurement, its checks,
+    /// its report, and every process stopped; 0 when every check passed.
+    static func onOneHub(_ run: RunContext, headline: String, plainLND: Bool = false,
+                         _ body: (Testnet, StageClock) throws(Failure) -> (checks: [Check], report: String)) -> Int32 {
+        Console.out(headline)
+        Console.out("run directory (data dirs and logs): \(run.directory)")
+        Console.out("cores: \(ProcessInfo.processInfo.activeProcessorCount), load average at start: \(Bench.loadAverage())")
+        let supervisor = Supervisor(runDirectory: run.directory)
+        run.live.add(supervisor)
+        let clock = StageClock()
+        var passed = false
+        do {
+            let net = try clock.stage("start the regtest hub") { () throws(Failure) -> Testnet in
+                let net = try Testnet(supervisor: supervisor, binaries: run.binaries)
+                net.plainLND = plainLND
+                return net
+            }
+            let (checks, report) = try body(net, clock)
+            Console.out("")
+            Console.out("checks:")
+            for check in checks { Console.out("  " + check.line) }
+            passed = checks.allSatisfy(\.passed)
+            Console.out("")
+            Console.out(report)
+            Console.out("load average at the end: \(Bench.loadAverage())")
+            Console.out(passed ? "bench: every check passed" : "bench FAILED: \(checks.filter { !$0.passed }.map(\.name).joined(separator: "; "))")
+        } catch {
+            Console.out("")
+            Console.out("bench FAILED: \(error)")
+        }
+        teardown(supervisor, clock: clock, run)
+        return passed ? 0 : 1
+    }
 }
 
 struct SwapBench {
