@@ -10,8 +10,9 @@ import Foundation
 /// `submarine=1`, and every node has `musig2=1` (the default).
 /// - `sub-coop-claim`: the provider pays erin, asks the client to co-sign, and claims through
 ///   the key path (one 64-byte signature); erin gets exactly X, the books are exact;
-/// - `sub-coop-refused`: a client that lists `musig2` but refuses (`PEERNODE_TEST_COOP=refuse`):
-///   the script-path claim, erin gets exactly X;
+/// - `sub-coop-refused`, `sub-coop-silent`: a client that lists `musig2` but refuses
+///   (`PEERNODE_TEST_COOP=refuse`) or never answers in time (`silent`: the provider, which
+///   has paid, waits 5 s): the script-path claim, erin gets exactly X;
 /// - `sub-coop-refund`: erin goes offline once the lock is out, so the provider's payment
 ///   fails (LND: FAILED); it offers a cooperative refund and the client's key-path refund
 ///   confirms within blocks, not after the timeout; the savings lose only the two fees.
@@ -27,6 +28,8 @@ enum SubmarineCoopScenarios {
                  body: claim),
         Scenario(name: "sub-coop-refused", summary: "a client that offers musig2 refuses to co-sign: the provider claims through "
                      + "the script path, erin gets exactly X", group: .quick, body: refused),
+        Scenario(name: "sub-coop-silent", summary: "a client that offers musig2 never answers the provider's request: after 5 s "
+                     + "the provider claims through the script path, erin gets exactly X", group: .other, body: silent),
         Scenario(name: "sub-coop-refund", summary: "the payee goes offline, the provider's payment fails: a cooperative key-path "
                      + "refund confirms within blocks of the lock, savings lose only the fees", group: .quick, body: refund),
     ]
@@ -34,17 +37,22 @@ enum SubmarineCoopScenarios {
     // MARK: the claim
 
     static func claim(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        try paid(net, clock, refusing: false)
+        try paid(net, clock, fault: nil)
     }
 
     static func refused(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
-        try paid(net, clock, refusing: true)
+        try paid(net, clock, fault: "refuse")
     }
 
-    /// The pay through a cooperative claim (or, `refusing`, a client that will not co-sign).
-    private static func paid(_ net: Testnet, _ clock: StageClock, refusing: Bool) throws(Failure) -> [Check] {
+    static func silent(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        try paid(net, clock, fault: "silent")
+    }
+
+    /// The pay through a cooperative claim (or, with a `fault`, a client that will not
+    /// co-sign: `refuse` answers no, `silent` outwaits the provider).
+    private static func paid(_ net: Testnet, _ clock: StageClock, fault: String?) throws(Failure) -> [Check] {
         var options = SubmarineFaultNet.Options()
-        if refusing { options.clientEnvironment = ["PEERNODE_TEST_COOP": "refuse"] }
+        if let fault { options.clientEnvironment = ["PEERNODE_TEST_COOP": fault] }
         let started = try SubmarineFaultNet.payUnderway(net, clock, options)
         let (network, before, savingsBefore, pay) = (started.network, started.before, started.savingsBefore, started.pay)
         let (client, provider, erin) = (network.client, network.provider, network.erin)
@@ -71,13 +79,16 @@ enum SubmarineCoopScenarios {
                       .map { $0 < (providerSwap.kinds.firstIndex(of: "claim_broadcast") ?? -1) } ?? false,
                   providerSwap.kinds.joined(separator: " -> ")),
         ]
-        if refusing {
+        if let fault {
+            // A silent client says nothing before the provider has given up on it.
+            let said = fault == "silent" ? provider.logContains("no cooperative claim (the client did not answer")
+                : client.logContains("cooperative claim refused (\(fault))")
             checks += [
                 Check("the claim took the script path (signature, preimage, leaf, control block)", claimWitness.count == 4,
                       "claim \(claimTxid): witness of \(claimWitness.count) item(s), \(vsize) vB"),
-                Check("the client refused and said why; it co-signed nothing",
-                      client.logContains("cooperative claim refused (refuse)") && !clientKinds.contains("coop_signed"),
-                      "client: " + clientKinds.joined(separator: " -> ")),
+                Check(fault == "silent" ? "the provider gave up on the silent client and said so; the client co-signed nothing"
+                          : "the client refused and said why; it co-signed nothing",
+                      said && !clientKinds.contains("coop_signed"), "client: " + clientKinds.joined(separator: " -> ")),
                 Check("the client learnt the preimage from the script-path claim", JSON.string(result["preimage_source"]) == "claim",
                       "preimage_source \(JSON.string(result["preimage_source"]) ?? "?")"),
             ]
