@@ -167,6 +167,7 @@ struct SubmarineBench {
     private func sequentialPays(_ network: Network, figures: inout Figures) throws(Failure) -> [PayOutcome] {
         let amounts = LoadNetwork.amounts(count: options.swaps, from: 21_000)
         var outcomes: [PayOutcome] = []
+        var timed: [(providerID: String, mined: Date, seen: Date)] = []
         for (index, amount) in amounts.enumerated() {
             let name = "seq-\(index + 1)"
             guard try mempoolSize() == 0 else { throw Failure("\(name): the mempool is not empty before the pay") }
@@ -183,10 +184,16 @@ struct SubmarineBench {
             let outcome = PayOutcome(name: name, amountSat: amount, command: command)
             outcomes.append(outcome)
             guard let id = JSON.string(outcome.result?["swap_id"]) else { throw Failure("\(name) failed: \(outcome.said)") }
-            let moments = try ProviderLog.moments(of: SubmarineFaultNet.providerID(of: id), in: network.provider)
-            figures.legs.append(Leg(mined: mined, confirmed: moments.confirmed, paid: moments.paid, claimed: moments.claimed, seen: seen))
+            timed.append((SubmarineFaultNet.providerID(of: id), mined, seen))
             try net.hub.mine(1)
             if (index + 1) % 25 == 0 { clock.note("\(index + 1) claims out") }
+        }
+        // The provider's log, read once its lines for every swap are written.
+        let log = try ProviderLog.read(network.provider, holding: timed.map(\.providerID))
+        for swap in timed {
+            let moments = try log.moments(of: swap.providerID)
+            figures.legs.append(Leg(mined: swap.mined, confirmed: moments.confirmed, paid: moments.paid, claimed: moments.claimed,
+                                    seen: swap.seen))
         }
         return outcomes
     }
@@ -332,24 +339,35 @@ struct SubmarineBench {
     }
 }
 
-/// The provider's log lines of one submarine swap: when it saw the lock confirmed, when
+/// The provider's log lines of its submarine swaps: when it saw each lock confirmed, when
 /// its payment succeeded and when its claim was broadcast (the log's millisecond stamps).
 struct ProviderLog {
-    let text: String
+    /// Each swap's lines, by the provider's swap id ("submarine swap <id>: ...").
+    private let lines: [String: [Substring]]
 
     init(_ provider: Node) throws(Failure) {
         let path = provider.datadir + "/../\(provider.name).log"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw Failure("cannot read \(path)") }
-        self.text = text
+        var lines: [String: [Substring]] = [:]
+        for line in text.split(separator: "\n") {
+            guard let start = line.range(of: "submarine swap ")?.upperBound, let end = line[start...].firstIndex(of: ":") else {
+                continue
+            }
+            lines[String(line[start..<end]), default: []].append(line)
+        }
+        self.lines = lines
     }
 
-    /// The moments once the log holds all three lines: the daemon writes its log after the
-    /// act it reports, so the claim can be in the mempool a few milliseconds before its line.
-    static func moments(of providerID: String, in provider: Node) throws(Failure) -> (confirmed: Date, paid: Date, claimed: Date) {
+    /// The log once it holds the three lines of every swap of `ids`: the daemon writes a
+    /// line after the act it reports, so the last claim can be in the mempool a few
+    /// milliseconds before its line.
+    static func read(_ provider: Node, holding ids: [String]) throws(Failure) -> ProviderLog {
         let deadline = Date().addingTimeInterval(5)
         while true {
+            let log = try ProviderLog(provider)
             do {
-                return try ProviderLog(provider).moments(of: providerID)
+                for id in ids { _ = try log.moments(of: id) }
+                return log
             } catch {
                 if Date() > deadline { throw error }
                 usleep(10_000)
@@ -358,7 +376,7 @@ struct ProviderLog {
     }
 
     func moments(of providerID: String) throws(Failure) -> (confirmed: Date, paid: Date, claimed: Date) {
-        let lines = text.split(separator: "\n").filter { $0.contains("submarine swap \(providerID):") }
+        let lines = self.lines[providerID] ?? []
         let stamps = ISO8601DateFormatter()
         stamps.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         func first(_ marker: String) throws(Failure) -> Date {
@@ -370,5 +388,4 @@ struct ProviderLog {
         }
         return (try first("-> lock_confirmed"), try first("-> paid"), try first(" broadcast at "))
     }
-
 }

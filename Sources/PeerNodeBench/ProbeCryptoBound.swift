@@ -42,6 +42,11 @@ struct ProbeCryptoBound {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
         defer { raw.deallocate() }
         let state = OpaquePointer(raw)
+        // Every buffer made before the loop: the bound times the calls, not allocations.
+        let largest = aeadSizes.max() ?? 0
+        let plain = [UInt8](repeating: 3, count: largest)
+        var sealed = [UInt8](repeating: 0, count: largest + 16)
+        var opened = [UInt8](repeating: 0, count: max(1, largest))
         var sink: Int32 = 0
         for _ in 0..<iterations {
             for index in 0..<2 { sink &+= crypto_box_keypair(&publicKeys[index], &secretKeys[index]) }
@@ -57,9 +62,6 @@ struct ProbeCryptoBound {
                 sink &+= crypto_generichash_final(state, &digest, 64)
             }
             for size in aeadSizes {
-                let plain = [UInt8](repeating: 3, count: size)
-                var sealed = [UInt8](repeating: 0, count: size + 16)
-                var opened = [UInt8](repeating: 0, count: max(1, size))
                 var sealedLength: UInt64 = 0, openedLength: UInt64 = 0
                 sink &+= crypto_aead_chacha20poly1305_ietf_encrypt(&sealed, &sealedLength, plain, UInt64(size), nil, 0, nil, nonce, key)
                 sink &+= crypto_aead_chacha20poly1305_ietf_decrypt(&opened, &openedLength, nil, sealed, sealedLength, nil, 0, nonce, key)
