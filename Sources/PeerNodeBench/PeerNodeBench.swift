@@ -35,9 +35,10 @@ struct PeerNodeBench {
                 let result = try HandshakeBench(initiator: alice, responder: bob, iterations: 1000).run()
                 let ratio = result.handshakesPerSecond / result.boundPerSecond
                 let checkedRatio = result.withPubkyPerSecond / result.withPubkyBoundPerSecond
-                allMet = allMet && ratio >= 0.70
+                // Issue 21: the in-process handshake stays at or above 86 % of its bound.
+                allMet = allMet && ratio >= 0.86
                 table.add(["1. XK handshakes/s (in memory)", fixed(result.handshakesPerSecond, 0),
-                           fixed(result.boundPerSecond, 0), percent(ratio), ">= 70 %", ratio >= 0.70 ? "yes" : "NO"])
+                           fixed(result.boundPerSecond, 0), percent(ratio), ">= 86 %", ratio >= 0.86 ? "yes" : "NO"])
                 table.add(["   + peernode/1 pubky check", fixed(result.withPubkyPerSecond, 0),
                            fixed(result.withPubkyBoundPerSecond, 0), percent(checkedRatio), "", ""])
             }
@@ -45,11 +46,19 @@ struct PeerNodeBench {
             if wanted("throughput") {
                 let result = try await ThroughputBench(sender: alice, receiver: bob, messages: 3000).run(loop: loop)
                 let ratio = result.channelMBps / result.rawMBps
-                allMet = allMet && ratio >= 0.50
+                let cpuRatio = result.channelMBPerCPUSecond / result.rawMBps
+                // Issue 21: 70 % of the raw cipher per wall-second, 75 % per CPU-second.
+                allMet = allMet && ratio >= 0.70 && cpuRatio >= 0.75
                 table.add(["2. MB/s, \(result.messageBytes)-byte messages", fixed(result.channelMBps),
-                           fixed(result.rawMBps), percent(ratio), ">= 50 %", ratio >= 0.50 ? "yes" : "NO"])
+                           fixed(result.rawMBps), percent(ratio), ">= 70 %", ratio >= 0.70 ? "yes" : "NO"])
                 table.add(["   MB per CPU-second (all threads)", fixed(result.channelMBPerCPUSecond), fixed(result.rawMBps),
-                           percent(result.channelMBPerCPUSecond / result.rawMBps), "", ""])
+                           percent(cpuRatio), ">= 75 %", cpuRatio >= 0.75 ? "yes" : "NO"])
+                table.add(["   the same against cipher + loopback TCP's kernel CPU", fixed(result.channelMBPerCPUSecond),
+                           fixed(result.rawPlusLoopbackMBPerCPUSecond),
+                           percent(result.channelMBPerCPUSecond / result.rawPlusLoopbackMBPerCPUSecond), "", ""])
+                table.add(["   both ends' tasks on the loop: MB/s, MB per CPU-second", fixed(result.onLoopMBps),
+                           fixed(result.onLoopMBPerCPUSecond), percent(result.onLoopMBps / result.rawMBps) + " / "
+                               + percent(result.onLoopMBPerCPUSecond / result.rawMBps), "", ""])
             }
             if wanted("fanout") {
                 let result = try await FanOutBench(nodes: 1000, concurrency: 50).run(loop: loop)
@@ -85,12 +94,15 @@ struct PeerNodeBench {
         print("   bound = 2 x crypto_box_keypair + 6 x crypto_scalarmult per handshake (+ the pubky")
         print("   check's crypto_core_ed25519_is_valid_point + crypto_sign_ed25519_pk_to_curve25519).")
         print("2: SecureChannel over loopback TCP on one event loop, 3000 messages, best of 2;")
-        print("   bound = crypto_aead_chacha20poly1305_ietf encrypt + decrypt of the same messages.")
+        print("   bound = crypto_aead_chacha20poly1305_ietf encrypt + decrypt of the same messages;")
+        print("   cipher + loopback TCP adds the CPU of writing and reading the same frames over a")
+        print("   loopback TCP connection on one thread, no cryptography (LoopbackFloor): the kernel's part.")
         print("3: 1,000 identities, one PeerServer + PeerListener (own port) each, one client dialling")
         print("   each with PeerDialer (TCP + handshake), one ~\(FanOutBench.offerRequest(id: "offer-0000").count)-byte request and reply, 50 at a time.")
         if wanted("router") { RouterBench.printNotes() }
         if wanted("lnd") { LNDConnectBench.printNotes(rounds: lndRounds) }
         if wanted("discovery") { DiscoveryBench.printNotes() }
+        // 3 (not 1) when it ran but missed a goal: `make bench` reports that and goes on.
         exit(allMet ? 0 : 3)
     }
 

@@ -17,6 +17,13 @@ struct ThroughputBench {
         /// wall-clock MB/s credits and this does not.
         var channelMBPerCPUSecond: Double
         var rawMBps: Double
+        /// MB per CPU-second of the raw cipher and the kernel's loopback TCP together
+        /// (`LoopbackFloor`): what the channel could reach if its own code cost nothing.
+        var rawPlusLoopbackMBPerCPUSecond: Double
+        /// The same channel with both ends' tasks preferring the loop as their executor
+        /// (`Task(executorPreference:)`): no thread hop on a read or write.
+        var onLoopMBps: Double = 0
+        var onLoopMBPerCPUSecond: Double = 0
         var messageBytes: Int
         var messages: Int
     }
@@ -32,21 +39,29 @@ struct ThroughputBench {
         randombytes_buf(&message, message.count)
         let rawWarmup = raw(message, count: 64)
         _ = rawWarmup
-        var best = Result(channelMBps: 0, channelMBPerCPUSecond: 0, rawMBps: 0, messageBytes: Self.messageBytes, messages: messages)
+        var best = Result(channelMBps: 0, channelMBPerCPUSecond: 0, rawMBps: 0, rawPlusLoopbackMBPerCPUSecond: 0,
+                          messageBytes: Self.messageBytes, messages: messages)
         for _ in 0..<2 {
-            let (channelSeconds, cpuSeconds) = try await channel(message, count: messages, loop: loop)
+            let (channelSeconds, cpuSeconds) = try await channel(message, count: messages, loop: loop, onLoop: false)
+            let (onLoopSeconds, onLoopCPUSeconds) = try await channel(message, count: messages, loop: loop, onLoop: true)
             let rawSeconds = raw(message, count: messages)
+            let frameBytes = Frame.headerLength + Self.messageBytes + TransportState.tagLength
+            let loopbackSeconds = try LoopbackFloor.cpuSeconds(frames: messages, frameBytes: frameBytes)
             let megabytes = Double(messages * Self.messageBytes) / 1e6
             best.channelMBps = max(best.channelMBps, megabytes / channelSeconds)
             best.channelMBPerCPUSecond = max(best.channelMBPerCPUSecond, megabytes / cpuSeconds)
             best.rawMBps = max(best.rawMBps, megabytes / rawSeconds)
+            best.onLoopMBps = max(best.onLoopMBps, megabytes / onLoopSeconds)
+            best.onLoopMBPerCPUSecond = max(best.onLoopMBPerCPUSecond, megabytes / onLoopCPUSeconds)
+            best.rawPlusLoopbackMBPerCPUSecond = max(best.rawPlusLoopbackMBPerCPUSecond,
+                                                     megabytes / (rawSeconds + loopbackSeconds))
         }
         return best
     }
 
     /// Wall and CPU seconds to move `count` messages through a fresh channel (handshake
     /// excluded).
-    private func channel(_ message: [UInt8], count: Int, loop: EventLoop) async throws -> (Double, Double) {
+    private func channel(_ message: [UInt8], count: Int, loop: EventLoop, onLoop: Bool) async throws -> (Double, Double) {
         let limits = ChannelLimits(handshakeTimeoutMilliseconds: 10_000, idleTimeoutMilliseconds: 60_000)
         let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, maxConnections: 4, loop: loop)
         let receiver = self.receiver
@@ -62,7 +77,8 @@ struct ThroughputBench {
 
         let cpuBefore = processCPUSeconds()
         let seconds = try await timedAsync {
-            let reader = Task {
+            let preference: (any TaskExecutor)? = onLoop ? loop : nil
+            let reader = Task(executorPreference: preference) {
                 var received = 0
                 while received < count {
                     guard let piece = try await inbound.receive() else { throw BenchFailure("channel closed early") }
@@ -70,7 +86,10 @@ struct ThroughputBench {
                     received += 1
                 }
             }
-            for _ in 0..<count { try await outbound.send(message) }
+            let sender = Task(executorPreference: preference) {
+                for _ in 0..<count { try await outbound.send(message) }
+            }
+            try await sender.value
             try await reader.value
         }
         let cpuSeconds = processCPUSeconds() - cpuBefore

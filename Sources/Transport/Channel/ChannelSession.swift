@@ -29,8 +29,14 @@ struct ChannelSession: ~Copyable {
             throw .messageTooLarge(size: message.count, limit: limits.maxMessageLength)
         }
         guard transport.sendingNonce < Self.nonceLimit else { throw .nonceLimitReached }
+        // The ciphertext is written behind its header in one buffer: no second copy of a
+        // frame that may be 64 KB.
+        let bodyLength = message.count + TransportState.tagLength
         do {
-            return Frame.encode(try transport.writeMessage(message))
+            return try CipherState.makeBytes(count: Frame.headerLength + bodyLength) { (frame) throws(NoiseError) in
+                Frame.writeHeader(bodyLength: bodyLength, into: UnsafeMutableRawBufferPointer(rebasing: frame[..<Frame.headerLength]))
+                try transport.writeMessage(message, into: UnsafeMutableRawBufferPointer(rebasing: frame[Frame.headerLength...]))
+            }
         } catch {
             throw Self.channelError(error)
         }
@@ -40,7 +46,7 @@ struct ChannelSession: ~Copyable {
     mutating func open(_ bytes: [UInt8]) throws(ChannelError) -> [[UInt8]] {
         decoder.feed(bytes)
         var messages: [[UInt8]] = []
-        while let frame = try decoder.nextFrame() {
+        while let frame = try decoder.nextFrameSlice() {
             // A peer that kept sending past the limit skipped its own clean close.
             guard transport.receivingNonce < Self.nonceLimit else { throw .nonceLimitReached }
             let message: [UInt8]
@@ -59,6 +65,9 @@ struct ChannelSession: ~Copyable {
 
     /// True while part of a frame is buffered: an end of stream now cuts a frame short.
     var hasPartialFrame: Bool { decoder.bufferedByteCount > 0 }
+
+    /// The fewest bytes that could complete the next frame.
+    var bytesMissing: Int { decoder.bytesMissing }
 
     var sendingNonce: UInt64 { transport.sendingNonce }
 

@@ -33,6 +33,32 @@ final class ChannelFrameDecoderTests: XCTestCase {
         XCTAssertEqual(frames, bodies)
     }
 
+    func testBytesMissingNamesTheRestOfTheNextFrame() throws {
+        var decoder = FrameDecoder()
+        XCTAssertEqual(decoder.bytesMissing, Frame.headerLength + Frame.minimumBodyLength, "the smallest frame")
+        let frame = Frame.encode([UInt8](repeating: 7, count: 300))
+        decoder.feed([frame[0]])
+        XCTAssertEqual(decoder.bytesMissing, 1 + Frame.minimumBodyLength, "the header's second byte and the smallest body")
+        decoder.feed(Array(frame[1..<100]))
+        XCTAssertEqual(decoder.bytesMissing, frame.count - 100)
+        XCTAssertNil(try decoder.nextFrame())
+        decoder.feed(Array(frame[100...]))
+        XCTAssertEqual(try decoder.nextFrameSlice().map(Array.init), [UInt8](repeating: 7, count: 300))
+        XCTAssertEqual(decoder.bytesMissing, Frame.headerLength + Frame.minimumBodyLength)
+    }
+
+    func testSlicesStayValidUntilTheNextFeed() throws {
+        var decoder = FrameDecoder()
+        decoder.feed(wire)
+        var frames: [[UInt8]] = []
+        while let slice = try decoder.nextFrameSlice() { frames.append(Array(slice)) }
+        XCTAssertEqual(frames, bodies)
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+        // Everything consumed: the next feed takes the array as it is and still decodes.
+        decoder.feed(Frame.encode(bodies[1]))
+        XCTAssertEqual(try decoder.nextFrame(), bodies[1])
+    }
+
     func testHeaderIsBigEndian() {
         XCTAssertEqual(Array(Frame.encode([UInt8](repeating: 0, count: 0x0102)).prefix(2)), [0x01, 0x02])
     }
