@@ -56,9 +56,6 @@ struct PeerNodeBench {
                 table.add(["   the same against cipher + loopback TCP's kernel CPU", fixed(result.channelMBPerCPUSecond),
                            fixed(result.rawPlusLoopbackMBPerCPUSecond),
                            percent(result.channelMBPerCPUSecond / result.rawPlusLoopbackMBPerCPUSecond), "", ""])
-                table.add(["   both ends' tasks on the loop: MB/s, MB per CPU-second", fixed(result.onLoopMBps),
-                           fixed(result.onLoopMBPerCPUSecond), percent(result.onLoopMBps / result.rawMBps) + " / "
-                               + percent(result.onLoopMBPerCPUSecond / result.rawMBps), "", ""])
             }
             if wanted("fanout") {
                 let result = try await FanOutBench(nodes: 1000, concurrency: 50).run(loop: loop)

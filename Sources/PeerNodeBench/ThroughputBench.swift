@@ -20,10 +20,6 @@ struct ThroughputBench {
         /// MB per CPU-second of the raw cipher and the kernel's loopback TCP together
         /// (`LoopbackFloor`): what the channel could reach if its own code cost nothing.
         var rawPlusLoopbackMBPerCPUSecond: Double
-        /// The same channel with both ends' tasks preferring the loop as their executor
-        /// (`Task(executorPreference:)`): no thread hop on a read or write.
-        var onLoopMBps: Double = 0
-        var onLoopMBPerCPUSecond: Double = 0
         var messageBytes: Int
         var messages: Int
     }
@@ -42,8 +38,7 @@ struct ThroughputBench {
         var best = Result(channelMBps: 0, channelMBPerCPUSecond: 0, rawMBps: 0, rawPlusLoopbackMBPerCPUSecond: 0,
                           messageBytes: Self.messageBytes, messages: messages)
         for _ in 0..<2 {
-            let (channelSeconds, cpuSeconds) = try await channel(message, count: messages, loop: loop, onLoop: false)
-            let (onLoopSeconds, onLoopCPUSeconds) = try await channel(message, count: messages, loop: loop, onLoop: true)
+            let (channelSeconds, cpuSeconds) = try await channel(message, count: messages, loop: loop)
             let rawSeconds = raw(message, count: messages)
             let frameBytes = Frame.headerLength + Self.messageBytes + TransportState.tagLength
             let loopbackSeconds = try LoopbackFloor.cpuSeconds(frames: messages, frameBytes: frameBytes)
@@ -51,8 +46,6 @@ struct ThroughputBench {
             best.channelMBps = max(best.channelMBps, megabytes / channelSeconds)
             best.channelMBPerCPUSecond = max(best.channelMBPerCPUSecond, megabytes / cpuSeconds)
             best.rawMBps = max(best.rawMBps, megabytes / rawSeconds)
-            best.onLoopMBps = max(best.onLoopMBps, megabytes / onLoopSeconds)
-            best.onLoopMBPerCPUSecond = max(best.onLoopMBPerCPUSecond, megabytes / onLoopCPUSeconds)
             best.rawPlusLoopbackMBPerCPUSecond = max(best.rawPlusLoopbackMBPerCPUSecond,
                                                      megabytes / (rawSeconds + loopbackSeconds))
         }
@@ -61,7 +54,7 @@ struct ThroughputBench {
 
     /// Wall and CPU seconds to move `count` messages through a fresh channel (handshake
     /// excluded).
-    private func channel(_ message: [UInt8], count: Int, loop: EventLoop, onLoop: Bool) async throws -> (Double, Double) {
+    private func channel(_ message: [UInt8], count: Int, loop: EventLoop) async throws -> (Double, Double) {
         let limits = ChannelLimits(handshakeTimeoutMilliseconds: 10_000, idleTimeoutMilliseconds: 60_000)
         let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, maxConnections: 4, loop: loop)
         let receiver = self.receiver
@@ -77,8 +70,7 @@ struct ThroughputBench {
 
         let cpuBefore = processCPUSeconds()
         let seconds = try await timedAsync {
-            let preference: (any TaskExecutor)? = onLoop ? loop : nil
-            let reader = Task(executorPreference: preference) {
+            let reader = Task {
                 var received = 0
                 while received < count {
                     guard let piece = try await inbound.receive() else { throw BenchFailure("channel closed early") }
@@ -86,10 +78,7 @@ struct ThroughputBench {
                     received += 1
                 }
             }
-            let sender = Task(executorPreference: preference) {
-                for _ in 0..<count { try await outbound.send(message) }
-            }
-            try await sender.value
+            for _ in 0..<count { try await outbound.send(message) }
             try await reader.value
         }
         let cpuSeconds = processCPUSeconds() - cpuBefore

@@ -66,9 +66,6 @@ struct ChannelSession: ~Copyable {
     /// True while part of a frame is buffered: an end of stream now cuts a frame short.
     var hasPartialFrame: Bool { decoder.bufferedByteCount > 0 }
 
-    /// The fewest bytes that could complete the next frame.
-    var bytesMissing: Int { decoder.bytesMissing }
-
     var sendingNonce: UInt64 { transport.sendingNonce }
 
     /// Test hook: jumps both nonces, so the close before exhaustion can be tested quickly.

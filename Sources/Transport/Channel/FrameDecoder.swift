@@ -22,16 +22,6 @@ public struct FrameDecoder: Sendable {
     /// Bytes received but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - start }
 
-    /// The fewest bytes that could complete the next frame: the rest of it once its header
-    /// is in, else what the smallest frame needs. A reader can ask the stream for that many
-    /// at once (`ByteStream.read(atLeast:)`).
-    public var bytesMissing: Int {
-        let have = bufferedByteCount
-        guard have >= Frame.headerLength else { return Frame.headerLength + minimumLength - have }
-        let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
-        return max(1, Frame.headerLength + length - have)
-    }
-
     public mutating func feed(_ bytes: [UInt8]) {
         guard failure == nil else { return }
         // Drop consumed bytes before growing, so the buffer stays about one frame long.

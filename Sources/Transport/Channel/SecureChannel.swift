@@ -92,9 +92,7 @@ public actor SecureChannel {
             }
             let bytes: [UInt8]?
             do {
-                // Asking for the frame's missing part whole: a 64 KB frame spans two socket
-                // reads, and each wake-up of this actor costs more than the wait.
-                bytes = try await stream.read(atLeast: session.bytesMissing)
+                bytes = try await stream.read()
             } catch {
                 await fail(.streamFailed(ErrorText.describe(error)))
                 continue

@@ -111,10 +111,6 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         try await core.read()
     }
 
-    public func read(atLeast minimumCount: Int) async throws -> [UInt8]? {
-        try await core.read(atLeast: minimumCount)
-    }
-
     /// Bytes read ahead and not yet returned by `read()`.
     public var bufferedByteCount: Int {
         get async { await core.bufferedByteCount }

@@ -6,8 +6,7 @@ import CLibUV
 ///
 /// - Reads: bytes are read ahead until `readBufferLimit` bytes wait unread; then reading
 ///   stops (the kernel's window closes and the peer slows down) and resumes once `read()`
-///   drains them. `read()` returns everything buffered; `read(atLeast: n)` waits until n
-///   bytes are (at most `readBufferLimit`), or the stream ended or failed with fewer.
+///   drains them. `read()` returns everything buffered.
 /// - End of stream: a clean close by the peer (EOF) makes `read()` return nil, after any
 ///   bytes still buffered. A reset or other read error makes `read()` throw `LibUVError`
 ///   (call `uv_read`, e.g. code ECONNRESET) — then, and on every later read, so the
@@ -43,8 +42,7 @@ actor UVStreamCore {
     private let onClosed: (@Sendable () -> Void)?
     private var buffered: [UInt8] = []
     private var readState = ReadState.idle
-    /// The one waiting reader, and how many bytes it waits for before it is woken.
-    private var readWaiter: (token: Int, minimum: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
+    private var readWaiter: (token: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
     private var nextReadToken = 0
     private var lifecycle = HandleLifecycle()
     private var writesInFlight = 0
@@ -89,17 +87,12 @@ actor UVStreamCore {
     // MARK: Reading
 
     func read() async throws -> [UInt8]? {
-        try await read(atLeast: 1)
-    }
-
-    /// `read()` that wakes its caller only once `minimumCount` bytes are buffered (capped
-    /// at `readBufferLimit`), or the stream ended or failed with fewer. A frame larger than
-    /// one socket read then costs one wake-up of the reader, not one per chunk.
-    func read(atLeast minimumCount: Int) async throws -> [UInt8]? {
         guard lifecycle.isOpen else { return nil }
-        let minimum = min(max(1, minimumCount), readBufferLimit)
-        if buffered.count >= minimum || (!buffered.isEmpty && !isStillReading) {
-            return takeBuffered()
+        if !buffered.isEmpty {
+            var chunk: [UInt8] = []
+            swap(&chunk, &buffered)
+            if case .paused = readState { resumeReading() }
+            return chunk
         }
         switch readState {
         case .ended: return nil
@@ -116,7 +109,7 @@ actor UVStreamCore {
             try await withCheckedThrowingContinuation { continuation in
                 // A cancellation that came first has queued nothing that would find us.
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                readWaiter = (token, minimum, continuation)
+                readWaiter = (token, continuation)
             }
         } onCancel: {
             loop.execute { self.assumeIsolated { $0.cancelRead(token: token) } }
@@ -125,21 +118,6 @@ actor UVStreamCore {
 
     /// Bytes read ahead and not yet returned by `read()`.
     var bufferedByteCount: Int { buffered.count }
-
-    /// False once the stream ended or failed: nothing more will arrive.
-    private var isStillReading: Bool {
-        switch readState {
-        case .idle, .reading, .paused: return true
-        case .ended, .failed: return false
-        }
-    }
-
-    private func takeBuffered() -> [UInt8] {
-        var chunk: [UInt8] = []
-        swap(&chunk, &buffered)
-        if case .paused = readState { resumeReading() }
-        return chunk
-    }
 
     /// True while reading is stopped because `readBufferLimit` bytes wait unread.
     var isReadingPaused: Bool {
@@ -174,41 +152,31 @@ actor UVStreamCore {
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0 {
             let bytes = UnsafeRawBufferPointer(start: buffer!.pointee.base, count: count)
-            if let waiter = readWaiter, buffered.isEmpty, count >= waiter.minimum {
-                // The common case: one read brings what the reader needs; no copy into the buffer.
+            if let waiter = readWaiter {
+                // A reader waits only while nothing is buffered, so order is kept.
                 readWaiter = nil
                 return waiter.continuation.resume(returning: Array(bytes))
             }
             buffered.append(contentsOf: bytes)
-            if let waiter = readWaiter, buffered.count >= waiter.minimum {
-                // A reader waits only while too little is buffered, so order is kept.
-                readWaiter = nil
-                return waiter.continuation.resume(returning: takeBuffered())
-            }
             if buffered.count >= readBufferLimit {
                 pauseReading()
                 readState = .paused
             }
         } else if count < 0 {
             pauseReading()
-            // EOF is a clean end; anything else (ECONNRESET, ...) is a failure. A reader
-            // still waiting for more first gets what did arrive; the next read sees the end.
+            // EOF is a clean end; anything else (ECONNRESET, ...) is a failure.
             if count == Int(UV_EOF.rawValue) {
                 readState = .ended
                 if let waiter = readWaiter {
                     readWaiter = nil
-                    waiter.continuation.resume(returning: buffered.isEmpty ? nil : takeBuffered())
+                    waiter.continuation.resume(returning: nil)
                 }
             } else {
                 guard case .failure(let error) = uvResult(Int32(truncatingIfNeeded: count), "uv_read") else { return }
                 readState = .failed(error)
                 if let waiter = readWaiter {
                     readWaiter = nil
-                    if buffered.isEmpty {
-                        waiter.continuation.resume(throwing: error)
-                    } else {
-                        waiter.continuation.resume(returning: takeBuffered())
-                    }
+                    waiter.continuation.resume(throwing: error)
                 }
             }
         }

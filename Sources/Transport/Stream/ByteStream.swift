@@ -4,22 +4,10 @@
 public protocol ByteStream: AnyObject, Sendable {
     /// The next bytes that arrived (never empty), or nil once the peer closed its side.
     func read() async throws -> [UInt8]?
-    /// Like `read()`, but a hint that the caller cannot use fewer than `minimumCount` bytes
-    /// (a frame's missing part): a stream that can cheaply wait until that many arrived
-    /// does so, sparing the caller a wake-up per partial chunk. It may still return fewer
-    /// (at the end of the stream, or beyond its read-ahead limit); callers loop as for `read()`.
-    func read(atLeast minimumCount: Int) async throws -> [UInt8]?
     /// Queues bytes for sending; returns once they are handed to the transport.
     func write(_ bytes: [UInt8]) async throws
     /// Closes both directions. Pending and later reads return nil; later writes throw.
     func close() async
-}
-
-extension ByteStream {
-    /// Streams without a cheaper way to wait read once.
-    public func read(atLeast minimumCount: Int) async throws -> [UInt8]? {
-        try await read()
-    }
 }
 
 /// Waits without blocking a thread. The event loop provides one backed by its timers;

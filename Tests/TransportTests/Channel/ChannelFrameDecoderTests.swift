@@ -33,20 +33,6 @@ final class ChannelFrameDecoderTests: XCTestCase {
         XCTAssertEqual(frames, bodies)
     }
 
-    func testBytesMissingNamesTheRestOfTheNextFrame() throws {
-        var decoder = FrameDecoder()
-        XCTAssertEqual(decoder.bytesMissing, Frame.headerLength + Frame.minimumBodyLength, "the smallest frame")
-        let frame = Frame.encode([UInt8](repeating: 7, count: 300))
-        decoder.feed([frame[0]])
-        XCTAssertEqual(decoder.bytesMissing, 1 + Frame.minimumBodyLength, "the header's second byte and the smallest body")
-        decoder.feed(Array(frame[1..<100]))
-        XCTAssertEqual(decoder.bytesMissing, frame.count - 100)
-        XCTAssertNil(try decoder.nextFrame())
-        decoder.feed(Array(frame[100...]))
-        XCTAssertEqual(try decoder.nextFrameSlice().map(Array.init), [UInt8](repeating: 7, count: 300))
-        XCTAssertEqual(decoder.bytesMissing, Frame.headerLength + Frame.minimumBodyLength)
-    }
-
     func testSlicesStayValidUntilTheNextFeed() throws {
         var decoder = FrameDecoder()
         decoder.feed(wire)

@@ -2,11 +2,11 @@ import XCTest
 @testable import Transport
 
 /// The channel over real loopback TCP, with full-size frames (each spans two socket reads of
-/// the loop's 64 KiB buffer), driven from the pool and from tasks that prefer the loop.
+/// the loop's 64 KiB buffer, so the decoder joins them) and small ones between them.
 final class SecureChannelOverTCPTests: XCTestCase {
     private typealias F = ChannelFixtures
 
-    private func exchange(messages count: Int, onLoop: Bool) async throws {
+    private func exchange(messages count: Int) async throws {
         let loop = try EventLoop()
         let listener = try await TCPListener.bind(loop: loop)
         let limits = F.fastLimits()
@@ -22,8 +22,7 @@ final class SecureChannelOverTCPTests: XCTestCase {
         let messages = (0..<count).map { index in
             testPattern(count: index % 3 == 0 ? 17 : ChannelLimits.wireMessageLimit - index, seed: UInt64(index + 1))
         }
-        let preference: (any TaskExecutor)? = onLoop ? loop : nil
-        let reader = Task(executorPreference: preference) { () throws -> [[UInt8]] in
+        let reader = Task { () throws -> [[UInt8]] in
             var received: [[UInt8]] = []
             while received.count < count {
                 guard let message = try await bob.receive() else { break }
@@ -31,10 +30,7 @@ final class SecureChannelOverTCPTests: XCTestCase {
             }
             return received
         }
-        let sender = Task(executorPreference: preference) {
-            for message in messages { try await alice.send(message) }
-        }
-        try await sender.value
+        for message in messages { try await alice.send(message) }
         let received = try await reader.value
         XCTAssertEqual(received.count, count)
         XCTAssertTrue(received == messages, "every message arrives whole and in order")
@@ -47,11 +43,7 @@ final class SecureChannelOverTCPTests: XCTestCase {
         XCTAssertEqual(loop.loopCloseResult, 0)
     }
 
-    func testFullSizeFramesArriveWholeFromThePool() async throws {
-        try await exchange(messages: 40, onLoop: false)
-    }
-
-    func testFullSizeFramesArriveWholeFromTasksOnTheLoop() async throws {
-        try await exchange(messages: 40, onLoop: true)
+    func testFullSizeFramesArriveWholeAndInOrder() async throws {
+        try await exchange(messages: 40)
     }
 }
