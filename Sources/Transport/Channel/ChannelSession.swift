@@ -29,14 +29,8 @@ struct ChannelSession: ~Copyable {
             throw .messageTooLarge(size: message.count, limit: limits.maxMessageLength)
         }
         guard transport.sendingNonce < Self.nonceLimit else { throw .nonceLimitReached }
-        // The ciphertext is written behind its header in one buffer: no second copy of a
-        // frame that may be 64 KB.
-        let bodyLength = message.count + TransportState.tagLength
         do {
-            return try CipherState.makeBytes(count: Frame.headerLength + bodyLength) { (frame) throws(NoiseError) in
-                Frame.writeHeader(bodyLength: bodyLength, into: UnsafeMutableRawBufferPointer(rebasing: frame[..<Frame.headerLength]))
-                try transport.writeMessage(message, into: UnsafeMutableRawBufferPointer(rebasing: frame[Frame.headerLength...]))
-            }
+            return Frame.encode(try transport.writeMessage(message))
         } catch {
             throw Self.channelError(error)
         }
@@ -46,7 +40,7 @@ struct ChannelSession: ~Copyable {
     mutating func open(_ bytes: [UInt8]) throws(ChannelError) -> [[UInt8]] {
         decoder.feed(bytes)
         var messages: [[UInt8]] = []
-        while let frame = try decoder.nextFrameSlice() {
+        while let frame = try decoder.nextFrame() {
             // A peer that kept sending past the limit skipped its own clean close.
             guard transport.receivingNonce < Self.nonceLimit else { throw .nonceLimitReached }
             let message: [UInt8]

@@ -17,11 +17,4 @@ public enum Frame {
         frame += body
         return frame
     }
-
-    /// Writes the 2-byte length header for a body of `bodyLength` bytes.
-    static func writeHeader(bodyLength: Int, into header: UnsafeMutableRawBufferPointer) {
-        precondition(bodyLength <= ChannelLimits.wireFrameLimit && header.count == headerLength, "bad frame header")
-        header[0] = UInt8(truncatingIfNeeded: bodyLength >> 8)
-        header[1] = UInt8(truncatingIfNeeded: bodyLength)
-    }
 }

@@ -25,13 +25,7 @@ public struct FrameDecoder: Sendable {
     public mutating func feed(_ bytes: [UInt8]) {
         guard failure == nil else { return }
         // Drop consumed bytes before growing, so the buffer stays about one frame long.
-        if start >= buffer.count {
-            // Everything before was consumed: take the new bytes as they are, no copy.
-            buffer = bytes
-            start = 0
-            return
-        }
-        if start > 4096 {
+        if start > 0 && (start >= buffer.count || start > 4096) {
             buffer.removeFirst(start)
             start = 0
         }
@@ -39,12 +33,6 @@ public struct FrameDecoder: Sendable {
     }
 
     public mutating func nextFrame() throws(ChannelError) -> [UInt8]? {
-        try nextFrameSlice().map { Array($0) }
-    }
-
-    /// `nextFrame` without copying the body out: the slice shares the decoder's buffer and
-    /// is meant to be used before the next `feed`.
-    public mutating func nextFrameSlice() throws(ChannelError) -> ArraySlice<UInt8>? {
         if let failure { throw failure }
         guard bufferedByteCount >= Frame.headerLength else { return nil }
         let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
@@ -56,8 +44,9 @@ public struct FrameDecoder: Sendable {
         if let failure { throw failure }
         guard bufferedByteCount >= Frame.headerLength + length else { return nil }
         let bodyStart = start + Frame.headerLength
+        let body = Array(buffer[bodyStart..<bodyStart + length])
         start = bodyStart + length
-        return buffer[bodyStart..<start]
+        return body
     }
 
     /// Every complete frame now buffered.

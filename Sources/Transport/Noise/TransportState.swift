@@ -45,20 +45,12 @@ public struct TransportState: ~Copyable, Sendable {
 
     /// Encrypts one message (payload + 16-byte tag).
     public mutating func writeMessage(_ payload: [UInt8]) throws(NoiseError) -> [UInt8] {
-        try CipherState.makeBytes(count: payload.count + Self.tagLength) { (output) throws(NoiseError) in
-            try writeMessage(payload, into: output)
-        }
-    }
-
-    /// Encrypts one message into `output`, which holds exactly `payload.count + tagLength`
-    /// bytes: a caller that frames messages writes the ciphertext straight into its frame.
-    public mutating func writeMessage(_ payload: [UInt8], into output: UnsafeMutableRawBufferPointer) throws(NoiseError) {
         guard !isOneWay || role == .initiator else { throw .oneWayPatternDirection }
         guard payload.count <= Self.maxPayloadLength else {
             throw .messageTooLarge(size: payload.count + Self.tagLength, limit: Self.maxMessageLength)
         }
-        try payload.withBytes { (bytes) throws(NoiseError) in
-            try sending.encrypt(associatedData: UnsafeRawBufferPointer(start: nil, count: 0), plaintext: bytes, into: output)
+        return try payload.withBytes { (bytes) throws(NoiseError) in
+            try sending.encrypt(associatedData: UnsafeRawBufferPointer(start: nil, count: 0), plaintext: bytes)
         }
     }
 
@@ -66,11 +58,6 @@ public struct TransportState: ~Copyable, Sendable {
     /// `decryptionFailed`; the receiving nonce does not advance, but a caller should treat
     /// it as fatal for the session.
     public mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
-        try readMessage(message[...])
-    }
-
-    /// `readMessage` of a slice, so a frame decoder can hand over a body without copying it.
-    public mutating func readMessage(_ message: ArraySlice<UInt8>) throws(NoiseError) -> [UInt8] {
         guard !isOneWay || role == .responder else { throw .oneWayPatternDirection }
         guard message.count <= Self.maxMessageLength else {
             throw .messageTooLarge(size: message.count, limit: Self.maxMessageLength)
