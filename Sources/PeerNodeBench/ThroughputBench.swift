@@ -29,6 +29,8 @@ struct ThroughputBench {
     let messages: Int
 
     static let messageBytes = ChannelLimits.wireMessageLimit
+    /// What one message is on the wire: header, ciphertext, tag.
+    static let frameBytes = Frame.headerLength + messageBytes + TransportState.tagLength
 
     func run(loop: EventLoop) async throws -> Result {
         var message = [UInt8](repeating: 0, count: Self.messageBytes)
@@ -40,8 +42,7 @@ struct ThroughputBench {
         for _ in 0..<2 {
             let (channelSeconds, cpuSeconds) = try await channel(message, count: messages, loop: loop)
             let rawSeconds = raw(message, count: messages)
-            let frameBytes = Frame.headerLength + Self.messageBytes + TransportState.tagLength
-            let loopbackSeconds = try LoopbackFloor.cpuSeconds(frames: messages, frameBytes: frameBytes)
+            let loopbackSeconds = try LoopbackFloor.cpuSeconds(frames: messages, frameBytes: Self.frameBytes)
             let megabytes = Double(messages * Self.messageBytes) / 1e6
             best.channelMBps = max(best.channelMBps, megabytes / channelSeconds)
             best.channelMBPerCPUSecond = max(best.channelMBPerCPUSecond, megabytes / cpuSeconds)

@@ -6,7 +6,8 @@ import XCTest
 final class SecureChannelOverTCPTests: XCTestCase {
     private typealias F = ChannelFixtures
 
-    private func exchange(messages count: Int) async throws {
+    func testFullSizeFramesArriveWholeAndInOrder() async throws {
+        let count = 40
         let loop = try EventLoop()
         let listener = try await TCPListener.bind(loop: loop)
         let limits = F.fastLimits()
@@ -41,9 +42,5 @@ final class SecureChannelOverTCPTests: XCTestCase {
         await listener.close()
         await loop.shutdown()
         XCTAssertEqual(loop.loopCloseResult, 0)
-    }
-
-    func testFullSizeFramesArriveWholeAndInOrder() async throws {
-        try await exchange(messages: 40)
     }
 }
