@@ -117,8 +117,10 @@ final class SubmarineMiner {
            states.provider == nil || states.provider == "accepted" {
             return false
         }
-        // The claim: the client learns the preimage from it unconfirmed (`paid`).
-        if states.clientUp, states.provider == "claim_broadcast", ["lock_broadcast", "lock_confirmed"].contains(states.client ?? "") {
+        // The claim: the client records it unconfirmed (`paid`), whether its witness gives
+        // the preimage or the client co-signed it (`coop_signed`, the preimage known).
+        if states.clientUp, states.provider == "claim_broadcast",
+           ["lock_broadcast", "lock_confirmed", "coop_signed"].contains(states.client ?? "") {
             return false
         }
         return true

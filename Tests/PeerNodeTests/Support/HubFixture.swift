@@ -92,9 +92,11 @@ final class HubFixture: Sendable {
     }
 
     /// A follower polling the chain every 50 ms, running until the test ends it.
-    func follower() -> (ChainFollower, Task<Void, Never>) {
+    /// `pollMilliseconds`: a test that needs the engine to act before its follower has seen
+    /// a block sets it long.
+    func follower(pollMilliseconds: UInt64 = 50) -> (ChainFollower, Task<Void, Never>) {
         let follower = ChainFollower(backend: backend, sleeper: sleeper,
-                                     configuration: ChainFollower.Configuration(pollIntervalMilliseconds: 50))
+                                     configuration: ChainFollower.Configuration(pollIntervalMilliseconds: pollMilliseconds))
         return (follower, Task { await follower.run() })
     }
 

@@ -55,22 +55,26 @@ actor SubmarineScriptedProvider {
     private var server: PeerServer?
 
     init(hub: HubFixture, lnd: LNDRESTClient, seed: UInt8, fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 48,
-         feePPM: Int64 = 2_000) throws {
+         feePPM: Int64 = 2_000, cooperates: Bool = false) throws {
         try self.init(chain: Chain(tipHeight: { hub.height }, broadcast: { _ = try await hub.backend.broadcast($0) }),
                       sleeper: hub.sleeper, hub: hub, lnd: lnd, seed: seed, fault: fault, htlcTimeoutBlocks: htlcTimeoutBlocks,
-                      feePPM: feePPM)
+                      feePPM: feePPM, cooperates: cooperates)
     }
 
     /// `reverseLiquiditySat` above 0 also offers `ln_to_onchain` (never served): today's
-    /// `Router` keeps only offers that run that direction.
+    /// `Router` keeps only offers that run that direction. `cooperates`: the offers list
+    /// `musig2` (`coopClaimRequest` builds the request a cooperating provider sends).
     init(chain: Chain, sleeper: any Sleeper, hub: HubFixture? = nil, lnd: LNDRESTClient, seed: UInt8,
-         fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 48, feePPM: Int64 = 2_000, reverseLiquiditySat: Int64 = 0) throws {
+         fault: AcceptFault = .none, htlcTimeoutBlocks: Int = 48, feePPM: Int64 = 2_000, reverseLiquiditySat: Int64 = 0,
+         cooperates: Bool = false) throws {
         identity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: seed, count: 32)))
         // Short, for refunds the tests mine to: no route allowance (the scripted provider pays
         // nothing through `SubmarineRules`), so 1 + 12 + 12 + 3 + 18 = 46 at least.
         let submarine = try SubmarineTerms(feeModel: FeeModel(baseFeeSat: 100, feePPM: feePPM), requiredConfirmations: 1,
                                            htlcTimeoutBlocks: htlcTimeoutBlocks, routeCLTVBlocks: 0)
-        terms = ProviderTerms(network: .regtest, submarine: submarine)
+        terms = ProviderTerms(network: .regtest,
+                              extraFeatures: [OfferFeature.preimagePush] + (cooperates ? [OfferFeature.musig2] : []),
+                              submarine: submarine)
         desk = ProviderDesk(identity: identity, terms: terms, clock: ClientWallClock(), state: {
             ProviderState(liquiditySat: reverseLiquiditySat, feeRate: try! FeeRate(satPerVByte: 2), lightningOutboundSat: 5_000_000)
         })
@@ -215,6 +219,17 @@ actor SubmarineScriptedProvider {
         try await chain.broadcast(claim)
         claims.append(claim.txid)
         return claim
+    }
+
+    /// The `CoopClaimRequest` a cooperating provider sends once it has paid: `preimage` and
+    /// a fresh round of its key-path claim of `lock` to nobody's address at 2 sat/vB.
+    func coopClaimRequest(_ swap: Swap, lock: LockOutput, preimage: [UInt8]) async throws -> CoopClaimRequest {
+        let blocksLeft = Int(swap.contract.terms.timeoutHeight) - (try await chain.tipHeight())
+        let request = ClaimRequest(contract: swap.contract, lock: lock, destination: HubFixture.elsewhere, amount: lock.value - 600,
+                                   purpose: .swapOut, feeRate: try FeeRate(satPerVByte: 2), blocksLeft: blocksLeft)
+        let initiator = try CoopClaimInitiator(request: request, claimKey: swap.claimKey)
+        return CoopClaimRequest(requestID: RandomID.make(), swapID: swap.accept.body.swapID, preimage: preimage,
+                                publicNonce: initiator.publicNonce, claimTransaction: initiator.unsignedClaim)
     }
 
     /// Serves this provider over TCP on loopback (a daemon dials it as a contact); the port.

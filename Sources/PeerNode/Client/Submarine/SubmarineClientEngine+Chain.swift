@@ -84,6 +84,14 @@ extension SubmarineClientEngine {
         }
     }
 
+    /// Feeds the lock's depth as the chain has it now and returns once the machine took it:
+    /// for a step that follows from a confirmed lock and may come before the follower has
+    /// polled the block (the provider's cooperative claim).
+    func catchUpLockDepth(_ run: SubmarineClientRun) async {
+        guard let lock = run.state.lock, let count = await confirmations(of: lock.outPoint.txid) else { return }
+        await feedAndWait(.lockConfirmations(count), to: run)
+    }
+
     /// A transaction's confirmations: the chain backend's, else the wallet's own record
     /// (a node without a transaction index still knows the wallet's funding and refunds);
     /// nil when neither knows it.

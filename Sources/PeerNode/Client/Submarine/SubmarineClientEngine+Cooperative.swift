@@ -95,6 +95,10 @@ extension SubmarineClientEngine {
             return reject(.invalidRequest, "\(error)")
         }
         if !answer.fromRecord {
+            // The provider pays only against a confirmed lock, so it may ask before this
+            // node's follower has polled that block: the lock's depth is read first, and the
+            // record holds `lock_confirmed`, as the chain does, before `coop_signed`.
+            await catchUpLockDepth(run)
             await feedAndWait(.coopClaimAgreed(preimage: request.preimage, cosigned), to: run)
         }
         guard await isStored(cosigned, of: run.id) else {

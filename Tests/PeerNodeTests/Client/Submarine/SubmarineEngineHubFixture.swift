@@ -31,7 +31,10 @@ final class SubmarineEngineHubFixture: Sendable {
     let followerTask: Task<Void, Never>
     let progress = SubmarineProgressLog()
 
-    init(fault: SubmarineScriptedProvider.AcceptFault = .none) async throws {
+    /// `cooperates`: the provider's offer lists `musig2`. `followerPollMilliseconds`: the
+    /// client's chain follower's poll (long: blocks the engine hears of only when it asks).
+    init(fault: SubmarineScriptedProvider.AcceptFault = .none, cooperates: Bool = false,
+         followerPollMilliseconds: UInt64 = 50) async throws {
         hub = try await HubFixture.start(lightningNodes: [("client", 1_000_000), ("provider", 5_000_000_000), ("payee", 1_000_000)],
                                        clock: { UInt64(time(nil)) })
         let funder = try hub.wallet(seed: 0x54)
@@ -44,10 +47,10 @@ final class SubmarineEngineHubFixture: Sendable {
         clientLND = try await hub.lndClient("client", subscriptionRetryMilliseconds: 200)
         providerLND = try await hub.lndClient("provider", subscriptionRetryMilliseconds: 200)
         payeeLND = try await hub.lndClient("payee", subscriptionRetryMilliseconds: 200)
-        provider = try SubmarineScriptedProvider(hub: hub, lnd: providerLND, seed: 0x62, fault: fault)
+        provider = try SubmarineScriptedProvider(hub: hub, lnd: providerLND, seed: 0x62, fault: fault, cooperates: cooperates)
         clientIdentity = NodeIdentity(seed: try NodeSeed(bytes: [UInt8](repeating: 0x74, count: 32)))
         store = ClientMemorySwapStore()
-        (follower, followerTask) = hub.follower()
+        (follower, followerTask) = hub.follower(pollMilliseconds: followerPollMilliseconds)
     }
 
     func engine(store: (any SwapStore)? = nil, wallet: Wallet? = nil) throws -> SubmarineClientEngine {

@@ -62,6 +62,38 @@ final class SubmarineEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// The provider pays only once the lock is confirmed, and may ask for the co-signature
+    /// of its key-path claim before this client's chain follower has polled the block (the
+    /// client polls every 2 s; a payment takes less). The client reads the lock's depth
+    /// when it answers, so its record says `lock_confirmed` before `coop_signed`, as the
+    /// chain had it: the follower here never polls again after its first look.
+    func testACooperativeClaimAskedBeforeTheFollowerSawTheBlockRecordsTheLockConfirmedFirst() async throws {
+        let fixture = try await SubmarineEngineHubFixture(cooperates: true, followerPollMilliseconds: 600_000)
+        let engine = try fixture.engine()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        XCTAssertTrue(swap.request.cooperates, "the request lists musig2")
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        try fixture.hub.mine(1)
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        let request = try await fixture.provider.coopClaimRequest(swap, lock: lock, preimage: preimage)
+
+        let reply = try SwapMessage(bytes: await engine.answer(providerRequest: request.encoded, from: fixture.provider.identity.pubky))
+        guard case .coopClaimSigned(let signed) = reply else { return XCTFail("the claim is co-signed: \(reply)") }
+        XCTAssertEqual(signed.swapID, swap.accept.body.swapID)
+        let kinds = try await fixture.store.events(of: id).map(\.kind)
+        XCTAssertEqual(kinds, ["quoted", "accepted", "lock_intent", "lock_broadcast", "lock_confirmed", "coop_signed"],
+                       "the lock's confirmation is recorded before the co-signature")
+        let report = try await within(seconds: 30) { try await paying.value }
+        XCTAssertEqual(report.preimage, preimage)
+        XCTAssertEqual(report.preimageSource, "cooperative_claim")
+        await fixture.shutDown(engine)
+    }
+
     /// A swap-in: the node's own invoice. Its settlement gives the preimage before any claim.
     func testASwapInLearnsThePreimageFromItsOwnSettledInvoice() async throws {
         let fixture = try await SubmarineEngineHubFixture()
