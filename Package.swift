@@ -37,7 +37,11 @@ let package = Package(
         // The regtest hub: Bitcoin Core's JSON-RPC and LND REST on loopback ports.
         .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),
         // The node: `peernode init|run` and the commands that talk to the daemon's socket.
-        .executableTarget(name: "peernode", dependencies: ["PeerNode", "Transport", "Bitcoin", "Lightning", "Offers", "HTLC"], path: "Sources/PeerNodeCLI"),
+        // Swift's runtime is linked in statically: every command is a process of its own, and
+        // binding the shared runtime's symbols at start-up cost more CPU than the command's work
+        // (docs/PERFORMANCE.md, "The CLI's start-up").
+        .executableTarget(name: "peernode", dependencies: ["PeerNode", "Transport", "Bitcoin", "Lightning", "Offers", "HTLC"],
+                          path: "Sources/PeerNodeCLI", linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // The hostile-peer kit: a scripted client that cheats a provider daemon on purpose
         // (a retired contract, non-standard claims mined out of band, a preimage pushed
         // after the refund). It links the libraries so it speaks the real protocol; the

@@ -37,6 +37,50 @@ public enum BitcoinDecimal {
         return negative ? -sats : sats
     }
 
+    /// The satoshis in a BTC amount written as any JSON number, an exponent allowed (an
+    /// Electrum server prints small floats as Python does, `2e-05`), rounded away from zero
+    /// to a whole satoshi: a fee rate a fraction of a satoshi above 1,000 sat/kvB is 1,001,
+    /// and a negative amount never reads as 0. Nil for text that is no number, and for a
+    /// value beyond Int64 (or an exponent of more than four digits).
+    public static func satoshisRoundedAwayFromZero(fromNumber text: String) -> Int64? {
+        var utf8 = Substring(text).utf8[...]
+        let negative = utf8.first == UInt8(ascii: "-")
+        if negative { utf8 = utf8.dropFirst() }
+        let mantissa = utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        let whole = mantissa.prefix { $0 != UInt8(ascii: ".") }
+        var fraction = mantissa.dropFirst(whole.count)
+        if !fraction.isEmpty {
+            fraction = fraction.dropFirst()
+            guard !fraction.isEmpty else { return nil }
+        }
+        guard !whole.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else { return nil }
+        var exponent = 0
+        if mantissa.count < utf8.count {
+            var digits = utf8.dropFirst(mantissa.count + 1)
+            let minus = digits.first == UInt8(ascii: "-")
+            if minus || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+            guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(isDigit) else { return nil }
+            exponent = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            if minus { exponent = -exponent }
+        }
+        // The number is its digits × 10^(exponent − fraction digits), so its satoshis are
+        // the digits shifted by `shift` places: zeros appended, or digits dropped (any of
+        // them not zero rounds the magnitude up).
+        let digits = Array(whole) + Array(fraction)
+        let shift = exponent - fraction.count + 8
+        let dropped = shift < 0 ? min(digits.count, -shift) : 0
+        var sats: Int64 = 0
+        for digit in digits.dropLast(dropped) + [UInt8](repeating: UInt8(ascii: "0"), count: max(0, shift)) {
+            guard let next = append(digit, to: sats) else { return nil }
+            sats = next
+        }
+        if digits.suffix(dropped).contains(where: { $0 != UInt8(ascii: "0") }) {
+            guard sats < Int64.max else { return nil }
+            sats += 1
+        }
+        return negative ? -sats : sats
+    }
+
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }

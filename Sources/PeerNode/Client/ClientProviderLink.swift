@@ -38,6 +38,12 @@ actor ClientProviderLink {
     /// share one connection and stay within the provider's per-pubky share.
     private var dialing: Task<PeerConnection, any Error>?
     private var supervisor: Task<Void, Never>?
+    /// Requests and pushes under way. A payment quotes over the link before its swap
+    /// exists, so the end of the provider's last swap may `stop` the link while a quote is
+    /// in flight: the connection then stays open until the last of them ends.
+    private var inUse = 0
+    /// Set by `stop`: the connection closes as soon as nothing uses it.
+    private var stopped = false
 
     init(contact: Offers.Contact, connector: @escaping ClientProviderConnector, sleeper: any Sleeper,
          initialBackoffMilliseconds: UInt64, maximumBackoffMilliseconds: UInt64,
@@ -83,12 +89,12 @@ actor ClientProviderLink {
 
     /// Sends a request and decodes the reply; a Reject becomes `.rejected`.
     func request(_ bytes: [UInt8], id: String, timeoutMilliseconds: UInt64) async throws(ClientEngineError) -> SwapMessage {
-        let connection = try await open()
-        let reply: [UInt8]
-        do {
-            reply = try await connection.request(bytes, id: id, timeoutMilliseconds: timeoutMilliseconds)
-        } catch {
-            throw .provider("no answer from \(contact): \(error)")
+        let reply = try await withConnection { connection async throws(ClientEngineError) -> [UInt8] in
+            do {
+                return try await connection.request(bytes, id: id, timeoutMilliseconds: timeoutMilliseconds)
+            } catch {
+                throw .provider("no answer from \(self.contact): \(error)")
+            }
         }
         let message: SwapMessage
         do {
@@ -102,12 +108,30 @@ actor ClientProviderLink {
 
     /// Sends a push; the caller decides whether a failure matters.
     func push(_ bytes: [UInt8]) async throws(ClientEngineError) {
-        let connection = try await open()
-        do {
-            try await connection.push(bytes)
-        } catch {
-            throw .provider("push to \(contact) failed: \(error)")
+        try await withConnection { connection async throws(ClientEngineError) in
+            do {
+                try await connection.push(bytes)
+            } catch {
+                throw .provider("push to \(self.contact) failed: \(error)")
+            }
         }
+    }
+
+    /// Runs `body` on the open connection (dialling when there is none), counted in
+    /// `inUse` from before the dial to its end; on a stopped link, the last use closes it.
+    private func withConnection<T: Sendable>(
+        _ body: (PeerConnection) async throws(ClientEngineError) -> T
+    ) async throws(ClientEngineError) -> T {
+        inUse += 1
+        let result: Result<T, ClientEngineError>
+        do {
+            result = .success(try await body(try await open()))
+        } catch {
+            result = .failure(error)
+        }
+        inUse -= 1
+        if stopped && inUse == 0 { await closeConnection() }
+        return try result.get()
     }
 
     /// Keeps the connection open (redialling with backoff) until `stop`.
@@ -116,11 +140,19 @@ actor ClientProviderLink {
         supervisor = Task { await self.supervise() }
     }
 
+    /// Stops redialling and closes the connection, at once or, while a request or push
+    /// uses it, when the last of them ends.
     func stop() async {
+        stopped = true
         supervisor?.cancel()
         supervisor = nil
-        await connection?.close()
+        if inUse == 0 { await closeConnection() }
+    }
+
+    private func closeConnection() async {
+        let closing = connection
         connection = nil
+        await closing?.close()
     }
 
     private func supervise() async {

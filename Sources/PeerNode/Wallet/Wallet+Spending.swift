@@ -133,7 +133,13 @@ extension Wallet {
                                      changeDust: configuration.dustThreshold(for: change.scriptPubKey),
                                      feeRate: rate, lockTime: lockTime)
         }
-        let selection = try select(spendableCoins())
+        let spendable = spendableCoins()
+        // Confirmed coins first, as Core's wallet tries them before its own unconfirmed
+        // change: a lock with an unconfirmed parent makes a zero-conf client wait for a
+        // block (`ClientLockHolding`). The change pays only what they cannot.
+        let confirmed = spendable.filter { $0.height != nil }
+        if confirmed.count < spendable.count, let selection = try? select(confirmed) { return selection }
+        let selection = try select(spendable)
         // Each unconfirmed coin is within the share alone; coins from two clusters join them.
         let parents = Set(selection.coins.filter { $0.height == nil }.map(\.outPoint.txid))
         let joined = state.unconfirmedCluster(of: parents)

@@ -20,4 +20,21 @@ final class BitcoinDecimalTests: XCTestCase {
             XCTAssertNil(BitcoinDecimal.satoshis(fromBitcoin: text), text)
         }
     }
+
+    /// Any JSON number, as an Electrum server prints it, rounded away from zero.
+    func testNumbersWithExponentsAreExactSatoshisRoundedAwayFromZero() {
+        let cases: [(String, Int64)] = [
+            ("2e-05", 2_000), ("2E-05", 2_000), ("2e-5", 2_000), ("1.5e-5", 1_500), ("0.00001", 1_000), ("1e-8", 1),
+            ("1e-9", 1), ("0.000000001", 1), ("0.000010001", 1_001), ("1.00000001e-5", 1_001), ("3e+2", 30_000_000_000),
+            ("3e2", 30_000_000_000), ("0", 0), ("0.0", 0), ("0e-7", 0), ("1", 100_000_000), ("-1", -100_000_000),
+            ("-1e-9", -1), ("12345678901234567890e-20", 12_345_679), ("92233720368.54775807", Int64.max),
+        ]
+        for (text, sats) in cases {
+            XCTAssertEqual(BitcoinDecimal.satoshisRoundedAwayFromZero(fromNumber: text), sats, text)
+        }
+        for text in ["", "-", ".", "1.", ".5", "e5", "1e", "1e+", "1e-", "1.e5", "abc", "1.2.3", "- 1", "+1", "1e5e5",
+                     "1e99999", "92233720368.54775808", "92233720368.547758071", "1 ", "0x10"] {
+            XCTAssertNil(BitcoinDecimal.satoshisRoundedAwayFromZero(fromNumber: text), text)
+        }
+    }
 }

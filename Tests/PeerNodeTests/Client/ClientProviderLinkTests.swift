@@ -40,4 +40,49 @@ final class ClientProviderLinkTests: XCTestCase {
         XCTAssertEqual(dials.withLock { $0 }, 2)
         await link.stop()
     }
+
+    /// A payment quotes over the link before its swap exists, so the end of the provider's
+    /// last swap stops the link while that quote may be in flight: the answer must still
+    /// arrive (it once came back "the connection is closed", and the pay failed), and the
+    /// connection closes once nothing uses it.
+    func testStoppingTheLinkWhileARequestIsInFlightLetsItsAnswerArriveThenCloses() async throws {
+        let provider = NodeIdentity(seed: .generate())
+        let client = NodeIdentity(seed: .generate())
+        let asked = Mutex(false)
+        let server = PeerServer(identity: provider, sleeper: TaskSleeper(), handlers: PeerHandlers(onRequest: { _, _ in
+            asked.withLock { $0 = true }
+            try? await Task.sleep(for: .milliseconds(200))
+            return Reject(requestID: "q1", code: .invalidRequest, reason: "the provider's answer").encoded
+        }))
+        let dialled = Mutex<PeerConnection?>(nil)
+        let connector: ClientProviderConnector = { contact, handlers in
+            let (ours, theirs) = MemoryByteStream.pair()
+            await server.accept(theirs)
+            let connection = try await PeerConnection.dial(over: ours, identity: client, expecting: contact.pubky,
+                                                           sleeper: TaskSleeper(), handlers: handlers)
+            dialled.withLock { $0 = connection }
+            return connection
+        }
+        let link = ClientProviderLink(contact: Offers.Contact(pubky: provider.pubky, host: "127.0.0.1", port: 1, name: "prov"),
+                                      connector: connector, sleeper: TaskSleeper(), initialBackoffMilliseconds: 10,
+                                      maximumBackoffMilliseconds: 100, onPush: { _ in }, onReconnect: {})
+        let request = QuoteRequest(requestID: "q1", offerID: "o1", amountSat: 25_000)
+        let asking = Task { () async -> Result<SwapMessage, ClientEngineError> in
+            do throws(ClientEngineError) {
+                return .success(try await link.request(request.encoded, id: request.requestID, timeoutMilliseconds: 5_000))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try await clientEventually("the provider has the request") { asked.withLock { $0 } }
+        await link.stop()
+        switch await asking.value {
+        case .success(let reply): XCTFail("a Reject was sent, not \(reply)")
+        case .failure(.rejected(_, reason: let reason)): XCTAssertEqual(reason, "the provider's answer")
+        case .failure(let other): XCTFail("the answer was lost: \(other)")
+        }
+        let connection = try XCTUnwrap(dialled.withLock { $0 })
+        try await clientEventually("the connection closes once nothing uses it") { await connection.closedReason != nil }
+    }
 }
+

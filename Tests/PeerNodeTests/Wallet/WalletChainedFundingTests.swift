@@ -41,6 +41,37 @@ final class WalletChainedFundingTests: XCTestCase {
         for funding in fundings { XCTAssertEqual(fixture.confirmations(of: funding.txid), 1) }
     }
 
+    /// Confirmed coins come first, as in Core's wallet: a lock that spends unconfirmed change
+    /// makes a zero-conf client wait for a block (`ClientLockHolding`), so the change is
+    /// spent only once the confirmed coins cannot pay. Here the unconfirmed change (49 BTC)
+    /// is larger than the confirmed coin (25 BTC, a coinbase past regtest's first halving),
+    /// so "largest first" alone would chain on it.
+    func testConfirmedCoinsAreSpentBeforeUnconfirmedChange() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let configuration = WalletConfiguration(network: .regtest, birthdayHeight: 0, minimumConfirmations: 0)
+        let wallet = try Wallet(seed: WalletFixture.seed(0x01), configuration: configuration, backend: fixture.backend)
+        try fixture.chain.mine(1, to: await wallet.newAddress().scriptPubKey)
+        try fixture.mineElsewhere(150)
+        try fixture.chain.mine(1, to: await wallet.newAddress().scriptPubKey)
+        try fixture.mineElsewhere(100)
+        try await wallet.sync()
+        let coinbases = Dictionary(uniqueKeysWithValues: await wallet.spendableCoins().map { ($0.value, $0.outPoint) })
+        XCTAssertEqual(coinbases.keys.sorted(), [2_500_000_000, 5_000_000_000])
+
+        let bitcoin: Int64 = 100_000_000
+        let first = try await wallet.fund(contract: try WalletFixture.contract(0), amount: bitcoin, feeRate: WalletFixture.rate(2))
+        XCTAssertEqual(first.transaction.inputs.map(\.previousOutput), [coinbases[5_000_000_000]])
+        let second = try await wallet.fund(contract: try WalletFixture.contract(1), amount: bitcoin, feeRate: WalletFixture.rate(2))
+        XCTAssertEqual(second.transaction.inputs.map(\.previousOutput), [coinbases[2_500_000_000]],
+                       "the confirmed coin, not the larger unconfirmed change")
+        // No confirmed coin is left: the change pays, before the next block.
+        let third = try await wallet.fund(contract: try WalletFixture.contract(2), amount: bitcoin, feeRate: WalletFixture.rate(2))
+        XCTAssertEqual(third.transaction.inputs.count, 1)
+        XCTAssertTrue([first.txid, second.txid].contains(third.transaction.inputs[0].previousOutput.txid), "a change")
+        for funding in [first, second, third] { _ = try fixture.mempoolEntry(funding.txid) }
+    }
+
     /// The old rule (confirmed coins only): the second lock waits for a block.
     func testWithOneConfirmationRequiredTheSecondLockWaitsForABlock() async throws {
         let fixture = try WalletFixture()

@@ -1,5 +1,4 @@
 import Bitcoin
-import Foundation
 import Transport
 
 /// Reading the protocol's result shapes into typed values; every mismatch is an
@@ -42,19 +41,14 @@ enum ElectrumDecoding {
     }
 
     /// A fee rate in BTC/kvB as the server prints it (Python writes small floats with an
-    /// exponent, `2e-05`), in sat/kvB exactly; nil for the protocol's -1 ("no estimate").
-    /// Decimal arithmetic, never a Double: 0.00001 BTC must be 1000 sat, not 999.
+    /// exponent, `2e-05`), in sat/kvB exactly, rounded up; nil for the protocol's -1 ("no
+    /// estimate"). Integer arithmetic on the digits, never a Double: 0.00001 BTC must be
+    /// 1000 sat, not 999.
     static func feeRate(_ value: JSONValue, method: String) throws(ElectrumError) -> Int64? {
-        guard case .number(let text) = value, let btc = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw .unexpectedResult(method: method, reason: "a fee rate is a number")
+        guard case .number(let text) = value else { throw .unexpectedResult(method: method, reason: "a fee rate is a number") }
+        guard let sat = BitcoinDecimal.satoshisRoundedAwayFromZero(fromNumber: text), sat < Int64.max / 2 else {
+            throw .unexpectedResult(method: method, reason: "fee rate \(text) BTC/kvB is not a number of satoshis an Int64 holds")
         }
-        if btc < 0 { return nil }
-        var sat = btc * Decimal(BitcoinDecimal.satoshisPerBitcoin)
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &sat, 0, .up)
-        guard rounded < Decimal(Int64.max / 2) else {
-            throw .unexpectedResult(method: method, reason: "fee rate \(text) BTC/kvB is out of range")
-        }
-        return NSDecimalNumber(decimal: rounded).int64Value
+        return sat < 0 ? nil : sat
     }
 }

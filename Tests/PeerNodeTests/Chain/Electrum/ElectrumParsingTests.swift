@@ -39,7 +39,10 @@ final class ElectrumParsingTests: XCTestCase {
         XCTAssertEqual(try ElectrumDecoding.feeRate(.number("0.00012345"), method: method), 12_345)
         XCTAssertEqual(try ElectrumDecoding.feeRate(.number("0.000010001"), method: method), 1_001, "rounded up")
         XCTAssertNil(try ElectrumDecoding.feeRate(.number("-1"), method: method), "the protocol's 'no estimate'")
+        XCTAssertNil(try ElectrumDecoding.feeRate(.number("-1e-9"), method: method), "any negative")
         XCTAssertThrowsError(try ElectrumDecoding.feeRate(.string("0.0001"), method: method))
+        XCTAssertThrowsError(try ElectrumDecoding.feeRate(.number("1e300"), method: method), "out of range")
+        XCTAssertThrowsError(try ElectrumDecoding.feeRate(.number("46116860184.27387904"), method: method), "Int64.max / 2 sat")
     }
 }
 
