@@ -15,9 +15,23 @@ public enum LogLevel: String, Sendable, Equatable {
         if line.hasPrefix("ALARM") { return .alarm }
         // The daemon's start-up warnings (a doctor warning, a status API off loopback).
         if line.hasPrefix("warning") { return .warn }
-        for word in failureWords where line.contains(word) { return .warn }
-        return .info
+        return containsFailureWord(line) ? .warn : .info
     }
 
-    private static let failureWords = ["failed", "cannot ", "refused", "unreachable", "error"]
+    private static let failureWords: [[UInt8]] = ["failed", "cannot ", "refused", "unreachable", "error"].map { Array($0.utf8) }
+
+    /// One pass over the line's UTF-8 bytes for all the words (case-sensitive, anywhere in
+    /// it). Every line the daemon writes comes here: five `String.contains` searches were
+    /// about 6 % of a client daemon's CPU in the swap benchmark (docs/PERFORMANCE.md).
+    private static func containsFailureWord(_ line: String) -> Bool {
+        var line = line
+        return line.withUTF8 { bytes in
+            for start in bytes.indices {
+                for word in failureWords where word[0] == bytes[start] && bytes.count - start >= word.count {
+                    if word.indices.allSatisfy({ bytes[start + $0] == word[$0] }) { return true }
+                }
+            }
+            return false
+        }
+    }
 }

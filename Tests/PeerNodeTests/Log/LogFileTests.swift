@@ -50,6 +50,17 @@ final class LogFileTests: XCTestCase {
         XCTAssertEqual(LogLevel.of("provider swap x: publishing lock y failed: refused"), .warn)
         XCTAssertEqual(LogLevel.of("provider swap x: cannot lock 20 sat: insufficient funds"), .warn)
         XCTAssertEqual(LogLevel.of("listening on 127.0.0.1:9735"), .info)
+        // Each word anywhere, whole line or not; case matters; a word cut by the end is none.
+        for word in ["failed", "cannot ", "refused", "unreachable", "error"] {
+            XCTAssertEqual(LogLevel.of(word), .warn, word)
+            XCTAssertEqual(LogLevel.of("swap é1: " + word + " at the end"), .warn, word)
+            XCTAssertEqual(LogLevel.of("at the end: " + word), .warn, word)
+            XCTAssertEqual(LogLevel.of("at the end: " + word.dropLast()), .info, word)
+            XCTAssertEqual(LogLevel.of("no " + word.uppercased()), .info, word)
+        }
+        XCTAssertEqual(LogLevel.of("cannotx"), .info, "\"cannot \" has its space")
+        XCTAssertEqual(LogLevel.of("errorless"), .warn, "a word inside another counts, as before")
+        XCTAssertEqual(LogLevel.of(""), .info)
     }
 
     func testTheFileRotatesBySizeAndKeepsTheNewestFiles() throws {
