@@ -231,7 +231,14 @@ final class RecoveryRecreateTests: XCTestCase {
         XCTAssertTrue(hub.backend.verifiedTransactions.contains(refund.txid), "kernel-verified")
         try hub.mine(ProviderSwapMachine.refundCancelDepth)
         try await network.eventually("the recovered swap ends refunded") { try await provider.lastKind(id) == "refunded" }
-        if case .block? = hub.chain.transaction(refund.txid)?.location {} else { XCTFail("the refund is confirmed") }
+        // The refund is bumped at each block until one version confirms (the engine's RBF
+        // escalation), so the version mined may be a later one than the first broadcast.
+        let mined = try XCTUnwrap(spends(of: lock.outPoint, on: hub).first { version in
+            if case .block? = hub.chain.transaction(version.txid)?.location { return true }
+            return false
+        }, "the refund is confirmed")
+        let minedPaysProvider = await provider.wallet.owns(try XCTUnwrap(mined.outputs.first).scriptPubKey)
+        XCTAssertTrue(minedPaysProvider, "the mined refund pays the provider's wallet")
         let cancelled = try await provider.lnd.lookupInvoice(paymentHash: secrets.paymentHash)
         XCTAssertEqual(cancelled.state, .canceled)
         XCTAssertEqual(try hub.lightning.payment(node: "client", paymentHash: secrets.paymentHash).status, .failed)
@@ -244,7 +251,7 @@ final class RecoveryRecreateTests: XCTestCase {
         let providerScan = try await RecoveryScanner(seed: SwapProviderNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(providerScan.spends.map(RecoveryMatcherTests.label), ["locker refund \(record.swapIndex)"])
         XCTAssertEqual(providerScan.spends.first?.index, record.swapIndex)
-        XCTAssertEqual(providerScan.spends.first?.spendingTxid, refund.txid)
+        XCTAssertEqual(providerScan.spends.first?.spendingTxid, mined.txid)
         XCTAssertNil(providerScan.spends.first?.preimage)
         let clientScan = try await RecoveryScanner(seed: SwapClientNode.seed, network: .regtest, chain: hub.backend).scan(fromHeight: 0)
         XCTAssertEqual(clientScan.spends.map(RecoveryMatcherTests.label), ["client/reverse refund \(clientIndex)"])
