@@ -10,16 +10,7 @@ public enum BitcoinDecimal {
     /// zeros). Nil for anything else: exponents, a fraction finer than a satoshi, a value
     /// beyond Int64.
     public static func satoshis(fromBitcoin text: String) -> Int64? {
-        var utf8 = Substring(text).utf8[...]
-        let negative = utf8.first == UInt8(ascii: "-")
-        if negative { utf8 = utf8.dropFirst() }
-        let whole = utf8.prefix { $0 != UInt8(ascii: ".") }
-        var fraction = utf8.dropFirst(whole.count)
-        if !fraction.isEmpty {
-            fraction = fraction.dropFirst()
-            guard !fraction.isEmpty else { return nil }
-        }
-        guard !whole.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else { return nil }
+        guard let (negative, whole, fraction) = plainDecimal(Substring(text).utf8) else { return nil }
         // Digits past the eighth must be zeros: they would be fractions of a satoshi.
         guard fraction.dropFirst(8).allSatisfy({ $0 == UInt8(ascii: "0") }) else { return nil }
 
@@ -43,17 +34,9 @@ public enum BitcoinDecimal {
     /// and a negative amount never reads as 0. Nil for text that is no number, and for a
     /// value beyond Int64 (or an exponent of more than four digits).
     public static func satoshisRoundedAwayFromZero(fromNumber text: String) -> Int64? {
-        var utf8 = Substring(text).utf8[...]
-        let negative = utf8.first == UInt8(ascii: "-")
-        if negative { utf8 = utf8.dropFirst() }
+        let utf8 = Substring(text).utf8
         let mantissa = utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        let whole = mantissa.prefix { $0 != UInt8(ascii: ".") }
-        var fraction = mantissa.dropFirst(whole.count)
-        if !fraction.isEmpty {
-            fraction = fraction.dropFirst()
-            guard !fraction.isEmpty else { return nil }
-        }
-        guard !whole.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else { return nil }
+        guard let (negative, whole, fraction) = plainDecimal(mantissa) else { return nil }
         var exponent = 0
         if mantissa.count < utf8.count {
             var digits = utf8.dropFirst(mantissa.count + 1)
@@ -79,6 +62,22 @@ public enum BitcoinDecimal {
             sats += 1
         }
         return negative ? -sats : sats
+    }
+
+    /// `[-]digits[.digits]` split into its sign, whole digits and fraction digits; nil for
+    /// anything else (no digit before the point, none after it, any other character).
+    private static func plainDecimal(_ text: Substring.UTF8View)
+        -> (negative: Bool, whole: Substring.UTF8View, fraction: Substring.UTF8View)? {
+        let negative = text.first == UInt8(ascii: "-")
+        let unsigned = negative ? text.dropFirst() : text
+        let whole = unsigned.prefix { $0 != UInt8(ascii: ".") }
+        var fraction = unsigned.dropFirst(whole.count)
+        if !fraction.isEmpty {
+            fraction = fraction.dropFirst()
+            guard !fraction.isEmpty else { return nil }
+        }
+        guard !whole.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit) else { return nil }
+        return (negative, whole, fraction)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -26,12 +26,9 @@ public enum LogLevel: String, Sendable, Equatable {
     private static func containsFailureWord(_ line: String) -> Bool {
         var line = line
         return line.withUTF8 { bytes in
-            for start in bytes.indices {
-                for word in failureWords where word[0] == bytes[start] && bytes.count - start >= word.count {
-                    if word.indices.allSatisfy({ bytes[start + $0] == word[$0] }) { return true }
-                }
+            bytes.indices.contains { start in
+                failureWords.contains { $0[0] == bytes[start] && bytes[start...].starts(with: $0) }
             }
-            return false
         }
     }
 }
