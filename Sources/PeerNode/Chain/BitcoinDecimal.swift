@@ -38,8 +38,8 @@ public enum BitcoinDecimal {
         let mantissa = utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
         guard let (negative, whole, fraction) = plainDecimal(mantissa) else { return nil }
         var exponent = 0
-        if mantissa.count < utf8.count {
-            var digits = utf8.dropFirst(mantissa.count + 1)
+        if mantissa.endIndex < utf8.endIndex {
+            var digits = utf8[mantissa.endIndex...].dropFirst()
             let minus = digits.first == UInt8(ascii: "-")
             if minus || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
             guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy(isDigit) else { return nil }

@@ -26,9 +26,7 @@ public enum LogLevel: String, Sendable, Equatable {
     private static func containsFailureWord(_ line: String) -> Bool {
         var line = line
         return line.withUTF8 { bytes in
-            bytes.indices.contains { start in
-                failureWords.contains { $0[0] == bytes[start] && bytes[start...].starts(with: $0) }
-            }
+            bytes.indices.contains { start in failureWords.contains { bytes[start...].starts(with: $0) } }
         }
     }
 }
