@@ -80,6 +80,9 @@ public struct ProbeReport: Sendable, Equatable {
     public var probed: Int
     /// Contacts ranked from their published descriptors, asked nothing.
     public var fromDescriptors = 0
+    /// Contacts whose cached offer answered, asked nothing: its limits are the provider's
+    /// balances when it was made, so a route it cannot carry is worth asking again for.
+    public var fromCache = 0
 
     public init(offers: [ProviderOffer] = [], skipped: [SkippedContact] = [], submarineOffers: [ProviderOffer] = [],
                 submarineSkipped: [SkippedContact] = [], probed: Int = 0) {

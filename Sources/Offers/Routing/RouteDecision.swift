@@ -8,13 +8,17 @@ public struct RouteDecision: Sendable, Equatable {
     public let probed: Int
     /// Contacts ranked from their published descriptors, asked nothing.
     public let fromDescriptors: Int
+    /// Contacts whose cached offer answered (`ProbeReport.fromCache`).
+    public let fromCache: Int
 
-    public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int, fromDescriptors: Int = 0) {
+    public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int, fromDescriptors: Int = 0,
+                fromCache: Int = 0) {
         choice = ranked.first
         self.ranked = ranked
         self.skipped = skipped
         self.probed = probed
         self.fromDescriptors = fromDescriptors
+        self.fromCache = fromCache
     }
 
     /// One line per contact, for `peernode offers --debug` and logs.

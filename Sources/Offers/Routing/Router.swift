@@ -10,7 +10,8 @@ import Transport
 /// keeps the offers that are properly signed by the contact, for this network, in a
 /// supported version and unexpired, and lists every other contact with the reason.
 /// Offers are cached until their `valid_until_unix`; a probe asks only contacts without
-/// a cached offer. A background refresh (`startRefresh`) re-probes at random intervals,
+/// a cached offer. A cached offer's limits are its provider's balances when it was made:
+/// a caller that finds no route through cached offers asks again with `refresh`. A background refresh (`startRefresh`) re-probes at random intervals,
 /// so paying usually needs no probe at all and does not show as a burst of them.
 public actor Router {
     public struct Settings: Sendable, Hashable {
@@ -66,6 +67,7 @@ public actor Router {
             if !refresh, let cached = cache[contact.pubky], cached.contact == contact,
                cached.terms.validUntilUnix >= now + settings.cacheMarginSeconds {
                 report.add(cached)
+                report.fromCache += 1
             } else if let descriptor = published[contact.pubky], descriptor.network == settings.network.rawValue,
                       descriptor.expiresAtUnix >= now {
                 let provider = ProviderOffer(contact: contact, descriptor: descriptor)
@@ -115,7 +117,7 @@ public actor Router {
                                  unpublishedReasons: unpublishedReasons)
         let (ranked, unfit) = selector.rank(report.offers)
         return RouteDecision(ranked: ranked, skipped: report.skipped + unfit, probed: report.probed,
-                             fromDescriptors: report.fromDescriptors)
+                             fromDescriptors: report.fromDescriptors, fromCache: report.fromCache)
     }
 
     /// A provider ranked from its descriptor, asked alone for its signed offer (the only

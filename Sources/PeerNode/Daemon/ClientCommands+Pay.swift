@@ -283,12 +283,23 @@ extension ClientCommands {
                 skipped.append(RoutePlan.Skip(contact: first.provider.contact, reason: Self.describe(reason)))
             }
         }
+        // As in `chooseRail`: cached offers that carry no route are asked for again first.
+        if fitting.isEmpty, !refresh, decision.fromCache > 0 {
+            progress.stage("routing", Self.askingAgainLine(cached: decision.fromCache))
+            return try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                   progress: progress, refresh: true, maxFeeSat: maxFeeSat)
+        }
         for skip in skipped { progress.stage("routing", "skipped \(skip.contact.name): \(skip.reason)") }
         return RoutePlan(amountSat: amountSat, ranked: fitting, skipped: skipped, candidates: candidates.count,
                          spendingBalanceSat: balanceSat, contractType: contractType)
     }
 
     // MARK: helpers
+
+    /// The progress line of a route asked for again because the cached offers carry none.
+    static func askingAgainLine(cached: Int) -> String {
+        "no route through the \(cached) cached offer(s); asking the contacts for fresh ones (balances move)"
+    }
 
     /// `2.5%` for 25,000 ppm.
     static func percent(ppm: Int64) -> String {

@@ -138,6 +138,14 @@ extension ClientCommands {
             do {
                 plan = try chooser(reverse, submarine).choose()
             } catch {
+                // A cached offer's limits are the provider's balances when it made it (a
+                // provider paid on Lightning a moment ago may list onchain_to_ln now): before
+                // refusing, the contacts are asked once more.
+                if !refresh, report.fromCache > 0 {
+                    progress.stage("routing", Self.askingAgainLine(cached: report.fromCache))
+                    return try await chooseRail(contact: name, address: address, inputs: inputs, amountSat: amountSat,
+                                                options: options, progress: progress, refresh: true)
+                }
                 for verdict in error.verdicts { progress.stage("routing", verdict.description) }
                 throw ControlError(code: Self.refusalCode(error), message: error.description + "; nothing was paid")
             }

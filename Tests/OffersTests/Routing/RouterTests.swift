@@ -220,14 +220,17 @@ final class RouterTests: XCTestCase {
         _ = await router.probe(contacts)
         let cached = await router.probe(contacts)
         XCTAssertEqual(cached.probed, 0)
+        XCTAssertEqual(cached.fromCache, 1, "the caller asks again when a cached offer carries no route")
         XCTAssertEqual(cached.offers.count, 1)
         XCTAssertEqual(prober.calls, 1)
         clock.advance(by: 571) // within the 30 s margin of valid_until: probed again
         let refreshed = await router.probe(contacts)
         XCTAssertEqual(refreshed.probed, 1)
+        XCTAssertEqual(refreshed.fromCache, 0)
         XCTAssertEqual(prober.calls, 2)
         let forced = await router.probe(contacts, refresh: true)
         XCTAssertEqual(forced.probed, 1)
+        XCTAssertEqual(forced.fromCache, 0)
     }
 
     func testBackgroundRefreshRunsAtJitteredIntervalsUntilStopped() async throws {

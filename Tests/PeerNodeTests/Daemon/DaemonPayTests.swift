@@ -421,6 +421,71 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, carol, provider], fixture)
     }
 
+    /// A client caches each provider's offer until it expires, but the offer's limits come
+    /// from balances that move: a provider with no Lightning funds lists no
+    /// `onchain_to_ln`, one with a small wallet a small `ln_to_onchain` maximum. Once they
+    /// have the funds, a swap the cached offer cannot carry must ask the contacts again and
+    /// go through, not fail `no_route` until the cache expires (found by
+    /// `peernode-testnet soak --seed 1796354131733`: a provider paid on Lightning in one
+    /// swap was refused a swap-in the next second).
+    func testASwapTheCachedOfferCannotCarryAsksForAFreshOffer() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1", "submarine=1"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            for (node, btc, sat) in [(provider, "0.0003", 30_000), (client, "0.005", 500_000)] {
+                let fresh = try await node.node.result("wallet.address")
+                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number(btc)])
+                try await waitFor("a wallet holds \(sat) sat") {
+                    try await node.node.result("wallet.balance")["confirmed_sat"] == .integer(Int64(sat))
+                }
+            }
+            _ = try await client.node.result("contacts.add", [
+                "name": .string("prov"), "pubky": .string(provider.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(provider.node.ready.listenPort)])
+
+            // No Lightning funds: the offer (now cached) lists no onchain_to_ln.
+            let refused = try await client.node.call("swap-in", ["amount_sat": .integer(20_000)])
+            XCTAssertEqual(refused.failureCode, "no_route", refused.failureMessage)
+            _ = try await fixture.rpc.call("hub_ln_setbalance", [.string("prov"), .number("500000")])
+            miner.start()
+            switch try await client.node.call("swap-in", ["amount_sat": .integer(20_000)]) {
+            case .success(let paid):
+                XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
+            case .failure(let error):
+                XCTFail("swap-in once the provider has Lightning funds: \(error)")
+                throw error
+            }
+            miner.stop()
+
+            // A 30,000 sat wallet: the offer (cached again) carries no 40,000 sat swap-out.
+            let small = try await client.node.call("swap-out", ["amount_sat": .integer(40_000)])
+            XCTAssertEqual(small.failureCode, "no_route", small.failureMessage)
+            let fresh = try await provider.node.result("wallet.address")
+            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
+            try await waitFor("the provider's wallet is funded") {
+                (try await provider.node.result("wallet.balance")["confirmed_sat"]?.int64Value ?? 0) >= 50_000_000
+            }
+            miner.start()
+            switch try await client.node.call("swap-out", ["amount_sat": .integer(40_000)]) {
+            case .success(let swapped):
+                XCTAssertEqual(swapped["provider"]?["name"], .string("prov"), "\(swapped)")
+            case .failure(let error):
+                XCTFail("swap-out once the provider's wallet is funded: \(error)")
+                throw error
+            }
+            miner.stop()
+        } catch {
+            miner.stop()
+            await stopAll([client, provider], fixture)
+            throw error
+        }
+        await stopAll([client, provider], fixture)
+    }
+
     /// Issue 19's accounting invariant on real daemons: after a payment to a contact and a
     /// swap-out, every swap final, each node's `report` net equals the change of its
     /// on-chain plus Lightning balance less what the hub deposited (the provider's 1 BTC),
