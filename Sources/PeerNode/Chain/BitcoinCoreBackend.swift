@@ -1,5 +1,6 @@
 import Bitcoin
 import HTLC
+import Synchronization
 import Transport
 
 /// `ChainBackend` over Bitcoin Core's JSON-RPC (the hub serves the same API). Call
@@ -12,6 +13,9 @@ public final class BitcoinCoreBackend: ChainBackend {
     public let rpc: BitcoinCoreRPC
     /// The network the node runs on.
     public let network: Network
+    /// The tip `tip()` last read: while `getbestblockhash` still names it, its height is
+    /// known without asking (a block's height never changes).
+    private let lastTip = Mutex<ChainTip?>(nil)
 
     public init(rpc: BitcoinCoreRPC, network: Network) {
         self.rpc = rpc
@@ -47,10 +51,23 @@ public final class BitcoinCoreBackend: ChainBackend {
         try BitcoinCoreDecoding.blockchainInfo(try await rpc.call("getblockchaininfo"))
     }
 
-    /// From `getblockchaininfo`, whose height and hash come from one read of Core's tip;
-    /// `getblockcount` then `getbestblockhash` could straddle a new block.
+    /// `getbestblockhash`, then, only when the hash is not the last one read, its height from
+    /// `getblockheader`: the pair is consistent (the height is that block's, whatever came
+    /// after), where `getblockcount` then `getbestblockhash` could straddle a new block. A
+    /// chain follower asks this every poll; most polls find no new block and cost one
+    /// 64-digit answer instead of `getblockchaininfo`'s whole object.
     public func tip() async throws(ChainBackendError) -> ChainTip {
-        try await blockchainInfo().tip
+        let hash = try await bestBlockHash()
+        if let last = lastTip.withLock({ $0 }), last.hash == hash { return last }
+        let tip = ChainTip(height: try await blockHeight(of: hash), hash: hash)
+        lastTip.withLock { $0 = tip }
+        return tip
+    }
+
+    /// `getblockheader <hash> true`: the block's height (active chain or not).
+    public func blockHeight(of hash: BlockHash) async throws(ChainBackendError) -> Int {
+        try BitcoinCoreDecoding.blockHeight(try await rpc.call("getblockheader", [.string(hash.hex), .bool(true)]),
+                                            expected: hash)
     }
 
     /// `getblockcount`.
@@ -75,14 +92,18 @@ public final class BitcoinCoreBackend: ChainBackend {
     }
 
     public func transaction(_ txid: TransactionID) async throws(ChainBackendError) -> ChainTransaction? {
-        let result: JSONValue
+        guard let result = try await rawTransaction(txid, verbose: true) else { return nil }
+        return try BitcoinCoreDecoding.chainTransaction(result, expected: txid)
+    }
+
+    /// `getrawtransaction <txid> <verbose>`'s result; nil for Core's "No such mempool or
+    /// blockchain transaction" (-5): unknown is an answer, not a failure.
+    private func rawTransaction(_ txid: TransactionID, verbose: Bool) async throws(ChainBackendError) -> JSONValue? {
         do {
-            result = try await rpc.call("getrawtransaction", [.string(txid.hex), .bool(true)])
+            return try await rpc.call("getrawtransaction", [.string(txid.hex), .bool(verbose)])
         } catch .rpc(code: ErrorCode.invalidAddressOrKey, message: _) {
-            // "No such mempool or blockchain transaction": unknown is an answer, not a failure.
             return nil
         }
-        return try BitcoinCoreDecoding.chainTransaction(result, expected: txid)
     }
 
     /// `sendrawtransaction` with Core's default fee cap. A transaction already in the
@@ -109,6 +130,14 @@ public final class BitcoinCoreBackend: ChainBackend {
             if acceptance.txid == transaction.txid { return acceptance }
         }
         throw BitcoinCoreDecoding.malformed("testmempoolaccept", "entry for the transaction")
+    }
+
+    /// `getrawtransaction <txid> false`: the hex alone. Every watching node fetches every
+    /// new mempool transaction once, and the verbose object (inputs, outputs, scripts
+    /// decoded) costs Core to write and the node to parse several times the bytes.
+    public func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
+        guard let result = try await rawTransaction(txid, verbose: false) else { return nil }
+        return try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
     }
 
     public func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {

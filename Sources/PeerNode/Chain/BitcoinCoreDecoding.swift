@@ -19,6 +19,15 @@ enum BitcoinCoreDecoding {
             pruned: result["pruned"]?.boolValue ?? false)
     }
 
+    /// `getblockheader <hash> true`: `height`, from a header that is the one asked for.
+    static func blockHeight(_ result: JSONValue, expected hash: BlockHash) throws(Failure) -> Int {
+        let call = "getblockheader"
+        guard try blockHash(result["hash"], call, "hash") == hash else { throw malformed(call, "hash") }
+        let height = try int(result["height"], call, "height")
+        guard height >= 0 else { throw malformed(call, "height") }
+        return height
+    }
+
     static func block(_ result: JSONValue, expected hash: BlockHash) throws(Failure) -> Block {
         let hex = try string(result, "getblock", "result")
         guard let block = try? Block(hex: hex) else { throw malformed("getblock", "block hex") }
@@ -40,6 +49,14 @@ enum BitcoinCoreDecoding {
         var confirmations = 0
         if let value = result["confirmations"] { confirmations = max(try int(value, call, "confirmations"), 0) }
         return ChainTransaction(transaction: transaction, blockHash: hash, confirmations: confirmations)
+    }
+
+    /// `getrawtransaction <txid> false`: the transaction's hex, for the txid asked.
+    static func rawTransaction(_ result: JSONValue, expected txid: TransactionID) throws(Failure) -> Transaction {
+        let call = "getrawtransaction"
+        guard let hex = result.stringValue, let transaction = try? Transaction(hex: hex) else { throw malformed(call, "result") }
+        guard transaction.txid == txid else { throw malformed(call, "txid") }
+        return transaction
     }
 
     static func transactionID(_ result: JSONValue, _ call: String) throws(Failure) -> TransactionID {

@@ -20,6 +20,10 @@ public protocol ChainBackend: Sendable {
     func testAccept(_ transaction: Transaction) async throws(ChainBackendError) -> MempoolAcceptance
     /// The txids in the mempool.
     func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID]
+    /// A transaction listed by `mempoolTransactionIDs`, bytes only; nil when the backend no
+    /// longer has it there. It may be one mined since the list was read (Core with
+    /// `-txindex` still finds it): the follower reports it as unconfirmed, then its block.
+    func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction?
     /// An unspent output (gettxout), from the chain or, when asked, the mempool.
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo?
     /// The backend's fee estimate for confirmation within `targetBlocks`; nil when it has none.
@@ -45,6 +49,11 @@ public protocol ChainBackend: Sendable {
 }
 
 extension ChainBackend {
+    /// From `transaction(_:)`, unconfirmed only.
+    public func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
+        guard let found = try await transaction(txid), found.confirmations == 0 else { return nil }
+        return found.transaction
+    }
     public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary { .none }
     public func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError) {}
     public var servesWholeBlocks: Bool { true }

@@ -248,12 +248,12 @@ public actor ChainFollower {
                 mempoolSeen.insert(txid)
                 continue
             }
-            // Gone since the list was taken (mined or replaced): nothing to report.
-            guard let found = try await call(await backend.transaction(txid)) else { continue }
+            // Gone since the list was taken (mined out of the backend's reach, or replaced):
+            // nothing to report. One mined since is reported unconfirmed, then in its block.
+            guard let found = try await call(await backend.mempoolTransaction(txid)) else { continue }
             mempoolSeen.insert(txid)
-            guard found.confirmations == 0 else { continue }
-            fresh.append(found.transaction)
-            if mempoolCache.count < configuration.mempoolCacheLimit { mempoolCache[txid] = found.transaction }
+            fresh.append(found)
+            if mempoolCache.count < configuration.mempoolCacheLimit { mempoolCache[txid] = found }
         }
         reportMempool(fresh)
 

@@ -102,11 +102,7 @@ extension BitcoinRPCMethods {
     static func blockchainInfo(_ hub: HubChain) -> OrderedJSON {
         let tip = hub.chain.tip
         let header = tip.block.header
-        var sizeOnDisk = 0
-        for height in 0...tip.height {
-            // Core stores each block with an 8-byte header (magic and length) in its blk files.
-            if let block = hub.chain.block(atHeight: height) { sizeOnDisk += block.block.serialized.count + 8 }
-        }
+        let sizeOnDisk = hub.sizeOnDisk(tip: tip)
         let now = Int64(HubClock.now())
         return .object([
             "chain": "regtest", "blocks": .int(tip.height), "headers": .int(tip.height),

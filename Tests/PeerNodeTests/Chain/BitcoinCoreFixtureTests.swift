@@ -8,10 +8,10 @@ import XCTest
 /// exact body, served over loopback TCP, must decode to the typed result or typed error
 /// the fixture implies.
 final class BitcoinCoreFixtureTests: XCTestCase {
-    /// Fixtures that answer calls the client never makes (wallet, mining, block headers,
-    /// mempool entries, packages); they are for the hub's server.
+    /// Fixtures that answer calls the client never makes (wallet, mining, mempool entries,
+    /// packages); they are for the hub's server.
     private static let notClientCalls: Set<String> = [
-        "generatetoaddress", "invalidateblock", "reconsiderblock", "getblockheader", "getmempoolentry",
+        "generatetoaddress", "invalidateblock", "reconsiderblock", "getmempoolentry",
         "getmempoolinfo", "getnetworkinfo", "submitpackage", "gettxspendingprevout", "getindexinfo",
     ]
 
@@ -110,6 +110,31 @@ final class BitcoinCoreFixtureTests: XCTestCase {
             let info = try await backend.checkNetwork()
             XCTAssertEqual(info.chain, "regtest")
             XCTAssertEqual(info.blocks, 201)
+        }
+    }
+
+    /// The follower asks for the tip every poll: `getbestblockhash`, and the height from
+    /// `getblockheader` only for a hash it has not read before.
+    func testTheTipIsTheBestHashWithItsHeaderHeightAskedOncePerHash() async throws {
+        try await withFixtureBackend { backend, server in
+            server.serve(byMethod: [try CoreFixture.load("getbestblockhash"), try CoreFixture.load("getblockheader_verbose")])
+            let hash = try BlockHash(hex: "42ced1324fb3f685a0ba1136c16cf48b9ec1163e6860f3e1e903d0d270879f56")
+            let first = try await backend.tip()
+            XCTAssertEqual(first, ChainTip(height: 201, hash: hash))
+            XCTAssertEqual(server.requests.map(\.method), ["getbestblockhash", "getblockheader"])
+            XCTAssertEqual(server.requests.last?.params, [.string(hash.hex), .bool(true)])
+            let again = try await backend.tip()
+            XCTAssertEqual(again, first)
+            XCTAssertEqual(server.requests.map(\.method), ["getbestblockhash", "getblockheader", "getbestblockhash"],
+                           "the same best hash: its height is known")
+            // A header for another block than the best hash names is refused, not used.
+            server.serve(byMethod: [try CoreFixture.load("getbestblockhash_after_invalidate")])
+            do throws(ChainBackendError) {
+                _ = try await backend.tip()
+                XCTFail("a header for another block was taken as the tip")
+            } catch {
+                guard case .malformedResponse = error else { return XCTFail("\(error)") }
+            }
         }
     }
 

@@ -15,6 +15,9 @@ public final class HubChain: Sendable {
     /// transaction without its block hash only with it.
     public let txIndex: Bool
     private let sequence = Atomic<Int>(0)
+    /// `size_on_disk` for the tip it was summed at: summing serialises every block, and
+    /// `getblockchaininfo` is asked far more often than a block comes.
+    private let diskSize = Mutex<(tip: BlockHash, bytes: Int)?>(nil)
 
     /// - Parameters:
     ///   - policy: the policy `chain` was created with (the chain does not expose it).
@@ -43,6 +46,18 @@ public final class HubChain: Sendable {
             noteMempoolChange(before.symmetricDifference(after).count)
         }
         return try body()
+    }
+
+    /// What Core's blk files would hold for the active chain up to `tip`: each block with
+    /// its 8-byte record header (magic and length). Summed again only when the tip moves.
+    func sizeOnDisk(tip: ChainBlock) -> Int {
+        if let known = diskSize.withLock({ $0 }), known.tip == tip.hash { return known.bytes }
+        var bytes = 0
+        for height in 0...tip.height {
+            if let block = chain.block(atHeight: height) { bytes += block.block.serialized.count + 8 }
+        }
+        diskSize.withLock { $0 = (tip.hash, bytes) }
+        return bytes
     }
 
     /// Stops the auto-miner; the chain itself is closed by its owner.

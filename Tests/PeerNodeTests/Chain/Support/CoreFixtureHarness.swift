@@ -31,8 +31,10 @@ enum Decoded: Equatable {
     case info(BlockchainInfo)
     case count(Int)
     case hash(BlockHash)
+    case height(Int)
     case block(Block)
     case transaction(PeerNode.ChainTransaction?)
+    case rawTransaction(Transaction?)
     case txid(TransactionID)
     case acceptance(MempoolAcceptance)
     case txids([TransactionID])
@@ -41,7 +43,7 @@ enum Decoded: Equatable {
 }
 
 /// The methods the node's client calls.
-let clientMethods: Set<String> = ["getblockchaininfo", "getblockcount", "getbestblockhash", "getblockhash", "getblock",
+let clientMethods: Set<String> = ["getblockchaininfo", "getblockcount", "getbestblockhash", "getblockheader", "getblockhash", "getblock",
                                   "getrawtransaction", "sendrawtransaction", "testmempoolaccept", "getrawmempool",
                                   "gettxout", "estimatesmartfee"]
 
@@ -50,6 +52,15 @@ extension CoreFixture {
     /// client calls it, else `getblockcount` (for answers every call can get: auth
     /// failures, parse errors, unknown methods, batches).
     var clientMethod: String { method.flatMap { clientMethods.contains($0) ? $0 : nil } ?? "getblockcount" }
+
+    /// Whether the request asks `getrawtransaction` for the verbose object (`true`, 1 or 2):
+    /// `transaction(_:)`'s call; the hex form (`false`, 0, or no argument) is
+    /// `mempoolTransaction(_:)`'s.
+    var asksVerbose: Bool {
+        let verbosity = paramsArray.count > 1 ? paramsArray[1] : nil
+        if let flag = verbosity as? Bool { return flag }
+        return (verbosity as? Int).map { $0 > 0 } ?? false
+    }
 
     /// A transaction from the request params when they hold a decodable one.
     func requestTransaction() -> Transaction? {
@@ -74,8 +85,12 @@ func performCall(_ fixture: CoreFixture, on backend: BitcoinCoreBackend, fallbac
         case "getblock":
             let hash = (params.first as? String).flatMap { try? BlockHash(hex: $0) } ?? .zero
             return .success(.block(try await backend.block(hash)))
+        case "getblockheader":
+            let hash = (params.first as? String).flatMap { try? BlockHash(hex: $0) } ?? .zero
+            return .success(.height(try await backend.blockHeight(of: hash)))
         case "getrawtransaction":
             let txid = (params.first as? String).flatMap { try? TransactionID(hex: $0) } ?? .zero
+            guard fixture.asksVerbose else { return .success(.rawTransaction(try await backend.mempoolTransaction(txid))) }
             return .success(.transaction(try await backend.transaction(txid)))
         case "sendrawtransaction":
             return .success(.txid(try await backend.broadcast(fixture.requestTransaction() ?? fallback)))

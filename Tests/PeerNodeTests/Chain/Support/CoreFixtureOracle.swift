@@ -23,7 +23,9 @@ enum CoreFixtureOracle {
             if method == "sendrawtransaction" && [-25, -26, -27].contains(code) {
                 return .error(.rejected(code: code, reason: message))
             }
-            if method == "getrawtransaction" && code == -5 { return .value(.transaction(nil)) }
+            if method == "getrawtransaction" && code == -5 {
+                return .value(fixture.asksVerbose ? .transaction(nil) : .rawTransaction(nil))
+            }
             return .error(.rpc(code: code, message: message))
         }
         guard fixture.httpStatus == 200, let body = fixture.responseBody, body.keys.contains("result"),
@@ -47,6 +49,15 @@ enum CoreFixtureOracle {
             return (result as? String).flatMap { try? BlockHash(hex: $0) }.map { .value(.hash($0)) }
         case "getblock":
             return (result as? String).flatMap { try? Block(hex: $0) }.map { .value(.block($0)) }
+        case "getblockheader":
+            // The client asks verbose: the hex form (verbose=false) is a shape it does not use.
+            guard let r = result as? [String: Any], let height = r["height"] as? Int, height >= 0,
+                  let hash = r["hash"] as? String, hash == fixture.paramsArray.first as? String else { return nil }
+            return .value(.height(height))
+        case "getrawtransaction" where !fixture.asksVerbose:
+            guard let tx = (result as? String).flatMap({ try? Transaction(hex: $0) }),
+                  tx.txid.hex == fixture.paramsArray.first as? String else { return nil }
+            return .value(.rawTransaction(tx))
         case "getrawtransaction":
             guard let r = result as? [String: Any], let tx = (r["hex"] as? String).flatMap({ try? Transaction(hex: $0) })
             else { return nil }

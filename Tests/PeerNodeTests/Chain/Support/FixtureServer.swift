@@ -22,6 +22,8 @@ final class FixtureServer: Sendable {
     /// What the handler reads and writes, shared with the test.
     private final class State: Sendable {
         let answer = Mutex(Answer(status: 200, headers: [], body: ""))
+        /// Answers by JSON-RPC method, before `answer` (`serve(byMethod:)`).
+        let byMethod = Mutex<[String: Answer]>([:])
         let received = Mutex<[Received]>([])
         /// When set, requests without exactly this Authorization value get Core's 401.
         let requiredAuthorization = Mutex<String?>(nil)
@@ -56,6 +58,16 @@ final class FixtureServer: Sendable {
         state.answer.withLock { $0 = Answer(status: fixture.httpStatus, headers: fixture.responseHeaders, body: fixture.responseBodyRaw) }
     }
 
+    /// Each fixture answers the calls of its own method (a call that takes two methods).
+    func serve(byMethod fixtures: [CoreFixture]) {
+        state.byMethod.withLock { answers in
+            for fixture in fixtures {
+                guard let method = fixture.method else { continue }
+                answers[method] = Answer(status: fixture.httpStatus, headers: fixture.responseHeaders, body: fixture.responseBodyRaw)
+            }
+        }
+    }
+
     func require(authorization: String?) {
         state.requiredAuthorization.withLock { $0 = authorization }
     }
@@ -80,7 +92,8 @@ final class FixtureServer: Sendable {
             return HTTPResponse(status: .unauthorized,
                                 headers: ["WWW-Authenticate": "Basic realm=\"jsonrpc\""], body: [])
         }
-        let current = state.answer.withLock { $0 }
+        let method = body?["method"]?.stringValue
+        let current = method.flatMap { name in state.byMethod.withLock { $0[name] } } ?? state.answer.withLock { $0 }
         var headers = HTTPHeaders()
         for (name, value) in current.headers where name.lowercased() != "content-length" && name.lowercased() != "date" {
             headers.add(name: name, value: value)
