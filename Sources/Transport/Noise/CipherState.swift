@@ -36,12 +36,28 @@ struct CipherState: ~Copyable, Sendable {
 
     /// EncryptWithAd(ad, plaintext): without a key the plaintext passes through unchanged.
     mutating func encrypt(associatedData: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer) throws(NoiseError) -> [UInt8] {
-        guard let key else { return Array(plaintext) }
+        let length = plaintext.count + (hasKey ? Self.tagLength : 0)
+        // Written in place: zero-filling a buffer the cipher overwrites whole costs a pass
+        // over every transport message.
+        return try Self.makeBytes(count: length) { (output) throws(NoiseError) in
+            try encrypt(associatedData: associatedData, plaintext: plaintext, into: output)
+        }
+    }
+
+    /// EncryptWithAd into `output`, which must hold exactly the plaintext plus the tag (or
+    /// the plaintext alone without a key), so a caller can put the ciphertext straight into
+    /// a frame.
+    mutating func encrypt(associatedData: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
+                          into output: UnsafeMutableRawBufferPointer) throws(NoiseError) {
+        guard let key else {
+            precondition(output.count == plaintext.count, "output must match the plaintext")
+            if plaintext.count > 0 { output.copyMemory(from: plaintext) }
+            return
+        }
         // Checked before use: nonce 2^64-1 is never used for a message.
         guard nonce != Self.reservedNonce else { throw .nonceExhausted }
-        let output = Self.seal(key: key, nonce: nonce, associatedData: associatedData, plaintext: plaintext)
+        Self.seal(key: key, nonce: nonce, associatedData: associatedData, plaintext: plaintext, into: output)
         nonce += 1
-        return output
     }
 
     /// DecryptWithAd(ad, ciphertext). On failure the counter stays where it was (as the
@@ -50,15 +66,21 @@ struct CipherState: ~Copyable, Sendable {
         guard let key else { return Array(ciphertext) }
         guard nonce != Self.reservedNonce else { throw .nonceExhausted }
         guard ciphertext.count >= Self.tagLength else { throw .decryptionFailed }
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count - Self.tagLength)
-        var plaintextLength: UInt64 = 0
-        var nonceBytes = Self.nonceBytes(nonce)
-        let status = key.withUnsafeUInt8Pointer { keyPointer in
-            crypto_aead_chacha20poly1305_ietf_decrypt(
-                &plaintext, &plaintextLength, nil,
-                ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count),
-                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
-                &nonceBytes, keyPointer)
+        var status: Int32 = -1
+        // Not zero-filled first: the cipher writes every byte, and on a bad tag libsodium
+        // clears the output itself; it is wiped here all the same before it is dropped.
+        var plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count - Self.tagLength) { buffer, count in
+            var plaintextLength: UInt64 = 0
+            var nonceBytes = Self.nonceBytes(nonce)
+            status = key.withUnsafeUInt8Pointer { keyPointer in
+                crypto_aead_chacha20poly1305_ietf_decrypt(
+                    buffer.baseAddress, &plaintextLength, nil,
+                    ciphertext.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count),
+                    associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                    &nonceBytes, keyPointer)
+            }
+            if status != 0 && buffer.count > 0 { sodium_memzero(buffer.baseAddress!, buffer.count) }
+            count = buffer.count
         }
         guard status == 0 else {
             wipe(&plaintext)
@@ -73,28 +95,47 @@ struct CipherState: ~Copyable, Sendable {
     mutating func rekey() {
         guard let key else { return }
         let zeros = [UInt8](repeating: 0, count: Self.keyLength)
-        var output = zeros.withUnsafeBytes { plaintext in
-            Self.seal(key: key, nonce: Self.reservedNonce, associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
-                      plaintext: plaintext)
+        var output = [UInt8](repeating: 0, count: Self.keyLength + Self.tagLength)
+        zeros.withUnsafeBytes { plaintext in
+            output.withUnsafeMutableBytes { buffer in
+                Self.seal(key: key, nonce: Self.reservedNonce, associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
+                          plaintext: plaintext, into: buffer)
+            }
         }
         self.key = SecretBytes(copying: output.prefix(Self.keyLength))
         wipe(&output)
     }
 
-    /// ENCRYPT(k, n, ad, plaintext) with libsodium's IETF ChaCha20-Poly1305.
+    /// ENCRYPT(k, n, ad, plaintext) with libsodium's IETF ChaCha20-Poly1305, into `output`
+    /// (plaintext.count + tagLength bytes).
     private static func seal(key: SecretBytes, nonce: UInt64, associatedData: UnsafeRawBufferPointer,
-                             plaintext: UnsafeRawBufferPointer) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+                             plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count == plaintext.count + tagLength, "output must hold the ciphertext and its tag")
         var outputLength: UInt64 = 0
         var nonceBytes = nonceBytes(nonce)
         key.withUnsafeUInt8Pointer { keyPointer in
             _ = crypto_aead_chacha20poly1305_ietf_encrypt(
-                &output, &outputLength,
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), &outputLength,
                 plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                 associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
                 nil, &nonceBytes, keyPointer)
         }
-        return output
+    }
+
+    /// An array of `count` bytes that `fill` initialises whole, without zero-filling it first.
+    static func makeBytes(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(NoiseError) -> Void) throws(NoiseError) -> [UInt8] {
+        var failure: NoiseError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(NoiseError) {
+                try fill(UnsafeMutableRawBufferPointer(buffer))
+                initialized = count
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
     }
 
     /// The 96-bit IETF nonce Noise specifies for ChaChaPoly: 32 zero bits, then n as a

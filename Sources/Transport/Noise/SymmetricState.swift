@@ -1,3 +1,5 @@
+import CSodium
+
 /// The Noise SymmetricState: the chaining key ck, the handshake hash h, and the
 /// CipherState that handshake payloads are encrypted with.
 struct SymmetricState: ~Copyable, Sendable {
@@ -25,29 +27,34 @@ struct SymmetricState: ~Copyable, Sendable {
     /// MixKey(ikm): ck, temp_k = HKDF(ck, ikm, 2); the cipher key is temp_k cut to 32 bytes
     /// (BLAKE2b's outputs are 64).
     mutating func mixKey(_ inputKeyMaterial: UnsafeRawBufferPointer) {
-        var outputs = chainingKey.withUnsafeBytes {
-            hashFunction.hkdf(chainingKey: $0, inputKeyMaterial: inputKeyMaterial, outputs: 2)
+        let hashLength = hashFunction.hashLength
+        let (newChainingKey, key) = withHKDF(inputKeyMaterial, outputs: 2) { outputs in
+            (SecretBytes(copying: outputs[0..<hashLength]),
+             SecretBytes(copying: outputs[hashLength..<hashLength + CipherState.keyLength]))
         }
-        chainingKey = SecretBytes(taking: &outputs[0])
-        cipher.initializeKey(SecretBytes(copying: outputs[1].prefix(CipherState.keyLength)))
-        wipe(&outputs[1])
+        chainingKey = newChainingKey
+        cipher.initializeKey(key)
     }
 
     /// MixHash(data): h = HASH(h || data).
     mutating func mixHash(_ data: UnsafeRawBufferPointer) {
-        handshakeHash = handshakeHash.withUnsafeBytes { hashFunction.hash([$0, data]) }
+        let hashFunction = self.hashFunction
+        handshakeHash.withUnsafeMutableBytes { h in
+            hashFunction.hash(into: h, UnsafeRawBufferPointer(h), data)
+        }
     }
 
     /// MixKeyAndHash(ikm), used for PSKs: ck, temp_h, temp_k = HKDF(ck, ikm, 3); MixHash(temp_h);
     /// the cipher key is temp_k cut to 32 bytes.
     mutating func mixKeyAndHash(_ inputKeyMaterial: UnsafeRawBufferPointer) {
-        var outputs = chainingKey.withUnsafeBytes {
-            hashFunction.hkdf(chainingKey: $0, inputKeyMaterial: inputKeyMaterial, outputs: 3)
+        let hashLength = hashFunction.hashLength
+        let (newChainingKey, tempHash, key) = withHKDF(inputKeyMaterial, outputs: 3) { outputs in
+            (SecretBytes(copying: outputs[0..<hashLength]), Array(outputs[hashLength..<2 * hashLength]),
+             SecretBytes(copying: outputs[2 * hashLength..<2 * hashLength + CipherState.keyLength]))
         }
-        chainingKey = SecretBytes(taking: &outputs[0])
-        outputs[1].withUnsafeBytes { mixHash($0) }
-        cipher.initializeKey(SecretBytes(copying: outputs[2].prefix(CipherState.keyLength)))
-        wipe(&outputs[2])
+        chainingKey = newChainingKey
+        tempHash.withUnsafeBytes { mixHash($0) }
+        cipher.initializeKey(key)
     }
 
     /// EncryptAndHash(plaintext): encrypt with h as associated data, then mix the ciphertext in.
@@ -73,14 +80,26 @@ struct SymmetricState: ~Copyable, Sendable {
     /// Split(): two CipherStates from HKDF(ck, empty, 2), keys cut to 32 bytes. The first
     /// carries initiator-to-responder messages, the second the other direction.
     consuming func split() -> SplitCiphers {
-        var outputs = chainingKey.withUnsafeBytes {
-            hashFunction.hkdf(chainingKey: $0, inputKeyMaterial: UnsafeRawBufferPointer(start: nil, count: 0), outputs: 2)
+        let hashLength = hashFunction.hashLength
+        let (first, second) = withHKDF(UnsafeRawBufferPointer(start: nil, count: 0), outputs: 2) { outputs in
+            (SecretBytes(copying: outputs[0..<CipherState.keyLength]),
+             SecretBytes(copying: outputs[hashLength..<hashLength + CipherState.keyLength]))
         }
-        let first = CipherState(key: SecretBytes(copying: outputs[0].prefix(CipherState.keyLength)))
-        let second = CipherState(key: SecretBytes(copying: outputs[1].prefix(CipherState.keyLength)))
-        wipe(&outputs[0])
-        wipe(&outputs[1])
-        return SplitCiphers(initiatorToResponder: first, responderToInitiator: second)
+        return SplitCiphers(initiatorToResponder: CipherState(key: first), responderToInitiator: CipherState(key: second))
+    }
+
+    /// HKDF(ck, ikm, outputs) into stack scratch that is wiped when `body` returns; `body`
+    /// sees the outputs one after the other, HASHLEN bytes each, and copies what it keeps.
+    private func withHKDF<Result>(_ inputKeyMaterial: UnsafeRawBufferPointer, outputs: Int,
+                                  _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let hashFunction = self.hashFunction
+        return chainingKey.withUnsafeBytes { key in
+            withUnsafeTemporaryAllocation(byteCount: outputs * hashFunction.hashLength, alignment: 16) { scratch in
+                defer { sodium_memzero(scratch.baseAddress!, scratch.count) }
+                hashFunction.hkdf(into: scratch, chainingKey: key, inputKeyMaterial: inputKeyMaterial)
+                return body(UnsafeRawBufferPointer(scratch))
+            }
+        }
     }
 }
 
