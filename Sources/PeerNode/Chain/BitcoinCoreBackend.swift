@@ -16,6 +16,9 @@ public final class BitcoinCoreBackend: ChainBackend {
     /// The tip `tip()` last read: while `getbestblockhash` still names it, its height is
     /// known without asking (a block's height never changes).
     private let lastTip = Mutex<ChainTip?>(nil)
+    /// What `mempoolTransaction(_:)` fetched lately: the wallet's and the follower's fetch
+    /// of the same new transaction cost one `getrawtransaction`.
+    private let recentMempool = Mutex(RecentTransactions(capacity: 4_096))
 
     public init(rpc: BitcoinCoreRPC, network: Network) {
         self.rpc = rpc
@@ -135,9 +138,13 @@ public final class BitcoinCoreBackend: ChainBackend {
     /// `getrawtransaction <txid> false`: the hex alone. Every watching node fetches every
     /// new mempool transaction once, and the verbose object (inputs, outputs, scripts
     /// decoded) costs Core to write and the node to parse several times the bytes.
+    /// A transaction fetched in the last few thousand is answered from memory (`RecentTransactions`).
     public func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
+        if let known = recentMempool.withLock({ $0[txid] }) { return known }
         guard let result = try await rawTransaction(txid, verbose: false) else { return nil }
-        return try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
+        let transaction = try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
+        recentMempool.withLock { $0.insert(transaction, as: txid) }
+        return transaction
     }
 
     public func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {

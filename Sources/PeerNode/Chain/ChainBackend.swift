@@ -23,6 +23,9 @@ public protocol ChainBackend: Sendable {
     /// A transaction listed by `mempoolTransactionIDs`, bytes only; nil when the backend no
     /// longer has it there. It may be one mined since the list was read (Core with
     /// `-txindex` still finds it): the follower reports it as unconfirmed, then its block.
+    /// A backend may answer from the bytes it fetched lately for the same txid (a listed
+    /// txid's transaction does not change), so it may also return one the mempool has just
+    /// dropped; the next listing, without it, tells the caller.
     func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction?
     /// An unspent output (gettxout), from the chain or, when asked, the mempool.
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo?

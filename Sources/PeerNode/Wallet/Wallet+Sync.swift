@@ -126,10 +126,14 @@ extension Wallet {
             for txid in pendingBefore where !inMempool.contains(txid) { state.dropPending(txid) }
         }
 
+        // Each new one is fetched as bytes (`getrawtransaction <txid> false`), not as Core's
+        // verbose object: every wallet fetches every new mempool transaction once. The bytes
+        // do not say whether a block mined it since the listing; such a transaction is held
+        // as unconfirmed, and the block, when the next sync applies it, confirms it.
         var fresh: [Transaction] = []
         for txid in listed where !seenMempool.contains(txid) && state.pending[txid] == nil && state.confirmed[txid] == nil {
-            let found = try await call { () async throws(ChainBackendError) in try await backend.transaction(txid) }
-            if let found, found.blockHash == nil { fresh.append(found.transaction) }
+            let found = try await call { () async throws(ChainBackendError) in try await backend.mempoolTransaction(txid) }
+            if let found { fresh.append(found) }
         }
         // Children may be listed before their parents: apply until nothing more touches us.
         var progress = true

@@ -138,6 +138,30 @@ final class BitcoinCoreFixtureTests: XCTestCase {
         }
     }
 
+    /// The wallet and the follower each fetch every new mempool transaction: the second
+    /// fetch of a txid is answered from the bytes the first read, and an unknown txid is
+    /// asked every time (nothing is kept for it).
+    func testAMempoolTransactionIsFetchedOnceForTheWalletAndTheFollower() async throws {
+        try await withFixtureBackend { backend, server in
+            let fixture = try CoreFixture.load("getrawtransaction_mempool_hex")
+            server.serve(fixture)
+            let txid = try TransactionID(hex: "d8509fa7fcd704bf53f23f6d6d7388967c13f1b8a70da69996050b1aa2622e20")
+            let first = try await backend.mempoolTransaction(txid)
+            XCTAssertEqual(first?.txid, txid)
+            let again = try await backend.mempoolTransaction(txid)
+            XCTAssertEqual(again, first)
+            XCTAssertEqual(server.requests.map(\.method), ["getrawtransaction"], "the second fetch asks nothing")
+
+            server.serve(try CoreFixture.load("getrawtransaction_unknown_hex"))
+            let unknown = try TransactionID(hex: String(repeating: "ef", count: 32))
+            for _ in 0..<2 {
+                let none = try await backend.mempoolTransaction(unknown)
+                XCTAssertNil(none)
+            }
+            XCTAssertEqual(server.requests.count, 3, "an unknown txid is asked each time")
+        }
+    }
+
     func testBadCredentialsAreUnauthorizedNamingTheURL() async throws {
         try await withFixtureBackend(credentials: .user("u", password: "wrong")) { backend, server in
             for name in ["error_bad_auth_wrong_password", "error_bad_auth_no_credentials"] {

@@ -17,6 +17,8 @@ final class RegtestChainBackend: ChainBackend {
     private let verified = Mutex<[TransactionID]>([])
     private let failingBroadcasts = Mutex(0)
     private let beforeMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
+    private let afterMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
+    private let verboseLookups = Mutex(0)
 
     init(chain: RegtestChain, verifier: KernelVerifier) {
         self.chain = chain
@@ -32,6 +34,14 @@ final class RegtestChainBackend: ChainBackend {
     /// Runs `action` once, right before the next mempool listing is taken (a block mined
     /// between a caller's look at the tip and its look at the mempool).
     func beforeNextMempoolListing(_ action: @escaping @Sendable () -> Void) { beforeMempoolListing.withLock { $0 = action } }
+
+    /// Runs `action` once, right after the next mempool listing is taken (a block mined
+    /// between a caller's listing and its fetch of the listed transactions).
+    func afterNextMempoolListing(_ action: @escaping @Sendable () -> Void) { afterMempoolListing.withLock { $0 = action } }
+
+    /// How many times `transaction(_:)` was asked: Core's verbose `getrawtransaction`,
+    /// several times the bytes of the hex that `mempoolTransaction(_:)` stands for.
+    var verboseLookupCount: Int { verboseLookups.withLock { $0 } }
 
     func tip() async throws(ChainBackendError) -> ChainTip {
         let tip = chain.tip
@@ -49,6 +59,7 @@ final class RegtestChainBackend: ChainBackend {
     }
 
     func transaction(_ txid: TransactionID) async throws(ChainBackendError) -> PeerNode.ChainTransaction? {
+        verboseLookups.withLock { $0 += 1 }
         guard let found = chain.transaction(txid) else { return nil }
         switch found.location {
         case .mempool:
@@ -94,7 +105,18 @@ final class RegtestChainBackend: ChainBackend {
             return action
         }
         action?()
-        return chain.mempoolEntries().map(\.entry.txid)
+        let listed = chain.mempoolEntries().map(\.entry.txid)
+        afterMempoolListing.withLock { action in
+            defer { action = nil }
+            return action
+        }?()
+        return listed
+    }
+
+    /// `getrawtransaction <txid> false` on Core with `-txindex`: the bytes, found in the
+    /// mempool or, once mined, in its block (which the answer does not say).
+    func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
+        chain.transaction(txid)?.transaction
     }
 
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo? {

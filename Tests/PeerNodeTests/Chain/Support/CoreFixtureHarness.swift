@@ -90,7 +90,12 @@ func performCall(_ fixture: CoreFixture, on backend: BitcoinCoreBackend, fallbac
             return .success(.height(try await backend.blockHeight(of: hash)))
         case "getrawtransaction":
             let txid = (params.first as? String).flatMap { try? TransactionID(hex: $0) } ?? .zero
-            guard fixture.asksVerbose else { return .success(.rawTransaction(try await backend.mempoolTransaction(txid))) }
+            guard fixture.asksVerbose else {
+                // A backend of its own: two fixtures show the same transaction, and the
+                // backend answers a txid it fetched lately from memory.
+                let fresh = BitcoinCoreBackend(rpc: backend.rpc, network: backend.network)
+                return .success(.rawTransaction(try await fresh.mempoolTransaction(txid)))
+            }
             return .success(.transaction(try await backend.transaction(txid)))
         case "sendrawtransaction":
             return .success(.txid(try await backend.broadcast(fixture.requestTransaction() ?? fallback)))
