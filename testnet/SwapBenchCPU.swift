@@ -37,6 +37,12 @@ struct CPUShare {
 
     var total: Double { parts.reduce(0) { $0 + $1.milliseconds } }
 
+    /// The parts named, together: issue 21 counts the node's own processes (the provider,
+    /// the client daemons and the `pay` commands), not the hub, the payee or the runner.
+    func milliseconds(of names: Set<String>) -> Double {
+        parts.filter { names.contains($0.name) }.reduce(0) { $0 + $1.milliseconds }
+    }
+
     /// `name 12.3 ms (45 %), ...` per swap.
     func perSwap(_ swaps: Int) -> String {
         parts.map { part in
