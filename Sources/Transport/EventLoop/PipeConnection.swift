@@ -59,21 +59,23 @@ public actor PipeConnection: ByteStream, UVStreamConnection {
         return PipeConnection(core: core, loop: loop, path: path)
     }
 
-    public func read() async throws -> [UInt8]? {
+    /// Nonisolated, like the core's: a reader does not hop onto the loop to read.
+    public nonisolated func read() async throws -> [UInt8]? {
         try await core.read()
     }
 
     /// Bytes read ahead and not yet returned by `read()`.
-    public var bufferedByteCount: Int {
-        get async { await core.bufferedByteCount }
+    public nonisolated var bufferedByteCount: Int {
+        get async { core.bufferedByteCount }
     }
 
     /// True while reading is stopped because `readBufferLimit` bytes wait unread.
-    public var isReadingPaused: Bool {
-        get async { await core.isReadingPaused }
+    public nonisolated var isReadingPaused: Bool {
+        get async { core.isReadingPaused }
     }
 
-    public func write(_ bytes: [UInt8]) async throws {
+    /// Nonisolated, like the core's: a write the kernel takes whole needs no loop.
+    public nonisolated func write(_ bytes: [UInt8]) async throws {
         try await core.write(bytes)
     }
 

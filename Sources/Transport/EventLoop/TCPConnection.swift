@@ -1,8 +1,8 @@
 import CLibUV
 
 /// A TCP connection on an event loop, as a `ByteStream`. The actor runs on its loop's
-/// thread (its executor is the loop), so its methods call libuv directly and callers
-/// pinned to the same loop reach it without a thread hop.
+/// thread (its executor is the loop), so its methods call libuv directly; `read()` and
+/// `write` are nonisolated and run on the caller's thread (see `UVStreamCore`).
 ///
 /// Reading, writing, end of stream and closing are the shared stream machinery of
 /// `UVStreamCore`, which documents the contract:
@@ -107,21 +107,23 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         return TCPConnection(core: core, loop: loop, remote: remote, localAddress: local)
     }
 
-    public func read() async throws -> [UInt8]? {
+    /// Nonisolated, like the core's: a reader does not hop onto the loop to read.
+    public nonisolated func read() async throws -> [UInt8]? {
         try await core.read()
     }
 
     /// Bytes read ahead and not yet returned by `read()`.
-    public var bufferedByteCount: Int {
-        get async { await core.bufferedByteCount }
+    public nonisolated var bufferedByteCount: Int {
+        get async { core.bufferedByteCount }
     }
 
     /// True while reading is stopped because `readBufferLimit` bytes wait unread.
-    public var isReadingPaused: Bool {
-        get async { await core.isReadingPaused }
+    public nonisolated var isReadingPaused: Bool {
+        get async { core.isReadingPaused }
     }
 
-    public func write(_ bytes: [UInt8]) async throws {
+    /// Nonisolated, like the core's: a write the kernel takes whole needs no loop.
+    public nonisolated func write(_ bytes: [UInt8]) async throws {
         try await core.write(bytes)
     }
 

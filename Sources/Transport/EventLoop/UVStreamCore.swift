@@ -1,8 +1,10 @@
 import CLibUV
 
 /// The machinery every libuv stream connection (`uv_stream_t`: TCP and unix pipes) shares,
-/// wrapped by `TCPConnection` and `PipeConnection`, which add only how they connect. It
-/// runs on its loop's thread (its executor is the loop), like its wrapper.
+/// wrapped by `TCPConnection` and `PipeConnection`, which add only how they connect. Its
+/// libuv calls run on its loop's thread (its executor is the loop); `read()` and `write`
+/// are nonisolated and run on the caller's thread, meeting the loop through `StreamInbox`
+/// and `StreamOutbox`, so a connection's reader and writer cost no hop to the loop and back.
 ///
 /// - Reads: bytes are read ahead until `readBufferLimit` bytes wait unread; then reading
 ///   stops (the kernel's window closes and the peer slows down) and resumes once `read()`
@@ -26,26 +28,20 @@ actor UVStreamCore {
         loop.asUnownedSerialExecutor()
     }
 
-    private enum ReadState {
-        case idle
-        case reading
-        case paused
-        case ended
-        case failed(LibUVError)
-    }
-
     private let confinedStream: LoopConfined<UnsafeMutablePointer<uv_stream_t>>
     private var stream: UnsafeMutablePointer<uv_stream_t> { confinedStream.value }
     /// The wrapper's type name, for misuse messages.
     private let name: String
-    private let readBufferLimit: Int
     private let onClosed: (@Sendable () -> Void)?
-    private var buffered: [UInt8] = []
-    private var readState = ReadState.idle
-    private var readWaiter: (token: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
-    private var nextReadToken = 0
+    /// The read side, shared with readers on other threads (see `StreamInbox` for why).
+    private nonisolated let inbox: StreamInbox
     private var lifecycle = HandleLifecycle()
-    private var writesInFlight = 0
+    /// The write side, shared with writers on other threads (see `StreamOutbox`).
+    private nonisolated let outbox: StreamOutbox
+    /// Queued writes whose turn has not come: a writer's submission can reach the loop
+    /// before that of a writer whose ticket is earlier.
+    private var parkedWrites: [Int: QueuedWrite] = [:]
+    private var nextTicket = 0
     private var shutdownWaiter: CheckedContinuation<Void, any Error>?
 
     private init(
@@ -55,7 +51,10 @@ actor UVStreamCore {
         self.confinedStream = stream
         self.loop = loop
         self.name = name
-        self.readBufferLimit = readBufferLimit
+        self.inbox = StreamInbox(limit: readBufferLimit)
+        var descriptor: uv_os_fd_t = -1
+        let known = uv_fileno(UVHandle.base(stream.value), &descriptor) == 0
+        self.outbox = StreamOutbox(descriptor: known ? descriptor : nil)
         self.onClosed = onClosed
     }
 
@@ -86,46 +85,47 @@ actor UVStreamCore {
 
     // MARK: Reading
 
-    func read() async throws -> [UInt8]? {
-        guard lifecycle.isOpen else { return nil }
-        if !buffered.isEmpty {
-            var chunk: [UInt8] = []
-            swap(&chunk, &buffered)
-            if case .paused = readState { resumeReading() }
-            return chunk
-        }
-        switch readState {
-        case .ended: return nil
-        case .failed(let error): throw error
-        case .idle, .paused:
-            resumeReading()
-            if case .failed(let error) = readState { throw error }
-        case .reading: break
-        }
-        precondition(readWaiter == nil, "\(name) supports one reader at a time")
-        let token = nextReadToken
-        nextReadToken += 1
+    /// Nonisolated: it takes buffered bytes on the caller's thread, and a reader that must
+    /// wait is resumed by the loop's read callback straight back onto the pool, never
+    /// through this actor.
+    nonisolated func read() async throws -> [UInt8]? {
+        let (taken, start) = inbox.take()
+        if start { requestReading() }
+        if let taken { return try taken.result() }
+        let token = inbox.nextToken()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // A cancellation that came first has queued nothing that would find us.
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                readWaiter = (token, continuation)
+                let (parked, start) = inbox.wait(token: token, continuation)
+                if start { requestReading() }
+                switch parked {
+                case .ready(let taken):
+                    continuation.resume(with: Result { try taken.result() })
+                case .parked:
+                    // A cancellation between the check above and parking found no waiter.
+                    if Task.isCancelled { inbox.cancel(token: token)?.resume(throwing: CancellationError()) }
+                }
             }
         } onCancel: {
-            loop.execute { self.assumeIsolated { $0.cancelRead(token: token) } }
+            inbox.cancel(token: token)?.resume(throwing: CancellationError())
         }
     }
 
     /// Bytes read ahead and not yet returned by `read()`.
-    var bufferedByteCount: Int { buffered.count }
+    nonisolated var bufferedByteCount: Int { inbox.bufferedByteCount }
 
     /// True while reading is stopped because `readBufferLimit` bytes wait unread.
-    var isReadingPaused: Bool {
-        if case .paused = readState { return true }
-        return false
+    nonisolated var isReadingPaused: Bool { inbox.isPaused }
+
+    /// Asks the loop to start reading (first read, or the read that drained a paused
+    /// buffer). A loop already shut down has closed the inbox, so no reader waits on it.
+    private nonisolated func requestReading() {
+        loop.execute { self.assumeIsolated { $0.startReading() } }
     }
 
-    private func resumeReading() {
+    private func startReading() {
+        guard inbox.startReading() else { return }
         let rc = uv_read_start(stream, { handle, _, buffer in
             // Every connection on a loop reads into the loop's one buffer; the read
             // callback copies the bytes out before libuv asks for the buffer again.
@@ -137,93 +137,46 @@ actor UVStreamCore {
             let buffer = LoopConfined(buffer)
             UVStreamCore.owner(of: stream!).assumeIsolated { $0.didRead(count: count, buffer: buffer.value) }
         })
-        do {
-            try uvCheck(rc, "uv_read_start")
-            readState = .reading
-        } catch {
-            readState = .failed(error)
+        if case .failure(let error) = uvResult(rc, "uv_read_start") {
+            inbox.finish(failure: error)?.resume(throwing: error)
         }
-    }
-
-    private func pauseReading() {
-        uvMust(uv_read_stop(stream), "uv_read_stop")
     }
 
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
         if count > 0 {
             let bytes = UnsafeRawBufferPointer(start: buffer!.pointee.base, count: count)
-            if let waiter = readWaiter {
-                // A reader waits only while nothing is buffered, so order is kept.
-                readWaiter = nil
-                return waiter.continuation.resume(returning: Array(bytes))
-            }
-            buffered.append(contentsOf: bytes)
-            if buffered.count >= readBufferLimit {
-                pauseReading()
-                readState = .paused
+            switch inbox.deliver(bytes) {
+            case .handOver(let waiter, let chunk): waiter.resume(returning: chunk)
+            case .buffered(let pause): if pause { uvMust(uv_read_stop(stream), "uv_read_stop") }
+            case .dropped: break
             }
         } else if count < 0 {
-            pauseReading()
+            uvMust(uv_read_stop(stream), "uv_read_stop")
             // EOF is a clean end; anything else (ECONNRESET, ...) is a failure.
             if count == Int(UV_EOF.rawValue) {
-                readState = .ended
-                if let waiter = readWaiter {
-                    readWaiter = nil
-                    waiter.continuation.resume(returning: nil)
-                }
+                inbox.finish(failure: nil)?.resume(returning: nil)
             } else {
                 guard case .failure(let error) = uvResult(Int32(truncatingIfNeeded: count), "uv_read") else { return }
-                readState = .failed(error)
-                if let waiter = readWaiter {
-                    readWaiter = nil
-                    waiter.continuation.resume(throwing: error)
-                }
+                inbox.finish(failure: error)?.resume(throwing: error)
             }
         }
         // count == 0: libuv's EAGAIN, nothing arrived.
     }
 
-    private func cancelRead(token: Int) {
-        guard let waiter = readWaiter, waiter.token == token else { return }
-        readWaiter = nil
-        waiter.continuation.resume(throwing: CancellationError())
-    }
-
     // MARK: Writing
 
-    func write(_ bytes: [UInt8]) async throws {
+    /// Nonisolated: a write the kernel takes whole is made on the caller's thread
+    /// (`StreamOutbox`); only the rest, or a write behind it, goes through the loop.
+    nonisolated func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        guard lifecycle.isOpen else { throw ByteStreamError.closed }
-        var sent = 0
-        // Fast path: with nothing queued, hand the bytes to the kernel now, with no copy
-        // and no callback. libuv refuses (EAGAIN) while earlier writes are queued.
-        if writesInFlight == 0 {
-            let rc = bytes.withUnsafeBytes { raw in
-                var buffer = uv_buf_init(
-                    UnsafeMutablePointer(mutating: raw.baseAddress!.assumingMemoryBound(to: CChar.self)),
-                    UInt32(raw.count))
-                return uv_try_write(stream, &buffer, 1)
-            }
-            if rc != UV_EAGAIN.rawValue {
-                do {
-                    sent = Int(try uvCheck(rc, "uv_try_write"))
-                } catch {
-                    throw Self.writeFailure(error)
-                }
-                if sent == bytes.count { return }
-            }
-        }
-        let request = UVWriteRequest(copying: bytes[sent...])
-        writesInFlight += 1
+        guard case .queue(let sent, let ticket) = try outbox.writeNow(bytes) else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                request.continuation = continuation
-                do {
-                    try request.start(on: stream)
-                } catch {
-                    writesInFlight -= 1
-                    request.continuation = nil
-                    continuation.resume(throwing: Self.writeFailure(error))
+                let write = QueuedWrite(bytes: bytes, sent: sent, ticket: ticket, continuation: continuation)
+                // A loop already shut down has closed the stream: the write fails as closed.
+                if !loop.submit(.closure { self.assumeIsolated { $0.enqueue(write) } }) {
+                    outbox.finished()
+                    continuation.resume(throwing: ByteStreamError.closed)
                 }
             }
         } onCancel: {
@@ -231,8 +184,31 @@ actor UVStreamCore {
         }
     }
 
+    /// Starts queued writes in ticket order.
+    private func enqueue(_ write: QueuedWrite) {
+        guard lifecycle.isOpen else { return fail(write) }
+        parkedWrites[write.ticket] = write
+        while let next = parkedWrites.removeValue(forKey: nextTicket) {
+            nextTicket += 1
+            let request = UVWriteRequest(copying: next.bytes[next.sent...])
+            request.continuation = next.continuation
+            do {
+                try request.start(on: stream)
+            } catch {
+                outbox.finished()
+                request.continuation = nil
+                next.continuation.resume(throwing: Self.writeFailure(error))
+            }
+        }
+    }
+
+    private func fail(_ write: QueuedWrite) {
+        outbox.finished()
+        write.continuation.resume(throwing: ByteStreamError.closed)
+    }
+
     func writeFinished(_ continuation: CheckedContinuation<Void, any Error>?, status: Int32) {
-        writesInFlight -= 1
+        outbox.finished()
         guard let continuation else { return }
         continuation.resume(with: uvResult(status, "uv_write").mapError(Self.writeFailure))
     }
@@ -285,11 +261,11 @@ actor UVStreamCore {
 
     func beginClose() {
         guard lifecycle.beginClosing() else { return }
-        buffered = []
-        if let waiter = readWaiter {
-            readWaiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
+        outbox.close()
+        inbox.close()?.resume(returning: nil)
+        let parked = parkedWrites.values
+        parkedWrites = [:]
+        for write in parked { fail(write) }
         // libuv fails queued writes and the shutdown request with ECANCELED first, then
         // calls this close callback, which frees the handle and drops its reference.
         uv_close(UVHandle.base(stream)) { handle in
@@ -310,4 +286,12 @@ extension UVStreamCore: LoopResource {
     nonisolated func closeForShutdown() {
         assumeIsolated { $0.beginClose() }
     }
+}
+
+/// A write waiting for the loop: the bytes from `sent` on, in the order of `ticket`.
+private struct QueuedWrite: Sendable {
+    let bytes: [UInt8]
+    let sent: Int
+    let ticket: Int
+    let continuation: CheckedContinuation<Void, any Error>
 }
