@@ -30,7 +30,7 @@ struct ChannelSession: ~Copyable {
         }
         guard transport.sendingNonce < Self.nonceLimit else { throw .nonceLimitReached }
         do {
-            return Frame.encode(try transport.writeMessage(message))
+            return try transport.writeMessage(message, prefixLength: Frame.headerLength, prefix: Frame.writeHeader)
         } catch {
             throw Self.channelError(error)
         }
@@ -40,7 +40,7 @@ struct ChannelSession: ~Copyable {
     mutating func open(_ bytes: [UInt8]) throws(ChannelError) -> [[UInt8]] {
         decoder.feed(bytes)
         var messages: [[UInt8]] = []
-        while let frame = try decoder.nextFrame() {
+        while let frame = try decoder.nextFrameBody() {
             // A peer that kept sending past the limit skipped its own clean close.
             guard transport.receivingNonce < Self.nonceLimit else { throw .nonceLimitReached }
             let message: [UInt8]

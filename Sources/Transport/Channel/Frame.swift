@@ -17,4 +17,12 @@ public enum Frame {
         frame += body
         return frame
     }
+
+    /// Writes the header of a `bodyLength`-byte frame into `header` (`headerLength` bytes),
+    /// for a body sealed in place behind it.
+    static func writeHeader(_ header: UnsafeMutableRawBufferPointer, bodyLength: Int) {
+        precondition(bodyLength <= ChannelLimits.wireFrameLimit, "frame body over 65535 bytes")
+        header[0] = UInt8(truncatingIfNeeded: bodyLength >> 8)
+        header[1] = UInt8(truncatingIfNeeded: bodyLength)
+    }
 }

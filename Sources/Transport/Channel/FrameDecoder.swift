@@ -25,7 +25,13 @@ public struct FrameDecoder: Sendable {
     public mutating func feed(_ bytes: [UInt8]) {
         guard failure == nil else { return }
         // Drop consumed bytes before growing, so the buffer stays about one frame long.
-        if start > 0 && (start >= buffer.count || start > 4096) {
+        if start >= buffer.count {
+            // Everything before was consumed: take the new bytes as they are, no copy.
+            buffer = bytes
+            start = 0
+            return
+        }
+        if start > 4096 {
             buffer.removeFirst(start)
             start = 0
         }
@@ -33,6 +39,12 @@ public struct FrameDecoder: Sendable {
     }
 
     public mutating func nextFrame() throws(ChannelError) -> [UInt8]? {
+        try nextFrameBody().map { Array($0) }
+    }
+
+    /// The next whole frame's body as a view of the decoder's buffer, not a copy: read it
+    /// before the next `feed`, which may reuse the buffer.
+    public mutating func nextFrameBody() throws(ChannelError) -> ArraySlice<UInt8>? {
         if let failure { throw failure }
         guard bufferedByteCount >= Frame.headerLength else { return nil }
         let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
@@ -44,7 +56,7 @@ public struct FrameDecoder: Sendable {
         if let failure { throw failure }
         guard bufferedByteCount >= Frame.headerLength + length else { return nil }
         let bodyStart = start + Frame.headerLength
-        let body = Array(buffer[bodyStart..<bodyStart + length])
+        let body = buffer[bodyStart..<bodyStart + length]
         start = bodyStart + length
         return body
     }

@@ -54,10 +54,36 @@ public struct TransportState: ~Copyable, Sendable {
         }
     }
 
+    /// Encrypts one message into a buffer that starts with `prefixLength` bytes written by
+    /// `prefix` (given the ciphertext's length): a transport frame's header and body in one
+    /// allocation, with no copy of the ciphertext behind the header.
+    public mutating func writeMessage(
+        _ payload: [UInt8], prefixLength: Int, prefix: (UnsafeMutableRawBufferPointer, _ messageLength: Int) -> Void
+    ) throws(NoiseError) -> [UInt8] {
+        guard !isOneWay || role == .initiator else { throw .oneWayPatternDirection }
+        guard payload.count <= Self.maxPayloadLength else {
+            throw .messageTooLarge(size: payload.count + Self.tagLength, limit: Self.maxMessageLength)
+        }
+        let messageLength = payload.count + Self.tagLength
+        return try CipherState.makeBytes(count: prefixLength + messageLength) { (output) throws(NoiseError) in
+            prefix(UnsafeMutableRawBufferPointer(rebasing: output[..<prefixLength]), messageLength)
+            try payload.withBytes { (bytes) throws(NoiseError) in
+                try sending.encrypt(associatedData: UnsafeRawBufferPointer(start: nil, count: 0), plaintext: bytes,
+                                    into: UnsafeMutableRawBufferPointer(rebasing: output[prefixLength...]))
+            }
+        }
+    }
+
     /// Decrypts one message. Any corruption or forgery gives the single opaque
     /// `decryptionFailed`; the receiving nonce does not advance, but a caller should treat
     /// it as fatal for the session.
     public mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
+        try readMessage(message[...])
+    }
+
+    /// The same for a message still inside a larger buffer (a frame decoder's), read where
+    /// it lies.
+    public mutating func readMessage(_ message: ArraySlice<UInt8>) throws(NoiseError) -> [UInt8] {
         guard !isOneWay || role == .responder else { throw .oneWayPatternDirection }
         guard message.count <= Self.maxMessageLength else {
             throw .messageTooLarge(size: message.count, limit: Self.maxMessageLength)

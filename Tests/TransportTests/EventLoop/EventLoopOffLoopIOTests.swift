@@ -10,116 +10,93 @@ final class EventLoopOffLoopIOTests: XCTestCase {
     /// thread, the loop queues the rest), and writes queue behind them. Every block must
     /// arrive whole, never interleaved with another, and each writer's in its order.
     func testConcurrentSplitWritesArriveWholeAndInOrder() async throws {
-        let loop = try EventLoop()
-        let listener = try await TCPListener.bind(loop: loop)
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let accepted = try await listener.accept()
-        let server = try XCTUnwrap(accepted)
-        let writers = 8, blocksEach = 40, blockBytes = 100_003
-        // Lost or misordered bytes would leave the reader waiting: the close ends it.
-        let watchdog = Self.closing(server, afterMilliseconds: 60_000, loop: loop)
+        try await withConnectedPair { loop, client, server in
+            let writers = 8, blocksEach = 40, blockBytes = 100_003
+            // Lost or misordered bytes would leave the reader waiting: the close ends it.
+            let watchdog = Self.closing(server, afterMilliseconds: 60_000, loop: loop)
 
-        func block(writer: Int, index: Int) -> [UInt8] {
-            var bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: writer * 16 + index), count: blockBytes)
-            bytes[0] = UInt8(writer)
-            bytes[1] = UInt8(index)
-            return bytes
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    for index in 0..<blocksEach { try await client.write(block(writer: writer, index: index)) }
+            func block(writer: Int, index: Int) -> [UInt8] {
+                var bytes = [UInt8](repeating: UInt8(truncatingIfNeeded: writer * 16 + index), count: blockBytes)
+                bytes[0] = UInt8(writer)
+                bytes[1] = UInt8(index)
+                return bytes
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for index in 0..<blocksEach { try await client.write(block(writer: writer, index: index)) }
+                    }
                 }
+                // A slow reader: the socket buffer fills and frees a little at a time, so
+                // queued remainders and fresh writes keep meeting.
+                var received: [UInt8] = []
+                let total = writers * blocksEach * blockBytes
+                while received.count < total {
+                    guard let chunk = try await server.read() else { break }
+                    received += chunk
+                    try await loop.sleep(milliseconds: 1)
+                }
+                XCTAssertEqual(received.count, total)
+                var nextIndex = [Int](repeating: 0, count: writers)
+                for start in stride(from: 0, to: received.count, by: blockBytes) {
+                    let writer = Int(received[start]), index = Int(received[start + 1])
+                    XCTAssertLessThan(writer, writers, "block at \(start) does not start a block")
+                    guard writer < writers else { break }
+                    XCTAssertEqual(index, nextIndex[writer], "writer \(writer)'s blocks out of order")
+                    nextIndex[writer] = index + 1
+                    XCTAssertTrue(received[start..<start + blockBytes].elementsEqual(block(writer: writer, index: index)),
+                                  "block \(index) of writer \(writer) arrived cut or mixed")
+                }
+                XCTAssertEqual(nextIndex, [Int](repeating: blocksEach, count: writers))
+                try await group.waitForAll()
             }
-            // A slow reader: the socket buffer fills and frees a little at a time, so
-            // queued remainders and fresh writes keep meeting.
-            var received: [UInt8] = []
-            let total = writers * blocksEach * blockBytes
-            while received.count < total {
-                guard let chunk = try await server.read() else { break }
-                received += chunk
-                try await loop.sleep(milliseconds: 1)
-            }
-            XCTAssertEqual(received.count, total)
-            var nextIndex = [Int](repeating: 0, count: writers)
-            for start in stride(from: 0, to: received.count, by: blockBytes) {
-                let writer = Int(received[start]), index = Int(received[start + 1])
-                XCTAssertLessThan(writer, writers, "block at \(start) does not start a block")
-                guard writer < writers else { break }
-                XCTAssertEqual(index, nextIndex[writer], "writer \(writer)'s blocks out of order")
-                nextIndex[writer] = index + 1
-                XCTAssertTrue(received[start..<start + blockBytes].elementsEqual(block(writer: writer, index: index)),
-                              "block \(index) of writer \(writer) arrived cut or mixed")
-            }
-            XCTAssertEqual(nextIndex, [Int](repeating: blocksEach, count: writers))
-            try await group.waitForAll()
+            watchdog.cancel()
         }
-        watchdog.cancel()
-        await client.close()
-        await server.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
     }
 
     /// A read cancelled over and over while parked: every cancellation ends its read, and
     /// the bytes sent afterwards reach the next read, none lost.
     func testRepeatedlyCancelledParkedReadsLoseNothing() async throws {
-        let loop = try EventLoop()
-        let listener = try await TCPListener.bind(loop: loop)
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let accepted = try await listener.accept()
-        let server = try XCTUnwrap(accepted)
-        // A lost cancellation would leave a read parked for good: closing the stream ends
-        // it (with nil, which fails the round) instead of hanging the suite.
-        let watchdog = Self.closing(server, afterMilliseconds: 20_000, loop: loop)
-        for round in 0..<200 {
-            let reader = Task { try await server.read() }
-            if round % 2 == 0 { await Task.yield() }
-            reader.cancel()
-            do {
-                let early = try await reader.value
-                XCTFail("round \(round): a cancelled read returned \(String(describing: early))")
-            } catch is CancellationError {
+        try await withConnectedPair { loop, client, server in
+            // A lost cancellation would leave a read parked for good: closing the stream ends
+            // it (with nil, which fails the round) instead of hanging the suite.
+            let watchdog = Self.closing(server, afterMilliseconds: 20_000, loop: loop)
+            for round in 0..<200 {
+                let reader = Task { try await server.read() }
+                if round % 2 == 0 { await Task.yield() }
+                reader.cancel()
+                do {
+                    let early = try await reader.value
+                    XCTFail("round \(round): a cancelled read returned \(String(describing: early))")
+                } catch is CancellationError {
+                }
             }
+            watchdog.cancel()
+            try await client.write([1, 2, 3])
+            let bytes = try await readExactly(3, from: server)
+            XCTAssertEqual(bytes, [1, 2, 3])
         }
-        watchdog.cancel()
-        try await client.write([1, 2, 3])
-        let bytes = try await readExactly(3, from: server)
-        XCTAssertEqual(bytes, [1, 2, 3])
-        await client.close()
-        await server.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
     }
 
     /// A write from a thread off the loop after the close fails as closed and reaches no
     /// descriptor: the close is ordered with the direct write by the outbox's lock.
     func testWritesAfterOwnCloseFailAsClosed() async throws {
-        let loop = try EventLoop()
-        let listener = try await TCPListener.bind(loop: loop)
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let accepted = try await listener.accept()
-        let server = try XCTUnwrap(accepted)
-        try await client.write([9])
-        await client.close()
-        for _ in 0..<3 {
-            do {
-                try await client.write([1])
-                XCTFail("a write after close succeeded")
-            } catch let error as ByteStreamError {
-                XCTAssertEqual(error, .closed)
+        try await withConnectedPair { loop, client, server in
+            try await client.write([9])
+            await client.close()
+            for _ in 0..<3 {
+                do {
+                    try await client.write([1])
+                    XCTFail("a write after close succeeded")
+                } catch let error as ByteStreamError {
+                    XCTAssertEqual(error, .closed)
+                }
             }
+            let sent = try await server.read()
+            XCTAssertEqual(sent, [9])
+            let end = try await server.read()
+            XCTAssertNil(end)
         }
-        let sent = try await server.read()
-        XCTAssertEqual(sent, [9])
-        let end = try await server.read()
-        XCTAssertNil(end)
-        await server.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
     }
 
     private static func closing(_ stream: TCPConnection, afterMilliseconds: UInt64, loop: EventLoop) -> Task<Void, Never> {
@@ -127,5 +104,23 @@ final class EventLoopOffLoopIOTests: XCTestCase {
             guard (try? await loop.sleep(milliseconds: afterMilliseconds)) != nil else { return }
             await stream.close()
         }
+    }
+
+    /// A loop, a listener, a connection and its accepted end; all closed after `body`, and
+    /// the loop must close with no handle left.
+    private func withConnectedPair(
+        _ body: (EventLoop, TCPConnection, TCPConnection) async throws -> Void
+    ) async throws {
+        let loop = try EventLoop()
+        let listener = try await TCPListener.bind(loop: loop)
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+        let accepted = try await listener.accept()
+        let server = try XCTUnwrap(accepted)
+        try await body(loop, client, server)
+        await client.close()
+        await server.close()
+        await listener.close()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
     }
 }
