@@ -205,11 +205,12 @@ extension ProviderEngine {
         let wallet = dependencies.wallet
         var waits = 0
         while true {
-            do {
-                return try await wallet.prepareFunding(contract: contract, amount: amount, feeRate: rate)
-            } catch .insufficientFunds(let needed, let available) {
-                guard waits < Self.preparedLockWaits, await wallet.hasUnpublishedPreparations else {
-                    throw .insufficientFunds(needed: needed, available: available)
+            switch try await wallet.prepareFundingOrWait(contract: contract, amount: amount, feeRate: rate) {
+            case .prepared(let funding): return funding
+            case .waitForBroadcast:
+                guard waits < Self.preparedLockWaits else {
+                    // Still held after the waits: refused as short of funds, as before.
+                    return try await wallet.prepareFunding(contract: contract, amount: amount, feeRate: rate)
                 }
             }
             waits += 1

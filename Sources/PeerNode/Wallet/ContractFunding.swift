@@ -23,3 +23,10 @@ public struct ContractFunding: Hashable, Sendable {
                    value: transaction.outputs[outputIndex].value)
     }
 }
+
+/// What `Wallet.prepareFundingOrWait` found: a lock ready to record and broadcast, or coins
+/// held by a prepared transaction that is about to go out.
+public enum FundingAttempt: Equatable, Sendable {
+    case prepared(ContractFunding)
+    case waitForBroadcast
+}

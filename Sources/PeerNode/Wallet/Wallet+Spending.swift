@@ -60,6 +60,19 @@ extension Wallet {
         return ContractFunding(transaction: built.transaction, outputIndex: 0, fee: built.fee ?? 0)
     }
 
+    /// `prepareFunding`, or `.waitForBroadcast` when the coins fall short only because a
+    /// prepared transaction not broadcast yet holds them (its change becomes spendable once
+    /// it is out). Decided in one turn of the wallet: asked apart, a broadcast between the
+    /// failed selection and the question would turn a wait into a refusal.
+    public func prepareFundingOrWait(contract: SwapContract, amount: Int64, feeRate: FeeRate) throws(WalletError) -> FundingAttempt {
+        do {
+            return .prepared(try prepareFunding(contract: contract, amount: amount, feeRate: feeRate))
+        } catch .insufficientFunds(let needed, let available) {
+            guard hasUnpublishedPreparations else { throw .insufficientFunds(needed: needed, available: available) }
+            return .waitForBroadcast
+        }
+    }
+
     /// Broadcasts a transaction this wallet prepared (or any transaction spending its
     /// coins) and records it; a refusal releases its reserved coins.
     public func publish(_ transaction: Transaction) async throws(WalletError) -> WalletTransaction {

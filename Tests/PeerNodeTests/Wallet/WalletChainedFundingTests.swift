@@ -41,6 +41,36 @@ final class WalletChainedFundingTests: XCTestCase {
         for funding in fundings { XCTAssertEqual(fixture.confirmations(of: funding.txid), 1) }
     }
 
+    /// Five locks prepared at once from one coin (`single-coin-5`): while one lock is
+    /// prepared and not yet broadcast, its change is not spendable, so the next lock finds
+    /// no coin. The wallet says so in the same turn as the failed selection — wait for the
+    /// broadcast — rather than leaving the caller to ask afterwards, when a broadcast in
+    /// between would have made it give the payment back for funds it had.
+    func testALockShortOfCoinsWaitsOnlyWhileAPreparedLockHoldsThem() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try await oneCoinWallet(fixture, minimumConfirmations: 0)
+        let rate = WalletFixture.rate(2)
+        let first = try await wallet.prepareFunding(contract: try WalletFixture.contract(0), amount: 100_000, feeRate: rate)
+        let blocked = try await wallet.prepareFundingOrWait(contract: try WalletFixture.contract(1), amount: 100_000,
+                                                            feeRate: rate)
+        XCTAssertEqual(blocked, .waitForBroadcast)
+        _ = try await wallet.publish(first.transaction)
+        let attempt = try await wallet.prepareFundingOrWait(contract: try WalletFixture.contract(1), amount: 100_000,
+                                                            feeRate: rate)
+        guard case .prepared(let second) = attempt else { return XCTFail("not prepared after the broadcast: \(attempt)") }
+        XCTAssertEqual(second.transaction.inputs.map(\.previousOutput.txid), [first.txid], "the lock spends the change")
+        _ = try await wallet.publish(second.transaction)
+        // Nothing prepared and unpublished: a shortfall is final.
+        let third = try WalletFixture.contract(2)
+        do {
+            let tooMuch = try await wallet.prepareFundingOrWait(contract: third,
+                                                                amount: 100 * 100_000_000, feeRate: rate)
+            XCTFail("a lock beyond the wallet's funds was answered \(tooMuch)")
+        } catch .insufficientFunds {
+        }
+    }
+
     /// Confirmed coins come first, as in Core's wallet: a lock that spends unconfirmed change
     /// makes a zero-conf client wait for a block (`ClientLockHolding`), so the change is
     /// spent only once the confirmed coins cannot pay. Here the unconfirmed change (49 BTC)
