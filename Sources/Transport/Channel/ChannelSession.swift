@@ -60,6 +60,9 @@ struct ChannelSession: ~Copyable {
     /// True while part of a frame is buffered: an end of stream now cuts a frame short.
     var hasPartialFrame: Bool { decoder.bufferedByteCount > 0 }
 
+    /// The bytes still missing for the next whole frame.
+    var bytesToNextFrame: Int { decoder.bytesToNextFrame }
+
     var sendingNonce: UInt64 { transport.sendingNonce }
 
     /// Test hook: jumps both nonces, so the close before exhaustion can be tested quickly.

@@ -22,6 +22,15 @@ public struct FrameDecoder: Sendable {
     /// Bytes received but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// How many more bytes complete the next frame (its header first): what a reader may
+    /// wait for before decoding again. At least 1.
+    public var bytesToNextFrame: Int {
+        let buffered = bufferedByteCount
+        guard buffered >= Frame.headerLength else { return Frame.headerLength - buffered }
+        let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
+        return max(1, Frame.headerLength + length - buffered)
+    }
+
     public mutating func feed(_ bytes: [UInt8]) {
         guard failure == nil else { return }
         // Drop consumed bytes before growing, so the buffer stays about one frame long.

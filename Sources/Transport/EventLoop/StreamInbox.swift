@@ -68,6 +68,8 @@ final class StreamInbox: Sendable {
         var state = ReadState.idle
         var closed = false
         var waiter: (token: Int, continuation: Waiter)?
+        /// How many bytes the waiting reader wants before it is woken (at least 1).
+        var wanted = 1
         var nextToken = 0
         /// A start of reading is queued on the loop and has not run yet, so a burst of
         /// reads asks for it once.
@@ -84,11 +86,12 @@ final class StreamInbox: Sendable {
 
     // MARK: The reader's side (any thread)
 
-    /// Takes everything buffered, or the end, or the failure; nil when the reader must
-    /// wait. `startReading` is true when the caller must ask the loop to (re)start reading.
-    func take() -> (taken: Taken?, startReading: Bool) {
+    /// Takes everything buffered once there are `atLeast` bytes (or the end or the failure
+    /// has come), nil when the reader must wait. `startReading` is true when the caller
+    /// must ask the loop to (re)start reading.
+    func take(atLeast wanted: Int) -> (taken: Taken?, startReading: Bool) {
         shared.withLock { state in
-            let taken = Self.take(&state)
+            let taken = Self.take(&state, atLeast: wanted, limit: limit)
             return (taken, Self.needsStart(&state))
         }
     }
@@ -102,11 +105,14 @@ final class StreamInbox: Sendable {
     }
 
     /// Parks `continuation` unless something arrived since `take()`.
-    func wait(token: Int, _ continuation: Waiter) -> (parked: Parked, startReading: Bool) {
+    func wait(token: Int, atLeast wanted: Int, _ continuation: Waiter) -> (parked: Parked, startReading: Bool) {
         shared.withLock { state in
-            if let taken = Self.take(&state) { return (.ready(taken), Self.needsStart(&state)) }
+            if let taken = Self.take(&state, atLeast: wanted, limit: limit) {
+                return (.ready(taken), Self.needsStart(&state))
+            }
             precondition(state.waiter == nil, "a stream supports one reader at a time")
             state.waiter = (token, continuation)
+            state.wanted = Self.wanted(wanted, limit: limit)
             return (.parked, Self.needsStart(&state))
         }
     }
@@ -130,9 +136,16 @@ final class StreamInbox: Sendable {
         }
     }
 
-    private static func take(_ state: inout Shared) -> Taken? {
+    /// What a reader wanting `wanted` bytes takes now. Bytes already buffered still go out
+    /// before the end or the failure; fewer than wanted only once no more can come.
+    private static func take(_ state: inout Shared, atLeast wanted: Int, limit: Int) -> Taken? {
         if state.closed { return .end }
-        if !state.buffered.isEmpty {
+        let more: Bool
+        switch state.state {
+        case .idle, .reading: more = true
+        case .paused, .ended, .failed: more = false
+        }
+        if !state.buffered.isEmpty && (state.buffered.count >= Self.wanted(wanted, limit: limit) || !more) {
             var chunk: [UInt8] = []
             swap(&chunk, &state.buffered)
             return .bytes(chunk)
@@ -142,6 +155,11 @@ final class StreamInbox: Sendable {
         case .failed(let error): return .failure(error)
         case .idle, .paused, .reading: return nil
         }
+    }
+
+    /// A wish the buffer can always meet: never more than the read-ahead limit.
+    private static func wanted(_ wanted: Int, limit: Int) -> Int {
+        min(max(1, wanted), limit)
     }
 
     /// True once per needed start: reading is idle, or paused with the buffer drained.
@@ -178,12 +196,18 @@ final class StreamInbox: Sendable {
     func deliver(_ bytes: UnsafeRawBufferPointer) -> Delivery {
         shared.withLock { state in
             if state.closed { return .dropped }
-            if let waiter = state.waiter {
-                // A reader waits only while nothing is buffered, so order is kept.
+            if let waiter = state.waiter, state.buffered.isEmpty, bytes.count >= state.wanted {
+                // The common case: nothing held back, so the chunk goes over as it is.
                 state.waiter = nil
                 return .handOver(waiter.continuation, Array(bytes))
             }
             state.buffered.append(contentsOf: bytes)
+            if let waiter = state.waiter, state.buffered.count >= state.wanted {
+                state.waiter = nil
+                var chunk: [UInt8] = []
+                swap(&chunk, &state.buffered)
+                return .handOver(waiter.continuation, chunk)
+            }
             guard state.buffered.count >= limit, case .reading = state.state else { return .buffered(pause: false) }
             state.state = .paused
             return .buffered(pause: true)
@@ -192,11 +216,13 @@ final class StreamInbox: Sendable {
 
     /// Reading ended (nil: the peer's clean end of stream) or failed; returns the waiting
     /// reader to resume with that.
-    func finish(failure: LibUVError?) -> Waiter? {
+    func finish(failure: LibUVError?) -> (waiter: Waiter, taken: Taken)? {
         shared.withLock { state in
             state.state = failure.map { .failed($0) } ?? .ended
-            defer { state.waiter = nil }
-            return state.waiter?.continuation
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            // Bytes held back for a larger read go out first; the end or failure comes next.
+            return (waiter.continuation, Self.take(&state, atLeast: 1, limit: limit) ?? .end)
         }
     }
 

@@ -112,6 +112,12 @@ public actor TCPConnection: ByteStream, UVStreamConnection {
         try await core.read()
     }
 
+    /// Wakes the reader once `atLeast` bytes are buffered (at most the read-ahead limit),
+    /// or when the stream ends or fails.
+    public nonisolated func read(atLeast: Int) async throws -> [UInt8]? {
+        try await core.read(atLeast: atLeast)
+    }
+
     /// Bytes read ahead and not yet returned by `read()`.
     public nonisolated var bufferedByteCount: Int {
         get async { core.bufferedByteCount }

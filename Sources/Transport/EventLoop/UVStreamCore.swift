@@ -88,8 +88,8 @@ actor UVStreamCore {
     /// Nonisolated: it takes buffered bytes on the caller's thread, and a reader that must
     /// wait is resumed by the loop's read callback straight back onto the pool, never
     /// through this actor.
-    nonisolated func read() async throws -> [UInt8]? {
-        let (taken, start) = inbox.take()
+    nonisolated func read(atLeast wanted: Int = 1) async throws -> [UInt8]? {
+        let (taken, start) = inbox.take(atLeast: wanted)
         if start { requestReading() }
         if let taken { return try taken.result() }
         let token = inbox.nextToken()
@@ -97,7 +97,7 @@ actor UVStreamCore {
             try await withCheckedThrowingContinuation { continuation in
                 // A cancellation that came first has queued nothing that would find us.
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                let (parked, start) = inbox.wait(token: token, continuation)
+                let (parked, start) = inbox.wait(token: token, atLeast: wanted, continuation)
                 if start { requestReading() }
                 switch parked {
                 case .ready(let taken):
@@ -137,9 +137,7 @@ actor UVStreamCore {
             let buffer = LoopConfined(buffer)
             UVStreamCore.owner(of: stream!).assumeIsolated { $0.didRead(count: count, buffer: buffer.value) }
         })
-        if case .failure(let error) = uvResult(rc, "uv_read_start") {
-            inbox.finish(failure: error)?.resume(throwing: error)
-        }
+        if case .failure(let error) = uvResult(rc, "uv_read_start") { finishReading(failure: error) }
     }
 
     private func didRead(count: Int, buffer: UnsafePointer<uv_buf_t>?) {
@@ -154,13 +152,20 @@ actor UVStreamCore {
             uvMust(uv_read_stop(stream), "uv_read_stop")
             // EOF is a clean end; anything else (ECONNRESET, ...) is a failure.
             if count == Int(UV_EOF.rawValue) {
-                inbox.finish(failure: nil)?.resume(returning: nil)
+                finishReading(failure: nil)
             } else {
                 guard case .failure(let error) = uvResult(Int32(truncatingIfNeeded: count), "uv_read") else { return }
-                inbox.finish(failure: error)?.resume(throwing: error)
+                finishReading(failure: error)
             }
         }
         // count == 0: libuv's EAGAIN, nothing arrived.
+    }
+
+    /// The end of reading (nil: the peer's clean end): a waiting reader gets what was held
+    /// back for it, or else the end or the error.
+    private func finishReading(failure: LibUVError?) {
+        guard let (waiter, taken) = inbox.finish(failure: failure) else { return }
+        waiter.resume(with: Result { try taken.result() })
     }
 
     // MARK: Writing

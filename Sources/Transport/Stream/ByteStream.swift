@@ -4,10 +4,21 @@
 public protocol ByteStream: AnyObject, Sendable {
     /// The next bytes that arrived (never empty), or nil once the peer closed its side.
     func read() async throws -> [UInt8]?
+    /// Like `read()`, but a stream may hold bytes back until `atLeast` have arrived (or no
+    /// more can come), so a reader that needs a whole frame is woken once for it. A hint:
+    /// fewer may come back, and never more waits than `read()` would for the first byte.
+    func read(atLeast: Int) async throws -> [UInt8]?
     /// Queues bytes for sending; returns once they are handed to the transport.
     func write(_ bytes: [UInt8]) async throws
     /// Closes both directions. Pending and later reads return nil; later writes throw.
     func close() async
+}
+
+extension ByteStream {
+    /// Streams without read-ahead of their own return what `read()` does.
+    public func read(atLeast: Int) async throws -> [UInt8]? {
+        try await read()
+    }
 }
 
 /// Waits without blocking a thread. The event loop provides one backed by its timers;

@@ -99,6 +99,31 @@ final class EventLoopOffLoopIOTests: XCTestCase {
         }
     }
 
+    /// A reader that wants a whole frame is woken once for it: bytes that come short of it
+    /// are held back, then handed over together; at the end what was held back still comes
+    /// first, then the end.
+    func testAReadAtLeastIsWokenOnceForTheWholeAndGetsHeldBytesAtTheEnd() async throws {
+        try await withConnectedPair { loop, client, server in
+            let reader = Task { try await server.read(atLeast: 10) }
+            try await client.write([1, 2, 3])
+            try await loop.sleep(milliseconds: 50)
+            try await client.write([4, 5, 6, 7])
+            try await loop.sleep(milliseconds: 50)
+            let early = await server.bufferedByteCount
+            XCTAssertEqual(early, 7, "7 of the 10 bytes wanted are held back, the reader not woken")
+            try await client.write([8, 9, 10, 11])
+            let whole = try await reader.value
+            XCTAssertEqual(whole, Array(1...11))
+
+            try await client.write([12, 13])
+            try await client.shutdownWrite()
+            let rest = try await server.read(atLeast: 100)
+            XCTAssertEqual(rest, [12, 13], "held bytes come out at the end of the stream")
+            let end = try await server.read(atLeast: 100)
+            XCTAssertNil(end)
+        }
+    }
+
     private static func closing(_ stream: TCPConnection, afterMilliseconds: UInt64, loop: EventLoop) -> Task<Void, Never> {
         Task {
             guard (try? await loop.sleep(milliseconds: afterMilliseconds)) != nil else { return }
