@@ -207,11 +207,8 @@ extension ProviderEngine {
         while true {
             switch try await wallet.prepareFundingOrWait(contract: contract, amount: amount, feeRate: rate) {
             case .prepared(let funding): return funding
-            case .waitForBroadcast:
-                guard waits < Self.preparedLockWaits else {
-                    // Still held after the waits: refused as short of funds, as before.
-                    return try await wallet.prepareFunding(contract: contract, amount: amount, feeRate: rate)
-                }
+            case .waitForBroadcast(let needed, let available):
+                guard waits < Self.preparedLockWaits else { throw .insufficientFunds(needed: needed, available: available) }
             }
             waits += 1
             try? await Task.sleep(nanoseconds: 20_000_000)

@@ -25,8 +25,9 @@ public struct ContractFunding: Hashable, Sendable {
 }
 
 /// What `Wallet.prepareFundingOrWait` found: a lock ready to record and broadcast, or coins
-/// held by a prepared transaction that is about to go out.
+/// held by a prepared transaction that is about to go out (with the shortfall now, for the
+/// refusal if the wait is given up).
 public enum FundingAttempt: Equatable, Sendable {
     case prepared(ContractFunding)
-    case waitForBroadcast
+    case waitForBroadcast(needed: Int64, available: Int64)
 }

@@ -69,7 +69,7 @@ extension Wallet {
             return .prepared(try prepareFunding(contract: contract, amount: amount, feeRate: feeRate))
         } catch .insufficientFunds(let needed, let available) {
             guard hasUnpublishedPreparations else { throw .insufficientFunds(needed: needed, available: available) }
-            return .waitForBroadcast
+            return .waitForBroadcast(needed: needed, available: available)
         }
     }
 
@@ -81,7 +81,7 @@ extension Wallet {
 
     /// Whether a prepared transaction holds coins it has not broadcast yet: its change is not
     /// spendable until it is out, so a caller short of funds may wait for it.
-    public var hasUnpublishedPreparations: Bool {
+    var hasUnpublishedPreparations: Bool {
         state.reservations.values.contains { state.pending[$0] == nil }
     }
 

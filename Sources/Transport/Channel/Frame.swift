@@ -9,13 +9,9 @@ public enum Frame {
     /// Prefixes `body` with its length. Callers keep bodies within 65535 bytes (the Noise
     /// layer refuses larger messages before they get here).
     static func encode(_ body: [UInt8]) -> [UInt8] {
-        precondition(body.count <= ChannelLimits.wireFrameLimit, "frame body over 65535 bytes")
-        var frame: [UInt8] = []
-        frame.reserveCapacity(headerLength + body.count)
-        frame.append(UInt8(truncatingIfNeeded: body.count >> 8))
-        frame.append(UInt8(truncatingIfNeeded: body.count))
-        frame += body
-        return frame
+        var frame = [UInt8](repeating: 0, count: headerLength)
+        frame.withUnsafeMutableBytes { writeHeader($0, bodyLength: body.count) }
+        return frame + body
     }
 
     /// Writes the header of a `bodyLength`-byte frame into `header` (`headerLength` bytes),

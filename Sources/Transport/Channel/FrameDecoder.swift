@@ -25,21 +25,25 @@ public struct FrameDecoder: Sendable {
     /// How many more bytes complete the next frame (its header first): what a reader may
     /// wait for before decoding again. At least 1.
     public var bytesToNextFrame: Int {
-        let buffered = bufferedByteCount
-        guard buffered >= Frame.headerLength else { return Frame.headerLength - buffered }
-        let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
-        return max(1, Frame.headerLength + length - buffered)
+        guard let length = announcedLength else { return Frame.headerLength - bufferedByteCount }
+        return max(1, Frame.headerLength + length - bufferedByteCount)
+    }
+
+    /// The next frame's body length from its header, once the header is in.
+    private var announcedLength: Int? {
+        guard bufferedByteCount >= Frame.headerLength else { return nil }
+        return Int(buffer[start]) << 8 | Int(buffer[start + 1])
     }
 
     public mutating func feed(_ bytes: [UInt8]) {
         guard failure == nil else { return }
-        // Drop consumed bytes before growing, so the buffer stays about one frame long.
         if start >= buffer.count {
             // Everything before was consumed: take the new bytes as they are, no copy.
             buffer = bytes
             start = 0
             return
         }
+        // Drop consumed bytes before growing, so the buffer stays about one frame long.
         if start > 4096 {
             buffer.removeFirst(start)
             start = 0
@@ -55,8 +59,7 @@ public struct FrameDecoder: Sendable {
     /// before the next `feed`, which may reuse the buffer.
     public mutating func nextFrameBody() throws(ChannelError) -> ArraySlice<UInt8>? {
         if let failure { throw failure }
-        guard bufferedByteCount >= Frame.headerLength else { return nil }
-        let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
+        guard let length = announcedLength else { return nil }
         if length > maximumLength {
             failure = .frameTooLarge(length: length, limit: maximumLength)
         } else if length < minimumLength {

@@ -87,20 +87,15 @@ final class StreamInbox: Sendable {
     // MARK: The reader's side (any thread)
 
     /// Takes everything buffered once there are `atLeast` bytes (or the end or the failure
-    /// has come), nil when the reader must wait. `startReading` is true when the caller
+    /// has come). When the reader must wait, `taken` is nil and `token` names its wait, so
+    /// a late cancellation cannot fail a later read. `startReading` is true when the caller
     /// must ask the loop to (re)start reading.
-    func take(atLeast wanted: Int) -> (taken: Taken?, startReading: Bool) {
+    func take(atLeast wanted: Int) -> (taken: Taken?, token: Int, startReading: Bool) {
         shared.withLock { state in
             let taken = Self.take(&state, atLeast: wanted, limit: limit)
-            return (taken, Self.needsStart(&state))
-        }
-    }
-
-    /// A token for one wait, so a late cancellation cannot fail a later read.
-    func nextToken() -> Int {
-        shared.withLock { state in
-            defer { state.nextToken += 1 }
-            return state.nextToken
+            let token = state.nextToken
+            if taken == nil { state.nextToken += 1 }
+            return (taken, token, Self.needsStart(&state))
         }
     }
 

@@ -4,10 +4,9 @@ import Synchronization
 
 /// The write side of a libuv stream connection, shared between the writer's thread and the
 /// loop's: a write that the kernel takes whole is made on the writer's own thread, with no
-/// hop to the loop and back (two thread wake-ups per write on the pool, the cost
-/// docs/PERFORMANCE.md, "Writes on the writer's thread", measured). Only what the kernel
-/// refuses (a full socket buffer) or what must queue behind such a write goes through
-/// libuv's write queue on the loop.
+/// hop to the loop and back, which cost two thread wake-ups per write (docs/PERFORMANCE.md,
+/// "Writes on the writer's thread"). Only what the kernel refuses (a full socket buffer) or
+/// what must queue behind such a write goes through libuv's write queue on the loop.
 ///
 /// Why this is sound beside libuv, which is not thread-safe: with no `uv_write` queued,
 /// libuv's own `uv_try_write` is this same non-blocking `write(2)` on the descriptor and
@@ -19,7 +18,7 @@ import Synchronization
 /// them in ticket order, whichever thread's submission arrives first.
 final class StreamOutbox: Sendable {
     /// What `writeNow` did.
-    enum Attempt: Equatable {
+    enum Attempt {
         /// The kernel took every byte.
         case done
         /// The bytes from `sent` on must go through the loop's queue, as `ticket`.
@@ -43,8 +42,9 @@ final class StreamOutbox: Sendable {
     }
 
     /// Writes `bytes` now if nothing is queued; otherwise, or for what the kernel would not
-    /// take, hands out a ticket. Throws `ByteStreamError.closed` after `close()` or when
-    /// the peer is gone (EPIPE, ECONNRESET), a `LibUVError` for any other failure.
+    /// take, hands out a ticket. Throws `ByteStreamError.closed` after `close()`, and the
+    /// write's failure as a `LibUVError` (`UVStreamCore.writeFailure` says which of them
+    /// mean the peer is gone).
     func writeNow(_ bytes: [UInt8]) throws -> Attempt {
         try shared.withLock { state throws -> Attempt in
             if state.closed { throw ByteStreamError.closed }
@@ -78,7 +78,7 @@ final class StreamOutbox: Sendable {
             switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return 0
-            case EPIPE, ECONNRESET, ENOTCONN, EBADF: throw ByteStreamError.closed
+            // libuv's codes are the negated errno on Unix.
             default: throw LibUVError(call: "uv_try_write", code: -code)
             }
         }

@@ -89,10 +89,9 @@ actor UVStreamCore {
     /// wait is resumed by the loop's read callback straight back onto the pool, never
     /// through this actor.
     nonisolated func read(atLeast wanted: Int = 1) async throws -> [UInt8]? {
-        let (taken, start) = inbox.take(atLeast: wanted)
+        let (taken, token, start) = inbox.take(atLeast: wanted)
         if start { requestReading() }
         if let taken { return try taken.result() }
-        let token = inbox.nextToken()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 // A cancellation that came first has queued nothing that would find us.
@@ -174,7 +173,13 @@ actor UVStreamCore {
     /// (`StreamOutbox`); only the rest, or a write behind it, goes through the loop.
     nonisolated func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
-        guard case .queue(let sent, let ticket) = try outbox.writeNow(bytes) else { return }
+        let attempt: StreamOutbox.Attempt
+        do {
+            attempt = try outbox.writeNow(bytes)
+        } catch {
+            throw Self.writeFailure(error)
+        }
+        guard case .queue(let sent, let ticket) = attempt else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let write = QueuedWrite(bytes: bytes, sent: sent, ticket: ticket, continuation: continuation)

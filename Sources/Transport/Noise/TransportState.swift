@@ -45,13 +45,7 @@ public struct TransportState: ~Copyable, Sendable {
 
     /// Encrypts one message (payload + 16-byte tag).
     public mutating func writeMessage(_ payload: [UInt8]) throws(NoiseError) -> [UInt8] {
-        guard !isOneWay || role == .initiator else { throw .oneWayPatternDirection }
-        guard payload.count <= Self.maxPayloadLength else {
-            throw .messageTooLarge(size: payload.count + Self.tagLength, limit: Self.maxMessageLength)
-        }
-        return try payload.withBytes { (bytes) throws(NoiseError) in
-            try sending.encrypt(associatedData: UnsafeRawBufferPointer(start: nil, count: 0), plaintext: bytes)
-        }
+        try writeMessage(payload, prefixLength: 0) { _, _ in }
     }
 
     /// Encrypts one message into a buffer that starts with `prefixLength` bytes written by

@@ -54,7 +54,7 @@ final class WalletChainedFundingTests: XCTestCase {
         let first = try await wallet.prepareFunding(contract: try WalletFixture.contract(0), amount: 100_000, feeRate: rate)
         let blocked = try await wallet.prepareFundingOrWait(contract: try WalletFixture.contract(1), amount: 100_000,
                                                             feeRate: rate)
-        XCTAssertEqual(blocked, .waitForBroadcast)
+        guard case .waitForBroadcast = blocked else { return XCTFail("a held coin was not waited for: \(blocked)") }
         _ = try await wallet.publish(first.transaction)
         let attempt = try await wallet.prepareFundingOrWait(contract: try WalletFixture.contract(1), amount: 100_000,
                                                             feeRate: rate)
