@@ -57,6 +57,9 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooManyRequestsInFlight(limit: Int)
     /// The peer sent more concurrent requests than the limit.
     case peerExceededInFlightLimit(limit: Int)
+    /// The peer kept sending requests while `unwritten` replies to it could not be written:
+    /// it is not reading them.
+    case peerNotReadingReplies(unwritten: Int)
     /// The peer pushed messages faster than they could be handled.
     case pushBacklogExceeded(limit: Int)
     case duplicateRequestID
@@ -115,6 +118,8 @@ public enum ChannelError: Error, Equatable, Sendable, CustomStringConvertible {
             return "already \(limit) requests waiting on this peer; wait for replies before sending more"
         case .peerExceededInFlightLimit(let limit):
             return "the peer sent more than \(limit) concurrent requests; closed"
+        case .peerNotReadingReplies(let unwritten):
+            return "the peer kept sending requests while \(unwritten) replies to it were still being written: it is not reading them; closed"
         case .pushBacklogExceeded(let limit):
             return "the peer pushed more than \(limit) messages faster than they were handled; closed"
         case .duplicateRequestID:

@@ -33,7 +33,15 @@ public actor PeerConnection {
     private var pending: [String: Pending] = [:]
     private var abandoned: RecentRequestIDs
     private var nextToken: UInt64 = 0
-    private var incomingInFlight = 0
+    /// The peer's requests whose handler has not finished: at most `maxInFlightRequests`.
+    /// A slot frees before its reply is written, because the peer may read the reply and
+    /// send its next request before our write returns to this actor.
+    private var requestsBeingHandled = 0
+    /// Replies handed to the channel whose write has not returned. A peer that keeps asking
+    /// but stops reading piles these up; an honest one holds at most its allowance here
+    /// plus the few whose write returned after it read them, so twice the allowance bounds
+    /// both counts together.
+    private var repliesBeingWritten = 0
     private var pushQueue: [[UInt8]] = []
     private var deliveringPushes = false
     private var closingLocally = false
@@ -191,10 +199,13 @@ public actor PeerConnection {
             log(.lateReplyDropped(peer: remotePubky))
         case .request:
             guard let handler = handlers.onRequest else { return }
-            guard incomingInFlight < limits.maxInFlightRequests else {
+            guard requestsBeingHandled < limits.maxInFlightRequests else {
                 throw .peerExceededInFlightLimit(limit: limits.maxInFlightRequests)
             }
-            incomingInFlight += 1
+            guard requestsBeingHandled + repliesBeingWritten < 2 * limits.maxInFlightRequests else {
+                throw .peerNotReadingReplies(unwritten: repliesBeingWritten)
+            }
+            requestsBeingHandled += 1
             let peer = remotePubky
             Task {
                 let reply = await handler(message, peer)
@@ -214,8 +225,10 @@ public actor PeerConnection {
     }
 
     private func sendReply(_ reply: [UInt8]) async {
-        defer { incomingInFlight -= 1 }
+        requestsBeingHandled -= 1
         guard closeReason == nil else { return }
+        repliesBeingWritten += 1
+        defer { repliesBeingWritten -= 1 }
         do {
             _ = try MessageEnvelope.parse(reply, limits: limits.json)
             try await channel.send(reply)

@@ -164,4 +164,43 @@ final class NetPeerMisbehaviourTests: XCTestCase {
         await bob.close()
         await finish(loop)
     }
+
+    /// A peer that keeps within its in-flight allowance but never reads its replies: once
+    /// the replies it leaves unread fill the sockets' buffers and stop being written, the
+    /// next request closes it, before the listener holds more than twice its allowance.
+    func testAPeerThatAsksButNeverReadsIsClosedOnceItsRepliesPileUp() async throws {
+        let loop = try makeLoop()
+        var limits = N.limits(idle: 60_000)
+        limits.maxInFlightRequests = 2
+        let capture = LogCapture()
+        let padding = String(repeating: "x", count: 32_000)
+        let bob = try await N.node(F.bob, loop: loop, limits: limits, log: capture.log,
+                                   handlers: PeerHandlers(onRequest: { request, _ in
+                                       F.json(#"{"type":"Echo","request_id":"\#(P.requestID(of: request) ?? "?")","pad":"\#(padding)"}"#)
+                                   }))
+        let isTheVerdict: (PeerLogEvent) -> Bool = {
+            guard case .disconnected(peer: F.alice.pubky, direction: .inbound,
+                                     reason: .failed(.peerNotReadingReplies(let unwritten))) = $0 else { return false }
+            return unwritten > 0 && unwritten <= 2 * limits.maxInFlightRequests
+        }
+        let raw = try await NetRawDialler.dial(bob, identity: F.alice)
+        // One request every 2 ms, each long after its handler returned: never more than one
+        // of them is being handled, so only the unread replies can close the connection.
+        var sent = 0
+        while sent < 5_000, !capture.all.contains(where: isTheVerdict) {
+            do {
+                try await raw.stream.write(try raw.seal(P.request("r\(sent)")))
+            } catch {
+                break
+            }
+            sent += 1
+            try await loop.sleep(milliseconds: 2)
+        }
+        let logged = await capture.waitFor(isTheVerdict)
+        XCTAssertTrue(logged, "after \(sent) requests: \(capture.all.suffix(3))")
+        XCTAssertGreaterThan(sent, 20, "the sockets' buffers hold many replies before a write waits")
+        await raw.stream.close()
+        await bob.close()
+        await finish(loop)
+    }
 }

@@ -60,6 +60,39 @@ final class NetPeerTests: XCTestCase {
         await finish(loop)
     }
 
+    /// A dialler that keeps its whole in-flight allowance busy, sending the next request
+    /// the moment a reply arrives, stays within the limit and must not be closed for it:
+    /// the listener frees a request's slot before the reply can reach the peer, not after
+    /// its own write returns (the `flood-quotes` scenario caught the listener counting a
+    /// slot the peer had already reused).
+    func testAPeerKeepingItsWholeInFlightAllowanceBusyIsNotClosed() async throws {
+        let loop = try makeLoop()
+        var limits = N.limits()
+        limits.maxInFlightRequests = 4
+        let alice = try await N.node(F.alice, loop: loop, limits: limits)
+        let toAlice = try await N.dialer(F.bob, loop: loop, limits: limits)
+            .dial(F.alice.pubky, host: "127.0.0.1", port: alice.port)
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<limits.maxInFlightRequests {
+                group.addTask {
+                    for index in 0..<1_500 {
+                        let id = "w\(worker)-\(index)"
+                        let reply = try await toAlice.request(P.request(id), id: id)
+                        XCTAssertEqual(P.requestID(of: reply), id)
+                    }
+                    return 1_500
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        XCTAssertEqual(answered, 4 * 1_500)
+        let reason = await toAlice.closedReason
+        XCTAssertNil(reason)
+        await toAlice.close()
+        await alice.close()
+        await finish(loop)
+    }
+
     func testWrongPubkyIsRefusedNamingBothKeys() async throws {
         let loop = try makeLoop()
         let serverLog = LogCapture()
