@@ -189,8 +189,10 @@ extension ClientCommands {
 
     /// Routes X and runs `attempt` with the chosen provider. A provider keeps its offers in
     /// memory, so after a restart it knows none of them and refuses the cached one with
-    /// `not_found` before anything is quoted or paid: then every contact is asked again
-    /// (once) and `attempt` runs with the fresh route.
+    /// `not_found` before anything is quoted or paid; and an offer's maximum is the balance
+    /// the provider had when it made it, so a cached one may promise more than it holds now
+    /// (`insufficient_liquidity`). On such a refusal (`refusesAStaleOffer`) every contact
+    /// is asked again (once) and `attempt` runs with the fresh route.
     func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
                                      progress: CommandProgress, maxFeeSat: Int64? = nil,
                                      _ attempt: (RouteCandidate) async throws(ClientEngineError) -> Outcome)
@@ -202,10 +204,9 @@ extension ClientCommands {
             guard let choice = plan.choice else { throw plan.noRouteError }
             do {
                 return (plan, try await attempt(choice))
-            } catch .rejected(.notFound, let reason) where !askedAgain {
+            } catch where error.refusesAStaleOffer && !askedAgain {
                 askedAgain = true
-                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
-                               + "asking the contacts again")
+                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, error))
                 plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                        progress: progress, refresh: true, maxFeeSat: maxFeeSat)
             } catch {
@@ -295,6 +296,13 @@ extension ClientCommands {
     }
 
     // MARK: helpers
+
+    /// The progress line of a route asked for again because the chosen provider refused its
+    /// cached offer.
+    static func staleOfferLine(_ provider: String, _ refusal: ClientEngineError) -> String {
+        let why = refusal.rejectCode == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
+        return "\(provider) \(why) (\(refusal)); asking the contacts again"
+    }
 
     /// The progress line of a route asked for again because the cached offers carry none.
     static func askingAgainLine(cached: Int) -> String {

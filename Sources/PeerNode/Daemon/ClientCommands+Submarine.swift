@@ -113,8 +113,8 @@ extension ClientCommands {
 
     /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
     /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
-    /// balance, so when the chosen one no longer knows its offer (`not_found`, before
-    /// anything is quoted or locked) every contact is asked again, once (`replan(true)`).
+    /// balance, so when the chosen one refuses the cached offer (`refusesAStaleOffer`:
+    /// before anything is locked) every contact is asked again, once (`replan(true)`).
     /// Returns once the invoice is paid, with the preimage (the proof of payment), the
     /// lock total and the lock's fee; throws with where the funds are otherwise.
     func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan,
@@ -137,10 +137,9 @@ extension ClientCommands {
                 let report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: choice.contractType,
                                                      ownInvoice: ownInvoice) { progress.bind($0) }
                 return Self.submarineResult(report, choice: choice, plan: plan)
-            } catch .rejected(.notFound, let reason) where !refreshed {
+            } catch where error.refusesAStaleOffer && !refreshed {
                 refreshed = true
-                progress.stage("routing", "\(choice.provider.contact.name) no longer knows its offer (\(reason)); "
-                               + "asking the contacts again")
+                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, error))
                 plan = try await replan(true)
             } catch {
                 throw Self.controlError(error)

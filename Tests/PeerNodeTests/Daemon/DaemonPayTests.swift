@@ -486,6 +486,62 @@ final class DaemonPayTests: XCTestCase {
         await stopAll([client, provider], fixture)
     }
 
+    /// The other way round: the cached offer promises more than the provider can now pay
+    /// (another swap spent its Lightning balance), so the provider refuses the quote with
+    /// `insufficient_liquidity` before anything is locked. The swap must ask the contacts
+    /// again and go through the provider that can carry it, not fail `not_paid` (found by
+    /// the CI's `peernode-testnet soak`, seed 1796524348697: two swap-ins refused in a row
+    /// while the other provider had the funds).
+    func testASwapTheCachedOfferPromisesTooMuchForAsksForAFreshOffer() async throws {
+        let fixture = try await DaemonFixture()
+        let cheapLN = try await fixture.hub.lightning.addNode(name: "cheap", balanceSat: 500_000)
+        let dearLN = try await fixture.hub.lightning.addNode(name: "dear", balanceSat: 500_000)
+        let cheap = try await startNode(fixture, "cheap", lightning: cheapLN,
+                                        extra: ["provider=1", "submarine=1", "submarine_base_fee_sat=100"])
+        let dear = try await startNode(fixture, "dear", lightning: dearLN,
+                                       extra: ["provider=1", "submarine=1", "submarine_base_fee_sat=900"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let miner = Miner(rpc: fixture.rpc)
+        do {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            for node in [cheap, dear, client] {
+                let fresh = try await node.node.result("wallet.address")
+                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.005")])
+                try await waitFor("a wallet holds 500,000 sat") {
+                    try await node.node.result("wallet.balance")["confirmed_sat"] == .integer(500_000)
+                }
+            }
+            for (name, provider) in [("cheap", cheap), ("dear", dear)] {
+                _ = try await client.node.result("contacts.add", [
+                    "name": .string(name), "pubky": .string(provider.pubky.z32), "host": .string("127.0.0.1"),
+                    "port": .integer(provider.node.ready.listenPort)])
+            }
+            miner.start()
+            // Both offers are now cached; the cheaper provider carries the first swap-in.
+            let first = try await client.node.result("swap-in", ["amount_sat": .integer(20_000)])
+            XCTAssertEqual(first["provider"]?["name"], .string("cheap"), "\(first)")
+            miner.stop()
+
+            // Its Lightning balance falls under the next swap-in; its cached offer still lists 480,000.
+            _ = try await fixture.rpc.call("hub_ln_setbalance", [.string("cheap"), .number("10000")])
+            miner.start()
+            switch try await client.node.call("swap-in", ["amount_sat": .integer(40_000)]) {
+            case .success(let paid):
+                XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
+                XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
+            case .failure(let error):
+                XCTFail("swap-in once the cheaper provider's balance fell: \(error)")
+                throw error
+            }
+            miner.stop()
+        } catch {
+            miner.stop()
+            await stopAll([client, cheap, dear], fixture)
+            throw error
+        }
+        await stopAll([client, cheap, dear], fixture)
+    }
+
     /// Issue 19's accounting invariant on real daemons: after a payment to a contact and a
     /// swap-out, every swap final, each node's `report` net equals the change of its
     /// on-chain plus Lightning balance less what the hub deposited (the provider's 1 BTC),
