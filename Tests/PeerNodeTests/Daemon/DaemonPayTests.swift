@@ -38,11 +38,7 @@ final class DaemonPayTests: XCTestCase {
             try await waitFor("the provider's wallet is funded") {
                 try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(100_000_000)
             }
-            for (name, node) in [("prov", provider), ("carol", carol)] {
-                _ = try await client.node.result("contacts.add", [
-                    "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
-                    "port": .integer(node.node.ready.listenPort)])
-            }
+            try await saveContacts([("prov", provider), ("carol", carol)], at: client)
 
             // offers says of a contact without a provider what pay says (it said "refused with not_found").
             let offers = try await client.node.result("offers")
@@ -502,7 +498,7 @@ final class DaemonPayTests: XCTestCase {
                                        extra: ["provider=1", "submarine=1", "submarine_base_fee_sat=900"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         let miner = Miner(rpc: fixture.rpc)
-        do {
+        try await stoppingAfterwards([client, cheap, dear], fixture, miner: miner) {
             _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
             for node in [cheap, dear, client] {
                 let fresh = try await node.node.result("wallet.address")
@@ -511,11 +507,7 @@ final class DaemonPayTests: XCTestCase {
                     try await node.node.result("wallet.balance")["confirmed_sat"] == .integer(500_000)
                 }
             }
-            for (name, provider) in [("cheap", cheap), ("dear", dear)] {
-                _ = try await client.node.result("contacts.add", [
-                    "name": .string(name), "pubky": .string(provider.pubky.z32), "host": .string("127.0.0.1"),
-                    "port": .integer(provider.node.ready.listenPort)])
-            }
+            try await saveContacts([("cheap", cheap), ("dear", dear)], at: client)
             miner.start()
             // Both offers are now cached; the cheaper provider carries the first swap-in.
             let first = try await client.node.result("swap-in", ["amount_sat": .integer(20_000)])
@@ -525,21 +517,11 @@ final class DaemonPayTests: XCTestCase {
             // Its Lightning balance falls under the next swap-in; its cached offer still lists 480,000.
             _ = try await fixture.rpc.call("hub_ln_setbalance", [.string("cheap"), .number("10000")])
             miner.start()
-            switch try await client.node.call("swap-in", ["amount_sat": .integer(40_000)]) {
-            case .success(let paid):
-                XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
-                XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
-            case .failure(let error):
-                XCTFail("swap-in once the cheaper provider's balance fell: \(error)")
-                throw error
-            }
-            miner.stop()
-        } catch {
-            miner.stop()
-            await stopAll([client, cheap, dear], fixture)
-            throw error
+            // Before the fix: "the provider refused (insufficient_liquidity) ...; nothing was paid".
+            let paid = try await client.node.result("swap-in", ["amount_sat": .integer(40_000)])
+            XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
+            XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
         }
-        await stopAll([client, cheap, dear], fixture)
     }
 
     /// Issue 19's accounting invariant on real daemons: after a payment to a contact and a
@@ -631,6 +613,29 @@ final class DaemonPayTests: XCTestCase {
         let carol = try await startNode(fixture, "carol", lightning: carolLN, extra: ["provider=0", "accept_lightning=0"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
         return (provider, carol, client)
+    }
+
+    /// Saves each named node as a contact of `client`, at its listening port on loopback.
+    private func saveContacts(_ contacts: [(String, Node)], at client: Node) async throws {
+        for (name, node) in contacts {
+            _ = try await client.node.result("contacts.add", [
+                "name": .string(name), "pubky": .string(node.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(node.node.ready.listenPort)])
+        }
+    }
+
+    /// Runs `body`, then stops the miner, the nodes and the fixture, whether it threw or not.
+    private func stoppingAfterwards(_ nodes: [Node], _ fixture: DaemonFixture, miner: Miner,
+                                    _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            miner.stop()
+            await stopAll(nodes, fixture)
+            throw error
+        }
+        miner.stop()
+        await stopAll(nodes, fixture)
     }
 
     private func stopAll(_ nodes: [Node], _ fixture: DaemonFixture) async {
