@@ -300,8 +300,9 @@ extension ClientCommands {
     /// The progress line of a route asked for again because the chosen provider refused its
     /// cached offer.
     static func staleOfferLine(_ provider: String, _ refusal: ClientEngineError) -> String {
-        let why = refusal.rejectCode == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
-        return "\(provider) \(why) (\(refusal)); asking the contacts again"
+        guard case .rejected(let code, let reason) = refusal else { return "\(provider) refused (\(refusal)); asking the contacts again" }
+        let why = code == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
+        return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
     }
 
     /// The progress line of a route asked for again because the cached offers carry none.
