@@ -86,15 +86,10 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
         return nil
     }
 
-    /// A refusal saying the offer the route was chosen from no longer holds, given before
+    /// The refusals saying the offer the route was chosen from no longer holds, given before
     /// anything was locked or paid: the provider restarted and forgot it (`not_found`), or
     /// the balance or limits it was made from moved (`insufficient_liquidity`,
     /// `amount_out_of_range`). Offers are cached for minutes, so asking the contacts again
     /// may find another provider, or this one's fresh terms.
-    public var refusesAStaleOffer: Bool {
-        switch rejectCode {
-        case .notFound?, .insufficientLiquidity?, .amountOutOfRange?: return true
-        default: return false
-        }
-    }
+    public static let staleOfferCodes: Set<RejectCode> = [.notFound, .insufficientLiquidity, .amountOutOfRange]
 }

@@ -191,7 +191,7 @@ extension ClientCommands {
     /// memory, so after a restart it knows none of them and refuses the cached one with
     /// `not_found` before anything is quoted or paid; and an offer's maximum is the balance
     /// the provider had when it made it, so a cached one may promise more than it holds now
-    /// (`insufficient_liquidity`). On such a refusal (`refusesAStaleOffer`) every contact
+    /// (`insufficient_liquidity`). On such a refusal (`ClientEngineError.staleOfferCodes`) every contact
     /// is asked again (once) and `attempt` runs with the fresh route.
     func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
                                      progress: CommandProgress, maxFeeSat: Int64? = nil,
@@ -204,9 +204,9 @@ extension ClientCommands {
             guard let choice = plan.choice else { throw plan.noRouteError }
             do {
                 return (plan, try await attempt(choice))
-            } catch where error.refusesAStaleOffer && !askedAgain {
+            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) && !askedAgain {
                 askedAgain = true
-                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, error))
+                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, code, reason))
                 plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                        progress: progress, refresh: true, maxFeeSat: maxFeeSat)
             } catch {
@@ -299,8 +299,7 @@ extension ClientCommands {
 
     /// The progress line of a route asked for again because the chosen provider refused its
     /// cached offer.
-    static func staleOfferLine(_ provider: String, _ refusal: ClientEngineError) -> String {
-        guard case .rejected(let code, let reason) = refusal else { return "\(provider) refused (\(refusal)); asking the contacts again" }
+    static func staleOfferLine(_ provider: String, _ code: RejectCode, _ reason: String) -> String {
         let why = code == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
         return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
     }

@@ -113,7 +113,7 @@ extension ClientCommands {
 
     /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
     /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
-    /// balance, so when the chosen one refuses the cached offer (`refusesAStaleOffer`:
+    /// balance, so when the chosen one refuses the cached offer (`ClientEngineError.staleOfferCodes`:
     /// before anything is locked) every contact is asked again, once (`replan(true)`).
     /// Returns once the invoice is paid, with the preimage (the proof of payment), the
     /// lock total and the lock's fee; throws with where the funds are otherwise.
@@ -137,9 +137,9 @@ extension ClientCommands {
                 let report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: choice.contractType,
                                                      ownInvoice: ownInvoice) { progress.bind($0) }
                 return Self.submarineResult(report, choice: choice, plan: plan)
-            } catch where error.refusesAStaleOffer && !refreshed {
+            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) && !refreshed {
                 refreshed = true
-                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, error))
+                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, code, reason))
                 plan = try await replan(true)
             } catch {
                 throw Self.controlError(error)

@@ -191,11 +191,8 @@ final class StreamInbox: Sendable {
     func deliver(_ bytes: UnsafeRawBufferPointer) -> Delivery {
         shared.withLock { state in
             if state.closed { return .dropped }
-            if let waiter = state.waiter, state.buffered.isEmpty, bytes.count >= state.wanted {
-                // The common case: nothing held back, so the chunk goes over as it is.
-                state.waiter = nil
-                return .handOver(waiter.continuation, Array(bytes))
-            }
+            // One copy out of the loop's buffer either way: into an empty buffer that then
+            // goes over whole, or behind the bytes held back for the waiting reader.
             state.buffered.append(contentsOf: bytes)
             if let waiter = state.waiter, state.buffered.count >= state.wanted {
                 state.waiter = nil

@@ -4,9 +4,10 @@
 public protocol ByteStream: AnyObject, Sendable {
     /// The next bytes that arrived (never empty), or nil once the peer closed its side.
     func read() async throws -> [UInt8]?
-    /// Like `read()`, but a stream may hold bytes back until `atLeast` have arrived (or no
-    /// more can come), so a reader that needs a whole frame is woken once for it. A hint:
-    /// fewer may come back, and never more waits than `read()` would for the first byte.
+    /// Like `read()`, but a stream may hold bytes back until `atLeast` have arrived, so a
+    /// reader that needs a whole frame is woken once for it. A hint: fewer come back when no
+    /// more can come for now (the end, a failure, a full read-ahead buffer), and a stream
+    /// without read-ahead of its own returns what `read()` does.
     func read(atLeast: Int) async throws -> [UInt8]?
     /// Queues bytes for sending; returns once they are handed to the transport.
     func write(_ bytes: [UInt8]) async throws

@@ -51,22 +51,13 @@ final class SecureChannelOverTCPTests: XCTestCase {
     private func withRawDialler(
         limits: ChannelLimits, _ body: (EventLoop, RawDialler<TCPConnection>, SecureChannel) async throws -> Void
     ) async throws {
-        let loop = try EventLoop()
-        let listener = try await TCPListener.bind(loop: loop)
-        async let accepted: SecureChannel = {
-            let accepted = try await listener.accept()
-            let stream = try XCTUnwrap(accepted)
-            return try await SecureChannel.accept(over: stream, identity: F.bob, sleeper: loop.sleeper, limits: limits)
-        }()
-        let stream = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let dialler = try await RawDialler.dial(stream, identity: F.alice, expecting: F.bob.pubky, limits: limits)
-        let bob = try await accepted
-        try await body(loop, dialler, bob)
-        await bob.close()
-        await stream.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
+        try await withConnectedPair { loop, client, server in
+            async let accepted = SecureChannel.accept(over: server, identity: F.bob, sleeper: loop.sleeper, limits: limits)
+            let dialler = try await RawDialler.dial(client, identity: F.alice, expecting: F.bob.pubky, limits: limits)
+            let bob = try await accepted
+            try await body(loop, dialler, bob)
+            await bob.close()
+        }
     }
 
     func testFullSizeFramesArriveWholeAndInOrder() async throws {

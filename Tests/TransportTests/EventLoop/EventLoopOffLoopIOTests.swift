@@ -130,22 +130,4 @@ final class EventLoopOffLoopIOTests: XCTestCase {
             await stream.close()
         }
     }
-
-    /// A loop, a listener, a connection and its accepted end; all closed after `body`, and
-    /// the loop must close with no handle left.
-    private func withConnectedPair(
-        _ body: (EventLoop, TCPConnection, TCPConnection) async throws -> Void
-    ) async throws {
-        let loop = try EventLoop()
-        let listener = try await TCPListener.bind(loop: loop)
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let accepted = try await listener.accept()
-        let server = try XCTUnwrap(accepted)
-        try await body(loop, client, server)
-        await client.close()
-        await server.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
-    }
 }

@@ -71,6 +71,24 @@ extension XCTestCase {
         try EventLoop()
     }
 
+    /// A loop, a listener, a connection and its accepted end; all closed after `body`, and
+    /// the loop must close with no handle left.
+    func withConnectedPair(
+        file: StaticString = #filePath, line: UInt = #line,
+        _ body: (EventLoop, TCPConnection, TCPConnection) async throws -> Void
+    ) async throws {
+        let loop = try EventLoop()
+        let listener = try await TCPListener.bind(loop: loop)
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+        let accepted = try await listener.accept()
+        let server = try XCTUnwrap(accepted)
+        try await body(loop, client, server)
+        await client.close()
+        await server.close()
+        await listener.close()
+        await finish(loop, file: file, line: line)
+    }
+
     /// Shuts the loop down and checks that no libuv handle leaked.
     func finish(_ loop: EventLoop, file: StaticString = #filePath, line: UInt = #line) async {
         await loop.shutdown()
