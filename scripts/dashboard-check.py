@@ -79,6 +79,23 @@ class WebSocket:
                 return message.decode()
 
 
+class DevToolsError(RuntimeError):
+    """An error reply to one DevTools call."""
+
+    # What Chromium answers when the page being evaluated is replaced by a navigation (the
+    # login form's submit, for one): the page is not there yet, which is not a failure.
+    NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed",
+                  "Cannot find context with specified id")
+
+    def __init__(self, method, error):
+        super().__init__(f"{method}: {error}")
+        self.message = str(error.get("message", "")) if isinstance(error, dict) else str(error)
+
+    @property
+    def navigating(self):
+        return any(text in self.message for text in self.NAVIGATING)
+
+
 class DevTools:
     def __init__(self, ws):
         self.ws = ws
@@ -95,7 +112,7 @@ class DevTools:
             reply = json.loads(self.ws.receive())
             if reply.get("id") == self.next_id:
                 if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
+                    raise DevToolsError(method, reply["error"])
                 return reply.get("result", {})
             self.events.append(reply)
 
@@ -103,6 +120,9 @@ class DevTools:
         result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True},
                            session)
         if "exceptionDetails" in result:
+            details = json.dumps(result["exceptionDetails"])
+            if any(text in details for text in DevToolsError.NAVIGATING):
+                raise DevToolsError("Runtime.evaluate", {"message": details})
             raise RuntimeError(f"evaluating {expression[:60]}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
@@ -121,8 +141,12 @@ class DevTools:
 def wait_for(devtools, session, expression, seconds, what):
     end = time.time() + seconds
     while time.time() < end:
-        if devtools.evaluate(session, expression):
-            return
+        try:
+            if devtools.evaluate(session, expression):
+                return
+        except DevToolsError as error:
+            if not error.navigating:
+                raise
         devtools.pump(0.2)
     raise RuntimeError(f"timed out waiting for {what}")
 
