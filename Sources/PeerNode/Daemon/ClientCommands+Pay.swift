@@ -191,24 +191,31 @@ extension ClientCommands {
     /// memory, so after a restart it knows none of them and refuses the cached one with
     /// `not_found` before anything is quoted or paid; and an offer's maximum is the balance
     /// the provider had when it made it, so a cached one may promise more than it holds now
-    /// (`insufficient_liquidity`). On such a refusal (`ClientEngineError.staleOfferCodes`) every contact
-    /// is asked again (once) and `attempt` runs with the fresh route.
+    /// (`insufficient_liquidity`). On such a refusal (`ClientEngineError.staleOfferCodes`)
+    /// every contact is asked again, once, and `attempt` runs with the fresh route; a provider
+    /// that refuses its fresh offer too is passed over for the next one (`StaleOfferRetry`).
     func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
                                      progress: CommandProgress, maxFeeSat: Int64? = nil,
                                      _ attempt: (RouteCandidate) async throws(ClientEngineError) -> Outcome)
         async throws(ControlError) -> (RoutePlan, Outcome) {
         var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                    progress: progress, maxFeeSat: maxFeeSat)
-        var askedAgain = false
+        var retry = StaleOfferRetry()
         while true {
             guard let choice = plan.choice else { throw plan.noRouteError }
             do {
                 return (plan, try await attempt(choice))
-            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) && !askedAgain {
-                askedAgain = true
-                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, code, reason))
-                plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                       progress: progress, refresh: true, maxFeeSat: maxFeeSat)
+            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) {
+                let provider = choice.provider.contact
+                switch retry.refused(by: provider.pubky) {
+                case .askAgain:
+                    progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                           progress: progress, refresh: true, maxFeeSat: maxFeeSat)
+                case .passOver:
+                    progress.stage("routing", Self.passOverLine(provider.name, code, reason))
+                    plan = plan.passingOver(provider, reason: Self.refusedFreshOffer(code, reason))
+                }
             } catch {
                 throw Self.controlError(error)
             }
@@ -302,6 +309,16 @@ extension ClientCommands {
     static func staleOfferLine(_ provider: String, _ code: RejectCode, _ reason: String) -> String {
         let why = code == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
         return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
+    }
+
+    /// The progress line of a provider passed over for refusing its fresh offer.
+    static func passOverLine(_ provider: String, _ code: RejectCode, _ reason: String) -> String {
+        "\(provider) \(refusedFreshOffer(code, reason)); trying the next provider"
+    }
+
+    /// Why a provider was passed over (a `skipped` entry's reason).
+    static func refusedFreshOffer(_ code: RejectCode, _ reason: String) -> String {
+        "refused what its fresh offer promised (\(code.rawValue): \(reason))"
     }
 
     /// The progress line of a route asked for again because the cached offers carry none.
@@ -466,6 +483,13 @@ struct RoutePlan: Sendable {
     var contractType: ContractType?
 
     var choice: RouteCandidate? { ranked.first }
+
+    /// This plan without `contact`'s candidate, which is listed among the skipped for `reason`.
+    func passingOver(_ contact: Offers.Contact, reason: String) -> RoutePlan {
+        RoutePlan(amountSat: amountSat, ranked: ranked.filter { $0.provider.contact.pubky != contact.pubky },
+                  skipped: skipped + [Skip(contact: contact, reason: reason)], candidates: candidates,
+                  spendingBalanceSat: spendingBalanceSat, contractType: contractType)
+    }
 
     /// Why there is no route: no contacts, none runs a provider, or each one's reason.
     var whyNoRoute: String {

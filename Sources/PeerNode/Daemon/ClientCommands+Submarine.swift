@@ -114,17 +114,27 @@ extension ClientCommands {
     /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
     /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
     /// balance, so when the chosen one refuses the cached offer (`ClientEngineError.staleOfferCodes`:
-    /// before anything is locked) every contact is asked again, once (`replan(true)`).
-    /// Returns once the invoice is paid, with the preimage (the proof of payment), the
-    /// lock total and the lock's fee; throws with where the funds are otherwise.
+    /// before anything is locked) every contact is asked again, once (`replan(true)`), and a
+    /// provider that refuses its fresh offer too is passed over for the next submarine route
+    /// (`StaleOfferRetry`). Returns once the invoice is paid, with the preimage (the proof of
+    /// payment), the lock total and the lock's fee; throws with where the funds are otherwise.
     func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan,
                        progress: CommandProgress,
                        replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
         let submarine = try submarineEngine()
         var plan = firstPlan
-        var refreshed = false
+        var retry = StaleOfferRetry()
+        var lastRefusal: ClientEngineError?
         while true {
-            guard case .submarineSwap(let choice) = plan.route else {
+            // The rail chooser's best must still be a submarine swap; past a refuser of its
+            // fresh offer, the next submarine route among the alternatives is taken.
+            let routes = retry.askedAgain ? [plan.route] + plan.alternatives : [plan.route]
+            let submarineRoutes = plan.route.kind != .submarineSwap ? [] : routes.compactMap { route -> SubmarineCandidate? in
+                if case .submarineSwap(let candidate) = route { candidate } else { nil }
+            }
+            guard let choice = retry.choice(of: submarineRoutes, provider: \.provider.contact.pubky) else {
+                // Every fresh submarine route refused: the last refusal says why.
+                if let lastRefusal { throw Self.controlError(lastRefusal) }
                 throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
                                    + "now; nothing was paid")
             }
@@ -137,10 +147,16 @@ extension ClientCommands {
                 let report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: choice.contractType,
                                                      ownInvoice: ownInvoice) { progress.bind($0) }
                 return Self.submarineResult(report, choice: choice, plan: plan)
-            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) && !refreshed {
-                refreshed = true
-                progress.stage("routing", Self.staleOfferLine(choice.provider.contact.name, code, reason))
-                plan = try await replan(true)
+            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) {
+                lastRefusal = .rejected(code, reason: reason)
+                let provider = choice.provider.contact
+                switch retry.refused(by: provider.pubky) {
+                case .askAgain:
+                    progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    plan = try await replan(true)
+                case .passOver:
+                    progress.stage("routing", Self.passOverLine(provider.name, code, reason))
+                }
             } catch {
                 throw Self.controlError(error)
             }

@@ -524,6 +524,74 @@ final class DaemonPayTests: XCTestCase {
         }
     }
 
+    /// A provider that advertises liquidity in every offer, cheaper than anyone, and refuses
+    /// every quote (`LyingProvider`) gains only the client's failure; before anything is
+    /// locked, the client asks every contact again once, and then goes down its fresh
+    /// ranking past each provider that refuses its fresh offer: the swap-out goes through
+    /// the honest provider, and the liar is asked for two quotes, no more.
+    func testASwapGoesPastAProviderThatRefusesEveryQuoteToTheNextRanked() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
+        let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let liar = try await LyingProvider.start(loop: fixture.loop)
+        let miner = Miner(rpc: fixture.rpc)
+        defer { Task { await liar.shutDown() } }
+        try await stoppingAfterwards([client, provider], fixture, miner: miner) {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            let fresh = try await provider.node.result("wallet.address")
+            _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.5")])
+            try await waitFor("the provider's wallet is funded") {
+                try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000_000)
+            }
+            try await saveContacts([("prov", provider)], at: client)
+            _ = try await client.node.result("contacts.add", [
+                "name": .string("liar"), "pubky": .string(liar.identity.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(liar.port)])
+            miner.start()
+            // Before the fix: "the provider refused (insufficient_liquidity) ...; nothing was paid".
+            let out = try await client.node.result("swap-out", ["amount_sat": .integer(30_000)])
+            XCTAssertEqual(out["status"], .string("sent"), "\(out)")
+            XCTAssertEqual(out["provider"]?["name"], .string("prov"), "\(out)")
+            // Ranked first both times (its offer is the cheapest): the first offer, then the fresh one.
+            XCTAssertEqual(liar.quotesRefused, 2)
+            let skipped = out["skipped"]?.arrayValue ?? []
+            XCTAssertTrue(skipped.contains { $0["contact"] == .string("liar") && $0["reason"]?.stringValue?
+                    .contains("insufficient_liquidity") == true }, "the result says why the liar was passed over: \(out)")
+        }
+    }
+
+    /// The same liar on the submarine path: a swap-in (savings -> Lightning) goes past it to
+    /// the honest provider's fresh offer.
+    func testASwapInGoesPastAProviderThatRefusesEveryQuoteToTheNextRanked() async throws {
+        let fixture = try await DaemonFixture()
+        let providerLN = try await fixture.hub.lightning.addNode(name: "dear", balanceSat: 500_000)
+        let provider = try await startNode(fixture, "dear", lightning: providerLN, extra: ["provider=1", "submarine=1"])
+        let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
+        let liar = try await LyingProvider.start(loop: fixture.loop)
+        let miner = Miner(rpc: fixture.rpc)
+        defer { Task { await liar.shutDown() } }
+        try await stoppingAfterwards([client, provider], fixture, miner: miner) {
+            _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
+            for node in [provider, client] {
+                let fresh = try await node.node.result("wallet.address")
+                _ = try await fixture.rpc.call("hub_fund", [.string(try XCTUnwrap(fresh["address"]?.stringValue)), .number("0.005")])
+                try await waitFor("a wallet holds 500,000 sat") {
+                    try await node.node.result("wallet.balance")["confirmed_sat"] == .integer(500_000)
+                }
+            }
+            try await saveContacts([("dear", provider)], at: client)
+            _ = try await client.node.result("contacts.add", [
+                "name": .string("liar"), "pubky": .string(liar.identity.pubky.z32), "host": .string("127.0.0.1"),
+                "port": .integer(liar.port)])
+            miner.start()
+            let paid = try await client.node.result("swap-in", ["amount_sat": .integer(40_000)])
+            XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
+            XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
+            XCTAssertEqual(liar.quotesRefused, 2)
+        }
+    }
+
     /// Issue 19's accounting invariant on real daemons: after a payment to a contact and a
     /// swap-out, every swap final, each node's `report` net equals the change of its
     /// on-chain plus Lightning balance less what the hub deposited (the provider's 1 BTC),
