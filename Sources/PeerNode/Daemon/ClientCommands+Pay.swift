@@ -143,15 +143,20 @@ extension ClientCommands {
     /// claim is broadcast; throws with what happened to the funds otherwise.
     func swap(amountSat: Int64, destination: Address, purpose: ClaimPurpose, contractType: ContractType?,
               progress: CommandProgress, maxFeeSat: Int64? = nil) async throws(ControlError) -> [String: JSONValue] {
-        let (plan, report) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: try Self.destinationType(destination),
-                                                          contractType: contractType, progress: progress, maxFeeSat: maxFeeSat) {
-            (choice) async throws(ClientEngineError) -> ClientPayReport in
-            progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
-                           + "\(choice.contractType.rawValue) contract: "
-                           + "\(Self.grouped(choice.invoiceTotalSat)) sat invoice, \(Self.grouped(choice.totalCostSat)) sat in fees")
-            return try await engine.pay(destination: destination, amountSat: amountSat, via: choice.provider,
-                                        contractType: choice.contractType, purpose: purpose) { progress.bind($0) }
-        }
+        let destinationType = try Self.destinationType(destination)
+        let (plan, report) = try await throughRankedProviders(
+            amountSat: amountSat, destinationType: destinationType, contractType: contractType, progress: progress,
+            maxFeeSat: maxFeeSat,
+            quote: { (choice) async throws(ClientEngineError) -> ClientFirmQuote in
+                progress.stage("route", "through \(choice.provider.contact.name) (\(choice.provider.contact.pubky.z32)), "
+                               + "\(choice.contractType.rawValue) contract: "
+                               + "\(Self.grouped(choice.invoiceTotalSat)) sat invoice, \(Self.grouped(choice.totalCostSat)) sat in fees")
+                return try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
+                                                  contractType: choice.contractType)
+            },
+            commit: { (_, firm) async throws(ClientEngineError) -> ClientPayReport in
+                try await engine.pay(destination: destination, firm: firm, purpose: purpose) { progress.bind($0) }
+            })
         var result = plan.json
         for (key, value) in Self.sent(report) { result[key] = value }
         // The balance the route was chosen from is the one before paying; the result says
@@ -187,34 +192,42 @@ extension ClientCommands {
         return result
     }
 
-    /// Routes X and runs `attempt` with the chosen provider. A provider keeps its offers in
-    /// memory, so after a restart it knows none of them and refuses the cached one with
-    /// `not_found` before anything is quoted or paid; and an offer's maximum is the balance
-    /// the provider had when it made it, so a cached one may promise more than it holds now
-    /// (`insufficient_liquidity`). On such a refusal (`ClientEngineError.staleOfferCodes`)
-    /// every contact is asked again, once, and `attempt` runs with the fresh route; a provider
-    /// that refuses its fresh offer too is passed over for the next one (`StaleOfferRetry`).
-    func withFreshOfferOnce<Outcome>(amountSat: Int64, destinationType: DestinationType, contractType: ContractType?,
-                                     progress: CommandProgress, maxFeeSat: Int64? = nil,
-                                     _ attempt: (RouteCandidate) async throws(ClientEngineError) -> Outcome)
-        async throws(ControlError) -> (RoutePlan, Outcome) {
+    /// Routes X, gets the chosen provider's quote and commits it. A provider keeps its
+    /// offers in memory, so after a restart it refuses a cached one with `not_found`, and an
+    /// offer's maximum is the balance the provider had when it made it, so a cached one may
+    /// promise more than it holds now (`insufficient_liquidity`): on such a refusal every
+    /// contact is asked again, once. A provider whose quote fails otherwise, or that refuses
+    /// its fresh offer too, is passed over for the next one (`RouteRetry`). The plan
+    /// returned lists the providers passed over among the skipped.
+    func throughRankedProviders<Firm, Outcome>(
+        amountSat: Int64, destinationType: DestinationType, contractType: ContractType?, progress: CommandProgress,
+        maxFeeSat: Int64? = nil, quote: (RouteCandidate) async throws(ClientEngineError) -> Firm,
+        commit: (RouteCandidate, Firm) async throws(ClientEngineError) -> Outcome
+    ) async throws(ControlError) -> (RoutePlan, Outcome) {
         var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                    progress: progress, maxFeeSat: maxFeeSat)
-        var retry = StaleOfferRetry()
+        var retry = RouteRetry()
         while true {
-            guard let choice = plan.choice else { throw plan.noRouteError }
+            guard let choice = retry.choice(of: plan.ranked, provider: \.provider.contact.pubky) else {
+                if let last = retry.lastFailure { throw Self.controlError(last) }
+                throw plan.noRouteError
+            }
+            var quoting = true
             do {
-                return (plan, try await attempt(choice))
-            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) {
+                let firm = try await quote(choice)
+                quoting = false
+                return (plan.passingOver(retry.passedOver), try await commit(choice, firm))
+            } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
                 let provider = choice.provider.contact
-                switch retry.refused(by: provider.pubky) {
+                switch retry.failed(provider.pubky, error) {
                 case .askAgain:
-                    progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    if case .rejected(let code, let reason) = error {
+                        progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    }
                     plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                            progress: progress, refresh: true, maxFeeSat: maxFeeSat)
                 case .passOver:
-                    progress.stage("routing", Self.passOverLine(provider.name, code, reason))
-                    plan = plan.passingOver(provider, reason: Self.refusedFreshOffer(code, reason))
+                    progress.stage("routing", Self.passOverLine(provider.name, retry.passedOver[provider.pubky] ?? ""))
                 }
             } catch {
                 throw Self.controlError(error)
@@ -311,14 +324,9 @@ extension ClientCommands {
         return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
     }
 
-    /// The progress line of a provider passed over for refusing its fresh offer.
-    static func passOverLine(_ provider: String, _ code: RejectCode, _ reason: String) -> String {
-        "\(provider) \(refusedFreshOffer(code, reason)); trying the next provider"
-    }
-
-    /// Why a provider was passed over (a `skipped` entry's reason).
-    static func refusedFreshOffer(_ code: RejectCode, _ reason: String) -> String {
-        "refused what its fresh offer promised (\(code.rawValue): \(reason))"
+    /// The progress line of a provider passed over (`RouteRetry`), with why.
+    static func passOverLine(_ provider: String, _ why: String) -> String {
+        "\(provider) \(why); trying the next provider"
     }
 
     /// The progress line of a route asked for again because the cached offers carry none.
@@ -484,11 +492,21 @@ struct RoutePlan: Sendable {
 
     var choice: RouteCandidate? { ranked.first }
 
-    /// This plan without `contact`'s candidate, which is listed among the skipped for `reason`.
-    func passingOver(_ contact: Offers.Contact, reason: String) -> RoutePlan {
-        RoutePlan(amountSat: amountSat, ranked: ranked.filter { $0.provider.contact.pubky != contact.pubky },
-                  skipped: skipped + [Skip(contact: contact, reason: reason)], candidates: candidates,
-                  spendingBalanceSat: spendingBalanceSat, contractType: contractType)
+    /// This plan without the candidates of the providers in `passedOver`, each listed among
+    /// the skipped with its reason.
+    func passingOver(_ passedOver: [Pubky: String]) -> RoutePlan {
+        guard !passedOver.isEmpty else { return self }
+        var kept: [RouteCandidate] = [], gone: [Skip] = []
+        for candidate in ranked {
+            let contact = candidate.provider.contact
+            if let reason = passedOver[contact.pubky] {
+                gone.append(Skip(contact: contact, reason: reason))
+            } else {
+                kept.append(candidate)
+            }
+        }
+        return RoutePlan(amountSat: amountSat, ranked: kept, skipped: skipped + gone, candidates: candidates,
+                         spendingBalanceSat: spendingBalanceSat, contractType: contractType)
     }
 
     /// Why there is no route: no contacts, none runs a provider, or each one's reason.

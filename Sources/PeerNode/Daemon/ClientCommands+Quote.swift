@@ -58,13 +58,14 @@ extension ClientCommands {
     private func reverseQuote(amountSat: Int64, destination: Address?, contact: SavedContact?, options: SwapOptions,
                               progress: CommandProgress) async throws(ControlError) -> [String: JSONValue] {
         let destinationType = try destination.map(Self.destinationType) ?? .p2tr
-        let (plan, firm) = try await withFreshOfferOnce(amountSat: amountSat, destinationType: destinationType,
-                                                        contractType: options.contractType, progress: progress,
-                                                        maxFeeSat: options.maxFeeSat) {
-            (choice) async throws(ClientEngineError) -> ClientFirmQuote in
-            try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
-                                       contractType: choice.contractType)
-        }
+        let (plan, firm) = try await throughRankedProviders(
+            amountSat: amountSat, destinationType: destinationType, contractType: options.contractType, progress: progress,
+            maxFeeSat: options.maxFeeSat,
+            quote: { (choice) async throws(ClientEngineError) -> ClientFirmQuote in
+                try await engine.firmQuote(destinationType: destinationType, amountSat: amountSat, via: choice.provider,
+                                           contractType: choice.contractType)
+            },
+            commit: { (_, firm) async throws(ClientEngineError) -> ClientFirmQuote in firm })
         let now = services.clock.nowUnix
         heldQuotes.hold(HeldQuotes.Entry(firm: .reverse(firm, destination: destination), contact: contact?.name), nowUnix: now)
         var result = plan.json

@@ -114,27 +114,25 @@ extension ClientCommands {
     /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
     /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
     /// balance, so when the chosen one refuses the cached offer (`ClientEngineError.staleOfferCodes`:
-    /// before anything is locked) every contact is asked again, once (`replan(true)`), and a
-    /// provider that refuses its fresh offer too is passed over for the next submarine route
-    /// (`StaleOfferRetry`). Returns once the invoice is paid, with the preimage (the proof of
-    /// payment), the lock total and the lock's fee; throws with where the funds are otherwise.
+    /// before anything is locked) every contact is asked again, once (`replan(true)`). A
+    /// provider whose quote fails otherwise, or that refuses its fresh offer too, is passed
+    /// over for the next submarine route among the plan's alternatives (`RouteRetry`), as
+    /// long as the rail chooser's best is still a submarine swap. Returns once the invoice
+    /// is paid, with the preimage (the proof of payment), the lock total and the lock's fee;
+    /// throws with where the funds are otherwise.
     func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan,
                        progress: CommandProgress,
                        replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
         let submarine = try submarineEngine()
         var plan = firstPlan
-        var retry = StaleOfferRetry()
-        var lastRefusal: ClientEngineError?
+        var retry = RouteRetry()
         while true {
-            // The rail chooser's best must still be a submarine swap; past a refuser of its
-            // fresh offer, the next submarine route among the alternatives is taken.
-            let routes = retry.askedAgain ? [plan.route] + plan.alternatives : [plan.route]
-            let submarineRoutes = plan.route.kind != .submarineSwap ? [] : routes.compactMap { route -> SubmarineCandidate? in
+            let submarineRoutes = plan.route.kind != .submarineSwap ? [] : ([plan.route] + plan.alternatives).compactMap {
+                route -> SubmarineCandidate? in
                 if case .submarineSwap(let candidate) = route { candidate } else { nil }
             }
             guard let choice = retry.choice(of: submarineRoutes, provider: \.provider.contact.pubky) else {
-                // Every fresh submarine route refused: the last refusal says why.
-                if let lastRefusal { throw Self.controlError(lastRefusal) }
+                if let last = retry.lastFailure { throw Self.controlError(last) }
                 throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
                                    + "now; nothing was paid")
             }
@@ -143,19 +141,23 @@ extension ClientCommands {
                            + "(\(choice.provider.contact.pubky.z32)), \(choice.contractType.rawValue) contract: lock "
                            + "\(Self.grouped(choice.lockAmountSat)) sat (fees \(Self.grouped(choice.providerFeeSat)) sat) plus the "
                            + "lock's own fee; the provider pays once the lock has \(terms?.requiredConfirmations ?? 1) confirmation(s)")
+            var quoting = true
             do {
-                let report = try await submarine.pay(invoice: invoice, via: choice.provider, contractType: choice.contractType,
-                                                     ownInvoice: ownInvoice) { progress.bind($0) }
+                let firm = try await submarine.firmQuote(invoice: invoice, via: choice.provider, contractType: choice.contractType,
+                                                         ownInvoice: ownInvoice)
+                quoting = false
+                let report = try await submarine.pay(firm: firm) { progress.bind($0) }
                 return Self.submarineResult(report, choice: choice, plan: plan)
-            } catch .rejected(let code, let reason) where ClientEngineError.staleOfferCodes.contains(code) {
-                lastRefusal = .rejected(code, reason: reason)
+            } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
                 let provider = choice.provider.contact
-                switch retry.refused(by: provider.pubky) {
+                switch retry.failed(provider.pubky, error) {
                 case .askAgain:
-                    progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    if case .rejected(let code, let reason) = error {
+                        progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
+                    }
                     plan = try await replan(true)
                 case .passOver:
-                    progress.stage("routing", Self.passOverLine(provider.name, code, reason))
+                    progress.stage("routing", Self.passOverLine(provider.name, retry.passedOver[provider.pubky] ?? ""))
                 }
             } catch {
                 throw Self.controlError(error)

@@ -524,19 +524,24 @@ final class DaemonPayTests: XCTestCase {
         }
     }
 
-    /// A provider that advertises liquidity in every offer, cheaper than anyone, and refuses
-    /// every quote (`LyingProvider`) gains only the client's failure; before anything is
-    /// locked, the client asks every contact again once, and then goes down its fresh
-    /// ranking past each provider that refuses its fresh offer: the swap-out goes through
-    /// the honest provider, and the liar is asked for two quotes, no more.
-    func testASwapGoesPastAProviderThatRefusesEveryQuoteToTheNextRanked() async throws {
+    /// Three hostile providers (`HostileProvider`), each advertising liquidity in offers
+    /// cheaper than anyone's: one refuses every quote (`insufficient_liquidity`), one signs
+    /// its quotes with another key, one never answers. Each gains only the client's failure.
+    /// Before anything is locked the client gets past each (a refusal of an offer may first
+    /// make it ask every contact again) and the swap-out goes through the honest provider,
+    /// with the three passed over listed under `skipped`.
+    func testASwapGoesPastProvidersThatFailTheirQuotesToTheNextRanked() async throws {
         let fixture = try await DaemonFixture()
         let providerLN = try await fixture.hub.lightning.addNode(name: "prov", balanceSat: 0)
         let provider = try await startNode(fixture, "prov", lightning: providerLN, extra: ["provider=1"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
-        let liar = try await LyingProvider.start(loop: fixture.loop)
+        let hostile = [
+            ("liar", try await HostileProvider.start(.refusesQuotes, loop: fixture.loop, seed: 0x6c)),
+            ("forger", try await HostileProvider.start(.signsQuotesWithAnotherKey, loop: fixture.loop, seed: 0x70)),
+            ("staller", try await HostileProvider.start(.neverAnswersQuotes, loop: fixture.loop, seed: 0x74)),
+        ]
         let miner = Miner(rpc: fixture.rpc)
-        defer { Task { await liar.shutDown() } }
+        defer { Task { for (_, peer) in hostile { await peer.shutDown() } } }
         try await stoppingAfterwards([client, provider], fixture, miner: miner) {
             _ = try await fixture.rpc.call("hub_setfeeestimate", [.number("1000")])
             let fresh = try await provider.node.result("wallet.address")
@@ -545,30 +550,37 @@ final class DaemonPayTests: XCTestCase {
                 try await provider.node.result("wallet.balance")["confirmed_sat"] == .integer(50_000_000)
             }
             try await saveContacts([("prov", provider)], at: client)
-            _ = try await client.node.result("contacts.add", [
-                "name": .string("liar"), "pubky": .string(liar.identity.pubky.z32), "host": .string("127.0.0.1"),
-                "port": .integer(liar.port)])
+            for (name, peer) in hostile {
+                var arguments = peer.contactArguments
+                arguments["name"] = .string(name)
+                _ = try await client.node.result("contacts.add", arguments)
+            }
+
             miner.start()
-            // Before the fix: "the provider refused (insufficient_liquidity) ...; nothing was paid".
+            // Before the fix: "the provider refused (insufficient_liquidity) ...; nothing was paid",
+            // "... signature ...", or "provider: no answer ...", whichever ranked first.
             let out = try await client.node.result("swap-out", ["amount_sat": .integer(30_000)])
             XCTAssertEqual(out["status"], .string("sent"), "\(out)")
             XCTAssertEqual(out["provider"]?["name"], .string("prov"), "\(out)")
-            // Ranked first both times (its offer is the cheapest): the first offer, then the fresh one.
-            XCTAssertEqual(liar.quotesRefused, 2)
             let skipped = out["skipped"]?.arrayValue ?? []
-            XCTAssertTrue(skipped.contains { $0["contact"] == .string("liar") && $0["reason"]?.stringValue?
-                    .contains("insufficient_liquidity") == true }, "the result says why the liar was passed over: \(out)")
+            for (name, peer) in hostile {
+                // Its cached offer may be refused once and asked for again, never more.
+                XCTAssertTrue((1...2).contains(peer.quotesAsked), "\(name) was asked \(peer.quotesAsked) times")
+                XCTAssertTrue(skipped.contains { $0["contact"] == .string(name) }, "\(name) is listed as passed over: \(out)")
+            }
+            let liar = skipped.first { $0["contact"] == .string("liar") }?["reason"]?.stringValue ?? ""
+            XCTAssertTrue(liar.contains("insufficient_liquidity"), liar)
         }
     }
 
-    /// The same liar on the submarine path: a swap-in (savings -> Lightning) goes past it to
-    /// the honest provider's fresh offer.
+    /// The liar on the submarine path: a swap-in (savings -> Lightning) goes past it to the
+    /// honest provider's fresh offer.
     func testASwapInGoesPastAProviderThatRefusesEveryQuoteToTheNextRanked() async throws {
         let fixture = try await DaemonFixture()
         let providerLN = try await fixture.hub.lightning.addNode(name: "dear", balanceSat: 500_000)
         let provider = try await startNode(fixture, "dear", lightning: providerLN, extra: ["provider=1", "submarine=1"])
         let client = try await startNode(fixture, "client", lightning: fixture.lightning, extra: ["provider=0"])
-        let liar = try await LyingProvider.start(loop: fixture.loop)
+        let liar = try await HostileProvider.start(.refusesQuotes, loop: fixture.loop, seed: 0x6c)
         let miner = Miner(rpc: fixture.rpc)
         defer { Task { await liar.shutDown() } }
         try await stoppingAfterwards([client, provider], fixture, miner: miner) {
@@ -581,14 +593,15 @@ final class DaemonPayTests: XCTestCase {
                 }
             }
             try await saveContacts([("dear", provider)], at: client)
-            _ = try await client.node.result("contacts.add", [
-                "name": .string("liar"), "pubky": .string(liar.identity.pubky.z32), "host": .string("127.0.0.1"),
-                "port": .integer(liar.port)])
+            var arguments = liar.contactArguments
+            arguments["name"] = .string("liar")
+            _ = try await client.node.result("contacts.add", arguments)
             miner.start()
             let paid = try await client.node.result("swap-in", ["amount_sat": .integer(40_000)])
             XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
             XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
-            XCTAssertEqual(liar.quotesRefused, 2)
+            // Its first offer, then its fresh one.
+            XCTAssertEqual(liar.quotesAsked, 2)
         }
     }
 
