@@ -6,7 +6,7 @@ import Transport
 ///
 ///     swift build -c release --product peernode-bench && .build/release/peernode-bench
 ///
-/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`, `lnd`, `discovery`); none runs
+/// Arguments pick benchmarks (`handshake`, `throughput`, `fanout`, `router`, `lnd`, `discovery`, `json`); none runs
 /// all. `lnd` starts the regtest hub in this process (it needs `PEERNODE_KERNEL_LIB`).
 /// Every ratio compares two figures measured in this same run, on this machine.
 @main
@@ -17,9 +17,9 @@ struct PeerNodeBench {
             exit(1)
         }
         let selected = Set(CommandLine.arguments.dropFirst())
-        let known: Set<String> = ["handshake", "throughput", "fanout", "router", "lnd", "discovery"]
+        let known: Set<String> = ["handshake", "throughput", "fanout", "router", "lnd", "discovery", "json"]
         guard selected.isSubset(of: known) else {
-            print("usage: peernode-bench [handshake] [throughput] [fanout] [router] [lnd] [discovery]")
+            print("usage: peernode-bench [handshake] [throughput] [fanout] [router] [lnd] [discovery] [json]")
             exit(2)
         }
         func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
@@ -80,6 +80,9 @@ struct PeerNodeBench {
                 let result = try await DiscoveryBench(nodes: 1000, width: 64).run(loop: loop)
                 DiscoveryBench.report(result, into: &table)
             }
+            if wanted("json") {
+                JSONBench.report(try JSONBench(rounds: 2_000).run(), into: &table)
+            }
             await loop.shutdown()
         } catch {
             print("benchmark failed: \(error)")
@@ -99,6 +102,7 @@ struct PeerNodeBench {
         if wanted("router") { RouterBench.printNotes() }
         if wanted("lnd") { LNDConnectBench.printNotes(rounds: lndRounds) }
         if wanted("discovery") { DiscoveryBench.printNotes() }
+        if wanted("json") { JSONBench.printNotes() }
         // 3 (not 1) when it ran but missed a goal: `make bench` reports that and goes on.
         exit(allMet ? 0 : 3)
     }
