@@ -147,7 +147,7 @@ extension ClientCommands {
                                                          ownInvoice: ownInvoice)
                 quoting = false
                 let report = try await submarine.pay(firm: firm) { progress.bind($0) }
-                return Self.submarineResult(report, choice: choice, plan: plan)
+                return Self.submarineResult(report, choice: choice, routes: submarineRoutes, passedOver: retry.passedOver)
             } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
                 let provider = choice.provider.contact
                 switch retry.failed(provider.pubky, error) {
@@ -165,14 +165,23 @@ extension ClientCommands {
         }
     }
 
+    /// The report, the provider, the other submarine routes left (`alternatives`) and the
+    /// providers passed over (`skipped`, with why), among `routes`.
     private static func submarineResult(_ report: SubmarineClientReport, choice: SubmarineCandidate,
-                                        plan: RailPlan) -> [String: JSONValue] {
+                                        routes: [SubmarineCandidate], passedOver: [Pubky: String]) -> [String: JSONValue] {
         var result = report.json
+        let chosen = choice.provider.contact.pubky
         result["provider"] = RoutePlan.providerJSON(choice.provider.contact, contractType: choice.contractType)
-        result["alternatives"] = .array(plan.alternatives.compactMap { route -> JSONValue? in
-            guard case .submarineSwap(let other) = route else { return nil }
-            return .object(["contact": .string(other.provider.contact.name), "pubky": .string(other.provider.contact.pubky.z32),
+        result["alternatives"] = .array(routes.compactMap { other -> JSONValue? in
+            let contact = other.provider.contact
+            guard contact.pubky != chosen, passedOver[contact.pubky] == nil else { return nil }
+            return .object(["contact": .string(contact.name), "pubky": .string(contact.pubky.z32),
                             "fees_total_sat": .integer(other.totalCostSat)])
+        })
+        result["skipped"] = .array(routes.compactMap { other -> JSONValue? in
+            let contact = other.provider.contact
+            guard let reason = passedOver[contact.pubky] else { return nil }
+            return RoutePlan.Skip(contact: contact, reason: reason).json
         })
         return result
     }

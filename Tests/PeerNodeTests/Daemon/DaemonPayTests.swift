@@ -602,6 +602,8 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
             // Its first offer, then its fresh one.
             XCTAssertEqual(liar.quotesAsked, 2)
+            XCTAssertEqual(paid["skipped"]?.arrayValue?.map { $0["contact"] }, [.string("liar")], "\(paid)")
+            XCTAssertEqual(paid["alternatives"], .array([]), "the liar is no alternative: \(paid)")
         }
     }
 
