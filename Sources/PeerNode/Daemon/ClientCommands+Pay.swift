@@ -204,8 +204,9 @@ extension ClientCommands {
         maxFeeSat: Int64? = nil, quote: (RouteCandidate) async throws(ClientEngineError) -> Firm,
         commit: (RouteCandidate, Firm) async throws(ClientEngineError) -> Outcome
     ) async throws(ControlError) -> (RoutePlan, Outcome) {
-        var plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                   progress: progress, maxFeeSat: maxFeeSat)
+        var plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
+                                              contractType: contractType, progress: progress, maxFeeSat: maxFeeSat),
+                              progress: progress)
         var retry = RouteRetry()
         while true {
             guard let choice = retry.choice(of: plan.ranked, provider: \.provider.contact.pubky) else {
@@ -224,15 +225,32 @@ extension ClientCommands {
                     if case .rejected(let code, let reason) = error {
                         progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
                     }
-                    plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
-                                           progress: progress, refresh: true, maxFeeSat: maxFeeSat)
+                    plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
+                                                      contractType: contractType, progress: progress, refresh: true,
+                                                      maxFeeSat: maxFeeSat),
+                                      progress: progress)
                 case .passOver:
-                    progress.stage("routing", Self.passOverLine(provider.name, retry.passedOver[provider.pubky] ?? ""))
+                    passedOver(provider, why: retry.passedOver[provider.pubky] ?? "", progress: progress)
                 }
             } catch {
                 throw Self.controlError(error)
             }
         }
+    }
+
+    /// `plan` with the providers that failed a quote lately ranked last (`QuoteFailures`),
+    /// said in a progress line.
+    private func failedLast(_ plan: RoutePlan, progress: CommandProgress) -> RoutePlan {
+        let (ranked, moved) = quoteFailures.failedLast(plan.ranked, nowUnix: services.clock.nowUnix) { $0.provider.contact.pubky }
+        guard !moved.isEmpty else { return plan }
+        progress.stage("routing", Self.triedLastLine(moved.map { ($0.0.provider.contact.name, $0.1) }))
+        return plan.ranking(ranked)
+    }
+
+    /// Says that `provider` is passed over, and remembers it (`QuoteFailures`).
+    func passedOver(_ provider: Offers.Contact, why: String, progress: CommandProgress) {
+        quoteFailures.note(provider.pubky, nowUnix: services.clock.nowUnix)
+        progress.stage("routing", "\(provider.name) \(why); trying the next provider")
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
@@ -324,9 +342,10 @@ extension ClientCommands {
         return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
     }
 
-    /// The progress line of a provider passed over (`RouteRetry`), with why.
-    static func passOverLine(_ provider: String, _ why: String) -> String {
-        "\(provider) \(why); trying the next provider"
+    /// The progress line of providers tried last: each name with the seconds since its
+    /// failed quote.
+    static func triedLastLine(_ moved: [(name: String, seconds: UInt64)]) -> String {
+        moved.map { "\($0.name) (\($0.seconds) s ago)" }.joined(separator: ", ") + " failed a quote lately: tried last"
     }
 
     /// The progress line of a route asked for again because the cached offers carry none.
@@ -491,6 +510,12 @@ struct RoutePlan: Sendable {
     var contractType: ContractType?
 
     var choice: RouteCandidate? { ranked.first }
+
+    /// This plan with `ranked` in place of its ranking.
+    func ranking(_ ranked: [RouteCandidate]) -> RoutePlan {
+        RoutePlan(amountSat: amountSat, ranked: ranked, skipped: skipped, candidates: candidates,
+                  spendingBalanceSat: spendingBalanceSat, contractType: contractType)
+    }
 
     /// This plan without the candidates of the providers in `passedOver`, each listed among
     /// the skipped with its reason.

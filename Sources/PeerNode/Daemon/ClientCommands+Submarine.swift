@@ -124,13 +124,9 @@ extension ClientCommands {
                        progress: CommandProgress,
                        replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
         let submarine = try submarineEngine()
-        var plan = firstPlan
+        var submarineRoutes = submarineRoutesFailedLast(firstPlan, progress: progress)
         var retry = RouteRetry()
         while true {
-            let submarineRoutes = plan.route.kind != .submarineSwap ? [] : ([plan.route] + plan.alternatives).compactMap {
-                route -> SubmarineCandidate? in
-                if case .submarineSwap(let candidate) = route { candidate } else { nil }
-            }
             guard let choice = retry.choice(of: submarineRoutes, provider: \.provider.contact.pubky) else {
                 if let last = retry.lastFailure { throw Self.controlError(last) }
                 throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
@@ -155,14 +151,27 @@ extension ClientCommands {
                     if case .rejected(let code, let reason) = error {
                         progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
                     }
-                    plan = try await replan(true)
+                    submarineRoutes = submarineRoutesFailedLast(try await replan(true), progress: progress)
                 case .passOver:
-                    progress.stage("routing", Self.passOverLine(provider.name, retry.passedOver[provider.pubky] ?? ""))
+                    passedOver(provider, why: retry.passedOver[provider.pubky] ?? "", progress: progress)
                 }
             } catch {
                 throw Self.controlError(error)
             }
         }
+    }
+
+    /// The submarine routes of `plan`, best first, while its best is one (none otherwise: the
+    /// rail chooser prefers another rail now), with the providers that failed a quote
+    /// lately ranked last (`QuoteFailures`).
+    private func submarineRoutesFailedLast(_ plan: RailPlan, progress: CommandProgress) -> [SubmarineCandidate] {
+        guard plan.route.kind == .submarineSwap else { return [] }
+        let routes = ([plan.route] + plan.alternatives).compactMap { route -> SubmarineCandidate? in
+            if case .submarineSwap(let candidate) = route { candidate } else { nil }
+        }
+        let (ranked, moved) = quoteFailures.failedLast(routes, nowUnix: services.clock.nowUnix) { $0.provider.contact.pubky }
+        if !moved.isEmpty { progress.stage("routing", Self.triedLastLine(moved.map { ($0.0.provider.contact.name, $0.1) })) }
+        return ranked
     }
 
     /// The report, the provider, the other submarine routes left (`alternatives`) and the

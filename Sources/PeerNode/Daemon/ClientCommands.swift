@@ -18,6 +18,8 @@ final class ClientCommands: SwapCommandService {
     let follower: ChainFollower
     /// Quotes `quote` fetched, for `pay --quote`.
     let heldQuotes = HeldQuotes()
+    /// Providers that failed a quote lately, tried last (`RouteRetry`, `QuoteFailures`).
+    let quoteFailures = QuoteFailures()
     private let followerTask: Task<Void, Never>
     private let listeners = ProgressListeners<ClientProgress>()
     private let submarineListeners = ProgressListeners<SubmarineClientProgress>()

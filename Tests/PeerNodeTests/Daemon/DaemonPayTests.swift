@@ -570,6 +570,13 @@ final class DaemonPayTests: XCTestCase {
             }
             let liar = skipped.first { $0["contact"] == .string("liar") }?["reason"]?.stringValue ?? ""
             XCTAssertTrue(liar.contains("insufficient_liquidity"), liar)
+
+            // The next payment tries the three last (`QuoteFailures`): the honest provider carries
+            // it and none of them is asked (the staller would cost it 15 s again).
+            let asked = hostile.map { $0.1.quotesAsked }
+            let again = try await client.node.result("swap-out", ["amount_sat": .integer(25_000)])
+            XCTAssertEqual(again["provider"]?["name"], .string("prov"), "\(again)")
+            XCTAssertEqual(hostile.map { $0.1.quotesAsked }, asked)
         }
     }
 
@@ -604,6 +611,9 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(liar.quotesAsked, 2)
             XCTAssertEqual(paid["skipped"]?.arrayValue?.map { $0["contact"] }, [.string("liar")], "\(paid)")
             XCTAssertEqual(paid["alternatives"], .array([]), "the liar is no alternative: \(paid)")
+            let again = try await client.node.result("swap-in", ["amount_sat": .integer(30_000)])
+            XCTAssertEqual(again["provider"]?["name"], .string("dear"), "\(again)")
+            XCTAssertEqual(liar.quotesAsked, 2, "tried last, after the honest provider")
         }
     }
 
