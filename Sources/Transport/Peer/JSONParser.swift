@@ -124,7 +124,24 @@ public struct JSONParser: Sendable {
     private mutating func parseString() throws(JSONError) -> String {
         let start = offset
         offset += 1
-        var utf8: [UInt8] = []
+        // Most strings (keys, hex, txids) hold no escape: their text is the bytes between
+        // the quotes, validated once where they lie, with no buffer built byte by byte.
+        let plainStart = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: bytes[plainStart..<offset], as: UTF8.self) else {
+                    throw .invalidUnicode(offset: start)
+                }
+                offset += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw .controlCharacter(offset: offset) }
+            offset += 1
+        }
+        // An escape: the bytes so far, then the rest unescaped into a buffer.
+        var utf8 = Array(bytes[plainStart..<offset])
         while true {
             guard offset < bytes.count else { throw .unexpectedEnd }
             let byte = bytes[offset]

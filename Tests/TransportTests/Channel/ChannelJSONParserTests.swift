@@ -21,6 +21,10 @@ final class ChannelJSONParserTests: XCTestCase {
             (#""\ud83d\ude00""#, .string("😀")),
             (#""\u0000""#, .string("\u{0}")),
             ("\"héllo ₿\"", .string("héllo ₿")),
+            // An escape after plain text, and plain text after an escape.
+            (#""deadbeef\"tail""#, .string("deadbeef\"tail")),
+            (#""\u00e9 and more""#, .string("é and more")),
+            ("\"" + String(repeating: "ab", count: 5_000) + "\"", .string(String(repeating: "ab", count: 5_000))),
             ("[]", .array([])),
             ("[1, [2, []]]", .array([.number("1"), .array([.number("2"), .array([])])])),
             ("{}", .object([:])),
@@ -51,6 +55,8 @@ final class ChannelJSONParserTests: XCTestCase {
             (#""\ud800\u0041""#, .invalidUnicode(offset: 1)),
             (#""\udc00""#, .invalidUnicode(offset: 1)),
             ("\"a\nb\"", .controlCharacter(offset: 2)),
+            (#""a\nb"# + "\t\"", .controlCharacter(offset: 5)),
+            ("\"abc\\", .unexpectedEnd),
             ("[1,]", .unexpectedByte(offset: 3)),
             ("[1 2]", .unexpectedByte(offset: 3)),
             ("{\"a\" 1}", .unexpectedByte(offset: 5)),
@@ -70,6 +76,16 @@ final class ChannelJSONParserTests: XCTestCase {
 
     func testRejectsInvalidUTF8InStrings() {
         XCTAssertThrowsError(try JSONParser.parse([0x22, 0xC3, 0x28, 0x22])) { error in
+            XCTAssertEqual(error as? JSONError, .invalidUnicode(offset: 0))
+        }
+        // The same bytes before an escape, and after one.
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x5C, 0x6E, 0x22], [0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22]] {
+            XCTAssertThrowsError(try JSONParser.parse(bytes)) { error in
+                XCTAssertEqual(error as? JSONError, .invalidUnicode(offset: 0))
+            }
+        }
+        // A multi-byte character cut by the escape is invalid too.
+        XCTAssertThrowsError(try JSONParser.parse([0x22, 0xC3, 0x5C, 0x6E, 0x22])) { error in
             XCTAssertEqual(error as? JSONError, .invalidUnicode(offset: 0))
         }
     }
