@@ -39,11 +39,14 @@ extension ClientCommands {
             guard let destination = rails.onchain else { throw .failed("the route needs an address \(contact.name) did not give") }
             result = try await reverseQuote(amountSat: amountSat, destination: destination, contact: contact, options: options,
                                             progress: progress)
-        case .submarineSwap(let candidate):
+        case .submarineSwap:
             guard let pubky = rails.lightning else { throw .failed("the route needs Lightning, which \(contact.name) does not take") }
             let fetched = try await contactInvoice(contact, invoicePubky: pubky, amountSat: amountSat, progress: progress)
-            result = try await submarineQuote(invoice: fetched.bolt11, candidate: candidate, ownInvoice: false,
-                                              contact: contact.name)
+            result = try await submarineQuote(invoice: fetched.bolt11, amountSat: amountSat, plan: plan, ownInvoice: false,
+                                              contact: contact.name, progress: progress) { (refresh) async throws(ControlError) in
+                try await self.chooseRail(contact: contact.name, address: rails.onchain, inputs: inputs, amountSat: amountSat,
+                                          options: options, progress: progress, refresh: refresh)
+            }
         }
         result["contact"] = .string(contact.name)
         if let address = rails.onchain { result["destination"] = .string(address.encoded(for: services.config.network)) }
@@ -87,27 +90,29 @@ extension ClientCommands {
         let plan = try await chooseRail(contact: Self.ownBalance, address: nil, inputs: inputs, amountSat: amountSat,
                                         options: options, progress: progress)
         progress.stage("route", plan.reason)
-        guard case .submarineSwap(let candidate) = plan.route else {
+        guard plan.route.kind == .submarineSwap else {
             throw ControlError(code: "no_route", message: "a swap-in needs a provider: \(plan.reason)")
         }
         let created = try await swapInInvoice(amountSat: amountSat, nothing: "quoted")
-        var result = try await submarineQuote(invoice: created.paymentRequest, candidate: candidate, ownInvoice: true, contact: nil)
+        var result = try await submarineQuote(invoice: created.paymentRequest, amountSat: amountSat, plan: plan, ownInvoice: true,
+                                              contact: nil, progress: progress) { (refresh) async throws(ControlError) in
+            try await self.chooseRail(contact: Self.ownBalance, address: nil, inputs: inputs, amountSat: amountSat,
+                                      options: options, progress: progress, refresh: refresh)
+        }
         result["savings_sat"] = .integer(inputs.savingsSat)
         result["rail"] = Self.railJSON(plan)
         return .object(result)
     }
 
-    /// The chosen provider's `onchain_to_ln` quote for `invoice`, held for `pay --quote`.
-    private func submarineQuote(invoice: String, candidate: SubmarineCandidate, ownInvoice: Bool,
-                                contact: String?) async throws(ControlError) -> [String: JSONValue] {
-        let submarine = try submarineEngine()
-        let firm: SubmarineClientFirmQuote
-        do {
-            firm = try await submarine.firmQuote(invoice: invoice, via: candidate.provider, contractType: candidate.contractType,
-                                                 ownInvoice: ownInvoice)
-        } catch {
-            throw Self.controlError(error)
-        }
+    /// An `onchain_to_ln` quote for `invoice` from `plan`'s submarine provider, or the next
+    /// one (`throughSubmarineProviders`), held for `pay --quote`.
+    private func submarineQuote(invoice: String, amountSat: Int64, plan: RailPlan, ownInvoice: Bool, contact: String?,
+                                progress: CommandProgress,
+                                replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
+        let done = try await throughSubmarineProviders(
+            invoice: invoice, amountSat: amountSat, ownInvoice: ownInvoice, firstPlan: plan, progress: progress,
+            replan: replan) { (_, firm) async throws(ClientEngineError) -> SubmarineClientFirmQuote in firm }
+        let (candidate, firm) = (done.choice, done.outcome)
         let now = services.clock.nowUnix
         heldQuotes.hold(HeldQuotes.Entry(firm: .submarine(firm), contact: contact), nowUnix: now)
         var result: [String: JSONValue] = [
@@ -121,6 +126,7 @@ extension ClientCommands {
                 "spend_max_sat": .integer(firm.quote.totalSat + candidate.lockFeeSat),
             ]),
         ]
+        if !done.passedOver.isEmpty { result["skipped"] = Self.skippedJSON(done.routes, passedOver: done.passedOver) }
         for (key, value) in Self.validity(quoteID: firm.quoteID, validUntilUnix: firm.quote.validUntilUnix, now: now) {
             result[key] = value
         }

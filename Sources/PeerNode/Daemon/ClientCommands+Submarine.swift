@@ -111,18 +111,37 @@ extension ClientCommands {
 
     // MARK: the submarine path
 
-    /// Has `invoice` paid through the provider `firstPlan` chose. A provider forgets its
-    /// offers when it restarts, and its `onchain_to_ln` maximum follows its Lightning
-    /// balance, so when the chosen one refuses the cached offer (`ClientEngineError.staleOfferCodes`:
-    /// before anything is locked) every contact is asked again, once (`replan(true)`). A
-    /// provider whose quote fails otherwise, or that refuses its fresh offer too, is passed
-    /// over for the next submarine route among the plan's alternatives (`RouteRetry`), as
-    /// long as the rail chooser's best is still a submarine swap. Returns once the invoice
-    /// is paid, with the preimage (the proof of payment), the lock total and the lock's fee;
-    /// throws with where the funds are otherwise.
+    /// Has `invoice` paid through the provider `firstPlan` chose, or the next one
+    /// (`throughSubmarineProviders`). Returns once the invoice is paid, with the preimage
+    /// (the proof of payment), the lock total and the lock's fee; throws with where the
+    /// funds are otherwise.
     func submarineSwap(invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan,
                        progress: CommandProgress,
                        replan: (Bool) async throws(ControlError) -> RailPlan) async throws(ControlError) -> [String: JSONValue] {
+        let submarine = try submarineEngine()
+        let done = try await throughSubmarineProviders(
+            invoice: invoice, amountSat: amountSat, ownInvoice: ownInvoice, firstPlan: firstPlan, progress: progress,
+            replan: replan) { (_, firm) async throws(ClientEngineError) -> SubmarineClientReport in
+            try await submarine.pay(firm: firm) { progress.bind($0) }
+        }
+        return Self.submarineResult(done.outcome, choice: done.choice, routes: done.routes, passedOver: done.passedOver)
+    }
+
+    /// Gets a quote for `invoice` from the provider of `firstPlan`'s submarine route and runs
+    /// `commit` with it. A provider forgets its offers when it restarts, and its
+    /// `onchain_to_ln` maximum follows its Lightning balance, so when the chosen one refuses
+    /// the cached offer (`ClientEngineError.staleOfferCodes`: before anything is locked)
+    /// every contact is asked again, once (`replan(true)`). A provider whose quote fails
+    /// otherwise, or that refuses its fresh offer too, is passed over for the next submarine
+    /// route among the plan's alternatives (`RouteRetry`), as long as the rail chooser's
+    /// best is still a submarine swap. Returns the provider that carried it, the routes it
+    /// was chosen among and those passed over.
+    func throughSubmarineProviders<Outcome>(
+        invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan, progress: CommandProgress,
+        replan: (Bool) async throws(ControlError) -> RailPlan,
+        commit: (SubmarineCandidate, SubmarineClientFirmQuote) async throws(ClientEngineError) -> Outcome
+    ) async throws(ControlError) -> (choice: SubmarineCandidate, routes: [SubmarineCandidate], passedOver: [Pubky: String],
+                                     outcome: Outcome) {
         let submarine = try submarineEngine()
         var submarineRoutes = submarineRoutesFailedLast(firstPlan, progress: progress)
         var retry = RouteRetry()
@@ -142,8 +161,7 @@ extension ClientCommands {
                 let firm = try await submarine.firmQuote(invoice: invoice, via: choice.provider, contractType: choice.contractType,
                                                          ownInvoice: ownInvoice)
                 quoting = false
-                let report = try await submarine.pay(firm: firm) { progress.bind($0) }
-                return Self.submarineResult(report, choice: choice, routes: submarineRoutes, passedOver: retry.passedOver)
+                return (choice, submarineRoutes, retry.passedOver, try await commit(choice, firm))
             } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
                 let provider = choice.provider.contact
                 switch retry.failed(provider.pubky, error) {
@@ -187,12 +205,17 @@ extension ClientCommands {
             return .object(["contact": .string(contact.name), "pubky": .string(contact.pubky.z32),
                             "fees_total_sat": .integer(other.totalCostSat)])
         })
-        result["skipped"] = .array(routes.compactMap { other -> JSONValue? in
+        result["skipped"] = skippedJSON(routes, passedOver: passedOver)
+        return result
+    }
+
+    /// The providers of `routes` passed over, with why, as `skipped` lists them.
+    static func skippedJSON(_ routes: [SubmarineCandidate], passedOver: [Pubky: String]) -> JSONValue {
+        .array(routes.compactMap { other -> JSONValue? in
             let contact = other.provider.contact
             guard let reason = passedOver[contact.pubky] else { return nil }
             return RoutePlan.Skip(contact: contact, reason: reason).json
         })
-        return result
     }
 
     func submarineEngine() throws(ControlError) -> SubmarineClientEngine {

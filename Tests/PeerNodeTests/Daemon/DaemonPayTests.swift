@@ -580,8 +580,8 @@ final class DaemonPayTests: XCTestCase {
         }
     }
 
-    /// The liar on the submarine path: a swap-in (savings -> Lightning) goes past it to the
-    /// honest provider's fresh offer.
+    /// The liar on the submarine path: a swap-in's quote (savings -> Lightning) goes past it
+    /// to the honest provider's fresh offer, and the swap-in then tries it last.
     func testASwapInGoesPastAProviderThatRefusesEveryQuoteToTheNextRanked() async throws {
         let fixture = try await DaemonFixture()
         let providerLN = try await fixture.hub.lightning.addNode(name: "dear", balanceSat: 500_000)
@@ -603,17 +603,19 @@ final class DaemonPayTests: XCTestCase {
             var arguments = liar.contactArguments
             arguments["name"] = .string("liar")
             _ = try await client.node.result("contacts.add", arguments)
+            // `quote --from savings` (a swap-in's quote) goes past it too.
+            let quoted = try await client.node.result("quote", ["amount_sat": .integer(30_000), "from": .string("savings")])
+            XCTAssertEqual(quoted["provider"]?["name"], .string("dear"), "\(quoted)")
+            XCTAssertEqual(quoted["skipped"]?.arrayValue?.map { $0["contact"] }, [.string("liar")], "\(quoted)")
+            XCTAssertEqual(liar.quotesAsked, 2, "its first offer, then its fresh one")
+
             miner.start()
             let paid = try await client.node.result("swap-in", ["amount_sat": .integer(40_000)])
             XCTAssertEqual(paid["status"], .string("paid"), "\(paid)")
             XCTAssertEqual(paid["provider"]?["name"], .string("dear"), "\(paid)")
-            // Its first offer, then its fresh one.
-            XCTAssertEqual(liar.quotesAsked, 2)
-            XCTAssertEqual(paid["skipped"]?.arrayValue?.map { $0["contact"] }, [.string("liar")], "\(paid)")
-            XCTAssertEqual(paid["alternatives"], .array([]), "the liar is no alternative: \(paid)")
-            let again = try await client.node.result("swap-in", ["amount_sat": .integer(30_000)])
-            XCTAssertEqual(again["provider"]?["name"], .string("dear"), "\(again)")
             XCTAssertEqual(liar.quotesAsked, 2, "tried last, after the honest provider")
+            XCTAssertEqual(paid["skipped"], .array([]), "\(paid)")
+            XCTAssertEqual(paid["alternatives"]?.arrayValue?.map { $0["contact"] }, [.string("liar")], "\(paid)")
         }
     }
 
