@@ -10,15 +10,18 @@ public struct RouteDecision: Sendable, Equatable {
     public let fromDescriptors: Int
     /// Contacts whose cached offer answered (`ProbeReport.fromCache`).
     public let fromCache: Int
+    /// Contacts not asked because they timed out lately (`ProbeReport.heldBack`).
+    public let heldBack: Int
 
     public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int, fromDescriptors: Int = 0,
-                fromCache: Int = 0) {
+                fromCache: Int = 0, heldBack: Int = 0) {
         choice = ranked.first
         self.ranked = ranked
         self.skipped = skipped
         self.probed = probed
         self.fromDescriptors = fromDescriptors
         self.fromCache = fromCache
+        self.heldBack = heldBack
     }
 
     /// One line per contact, for `peernode offers --debug` and logs.

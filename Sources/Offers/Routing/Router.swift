@@ -21,14 +21,21 @@ public actor Router {
         public var overallDeadlineMilliseconds: UInt64
         /// A cached offer this close to expiry is probed again rather than used.
         public var cacheMarginSeconds: UInt64
+        /// A contact that gave no answer within `perContactTimeoutMilliseconds` is not
+        /// probed again for this long, but by a refresh: one that answers late on purpose
+        /// (or is down behind a silent network) would otherwise cost every payment the
+        /// whole timeout.
+        public var timedOutHoldSeconds: UInt64
 
         public init(network: Network, maxConcurrentProbes: Int = 32, perContactTimeoutMilliseconds: UInt64 = 5_000,
-                    overallDeadlineMilliseconds: UInt64 = 15_000, cacheMarginSeconds: UInt64 = 30) {
+                    overallDeadlineMilliseconds: UInt64 = 15_000, cacheMarginSeconds: UInt64 = 30,
+                    timedOutHoldSeconds: UInt64 = 60) {
             self.network = network
             self.maxConcurrentProbes = max(1, maxConcurrentProbes)
             self.perContactTimeoutMilliseconds = perContactTimeoutMilliseconds
             self.overallDeadlineMilliseconds = overallDeadlineMilliseconds
             self.cacheMarginSeconds = cacheMarginSeconds
+            self.timedOutHoldSeconds = timedOutHoldSeconds
         }
     }
 
@@ -46,6 +53,8 @@ public actor Router {
     /// Descriptors whose provider's signed offer cost more than they said, with why: not
     /// used again (nor the provider asked again) until it publishes another one.
     private var dishonoured: [Pubky: (terms: Offer, reason: SkipReason)] = [:]
+    /// When each contact last gave no answer in time (`Settings.timedOutHoldSeconds`).
+    private var timedOutAt: [Pubky: UInt64] = [:]
 
     public init(settings: Settings, prober: any OfferProber, sleeper: any Sleeper, clock: any UnixClock) {
         self.settings = settings
@@ -77,6 +86,10 @@ public actor Router {
                     report.add(provider)
                     report.fromDescriptors += 1
                 }
+            } else if !refresh, let at = timedOutAt[contact.pubky], now < at + settings.timedOutHoldSeconds {
+                report.skip(SkippedContact(contact: contact, reason: .timedOutLately(
+                    secondsAgo: now >= at ? now - at : 0, holdSeconds: settings.timedOutHoldSeconds)))
+                report.heldBack += 1
             } else if !probeUnpublished {
                 report.skip(SkippedContact(contact: contact, reason: .noDescriptor(
                     unpublishedReasons[contact.pubky] ?? "it publishes no capability descriptor")))
@@ -89,6 +102,7 @@ public actor Router {
         for (contact, result) in zip(toProbe, results) {
             switch result {
             case .offer(let offer):
+                timedOutAt[contact.pubky] = nil
                 if let reason = check(offer, from: contact, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
                     report.skip(SkippedContact(contact: contact, reason: reason))
@@ -101,6 +115,7 @@ public actor Router {
                 // The contact's latest answer is not an offer: its old one is no longer
                 // something to route through.
                 cache[contact.pubky] = nil
+                if case .timedOut = reason { timedOutAt[contact.pubky] = checkedAt } else { timedOutAt[contact.pubky] = nil }
                 report.skip(SkippedContact(contact: contact, reason: reason))
             }
         }
@@ -117,7 +132,7 @@ public actor Router {
                                  unpublishedReasons: unpublishedReasons)
         let (ranked, unfit) = selector.rank(report.offers)
         return RouteDecision(ranked: ranked, skipped: report.skipped + unfit, probed: report.probed,
-                             fromDescriptors: report.fromDescriptors, fromCache: report.fromCache)
+                             fromDescriptors: report.fromDescriptors, fromCache: report.fromCache, heldBack: report.heldBack)
     }
 
     /// A provider ranked from its descriptor, asked alone for its signed offer (the only

@@ -7,6 +7,9 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(String)
     /// No answer within the per-contact time (`milliseconds`).
     case timedOut(milliseconds: UInt64)
+    /// Gave no answer in time `secondsAgo`, so it is not asked again until `holdSeconds`
+    /// have passed (a refresh asks it).
+    case timedOutLately(secondsAgo: UInt64, holdSeconds: UInt64)
     /// The overall probing deadline passed before this contact answered (or was asked).
     case overallDeadline
     /// Runs no provider: answered with something other than an offer, or with nothing.
@@ -54,6 +57,8 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unreachable(let why): return "unreachable: \(why)"
         case .timedOut(let milliseconds): return "no answer within \(milliseconds) ms"
+        case .timedOutLately(let secondsAgo, let hold):
+            return "gave no answer in time \(secondsAgo) s ago; not asked again for \(hold) s after that"
         case .overallDeadline: return "not done before the overall probing deadline"
         case .notAProvider(let why): return "runs no provider: \(why)"
         // A node without a provider answers OfferRequest with not_found.

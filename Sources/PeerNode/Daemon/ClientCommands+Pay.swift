@@ -323,8 +323,8 @@ extension ClientCommands {
             }
         }
         // As in `chooseRail`: cached offers that carry no route are asked for again first.
-        if fitting.isEmpty, !refresh, decision.fromCache > 0 {
-            progress.stage("routing", Self.askingAgainLine(cached: decision.fromCache))
+        if fitting.isEmpty, !refresh, decision.fromCache + decision.heldBack > 0 {
+            progress.stage("routing", Self.askingAgainLine(cached: decision.fromCache, heldBack: decision.heldBack))
             return try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
                                    progress: progress, refresh: true, maxFeeSat: maxFeeSat)
         }
@@ -348,9 +348,11 @@ extension ClientCommands {
         moved.map { "\($0.name) (\($0.seconds) s ago)" }.joined(separator: ", ") + " failed a quote lately: tried last"
     }
 
-    /// The progress line of a route asked for again because the cached offers carry none.
-    static func askingAgainLine(cached: Int) -> String {
-        "no route through the \(cached) cached offer(s); asking the contacts for fresh ones (balances move)"
+    /// The progress line of a route asked for again because the cached offers carry none,
+    /// or contacts that timed out lately were not asked.
+    static func askingAgainLine(cached: Int, heldBack: Int = 0) -> String {
+        let held = heldBack == 0 ? "" : " nor \(heldBack) contact(s) that gave no answer in time lately"
+        return "no route through the \(cached) cached offer(s)\(held); asking the contacts for fresh ones (balances move)"
     }
 
     /// `2.5%` for 25,000 ppm.

@@ -141,8 +141,8 @@ extension ClientCommands {
                 // A cached offer's limits are the provider's balances when it made it (a
                 // provider paid on Lightning a moment ago may list onchain_to_ln now): before
                 // refusing, the contacts are asked once more.
-                if !refresh, report.fromCache > 0 {
-                    progress.stage("routing", Self.askingAgainLine(cached: report.fromCache))
+                if !refresh, report.fromCache + report.heldBack > 0 {
+                    progress.stage("routing", Self.askingAgainLine(cached: report.fromCache, heldBack: report.heldBack))
                     return try await chooseRail(contact: name, address: address, inputs: inputs, amountSat: amountSat,
                                                 options: options, progress: progress, refresh: true)
                 }

@@ -182,6 +182,37 @@ final class RouterTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(prober.peak, 2, "probes ran in parallel")
     }
 
+    /// A contact that answers late (on purpose, or down behind a silent network) would cost
+    /// every payment the whole per-contact timeout: once it timed out, it is not probed for
+    /// `timedOutHoldSeconds` (60), but by a refresh.
+    func testAContactThatTimedOutIsNotAskedAgainForAMinuteButByARefresh() async {
+        let answers = Mutex(false)
+        let prober = ScriptedProber { _ in answers.withLock { $0 } ? .answer(Self.signedOffer(1)) : .hang }
+        let clock = TestClock(Fixtures.now)
+        let router = router(prober, clock: clock, settings: Router.Settings(network: .regtest, perContactTimeoutMilliseconds: 100))
+        let late = [Self.contact(1, "late")]
+        let first = await router.probe(late)
+        XCTAssertEqual(first.skipped.map(\.reason), [.timedOut(milliseconds: 100)])
+        XCTAssertEqual(prober.calls, 1)
+
+        clock.advance(by: 30)
+        let held = await router.probe(late)
+        XCTAssertEqual(held.skipped.map(\.reason), [.timedOutLately(secondsAgo: 30, holdSeconds: 60)])
+        XCTAssertEqual(held.probed, 0)
+        XCTAssertEqual(held.heldBack, 1, "a caller with no route asks again with refresh")
+        XCTAssertEqual(prober.calls, 1, "not asked again within the minute")
+
+        let refreshed = await router.probe(late, refresh: true)
+        XCTAssertEqual(refreshed.skipped.map(\.reason), [.timedOut(milliseconds: 100)], "a refresh asks it")
+        XCTAssertEqual(prober.calls, 2)
+
+        clock.advance(by: 60)
+        answers.withLock { $0 = true }
+        let answered = await router.probe(late)
+        XCTAssertEqual(answered.offers.count, 1, "asked again once the minute is over")
+        XCTAssertEqual(prober.calls, 3)
+    }
+
     /// Payments that start together each ask for the same provider's offer: one probe
     /// connection answers them all, so a client holds one probe per provider at a time
     /// and the provider's per-pubky share (4) is not spent on duplicates.
