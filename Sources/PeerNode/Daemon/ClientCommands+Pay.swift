@@ -207,35 +207,17 @@ extension ClientCommands {
         var plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
                                               contractType: contractType, progress: progress, maxFeeSat: maxFeeSat),
                               progress: progress)
-        var retry = RouteRetry()
-        while true {
-            guard let choice = retry.choice(of: plan.ranked, provider: \.provider.contact.pubky) else {
-                if let last = retry.lastFailure { throw Self.controlError(last) }
-                throw plan.noRouteError
-            }
-            var quoting = true
-            do {
-                let firm = try await quote(choice)
-                quoting = false
-                return (plan.passingOver(retry.passedOver), try await commit(choice, firm))
-            } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
-                let provider = choice.provider.contact
-                switch retry.failed(provider.pubky, error) {
-                case .askAgain:
-                    if case .rejected(let code, let reason) = error {
-                        progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
-                    }
-                    plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
-                                                      contractType: contractType, progress: progress, refresh: true,
-                                                      maxFeeSat: maxFeeSat),
-                                      progress: progress)
-                case .passOver:
-                    passedOver(provider, why: retry.passedOver[provider.pubky] ?? "", progress: progress)
-                }
-            } catch {
-                throw Self.controlError(error)
-            }
-        }
+        let done = try await throughProviders(
+            plan.ranked, contact: \.provider.contact, progress: progress,
+            askAgain: { () async throws(ControlError) -> [RouteCandidate] in
+                plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
+                                                  contractType: contractType, progress: progress, refresh: true,
+                                                  maxFeeSat: maxFeeSat),
+                                  progress: progress)
+                return plan.ranked
+            },
+            noneLeft: { plan.noRouteError }, quote: quote, commit: commit)
+        return (plan.passingOver(done.passedOver), done.outcome)
     }
 
     /// `plan` with the providers that failed a quote lately ranked last (`QuoteFailures`),
@@ -245,12 +227,6 @@ extension ClientCommands {
         guard !moved.isEmpty else { return plan }
         progress.stage("routing", Self.triedLastLine(moved.map { ($0.0.provider.contact.name, $0.1) }))
         return plan.ranking(ranked)
-    }
-
-    /// Says that `provider` is passed over, and remembers it (`QuoteFailures`).
-    func passedOver(_ provider: Offers.Contact, why: String, progress: CommandProgress) {
-        quoteFailures.note(provider.pubky, nowUnix: services.clock.nowUnix)
-        progress.stage("routing", "\(provider.name) \(why); trying the next provider")
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
@@ -334,19 +310,6 @@ extension ClientCommands {
     }
 
     // MARK: helpers
-
-    /// The progress line of a route asked for again because the chosen provider refused its
-    /// cached offer.
-    static func staleOfferLine(_ provider: String, _ code: RejectCode, _ reason: String) -> String {
-        let why = code == .notFound ? "no longer knows its offer" : "refused what its cached offer promised"
-        return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
-    }
-
-    /// The progress line of providers tried last: each name with the seconds since its
-    /// failed quote.
-    static func triedLastLine(_ moved: [(name: String, seconds: UInt64)]) -> String {
-        moved.map { "\($0.name) (\($0.seconds) s ago)" }.joined(separator: ", ") + " failed a quote lately: tried last"
-    }
 
     /// The progress line of a route asked for again because the cached offers carry none,
     /// or contacts that timed out lately were not asked.

@@ -126,7 +126,7 @@ extension ClientCommands {
                 "spend_max_sat": .integer(firm.quote.totalSat + candidate.lockFeeSat),
             ]),
         ]
-        if !done.passedOver.isEmpty { result["skipped"] = Self.skippedJSON(done.routes, passedOver: done.passedOver) }
+        if !done.passedOver.isEmpty { result["skipped"] = Self.skippedJSON(done.ranked, passedOver: done.passedOver) }
         for (key, value) in Self.validity(quoteID: firm.quoteID, validUntilUnix: firm.quote.validUntilUnix, now: now) {
             result[key] = value
         }

@@ -124,7 +124,7 @@ extension ClientCommands {
             replan: replan) { (_, firm) async throws(ClientEngineError) -> SubmarineClientReport in
             try await submarine.pay(firm: firm) { progress.bind($0) }
         }
-        return Self.submarineResult(done.outcome, choice: done.choice, routes: done.routes, passedOver: done.passedOver)
+        return Self.submarineResult(done.outcome, choice: done.choice, routes: done.ranked, passedOver: done.passedOver)
     }
 
     /// Gets a quote for `invoice` from the provider of `firstPlan`'s submarine route and runs
@@ -134,49 +134,35 @@ extension ClientCommands {
     /// every contact is asked again, once (`replan(true)`). A provider whose quote fails
     /// otherwise, or that refuses its fresh offer too, is passed over for the next submarine
     /// route among the plan's alternatives (`RouteRetry`), as long as the rail chooser's
-    /// best is still a submarine swap. Returns the provider that carried it, the routes it
-    /// was chosen among and those passed over.
+    /// best is still a submarine swap (`throughProviders`). Returns the provider that
+    /// carried it, the routes it was chosen among and those passed over.
     func throughSubmarineProviders<Outcome>(
         invoice: String, amountSat: Int64, ownInvoice: Bool, firstPlan: RailPlan, progress: CommandProgress,
         replan: (Bool) async throws(ControlError) -> RailPlan,
         commit: (SubmarineCandidate, SubmarineClientFirmQuote) async throws(ClientEngineError) -> Outcome
-    ) async throws(ControlError) -> (choice: SubmarineCandidate, routes: [SubmarineCandidate], passedOver: [Pubky: String],
+    ) async throws(ControlError) -> (choice: SubmarineCandidate, ranked: [SubmarineCandidate], passedOver: [Pubky: String],
                                      outcome: Outcome) {
         let submarine = try submarineEngine()
-        var submarineRoutes = submarineRoutesFailedLast(firstPlan, progress: progress)
-        var retry = RouteRetry()
-        while true {
-            guard let choice = retry.choice(of: submarineRoutes, provider: \.provider.contact.pubky) else {
-                if let last = retry.lastFailure { throw Self.controlError(last) }
-                throw ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
-                                   + "now; nothing was paid")
-            }
-            let terms = choice.provider.terms.terms(for: .onchainToLightning)
-            progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
-                           + "(\(choice.provider.contact.pubky.z32)), \(choice.contractType.rawValue) contract: lock "
-                           + "\(Self.grouped(choice.lockAmountSat)) sat (fees \(Self.grouped(choice.providerFeeSat)) sat) plus the "
-                           + "lock's own fee; the provider pays once the lock has \(terms?.requiredConfirmations ?? 1) confirmation(s)")
-            var quoting = true
-            do {
-                let firm = try await submarine.firmQuote(invoice: invoice, via: choice.provider, contractType: choice.contractType,
-                                                         ownInvoice: ownInvoice)
-                quoting = false
-                return (choice, submarineRoutes, retry.passedOver, try await commit(choice, firm))
-            } catch let error where RouteRetry.getsPast(error, duringQuote: quoting) {
-                let provider = choice.provider.contact
-                switch retry.failed(provider.pubky, error) {
-                case .askAgain:
-                    if case .rejected(let code, let reason) = error {
-                        progress.stage("routing", Self.staleOfferLine(provider.name, code, reason))
-                    }
-                    submarineRoutes = submarineRoutesFailedLast(try await replan(true), progress: progress)
-                case .passOver:
-                    passedOver(provider, why: retry.passedOver[provider.pubky] ?? "", progress: progress)
-                }
-            } catch {
-                throw Self.controlError(error)
-            }
-        }
+        return try await throughProviders(
+            submarineRoutesFailedLast(firstPlan, progress: progress), contact: \.provider.contact, progress: progress,
+            askAgain: { () async throws(ControlError) -> [SubmarineCandidate] in
+                submarineRoutesFailedLast(try await replan(true), progress: progress)
+            },
+            noneLeft: {
+                ControlError(code: "no_route", message: "no contact swaps \(Self.grouped(amountSat)) sat on-chain to Lightning "
+                             + "now; nothing was paid")
+            },
+            quote: { (choice) async throws(ClientEngineError) -> SubmarineClientFirmQuote in
+                let terms = choice.provider.terms.terms(for: .onchainToLightning)
+                progress.stage("route", "savings -> Lightning through \(choice.provider.contact.name) "
+                               + "(\(choice.provider.contact.pubky.z32)), \(choice.contractType.rawValue) contract: lock "
+                               + "\(Self.grouped(choice.lockAmountSat)) sat (fees \(Self.grouped(choice.providerFeeSat)) sat) "
+                               + "plus the lock's own fee; the provider pays once the lock has "
+                               + "\(terms?.requiredConfirmations ?? 1) confirmation(s)")
+                return try await submarine.firmQuote(invoice: invoice, via: choice.provider, contractType: choice.contractType,
+                                                     ownInvoice: ownInvoice)
+            },
+            commit: commit)
     }
 
     /// The submarine routes of `plan`, best first, while its best is one (none otherwise: the
