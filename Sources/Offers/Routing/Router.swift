@@ -184,6 +184,10 @@ public actor Router {
         }
     }
 
+    /// Probes still running (a timed-out one until its cancellation is through): a probe of
+    /// the same contact started meanwhile joins it and gets its answer.
+    var probesRunning: Int { probing.count }
+
     /// Offers in the cache now, unexpired.
     public var cachedOffers: [ProviderOffer] {
         let now = clock.nowUnix

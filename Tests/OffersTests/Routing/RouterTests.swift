@@ -191,10 +191,15 @@ final class RouterTests: XCTestCase {
         let clock = TestClock(Fixtures.now)
         let router = router(prober, clock: clock, settings: Router.Settings(network: .regtest, perContactTimeoutMilliseconds: 100))
         let late = [Self.contact(1, "late")]
+        // A probe started while the timed-out one is still being cancelled would join it.
+        func cancelled() async {
+            while await router.probesRunning > 0 { try? await Task.sleep(nanoseconds: 1_000_000) }
+        }
         let first = await router.probe(late)
         XCTAssertEqual(first.skipped.map(\.reason), [.timedOut(milliseconds: 100)])
         XCTAssertEqual(prober.calls, 1)
 
+        await cancelled()
         clock.advance(by: 30)
         let held = await router.probe(late)
         XCTAssertEqual(held.skipped.map(\.reason), [.timedOutLately(secondsAgo: 30, holdSeconds: 60)])
@@ -206,6 +211,7 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(refreshed.skipped.map(\.reason), [.timedOut(milliseconds: 100)], "a refresh asks it")
         XCTAssertEqual(prober.calls, 2)
 
+        await cancelled()
         clock.advance(by: 60)
         answers.withLock { $0 = true }
         let answered = await router.probe(late)
