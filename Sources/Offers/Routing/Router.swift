@@ -100,9 +100,11 @@ public actor Router {
         let results = await probeAll(toProbe)
         let checkedAt = clock.nowUnix
         for (contact, result) in zip(toProbe, results) {
+            // Only the latest answer counts: a timeout holds the contact back, anything else
+            // frees it.
+            if case .skipped(.timedOut) = result { timedOutAt[contact.pubky] = checkedAt } else { timedOutAt[contact.pubky] = nil }
             switch result {
             case .offer(let offer):
-                timedOutAt[contact.pubky] = nil
                 if let reason = check(offer, from: contact, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
                     report.skip(SkippedContact(contact: contact, reason: reason))
@@ -115,7 +117,6 @@ public actor Router {
                 // The contact's latest answer is not an offer: its old one is no longer
                 // something to route through.
                 cache[contact.pubky] = nil
-                if case .timedOut = reason { timedOutAt[contact.pubky] = checkedAt } else { timedOutAt[contact.pubky] = nil }
                 report.skip(SkippedContact(contact: contact, reason: reason))
             }
         }

@@ -204,29 +204,21 @@ extension ClientCommands {
         maxFeeSat: Int64? = nil, quote: (RouteCandidate) async throws(ClientEngineError) -> Firm,
         commit: (RouteCandidate, Firm) async throws(ClientEngineError) -> Outcome
     ) async throws(ControlError) -> (RoutePlan, Outcome) {
-        var plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
-                                              contractType: contractType, progress: progress, maxFeeSat: maxFeeSat),
-                              progress: progress)
+        // The route, with the providers that failed a quote lately ranked last.
+        func plan(refresh: Bool) async throws(ControlError) -> RoutePlan {
+            let plan = try await route(amountSat: amountSat, destinationType: destinationType, contractType: contractType,
+                                       progress: progress, refresh: refresh, maxFeeSat: maxFeeSat)
+            return plan.replacing(ranked: triedLast(plan.ranked, contact: \.provider.contact, progress: progress))
+        }
+        var current = try await plan(refresh: false)
         let done = try await throughProviders(
-            plan.ranked, contact: \.provider.contact, progress: progress,
+            current.ranked, contact: \.provider.contact, progress: progress,
             askAgain: { () async throws(ControlError) -> [RouteCandidate] in
-                plan = failedLast(try await route(amountSat: amountSat, destinationType: destinationType,
-                                                  contractType: contractType, progress: progress, refresh: true,
-                                                  maxFeeSat: maxFeeSat),
-                                  progress: progress)
-                return plan.ranked
+                current = try await plan(refresh: true)
+                return current.ranked
             },
-            noneLeft: { plan.noRouteError }, quote: quote, commit: commit)
-        return (plan.passingOver(done.passedOver), done.outcome)
-    }
-
-    /// `plan` with the providers that failed a quote lately ranked last (`QuoteFailures`),
-    /// said in a progress line.
-    private func failedLast(_ plan: RoutePlan, progress: CommandProgress) -> RoutePlan {
-        let (ranked, moved) = quoteFailures.failedLast(plan.ranked, nowUnix: services.clock.nowUnix) { $0.provider.contact.pubky }
-        guard !moved.isEmpty else { return plan }
-        progress.stage("routing", Self.triedLastLine(moved.map { ($0.0.provider.contact.name, $0.1) }))
-        return plan.ranking(ranked)
+            noneLeft: { current.noRouteError }, quote: quote, commit: commit)
+        return (current.passingOver(done.passedOver), done.outcome)
     }
 
     /// The router's decision for X, narrowed to the providers the spending balance can pay.
@@ -476,9 +468,9 @@ struct RoutePlan: Sendable {
 
     var choice: RouteCandidate? { ranked.first }
 
-    /// This plan with `ranked` in place of its ranking.
-    func ranking(_ ranked: [RouteCandidate]) -> RoutePlan {
-        RoutePlan(amountSat: amountSat, ranked: ranked, skipped: skipped, candidates: candidates,
+    /// This plan with `ranked` in place of its ranking and, when given, `skipped` of its skips.
+    func replacing(ranked: [RouteCandidate], skipped: [Skip]? = nil) -> RoutePlan {
+        RoutePlan(amountSat: amountSat, ranked: ranked, skipped: skipped ?? self.skipped, candidates: candidates,
                   spendingBalanceSat: spendingBalanceSat, contractType: contractType)
     }
 
@@ -495,8 +487,7 @@ struct RoutePlan: Sendable {
                 kept.append(candidate)
             }
         }
-        return RoutePlan(amountSat: amountSat, ranked: kept, skipped: skipped + gone, candidates: candidates,
-                         spendingBalanceSat: spendingBalanceSat, contractType: contractType)
+        return replacing(ranked: kept, skipped: skipped + gone)
     }
 
     /// Why there is no route: no contacts, none runs a provider, or each one's reason.

@@ -51,9 +51,15 @@ extension ClientCommands {
         return "\(provider) \(why) (\(code.rawValue): \(reason)); asking the contacts again"
     }
 
-    /// The progress line of providers tried last: each name with the seconds since its
-    /// failed quote.
-    static func triedLastLine(_ moved: [(name: String, seconds: UInt64)]) -> String {
-        moved.map { "\($0.name) (\($0.seconds) s ago)" }.joined(separator: ", ") + " failed a quote lately: tried last"
+    /// `ranked` with the providers that failed a quote lately moved to the end
+    /// (`QuoteFailures`), said in a progress line naming each with the seconds since.
+    func triedLast<Candidate>(_ ranked: [Candidate], contact: (Candidate) -> Offers.Contact,
+                              progress: CommandProgress) -> [Candidate] {
+        let (ranked, moved) = quoteFailures.failedLast(ranked, nowUnix: services.clock.nowUnix) { contact($0).pubky }
+        if !moved.isEmpty {
+            progress.stage("routing", moved.map { "\(contact($0.0).name) (\($0.1) s ago)" }.joined(separator: ", ")
+                           + " failed a quote lately: tried last")
+        }
+        return ranked
     }
 }

@@ -173,9 +173,7 @@ extension ClientCommands {
         let routes = ([plan.route] + plan.alternatives).compactMap { route -> SubmarineCandidate? in
             if case .submarineSwap(let candidate) = route { candidate } else { nil }
         }
-        let (ranked, moved) = quoteFailures.failedLast(routes, nowUnix: services.clock.nowUnix) { $0.provider.contact.pubky }
-        if !moved.isEmpty { progress.stage("routing", Self.triedLastLine(moved.map { ($0.0.provider.contact.name, $0.1) })) }
-        return ranked
+        return triedLast(routes, contact: \.provider.contact, progress: progress)
     }
 
     /// The report, the provider, the other submarine routes left (`alternatives`) and the
