@@ -147,6 +147,43 @@ public final class BitcoinCoreBackend: ChainBackend {
         return transaction
     }
 
+    /// The txids `RecentTransactions` does not hold are asked in JSON-RPC batches of
+    /// `getrawtransaction <txid> false`, `batchLimit` at a time: a poll that finds dozens of
+    /// new transactions (a busy mempool, or a node's first look at it) costs a request per
+    /// batch instead of one per transaction. Core's -5 for one of them means it is gone.
+    public func mempoolTransactions(_ txids: [TransactionID]) async throws(ChainBackendError) -> [TransactionID: Transaction] {
+        var found: [TransactionID: Transaction] = [:]
+        var missing: [TransactionID] = []
+        recentMempool.withLock { recent in
+            for txid in txids {
+                if let known = recent[txid] { found[txid] = known } else { missing.append(txid) }
+            }
+        }
+        var start = missing.startIndex
+        while start < missing.endIndex {
+            let chunk = missing[start..<min(start + Self.batchLimit, missing.endIndex)]
+            start = chunk.endIndex
+            let replies = try await rpc.batch(chunk.map { ("getrawtransaction", [.string($0.hex), .bool(false)]) })
+            for (txid, reply) in zip(chunk, replies) {
+                let result: JSONValue
+                switch reply {
+                case .success(let value): result = value
+                case .failure(.rpc(code: ErrorCode.invalidAddressOrKey, message: _)): continue
+                case .failure(let error): throw error
+                }
+                let transaction = try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
+                recentMempool.withLock { $0.insert(transaction, as: txid) }
+                found[txid] = transaction
+            }
+        }
+        return found
+    }
+
+    /// At most this many transactions per batch. A standard transaction weighs at most
+    /// 400,000 units, so its hex is at most 800 kB, and a whole batch's answer stays under
+    /// the HTTP client's 16 MiB limit for any mempool Core keeps.
+    static let batchLimit = 16
+
     public func mempoolTransactionIDs() async throws(ChainBackendError) -> [TransactionID] {
         try BitcoinCoreDecoding.transactionIDs(try await rpc.call("getrawmempool"), "getrawmempool")
     }

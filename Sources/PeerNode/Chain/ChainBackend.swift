@@ -27,6 +27,10 @@ public protocol ChainBackend: Sendable {
     /// txid's transaction does not change), so it may also return one the mempool has just
     /// dropped; the next listing, without it, tells the caller.
     func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction?
+    /// `mempoolTransaction(_:)` of each of `txids`, by txid; one the backend no longer has
+    /// is left out. A backend may fetch them together (Bitcoin Core: one JSON-RPC batch),
+    /// so a poll that finds many new transactions costs one request, not one each.
+    func mempoolTransactions(_ txids: [TransactionID]) async throws(ChainBackendError) -> [TransactionID: Transaction]
     /// An unspent output (gettxout), from the chain or, when asked, the mempool.
     func unspentOutput(_ outpoint: OutPoint, includeMempool: Bool) async throws(ChainBackendError) -> UnspentOutputInfo?
     /// The backend's fee estimate for confirmation within `targetBlocks`; nil when it has none.
@@ -56,6 +60,14 @@ extension ChainBackend {
     public func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
         guard let found = try await transaction(txid), found.confirmations == 0 else { return nil }
         return found.transaction
+    }
+    /// One `mempoolTransaction(_:)` after another.
+    public func mempoolTransactions(_ txids: [TransactionID]) async throws(ChainBackendError) -> [TransactionID: Transaction] {
+        var found: [TransactionID: Transaction] = [:]
+        for txid in txids {
+            if let transaction = try await mempoolTransaction(txid) { found[txid] = transaction }
+        }
+        return found
     }
     public func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary { .none }
     public func watch(outpoints: Set<OutPoint>) async throws(ChainBackendError) {}

@@ -243,14 +243,17 @@ public actor ChainFollower {
                 if let cached = mempoolCache[txid] { fresh.append(cached) } else { mempoolSeen.remove(txid) }
             }
         }
+        var wanted: [TransactionID] = []
         for txid in txids where !mempoolSeen.contains(txid) {
-            if tracked[txid] != nil {
-                mempoolSeen.insert(txid)
-                continue
-            }
-            // Gone since the list was taken (mined out of the backend's reach, or replaced):
-            // nothing to report. One mined since is reported unconfirmed, then in its block.
-            guard let found = try await call(await backend.mempoolTransaction(txid)) else { continue }
+            if tracked[txid] != nil { mempoolSeen.insert(txid) } else { wanted.append(txid) }
+        }
+        // Fetched together, and marked as examined only once all of them are here: a round
+        // whose fetch fails leaves them all to the next round. One gone since the list was
+        // taken (mined out of the backend's reach, or replaced) is not there: nothing to
+        // report. One mined since is reported unconfirmed, then in its block.
+        let fetched = try await call(await backend.mempoolTransactions(wanted))
+        for txid in wanted {
+            guard let found = fetched[txid] else { continue }
             mempoolSeen.insert(txid)
             fresh.append(found)
             if mempoolCache.count < configuration.mempoolCacheLimit { mempoolCache[txid] = found }

@@ -34,6 +34,58 @@ enum JSONRPCEnvelope {
         guard let value = try? JSONParser.parse(body, limits: limits), case .object(let members) = value else {
             return .failure(.malformedResponse("HTTP \(status) whose body is not a JSON-RPC object"))
         }
+        return reply(members, status: status)
+    }
+
+    /// The body of a batch: one request per call, in order, with the ids `firstID`,
+    /// `firstID + 1`, … Core runs the calls one after another and answers them together.
+    static func batchRequest(_ calls: [(method: String, params: [JSONValue])], firstID: UInt64) -> [UInt8] {
+        JSONValue.array(calls.enumerated().map { index, call in
+            JSONValue.object([
+                "jsonrpc": .string("1.0"),
+                "id": .integer(firstID &+ UInt64(index)),
+                "method": .string(call.method),
+                "params": .array(call.params),
+            ])
+        }).canonicalBytes
+    }
+
+    /// Each call's result or error, in the order of the calls of `batchRequest`. Core answers
+    /// a batch with HTTP 200 and an array holding one reply per call, each in the shape of a
+    /// single answer and with its call's id; the replies are matched by id, not by place.
+    /// A body that is one object is Core refusing the whole batch (it could not parse it,
+    /// or the HTTP request was wrong): that failure is the batch's.
+    static func batchResponse(status: Int, body: [UInt8], firstID: UInt64,
+                              count: Int) -> Result<[Result<JSONValue, ChainBackendError>], ChainBackendError> {
+        let limits = JSONParser.Limits(maxLength: max(body.count, 1), maxDepth: 64)
+        guard let value = try? JSONParser.parse(body, limits: limits) else {
+            return .failure(.malformedResponse("HTTP \(status) whose body is not JSON"))
+        }
+        switch value {
+        case .object(let members):
+            if case .failure(let error) = reply(members, status: status) { return .failure(error) }
+            return .failure(.malformedResponse("HTTP \(status) with one answer to a batch"))
+        case .array(let elements):
+            guard status == 200 else { return .failure(.malformedResponse("HTTP \(status) with a batch's answers")) }
+            var replies = [Result<JSONValue, ChainBackendError>?](repeating: nil, count: count)
+            for element in elements {
+                guard case .object(let members) = element, let id = members["id"]?.uint64Value,
+                      case let index = id &- firstID, index < UInt64(count), replies[Int(index)] == nil else {
+                    return .failure(.malformedResponse("a batch's answer with an id no call of the batch has"))
+                }
+                replies[Int(index)] = reply(members, status: status)
+            }
+            guard replies.allSatisfy({ $0 != nil }) else {
+                return .failure(.malformedResponse("a batch's answers leave out \(replies.filter { $0 == nil }.count) of its calls"))
+            }
+            return .success(replies.map { $0! })
+        default:
+            return .failure(.malformedResponse("HTTP \(status) whose body is neither a JSON-RPC object nor a batch"))
+        }
+    }
+
+    /// One answer's members: Core's error, or the result when there is none.
+    private static func reply(_ members: [String: JSONValue], status: Int) -> Result<JSONValue, ChainBackendError> {
         if let error = members["error"], error != .null {
             guard let code = error["code"]?.int64Value, let message = error["message"]?.stringValue,
                   let code = Int(exactly: code) else {

@@ -129,12 +129,11 @@ extension Wallet {
         // Each new one is fetched as bytes (`getrawtransaction <txid> false`), not as Core's
         // verbose object: every wallet fetches every new mempool transaction once. The bytes
         // do not say whether a block mined it since the listing; such a transaction is held
-        // as unconfirmed, and the block, when the next sync applies it, confirms it.
-        var fresh: [Transaction] = []
-        for txid in listed where !seenMempool.contains(txid) && state.pending[txid] == nil && state.confirmed[txid] == nil {
-            let found = try await call { () async throws(ChainBackendError) in try await backend.mempoolTransaction(txid) }
-            if let found { fresh.append(found) }
-        }
+        // as unconfirmed, and the block, when the next sync applies it, confirms it. They
+        // are fetched together: on Core, one JSON-RPC batch per 16 of them.
+        let wanted = listed.filter { !seenMempool.contains($0) && state.pending[$0] == nil && state.confirmed[$0] == nil }
+        let fetched = try await call { () async throws(ChainBackendError) in try await backend.mempoolTransactions(wanted) }
+        var fresh = wanted.compactMap { fetched[$0] }
         // Children may be listed before their parents: apply until nothing more touches us.
         var progress = true
         while progress {

@@ -1,6 +1,7 @@
 import Bitcoin
 import PeerNode
 import Regtest
+import Synchronization
 import TestSupport
 import Transport
 import XCTest
@@ -14,6 +15,15 @@ final class BitcoinCoreHubTests: XCTestCase, ChainWatchScenario {
     private struct Hub {
         let chain: RegtestChain
         let backend: BitcoinCoreBackend
+        /// The body of every HTTP request the hub received, in order.
+        let bodies: Bodies
+    }
+
+    private final class Bodies: Sendable {
+        private let list = Mutex<[String]>([])
+        func append(_ body: String) { list.withLock { $0.append(body) } }
+        /// The bodies so far, forgetting them.
+        func take() -> [String] { list.withLock { bodies in defer { bodies = [] }; return bodies } }
     }
 
     private func withHub(_ body: (Hub) async throws -> Void) async throws {
@@ -24,7 +34,11 @@ final class BitcoinCoreHubTests: XCTestCase, ChainWatchScenario {
         let rpcServer = BitcoinRPCServer(credentials: HTTPBasicCredentials(user: "u", password: "p"),
                                          methods: BitcoinRPCMethods.all(hubChain), sleeper: LoopSleeper(loop: loop),
                                          authFailureDelayMilliseconds: 1)
-        let http = HTTPServer(sleeper: LoopSleeper(loop: loop), handler: rpcServer.handler)
+        let bodies = Bodies()
+        let http = HTTPServer(sleeper: LoopSleeper(loop: loop)) { request in
+            bodies.append(String(decoding: request.body, as: UTF8.self))
+            return await rpcServer.handler(request)
+        }
         let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, loop: loop)
         let accepting = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -37,7 +51,7 @@ final class BitcoinCoreHubTests: XCTestCase, ChainWatchScenario {
                                  credentials: .user("u", password: "p"), loop: loop)
         var failure: (any Error)?
         do {
-            try await body(Hub(chain: chain, backend: BitcoinCoreBackend(rpc: rpc, network: .regtest)))
+            try await body(Hub(chain: chain, backend: BitcoinCoreBackend(rpc: rpc, network: .regtest), bodies: bodies))
         } catch {
             failure = error
         }
@@ -170,6 +184,45 @@ final class BitcoinCoreHubTests: XCTestCase, ChainWatchScenario {
             }
             let mempool = try await hub.backend.mempoolTransactionIDs()
             XCTAssertEqual(mempool, [first.txid])
+        }
+    }
+
+    /// The new transactions of one poll cost one request: a JSON-RPC batch of
+    /// `getrawtransaction`, whose -5 for a txid no longer there leaves that one out; a
+    /// transaction fetched before is not asked again.
+    func testMempoolTransactionsAreFetchedInOneBatch() async throws {
+        try await withHub { hub in
+            try hub.chain.mine(103, to: miner.script)
+            var sent: [Transaction] = []
+            for height in 1...3 {
+                let coin = try coinbase(of: hub.chain, atHeight: height)
+                let spend = try miner.spend(coin.outpoint, value: coin.value,
+                                            to: [TransactionOutput(value: coin.value - 10_000, scriptPubKey: receiver.script)])
+                _ = try await hub.backend.broadcast(spend)
+                sent.append(spend)
+            }
+            let gone = try TransactionID(bytes: [UInt8](repeating: 0xef, count: 32))
+            _ = hub.bodies.take()
+            let found = try await hub.backend.mempoolTransactions(sent.dropLast().map(\.txid) + [gone])
+            XCTAssertEqual(found, Dictionary(uniqueKeysWithValues: sent.dropLast().map { ($0.txid, $0) }))
+            let batch = hub.bodies.take()
+            XCTAssertEqual(batch.count, 1, "one request for the three txids: \(batch)")
+            XCTAssertEqual(batch.first?.first, "[", "a JSON-RPC batch")
+
+            // The two already fetched come from memory; only the third is asked.
+            let all = try await hub.backend.mempoolTransactions(sent.map(\.txid))
+            XCTAssertEqual(all.count, 3)
+            XCTAssertEqual(all[sent[2].txid], sent[2])
+            let asked = hub.bodies.take()
+            XCTAssertEqual(asked.count, 1)
+            XCTAssertTrue(asked.first?.contains(sent[2].txid.hex) == true)
+            XCTAssertFalse(asked.first?.contains(sent[0].txid.hex) == true)
+
+            // More than a batch's worth: one request per 16.
+            let many = try (0..<40).map { try TransactionID(bytes: [UInt8](repeating: UInt8($0), count: 32)) }
+            let none = try await hub.backend.mempoolTransactions(many)
+            XCTAssertTrue(none.isEmpty)
+            XCTAssertEqual(hub.bodies.take().count, 3, "40 unknown txids in batches of 16")
         }
     }
 
