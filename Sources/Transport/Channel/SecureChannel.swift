@@ -25,7 +25,10 @@ public actor SecureChannel {
     private var activity: UInt64 = 0
     private var writing = false
     private var writeWaiters: [CheckedContinuation<Void, Never>] = []
-    private var idleWatch: Task<Void, Never>?
+    /// The idle watch's next tick, and what the ticks so far saw (`watchIdle`).
+    private var idleWatch: Alarm?
+    private var idleSeen: UInt64 = 0
+    private var idleQuiet: UInt64 = 0
     /// Whether bytes that came in with the last handshake message have been decoded yet.
     private var openedHandshakeLeftovers = false
 
@@ -129,7 +132,8 @@ public actor SecureChannel {
 
     func startIdleWatch() {
         guard idleWatch == nil, !isClosed else { return }
-        idleWatch = Task { await self.watchIdle() }
+        idleSeen = activity
+        armIdleTick()
     }
 
     /// Test hook: jumps the nonces close to the limit.
@@ -142,35 +146,37 @@ public actor SecureChannel {
         guard !isClosed else { return }
         isClosed = true
         failure = error
-        idleWatch?.cancel()
+        idleWatch?.disarm()
         await stream.close()
     }
 
-    /// Sleeps in quarter-timeout ticks and closes once a whole timeout passed without a
-    /// message either way, so the close comes between 1 and 1.25 timeouts after the last
-    /// message. Ticks rather than one long sleep: no clock is needed, only the `Sleeper`.
-    private func watchIdle() async {
+    /// The idle watch ticks every quarter timeout and closes once a whole timeout passed
+    /// without a message either way, so the close comes between 1 and 1.25 timeouts after
+    /// the last message. Ticks rather than one alarm moved at every message: a message
+    /// only counts, and no clock is needed, only the `Sleeper`. Each tick is an alarm (on
+    /// the loop, no task between ticks), so an idle watch costs a connection nothing while
+    /// it lives and one disarm when it closes.
+    private func armIdleTick() {
+        let tick = max(1, limits.idleTimeoutMilliseconds / 4)
+        idleWatch = sleeper.alarm(milliseconds: tick) { [weak self] in
+            Task { await self?.idleTick() }
+        }
+    }
+
+    private func idleTick() async {
+        guard !isClosed else { return }
         let timeout = limits.idleTimeoutMilliseconds
-        let tick = max(1, timeout / 4)
-        var seen = activity
-        var quiet: UInt64 = 0
-        while !isClosed {
-            do {
-                try await sleeper.sleep(milliseconds: tick)
-            } catch {
-                return
-            }
-            if activity != seen {
-                seen = activity
-                quiet = 0
-                continue
-            }
-            quiet += tick
-            if quiet >= timeout {
+        if activity != idleSeen {
+            idleSeen = activity
+            idleQuiet = 0
+        } else {
+            idleQuiet += max(1, timeout / 4)
+            if idleQuiet >= timeout {
                 await fail(.idleTimeout(milliseconds: timeout))
                 return
             }
         }
+        armIdleTick()
     }
 
     private func takeWriteTurn() async {

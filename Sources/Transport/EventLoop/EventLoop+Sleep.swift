@@ -14,6 +14,16 @@ extension EventLoop: Sleeper {
         }
     }
 
+    /// Runs `action` on the loop thread once, at least `milliseconds` from now, unless the
+    /// alarm is disarmed first. All of the loop's alarms share one loop timer
+    /// (`LoopAlarms`): no task each, and arming or disarming one does not, as a rule, wake
+    /// the loop thread. `action` must not block.
+    public func alarm(milliseconds: UInt64, _ action: @escaping @Sendable () -> Void) -> Alarm {
+        let alarm = Alarm(action)
+        alarms.arm(alarm, milliseconds: milliseconds)
+        return alarm
+    }
+
     /// Runs `work` on the loop thread every `milliseconds` (at least 1) until the returned
     /// timer is cancelled or the loop shuts down. `work` must not block.
     public func scheduleRepeating(

@@ -58,6 +58,10 @@ public final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     static let readBufferSize = 64 * 1024
 
+    /// The loop's alarms (`alarm(milliseconds:_:)`): one loop timer for all of them. Set
+    /// by `init` before the loop is shared, never changed.
+    private(set) var alarms: LoopAlarms!
+
     // Loop-thread-only state.
     private var resources: [ObjectIdentifier: any LoopResource] = [:]
     private var closingDown = false
@@ -77,6 +81,7 @@ public final class EventLoop: @unchecked Sendable {
             throw error
         }
         uvLoop.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        alarms = LoopAlarms(loop: self)
         // Cannot fail on Linux for a freshly initialised loop; checked all the same.
         uvMust(uv_async_init(uvLoop, wakeup) { handle in
             UVHandle.eventLoop(of: UVHandle.base(handle!)).drainQueue()

@@ -10,4 +10,8 @@ public struct LoopSleeper: Sleeper {
     public func sleep(milliseconds: UInt64) async throws {
         try await loop.sleep(milliseconds: milliseconds)
     }
+
+    public func alarm(milliseconds: UInt64, _ action: @escaping @Sendable () -> Void) -> Alarm {
+        loop.alarm(milliseconds: milliseconds, action)
+    }
 }

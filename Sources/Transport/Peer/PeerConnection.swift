@@ -22,7 +22,7 @@ public actor PeerConnection {
         }
         let token: UInt64
         var state: State
-        var timer: Task<Void, Never>?
+        var timer: Alarm?
     }
 
     private let channel: SecureChannel
@@ -113,14 +113,8 @@ public actor PeerConnection {
         nextToken += 1
         abandoned.remove(id)
         let timeout = timeoutMilliseconds ?? limits.requestTimeoutMilliseconds
-        let sleeper = self.sleeper
-        let timer = Task { [weak self] in
-            do {
-                try await sleeper.sleep(milliseconds: timeout)
-            } catch {
-                return
-            }
-            await self?.giveUp(on: id, token: token, with: .requestTimedOut(milliseconds: timeout))
+        let timer = sleeper.alarm(milliseconds: timeout) { [weak self] in
+            Task { await self?.giveUp(on: id, token: token, with: .requestTimedOut(milliseconds: timeout)) }
         }
         pending[id] = Pending(token: token, state: .sending, timer: timer)
         do {
@@ -266,7 +260,7 @@ public actor PeerConnection {
     /// Hands `result` to request `id` (only the one with `token`, when given).
     private func resolve(_ id: String, token: UInt64?, with result: Result<[UInt8], ChannelError>) {
         guard var entry = pending[id], token == nil || entry.token == token else { return }
-        entry.timer?.cancel()
+        entry.timer?.disarm()
         entry.timer = nil
         switch entry.state {
         case .sending:

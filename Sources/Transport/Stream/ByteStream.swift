@@ -26,6 +26,10 @@ extension ByteStream {
 /// protocol state machines take it as a parameter so their timeouts run on the loop.
 public protocol Sleeper: Sendable {
     func sleep(milliseconds: UInt64) async throws
+    /// Runs `action` once, at least `milliseconds` from now, unless the returned alarm is
+    /// disarmed first (`Alarm`). The action must not block. Every sleeper has one built
+    /// on `sleep` (Alarm.swift); the event loop's needs no task.
+    func alarm(milliseconds: UInt64, _ action: @escaping @Sendable () -> Void) -> Alarm
 }
 
 /// Errors of a byte stream itself (not of the protocol spoken over it).
