@@ -20,7 +20,7 @@ enum MoneyGate {
     static let commands: Set<String> = ["pay", "swap-out", "swap-in", "wallet.send"]
 
     static func check(_ given: ControlMessage.Request, name: String, arguments: Arguments,
-                      client: ControlClient) async -> Outcome {
+                      client: any ControlSending) async -> Outcome {
         var request = given
         let yes = arguments.flag("yes")
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
@@ -106,7 +106,7 @@ enum MoneyGate {
     /// wallet send: the daemon builds the transaction without sending it and the prompt
     /// shows its exact fee; the confirmed send carries that fee, and the daemon refuses
     /// (nothing sent) if the transaction it builds then pays another.
-    private static func confirmSend(_ request: ControlMessage.Request, client: ControlClient) async -> Outcome {
+    private static func confirmSend(_ request: ControlMessage.Request, client: any ControlSending) async -> Outcome {
         guard case .object(var args) = request.args else { return .proceed(request) }
         var previewArgs = args
         previewArgs["preview"] = .bool(true)
@@ -125,7 +125,7 @@ enum MoneyGate {
     }
 
     /// One request to the daemon before the real one; a failure is printed as the command's.
-    private static func beforehand(_ client: ControlClient, _ request: ControlMessage.Request,
+    private static func beforehand(_ client: any ControlSending, _ request: ControlMessage.Request,
                             name: String) async -> Result<JSONValue, ExitStatus> {
         do {
             switch try await client.send(request, progress: { _ in }) {

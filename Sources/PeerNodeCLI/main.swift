@@ -77,26 +77,21 @@ enum Main {
         } catch {
             return usageFailure(UsageError("\(error)", command: command.name))
         }
-        let loop: EventLoop
-        do {
-            loop = try EventLoop()
-        } catch {
-            return failure(code: "internal", message: "cannot start the event loop: \(error)", exit: ExitCode.failure)
-        }
+        // As the event loop these commands once started did: a reader of stdout that goes
+        // away (`| head`) makes a write fail with EPIPE instead of killing the command.
+        signal(SIGPIPE, SIG_IGN)
         if context.socketOverride == nil, !context.datadirExists {
-            await loop.shutdown()
             return failure(code: "no_data_directory", message: "the data directory \(context.datadir) does not exist; create it with "
                            + "`peernode init --datadir \(context.datadir)`, then start the daemon with `peernode run`",
                            exit: ExitCode.configError)
         }
-        let client = ControlClient(socketPath: context.socketPath, loop: loop)
         var request = built
         if MoneyGate.commands.contains(request.command) {
-            switch await MoneyGate.check(request, name: command.name, arguments: arguments, client: client) {
+            switch await MoneyGate.check(request, name: command.name, arguments: arguments,
+                                         client: BlockingControlClient(socketPath: context.socketPath)) {
             case .proceed(let confirmed):
                 request = confirmed
             case .exit(let code):
-                await loop.shutdown()
                 return code
             }
         }
@@ -104,23 +99,17 @@ enum Main {
         let swapID = SwapIDWitness()
         let shown = ProgressLinesShown()
         // Ctrl-C of an attached command lets go of the swap, which the daemon goes on with.
-        var interrupt: (watcher: SignalWatcher, task: Task<Void, Never>)?
-        if ControlMessage.attachedCommands.contains(built.command),
-           let watcher = try? await SignalWatcher.start(watching: [SIGINT], loop: loop) {
-            let name = command.name
-            interrupt = (watcher, Task {
-                for await _ in watcher.signals {
-                    let follow = Self.follow(swapID.id, context: context)
-                    if json {
-                        Output.out(Self.errorJSON(code: "interrupted", message: "interrupted; " + follow,
-                                                  extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
-                    }
-                    Output.err("peernode \(name): interrupted; the command stopped, the daemon did not.\n\(follow)")
-                    exit(ExitCode.detached)
-                }
-            })
+        let name = command.name
+        let interrupt = ControlMessage.attachedCommands.contains(built.command) ? InterruptPipe.install() : nil
+        let client = BlockingControlClient(socketPath: context.socketPath, interrupt: interrupt) {
+            let follow = Self.follow(swapID.id, context: context)
+            if json {
+                Output.out(Self.errorJSON(code: "interrupted", message: "interrupted; " + follow,
+                                          extra: swapID.id.map { ["swap_id": .string($0)] } ?? [:]))
+            }
+            Output.err("peernode \(name): interrupted; the command stopped, the daemon did not.\n\(follow)")
+            exit(ExitCode.detached)
         }
-        defer { interrupt?.task.cancel() }
         let outcome: Result<JSONValue, ControlError>
         do {
             outcome = try await client.send(request) { progress in
@@ -137,16 +126,12 @@ enum Main {
                 }
             }
         } catch {
-            await interrupt?.watcher.stop()
-            await loop.shutdown()
             if case .daemonNotRunning(let socket, let reason) = error {
                 return failure(code: "daemon_not_running", message: "the daemon is not running: nothing answers on \(socket) (\(reason)).\n"
                                + "Start it with `peernode run --datadir \(context.datadir)`.", exit: ExitCode.daemonUnreachable)
             }
             return failure(code: "control", message: "\(error)", exit: ExitCode.failure)
         }
-        await interrupt?.watcher.stop()
-        await loop.shutdown()
         switch outcome {
         case .success(let result):
             Output.out(json ? JSONNaming.normalized(result).canonicalString : render(result))

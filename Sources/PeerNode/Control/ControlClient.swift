@@ -1,7 +1,8 @@
 import Transport
 
-/// The client side of the control API, used by the `peernode` commands and by tests:
-/// one connection, one request, progress lines to a callback, then the result.
+/// The client side of the control API on an event loop, for code that runs one (the
+/// tests): one connection, one request, progress lines to a callback, then the result.
+/// The `peernode` commands use `BlockingControlClient`, the same exchange without a loop.
 public struct ControlClient: Sendable {
     /// Why no answer came back at all (as opposed to the daemon answering with an error).
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -86,3 +87,12 @@ public struct ControlClient: Sendable {
         }
     }
 }
+
+/// What a command sends its request through: `ControlClient` on an event loop (tests, the
+/// daemon's own tools), `BlockingControlClient` for the `peernode` commands.
+public protocol ControlSending: Sendable {
+    func send(_ request: ControlMessage.Request,
+              progress: @Sendable (JSONValue) async -> Void) async throws(ControlClient.Failure) -> Result<JSONValue, ControlError>
+}
+
+extension ControlClient: ControlSending {}

@@ -1,0 +1,145 @@
+import Glibc
+import Transport
+
+/// The control API over a plain blocking unix socket, for the `peernode` commands: one
+/// connection, one request, each progress line to a callback, then the result, as
+/// `ControlClient` does, without an event loop. A command is a process that starts,
+/// sends one request and waits; the loop's thread, and the hop from it to a pool thread
+/// for every line, were most of what a `pay` spent beyond starting (docs/PERFORMANCE.md).
+///
+/// While it waits, Ctrl-C is read as input: `InterruptPipe` turns SIGINT into a byte the
+/// wait sees, and `onInterrupt` decides what happens (the command lets go of the swap).
+public struct BlockingControlClient: ControlSending {
+    public let socketPath: String
+    /// The read end of `InterruptPipe`, when the command handles Ctrl-C itself.
+    private let interrupt: Int32?
+    private let onInterrupt: @Sendable () -> Void
+
+    public init(socketPath: String, interrupt: Int32? = nil, onInterrupt: @escaping @Sendable () -> Void = {}) {
+        self.socketPath = socketPath
+        self.interrupt = interrupt
+        self.onInterrupt = onInterrupt
+    }
+
+    public func send(_ request: ControlMessage.Request,
+                     progress: @Sendable (JSONValue) async -> Void) async throws(ControlClient.Failure) -> Result<JSONValue, ControlError> {
+        let socket = try connect()
+        defer { close(socket) }
+        do {
+            try writeAll(request.line, to: socket)
+        } catch {
+            throw .noAnswer(socket: socketPath, reason: error.description)
+        }
+        var lines = ControlLineBuffer(maxLineBytes: 16 << 20)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let line: [UInt8]
+            do {
+                guard let next = try lines.next() else {
+                    if lines.isFinished { throw ControlClient.Failure.noAnswer(socket: socketPath, reason: "the connection closed before the reply") }
+                    try waitForInput(on: socket)
+                    let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count > 0 { lines.append(Array(chunk[..<count])) } else if count == 0 { lines.end() } else if errno != EINTR {
+                        throw ControlClient.Failure.noAnswer(socket: socketPath, reason: SocketFailure(operation: "reading", code: errno).description)
+                    }
+                    continue
+                }
+                line = next
+            } catch let failure as ControlClient.Failure {
+                throw failure
+            } catch {
+                throw .noAnswer(socket: socketPath, reason: "\(error)")
+            }
+            if line.isEmpty { continue }
+            let reply: ControlMessage.Reply
+            do {
+                reply = try ControlMessage.Reply.parse(line)
+            } catch {
+                throw .noAnswer(socket: socketPath, reason: error.message)
+            }
+            switch reply {
+            case .progress(let value): await progress(value)
+            case .result(let value): return .success(value)
+            case .error(let error): return .failure(error)
+            }
+        }
+    }
+
+    /// A failed socket call: the operation and errno, named as libuv names them.
+    struct SocketFailure: Error, CustomStringConvertible {
+        let operation: String
+        let code: Int32
+        var description: String { LibUVError(call: operation, code: -code).description }
+    }
+
+    private func connect() throws(ControlClient.Failure) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketPath.utf8)
+        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .daemonNotRunning(socket: socketPath, reason: "the socket path is longer than a unix socket's \(MemoryLayout.size(ofValue: address.sun_path) - 1) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else {
+            throw .daemonNotRunning(socket: socketPath, reason: SocketFailure(operation: "socket", code: errno).description)
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(socket)
+            throw ControlClient.connectFailure(LibUVError(call: "uv_pipe_connect", code: -code), socket: socketPath)
+        }
+        return socket
+    }
+
+    /// Writes every byte; MSG_NOSIGNAL, so a daemon gone away is EPIPE, not SIGPIPE.
+    private func writeAll(_ bytes: [UInt8], to socket: Int32) throws(SocketFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SocketFailure(operation: "writing", code: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Blocks until the socket has bytes (or its end); Ctrl-C meanwhile runs `onInterrupt`.
+    private func waitForInput(on socket: Int32) throws(ControlClient.Failure) {
+        var watched = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+        if let interrupt { watched.append(pollfd(fd: interrupt, events: Int16(POLLIN), revents: 0)) }
+        while true {
+            let ready = poll(&watched, nfds_t(watched.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .noAnswer(socket: socketPath, reason: SocketFailure(operation: "waiting", code: errno).description)
+            }
+            if watched.count > 1, watched[1].revents != 0 { onInterrupt() }
+            if watched[0].revents != 0 { return }
+        }
+    }
+}
+
+/// SIGINT as a byte on a pipe, so a command blocked in `poll` sees Ctrl-C as input. The
+/// handler only writes one byte (async-signal-safe); the command acts on it outside it.
+public enum InterruptPipe {
+    nonisolated(unsafe) private static var writeEnd: Int32 = -1
+
+    /// Installs the handler and returns the pipe's read end; nil when no pipe could be
+    /// made (Ctrl-C then ends the command as it would any program).
+    public static func install() -> Int32? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        writeEnd = ends[1]
+        signal(SIGINT) { _ in
+            var byte: UInt8 = 1
+            _ = write(InterruptPipe.writeEnd, &byte, 1)
+        }
+        return ends[0]
+    }
+}
