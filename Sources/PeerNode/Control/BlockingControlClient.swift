@@ -31,37 +31,34 @@ public struct BlockingControlClient: ControlSending {
             throw .noAnswer(socket: socketPath, reason: error.description)
         }
         var lines = ControlLineBuffer(maxLineBytes: 16 << 20)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let line: [UInt8]
+            let line: [UInt8]?
             do {
-                guard let next = try lines.next() else {
-                    if lines.isFinished { throw ControlClient.Failure.noAnswer(socket: socketPath, reason: "the connection closed before the reply") }
-                    try waitForInput(on: socket)
-                    let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                    if count > 0 { lines.append(Array(chunk[..<count])) } else if count == 0 { lines.end() } else if errno != EINTR {
-                        throw ControlClient.Failure.noAnswer(socket: socketPath, reason: SocketFailure(operation: "reading", code: errno).description)
-                    }
-                    continue
-                }
-                line = next
-            } catch let failure as ControlClient.Failure {
-                throw failure
+                line = try lines.next()
             } catch {
                 throw .noAnswer(socket: socketPath, reason: "\(error)")
             }
-            if line.isEmpty { continue }
-            let reply: ControlMessage.Reply
-            do {
-                reply = try ControlMessage.Reply.parse(line)
-            } catch {
-                throw .noAnswer(socket: socketPath, reason: error.message)
+            if let line {
+                if let answer = try await ControlClient.read(line, socket: socketPath, progress: progress) { return answer }
+            } else if lines.isFinished {
+                throw .noAnswer(socket: socketPath, reason: "the connection closed before the reply")
+            } else {
+                try readMore(from: socket, into: &lines)
             }
-            switch reply {
-            case .progress(let value): await progress(value)
-            case .result(let value): return .success(value)
-            case .error(let error): return .failure(error)
-            }
+        }
+    }
+
+    /// Waits for the socket's next bytes and adds them, or its end.
+    private func readMore(from socket: Int32, into lines: inout ControlLineBuffer) throws(ControlClient.Failure) {
+        try waitForInput(on: socket)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            lines.append(Array(chunk[..<count]))
+        } else if count == 0 {
+            lines.end()
+        } else if errno != EINTR {
+            throw .noAnswer(socket: socketPath, reason: SocketFailure(operation: "reading", code: errno).description)
         }
     }
 

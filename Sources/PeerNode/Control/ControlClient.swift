@@ -72,18 +72,28 @@ public struct ControlClient: Sendable {
                 throw .noAnswer(socket: socketPath, reason: "\(error)")
             }
             guard let line else { throw .noAnswer(socket: socketPath, reason: "the connection closed before the reply") }
-            if line.isEmpty { continue }
-            let reply: ControlMessage.Reply
-            do {
-                reply = try ControlMessage.Reply.parse(line)
-            } catch {
-                throw .noAnswer(socket: socketPath, reason: error.message)
+            if let answer = try await Self.read(line, socket: socketPath, progress: progress) {
+                await connection.close()
+                return answer
             }
-            switch reply {
-            case .progress(let value): await progress(value)
-            case .result(let value): await connection.close(); return .success(value)
-            case .error(let error): await connection.close(); return .failure(error)
-            }
+        }
+    }
+
+    /// One line of the daemon's reply: a progress line goes to `progress` (nil: more to
+    /// come); the result or the daemon's error is the answer. Both clients read it so.
+    static func read(_ line: [UInt8], socket: String,
+                     progress: @Sendable (JSONValue) async -> Void) async throws(Failure) -> Result<JSONValue, ControlError>? {
+        if line.isEmpty { return nil }
+        let reply: ControlMessage.Reply
+        do {
+            reply = try ControlMessage.Reply.parse(line)
+        } catch {
+            throw .noAnswer(socket: socket, reason: error.message)
+        }
+        switch reply {
+        case .progress(let value): await progress(value); return nil
+        case .result(let value): return .success(value)
+        case .error(let error): return .failure(error)
         }
     }
 }
