@@ -75,10 +75,11 @@ enum JSONRPCEnvelope {
                 }
                 replies[Int(index)] = reply(members, status: status)
             }
-            guard replies.allSatisfy({ $0 != nil }) else {
-                return .failure(.malformedResponse("a batch's answers leave out \(replies.filter { $0 == nil }.count) of its calls"))
+            let answered = replies.compactMap { $0 }
+            guard answered.count == count else {
+                return .failure(.malformedResponse("a batch's answers leave out \(count - answered.count) of its calls"))
             }
-            return .success(replies.map { $0! })
+            return .success(answered)
         default:
             return .failure(.malformedResponse("HTTP \(status) whose body is neither a JSON-RPC object nor a batch"))
         }

@@ -58,15 +58,14 @@ public struct BlockingControlClient: ControlSending {
         } else if count == 0 {
             lines.end()
         } else if errno != EINTR {
-            throw .noAnswer(socket: socketPath, reason: SocketFailure(operation: "reading", code: errno).description)
+            throw .noAnswer(socket: socketPath, reason: Self.failure("uv_read").description)
         }
     }
 
-    /// A failed socket call: the operation and errno, named as libuv names them.
-    struct SocketFailure: Error, CustomStringConvertible {
-        let operation: String
-        let code: Int32
-        var description: String { LibUVError(call: operation, code: -code).description }
+    /// A failed socket call, named as the loop's client names it: errno is libuv's code
+    /// negated, and `call` the libuv call that does the same work.
+    private static func failure(_ call: String) -> LibUVError {
+        LibUVError(call: call, code: -errno)
     }
 
     private func connect() throws(ControlClient.Failure) -> Int32 {
@@ -79,7 +78,7 @@ public struct BlockingControlClient: ControlSending {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
         let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else {
-            throw .daemonNotRunning(socket: socketPath, reason: SocketFailure(operation: "socket", code: errno).description)
+            throw .daemonNotRunning(socket: socketPath, reason: Self.failure("uv_pipe_init").description)
         }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -93,13 +92,13 @@ public struct BlockingControlClient: ControlSending {
     }
 
     /// Writes every byte; MSG_NOSIGNAL, so a daemon gone away is EPIPE, not SIGPIPE.
-    private func writeAll(_ bytes: [UInt8], to socket: Int32) throws(SocketFailure) {
+    private func writeAll(_ bytes: [UInt8], to socket: Int32) throws(LibUVError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw SocketFailure(operation: "writing", code: errno)
+                throw Self.failure("uv_write")
             }
             offset += written
         }
@@ -113,7 +112,7 @@ public struct BlockingControlClient: ControlSending {
             let ready = poll(&watched, nfds_t(watched.count), -1)
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw .noAnswer(socket: socketPath, reason: SocketFailure(operation: "waiting", code: errno).description)
+                throw .noAnswer(socket: socketPath, reason: Self.failure("uv_read").description)
             }
             if watched.count > 1, watched[1].revents != 0 { onInterrupt() }
             if watched[0].revents != 0 { return }

@@ -25,7 +25,7 @@ public actor SecureChannel {
     private var activity: UInt64 = 0
     private var writing = false
     private var writeWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The idle watch's next tick, and what the ticks so far saw (`watchIdle`).
+    /// The idle watch's next tick, and what the ticks so far saw (`idleTick`).
     private var idleWatch: Alarm?
     private var idleSeen: UInt64 = 0
     private var idleQuiet: UInt64 = 0
@@ -156,9 +156,10 @@ public actor SecureChannel {
     /// only counts, and no clock is needed, only the `Sleeper`. Each tick is an alarm (on
     /// the loop, no task between ticks), so an idle watch costs a connection nothing while
     /// it lives and one disarm when it closes.
+    private var idleTickMilliseconds: UInt64 { max(1, limits.idleTimeoutMilliseconds / 4) }
+
     private func armIdleTick() {
-        let tick = max(1, limits.idleTimeoutMilliseconds / 4)
-        idleWatch = sleeper.alarm(milliseconds: tick) { [weak self] in
+        idleWatch = sleeper.alarm(milliseconds: idleTickMilliseconds) { [weak self] in
             Task { await self?.idleTick() }
         }
     }
@@ -170,7 +171,7 @@ public actor SecureChannel {
             idleSeen = activity
             idleQuiet = 0
         } else {
-            idleQuiet += max(1, timeout / 4)
+            idleQuiet += idleTickMilliseconds
             if idleQuiet >= timeout {
                 await fail(.idleTimeout(milliseconds: timeout))
                 return

@@ -52,9 +52,6 @@ final class LoopAlarms: LoopResource, @unchecked Sendable {
 
     var loopWakeups: Int { state.withLock { $0.loopWakeups } }
 
-    /// Alarms held, armed or disarmed but not yet dropped.
-    var held: Int { state.withLock { $0.queue.count } }
-
     /// Loop thread: sets the timer for the earliest armed alarm.
     private func rearm() {
         let due = state.withLock { state -> UInt64? in
