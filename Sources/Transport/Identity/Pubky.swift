@@ -18,9 +18,15 @@ public struct Pubky: Sendable, Hashable, CustomStringConvertible, LosslessString
 
     /// Validates `publicKey` as an ed25519 point: on the curve, canonically encoded, in the
     /// prime-order subgroup, not of small order. Stricter than a bare decompression check,
-    /// but every honestly generated key passes and the X25519 conversion needs it.
+    /// but every honestly generated key passes and the X25519 conversion needs it. A key
+    /// that passed before in this process is not checked again (`ValidatedPubkeys`).
     public init(publicKey: [UInt8]) throws(IdentityError) {
         guard publicKey.count == Self.publicKeyLength else { throw .invalidPublicKeyLength(publicKey.count) }
+        if let known = ValidatedPubkeys.shared.noiseStaticKey(for: publicKey) {
+            self.publicKey = publicKey
+            self.noiseStaticKey = known
+            return
+        }
         requireSodium()
         guard crypto_core_ed25519_is_valid_point(publicKey) == 1 else { throw .invalidEd25519PublicKey }
         var converted = [UInt8](repeating: 0, count: DH25519.keyLength)
@@ -29,6 +35,7 @@ public struct Pubky: Sendable, Hashable, CustomStringConvertible, LosslessString
         }
         self.publicKey = publicKey
         self.noiseStaticKey = converted
+        ValidatedPubkeys.shared.remember(publicKey, noiseStaticKey: converted)
     }
 
     /// Parses the forms pkarr accepts: the bare 52-character key, `pk:<key>`, and a URL

@@ -25,32 +25,19 @@ final class TLSSession {
     private let anchors: TLSCertificates?
 
     /// A client for `host` that trusts only `anchors`: nothing from the system's store.
-    init(host: String, anchors: TLSCertificates) throws(TLSError) {
+    convenience init(host: String, anchors: TLSCertificates) throws(TLSError) {
+        try self.init(host: host, client: TLSClientContext(anchors: anchors), resuming: nil)
+    }
+
+    /// A client for `host` with `client`'s settings and anchors, offering `session` (an
+    /// owned reference, released here) for resumption.
+    init(host: String, client: TLSClientContext, resuming session: OpaquePointer?) throws(TLSError) {
+        defer { if let session { SSL_SESSION_free(session) } }
         ERR_clear_error()
-        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .setupFailed(reason: TLSSession.openSSLErrors()) }
-        self.context = context
-        self.anchors = anchors
-        guard peernode_ssl_ctx_set_min_proto_version(context, TLSSession.minimumVersion) == 1 else {
-            SSL_CTX_free(context)
-            throw .setupFailed(reason: "cannot set the minimum TLS version")
-        }
-        // The result is checked after the handshake (`verifyPeer`), before any request byte
-        // is written, so the refusal can name both fingerprints; OpenSSL still builds and
-        // checks the chain and records its verdict.
-        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
-        let store = SSL_CTX_get_cert_store(context)
-        for der in anchors.der {
-            let certificate: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                return d2i_X509(nil, &cursor, buffer.count)
-            }
-            guard let certificate else { continue }
-            X509_STORE_add_cert(store, certificate)
-            X509_free(certificate)
-        }
-        // A leaf certificate in the file is an anchor by itself (LND's is self-signed, but
-        // a user may pin a leaf issued by a CA the node does not have).
-        X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        // This session holds its own reference to the shared context, freed in deinit.
+        guard SSL_CTX_up_ref(client.context) == 1 else { throw .setupFailed(reason: TLSSession.openSSLErrors()) }
+        context = client.context
+        anchors = client.anchors
         guard let ssl = SSL_new(context), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
             SSL_CTX_free(context)
             throw .setupFailed(reason: TLSSession.openSSLErrors())
@@ -67,6 +54,8 @@ final class TLSSession {
             SSL_set1_host(ssl, host)
             peernode_ssl_set_tlsext_host_name(ssl, host)
         }
+        // A session OpenSSL will not offer (expired, another version) is simply not used.
+        if let session { SSL_set_session(ssl, session) }
         ERR_clear_error()
     }
 
@@ -119,6 +108,18 @@ final class TLSSession {
         if SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ { return .needsInput }
         throw .handshakeFailed(reason: TLSSession.openSSLErrors())
     }
+
+    /// A resumable session from this connection's server (an owned reference), or nil when
+    /// it has given none yet (TLS 1.3 tickets arrive after the handshake).
+    func resumableSession() -> OpaquePointer? {
+        guard let session = SSL_get1_session(ssl) else { return nil }
+        if SSL_SESSION_is_resumable(session) == 1 { return session }
+        SSL_SESSION_free(session)
+        return nil
+    }
+
+    /// True when the handshake resumed an earlier session.
+    var resumed: Bool { SSL_session_reused(ssl) == 1 }
 
     /// The minimum version the context holds (what the handshake enforces).
     var configuredMinimumVersion: Int32 { Int32(peernode_ssl_ctx_get_min_proto_version(context)) }

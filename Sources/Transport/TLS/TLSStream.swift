@@ -12,10 +12,20 @@ public final class TLSStream: ByteStream {
     private let session: Mutex<TLSSession>
     /// The protocol version agreed ("TLSv1.3"), for logs and tests.
     public let protocolVersion: String
+    /// True when the handshake resumed a session of an earlier connection.
+    public let resumed: Bool
+    /// A client's context and server ("host:port"), to keep the server's session for the
+    /// next connection; nil on the server side.
+    private let resumption: (client: TLSClientContext, server: String)?
+    /// Set once this connection's session was offered to `resumption`.
+    private let sessionKept = Atomic(false)
 
-    private init(inner: any ByteStream, session: sending TLSSession, protocolVersion: String) {
+    private init(inner: any ByteStream, session: sending TLSSession, protocolVersion: String, resumed: Bool = false,
+                 resumption: (client: TLSClientContext, server: String)? = nil) {
         self.inner = inner
         self.protocolVersion = protocolVersion
+        self.resumed = resumed
+        self.resumption = resumption
         self.session = Mutex(session)
     }
 
@@ -24,8 +34,23 @@ public final class TLSStream: ByteStream {
     /// pending read (reads on a `ByteStream` do not observe cancellation themselves).
     public static func connect(over inner: any ByteStream, host: String, port: Int,
                                anchors: TLSCertificates) async throws -> TLSStream {
+        let client: TLSClientContext
         do {
-            let session = try TLSSession(host: host, anchors: anchors)
+            client = try TLSClientContext(anchors: anchors)
+        } catch {
+            await inner.close()
+            throw error
+        }
+        return try await connect(over: inner, host: host, port: port, client: client)
+    }
+
+    /// The same with `client`'s shared settings, resuming a session `client` kept for
+    /// `host:port` when it has one, and keeping this connection's for the next.
+    public static func connect(over inner: any ByteStream, host: String, port: Int,
+                               client: TLSClientContext) async throws -> TLSStream {
+        let server = "\(host):\(port)"
+        do {
+            let session = try TLSSession(host: host, client: client, resuming: client.takeSession(for: server))
             try await withTaskCancellationHandler {
                 try await handshake(session, over: inner, host: host, port: port)
             } onCancel: {
@@ -34,7 +59,9 @@ public final class TLSStream: ByteStream {
             try Task.checkCancellation()
             try session.verifyPeer()
             let version = session.protocolVersion
-            return TLSStream(inner: inner, session: session, protocolVersion: version)
+            let resumed = session.resumed
+            return TLSStream(inner: inner, session: session, protocolVersion: version, resumed: resumed,
+                             resumption: (client, server))
         } catch {
             await inner.close()
             throw error
@@ -121,7 +148,9 @@ public final class TLSStream: ByteStream {
             switch try session.withLock({ (session: inout TLSSession) throws(TLSError) -> TLSSession.ReadResult in
                 try session.read()
             }) {
-            case .plaintext(let bytes): return bytes
+            case .plaintext(let bytes):
+                keepSessionOnce()
+                return bytes
             case .closed: return nil
             case .needsInput: break
             }
@@ -131,6 +160,15 @@ public final class TLSStream: ByteStream {
             guard let bytes = try await inner.read() else { return nil }
             session.withLock { $0.feed(bytes) }
         }
+    }
+
+    /// Offers the server's session to the client's context, once, when the first bytes
+    /// from the server are read: a TLS 1.3 server sends its tickets right after the
+    /// handshake, so they have been read by then (a server that sends none leaves none).
+    private func keepSessionOnce() {
+        guard let resumption, !sessionKept.load(ordering: .relaxed) else { return }
+        guard sessionKept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        if let kept = session.withLock({ $0.resumableSession() }) { resumption.client.keep(kept, for: resumption.server) }
     }
 
     public func write(_ bytes: [UInt8]) async throws {

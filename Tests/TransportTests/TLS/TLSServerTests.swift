@@ -187,6 +187,58 @@ final class TLSServerTests: XCTestCase {
         await server.stop()
     }
 
+    /// Connects with `connector`, has "ping" echoed (the first read, after which the
+    /// server's ticket is kept), and returns whether the handshake resumed a session.
+    private func echoOnce(_ connector: TLSHTTPConnector, port: Int) async throws -> Bool {
+        let stream = try await connector.connect(host: "127.0.0.1", port: port)
+        try await stream.write(Array("ping".utf8))
+        let answer = try await stream.read()
+        XCTAssertEqual(answer.map { String(decoding: $0, as: UTF8.self) }, "PING")
+        await stream.close()
+        return stream.resumed
+    }
+
+    func testAConnectorResumesTheServersSessionOnceAndOnlyWithTheSameCertificates() async throws {
+        let (server, identity, certificate) = try await serve()
+        let connector = TLSHTTPConnector(loop: loop, certificatePath: certificate)
+        let first = try await echoOnce(connector, port: server.port)
+        XCTAssertFalse(first, "nothing to resume yet")
+        let second = try await echoOnce(connector, port: server.port)
+        XCTAssertTrue(second, "the first connection's session is resumed")
+
+        // A session is offered once: a second connection opened before the first has read
+        // anything has none left, and makes a full handshake.
+        let resuming = try await connector.connect(host: "127.0.0.1", port: server.port)
+        let full = try await connector.connect(host: "127.0.0.1", port: server.port)
+        XCTAssertTrue(resuming.resumed)
+        XCTAssertFalse(full.resumed)
+        await resuming.close()
+        await full.close()
+        // Those two read nothing, so they left no session: this one makes a full handshake
+        // and leaves one.
+        let third = try await echoOnce(connector, port: server.port)
+        XCTAssertFalse(third)
+
+        // The certificate file changes to another server's: the kept sessions must not let
+        // this server through, although they were made with it.
+        let other = try TLSIdentity(host: "127.0.0.1")
+        try other.writeCertificate(to: certificate)
+        do {
+            let refused = try await connector.connect(host: "127.0.0.1", port: server.port)
+            await refused.close()
+            XCTFail("a session of the old certificate file let the server through (resumed: \(refused.resumed))")
+        } catch let error as TLSError {
+            guard case .peerCertificateRejected(_, _, let file, let peer) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(peer, identity.fingerprint)
+            XCTAssertEqual(file, [other.fingerprint])
+        }
+        // The server's own certificate again: a new context, with nothing to resume.
+        try identity.writeCertificate(to: certificate)
+        let afterChange = try await echoOnce(connector, port: server.port)
+        XCTAssertFalse(afterChange)
+        await server.stop()
+    }
+
     func testPlainHTTPGetsLNDsAnswerAndOurClientNamesIt() async throws {
         let (server, _, _) = try await serve()
         let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: server.port, loop: loop)
