@@ -51,7 +51,21 @@ public struct TaprootSwapContract: Sendable, Hashable {
     public let claimControlBlock: ControlBlock
     public let refundControlBlock: ControlBlock
 
+    /// The contract of `terms`. Building one costs two scalar multiplications (the key
+    /// aggregation) and a tweak, and an engine rebuilds a swap's contract from its record at
+    /// each step, so contracts built once in this process are remembered by their terms
+    /// (`TaprootContractMemo`): the same terms give the same contract.
     public init(terms: SwapTerms) throws {
+        if let known = TaprootContractMemo.shared.contract(for: terms) {
+            self = known
+            return
+        }
+        try self.init(building: terms)
+        TaprootContractMemo.shared.remember(self)
+    }
+
+    /// The contract of `terms`, computed.
+    init(building terms: SwapTerms) throws {
         let claimLeaf = TapLeaf(script: Self.claimScript(preimageHash160: RIPEMD160.hash(terms.paymentHash),
                                                          claimKey: terms.claimPublicKey.xOnlyPublicKey))
         let refundLeaf = TapLeaf(script: Self.refundScript(refundKey: terms.refundPublicKey.xOnlyPublicKey,

@@ -16,17 +16,38 @@ public struct TLSCertificates: Sendable {
 
     /// Reads every PEM certificate in `path` (a chain or a single self-signed one).
     public static func read(path: String) throws(TLSError) -> TLSCertificates {
-        ERR_clear_error()
-        guard let file = BIO_new_file(path, "rb") else {
-            let reason = String(cString: strerror(errno))
-            ERR_clear_error()
-            throw .certificateFileUnreadable(path: path, reason: reason)
+        try parse(fileBytes(path: path), path: path)
+    }
+
+    /// The bytes of the file at `path`, as they are now.
+    static func fileBytes(path: String) throws(TLSError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .certificateFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1_024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw .certificateFileUnreadable(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { return bytes }
+            bytes += chunk.prefix(count)
         }
-        defer { BIO_free(file) }
-        var der: [[UInt8]] = []
-        while let certificate = PEM_read_bio_X509(file, nil, nil, nil) {
-            defer { X509_free(certificate) }
-            if let bytes = TLSCertificates.derBytes(certificate) { der.append(bytes) }
+    }
+
+    /// Every PEM certificate in `pem`, the contents of `path`.
+    static func parse(_ pem: [UInt8], path: String) throws(TLSError) -> TLSCertificates {
+        ERR_clear_error()
+        // The memory BIO reads `pem` in place, so all of the parsing happens in this closure.
+        let der = pem.withUnsafeBytes { raw -> [[UInt8]] in
+            guard let file = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return [] }
+            defer { BIO_free(file) }
+            var der: [[UInt8]] = []
+            while let certificate = PEM_read_bio_X509(file, nil, nil, nil) {
+                defer { X509_free(certificate) }
+                if let bytes = TLSCertificates.derBytes(certificate) { der.append(bytes) }
+            }
+            return der
         }
         // The loop ends on "no start line" at the end of the file: expected, not an error.
         ERR_clear_error()

@@ -1,16 +1,25 @@
 import Synchronization
 
-/// The client context for the certificates a connector read last: the same one while the
-/// file's certificates are the same, a new one (with no sessions) when they change.
+/// The client context for the certificate file a connector read last: the same one while
+/// the file's bytes are the same, a new one (with no sessions) when they change. The file
+/// is read for every connection (LND may have regenerated it); it is parsed only when it
+/// changed.
 final class TLSClientContexts: Sendable {
-    private let current = Mutex<TLSClientContext?>(nil)
+    private struct Current: Sendable {
+        let path: String
+        let fileBytes: [UInt8]
+        let context: TLSClientContext
+    }
 
-    func context(for anchors: TLSCertificates) throws(TLSError) -> TLSClientContext {
-        if let existing = current.withLock({ $0 }), existing.anchors.der == anchors.der, existing.anchors.path == anchors.path {
-            return existing
+    private let current = Mutex<Current?>(nil)
+
+    func context(forFile path: String) throws(TLSError) -> TLSClientContext {
+        let bytes = try TLSCertificates.fileBytes(path: path)
+        if let existing = current.withLock({ $0 }), existing.path == path, existing.fileBytes == bytes {
+            return existing.context
         }
-        let created = try TLSClientContext(anchors: anchors)
-        current.withLock { $0 = created }
+        let created = try TLSClientContext(anchors: TLSCertificates.parse(bytes, path: path))
+        current.withLock { $0 = Current(path: path, fileBytes: bytes, context: created) }
         return created
     }
 }

@@ -17,7 +17,7 @@ public struct TLSHTTPConnector: Sendable {
     }
 
     public func connect(host: String, port: Int) async throws -> TLSStream {
-        let client = try contexts.context(for: TLSCertificates.read(path: certificatePath))
+        let client = try contexts.context(forFile: certificatePath)
         let tcp = try await TCPConnection.connect(host: host, port: port, loop: loop)
         return try await TLSStream.connect(over: tcp, host: host, port: port, client: client)
     }
