@@ -53,6 +53,9 @@ struct RouterBench {
         var cores: Int
         /// One probe's cryptography, both sides, timed alone (`ProbeCryptoBound`), µs.
         var probeBoundMicroseconds: Double
+        /// The same without the two pubky checks: what a probe of contacts whose keys the
+        /// node has already validated cannot avoid.
+        var probeBoundKnownKeysMicroseconds: Double
     }
 
     let nodes: Int
@@ -69,6 +72,7 @@ struct RouterBench {
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         // Before the fleet starts: nothing else runs while the bound is timed.
         let bound = ProbeCryptoBound.microseconds()
+        let boundKnownKeys = ProbeCryptoBound.microseconds(pubkyChecks: 0)
         let fleet = try await ProviderFleet.start(nodes: nodes, limits: limits, clock: clock, loop: loop)
         let (contacts, listeners, fees) = (fleet.contacts, fleet.listeners, fleet.fees)
         let client = FanOutBench.identity(number: 0xFFFF_FFFF)
@@ -124,7 +128,7 @@ struct RouterBench {
         return Result(nodes: nodes, rounds: rounds, sweep: sweep, chosen: contact.name, chosenCostSat: choice.totalCostSat,
                       quoteMedianMilliseconds: quantile(sortedQuotes, 0.5), quoteMaxMilliseconds: sortedQuotes.last ?? 0,
                       quoteRuns: quoteRuns, loadAverage: load[0], cores: cores,
-                      probeBoundMicroseconds: bound)
+                      probeBoundMicroseconds: bound, probeBoundKnownKeysMicroseconds: boundKnownKeys)
     }
 
     /// One `route` over every contact with a fresh router at `width`, timed; fails unless
@@ -182,6 +186,10 @@ extension RouterBench {
         table.add(["   CPU per probe, both sides (median round) / its cryptography alone", fixed(perProbe, 0) + " µs",
                    fixed(bound, 0) + " µs", fixed(perProbe / bound, 2) + "x", "<= \(fixed(cpuGoalRatio, 1))x",
                    cpuMet ? "yes" : "NO"])
+        // After the first round every provider's key is known, so the node looks its check up.
+        let knownKeys = result.probeBoundKnownKeysMicroseconds
+        table.add(["   the same against the cryptography without the pubky checks (keys known)", fixed(perProbe, 0) + " µs",
+                   fixed(knownKeys, 0) + " µs", fixed(perProbe / knownKeys, 2) + "x", "", ""])
         table.add(["   offers (quotes) per second, median / slowest round", fixed(median.offersPerSecond, 0),
                    fixed(slowest.offersPerSecond, 0), "", "", ""])
         table.add(["   per probe p50 / p99 / max (median round)", fixed(median.p50Milliseconds, 2) + " ms",

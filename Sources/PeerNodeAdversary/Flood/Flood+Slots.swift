@@ -86,14 +86,16 @@ extension Flood {
     }
 
     /// Complete handshakes, closed at once, as fast as `connections` workers can: what a
-    /// handshake costs the provider. `responder_bound_us` is the responder's own
-    /// cryptography for one handshake, timed in this process right after.
+    /// handshake costs the provider, each from a new identity. `responder_bound_us` is the
+    /// responder's own cryptography for one handshake, timed in this process right after.
     func handshakeFlood(_ report: inout AttackReport) async {
-        let identity = NodeIdentity(seed: .generate())
         let target = target, counters = counters
         await forDuration(workers: options.connections) { index in
             let source = source(index)
             while !Task.isCancelled {
+                // A new identity each time, as a flood that wants the provider's CPU would:
+                // the provider checks a key it has seen before with a lookup.
+                let identity = NodeIdentity(seed: .generate())
                 guard let connection = try? await target.dial(identity, from: source, counters: counters) else {
                     await Self.pause(milliseconds: 5)
                     continue

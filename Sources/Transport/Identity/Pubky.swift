@@ -27,15 +27,23 @@ public struct Pubky: Sendable, Hashable, CustomStringConvertible, LosslessString
             self.noiseStaticKey = known
             return
         }
+        let converted = try Self.noiseStaticKey(validating: publicKey)
+        self.publicKey = publicKey
+        self.noiseStaticKey = converted
+        ValidatedPubkeys.shared.remember(publicKey, noiseStaticKey: converted)
+    }
+
+    /// The check of `init(publicKey:)` and the X25519 conversion, always computed: what a
+    /// key never seen before costs (the benchmarks' bounds time it).
+    public static func noiseStaticKey(validating publicKey: [UInt8]) throws(IdentityError) -> [UInt8] {
+        guard publicKey.count == publicKeyLength else { throw .invalidPublicKeyLength(publicKey.count) }
         requireSodium()
         guard crypto_core_ed25519_is_valid_point(publicKey) == 1 else { throw .invalidEd25519PublicKey }
         var converted = [UInt8](repeating: 0, count: DH25519.keyLength)
         guard crypto_sign_ed25519_pk_to_curve25519(&converted, publicKey) == 0 else {
             throw .invalidEd25519PublicKey
         }
-        self.publicKey = publicKey
-        self.noiseStaticKey = converted
-        ValidatedPubkeys.shared.remember(publicKey, noiseStaticKey: converted)
+        return converted
     }
 
     /// Parses the forms pkarr accepts: the bare 52-character key, `pk:<key>`, and a URL
