@@ -12,8 +12,9 @@ import Synchronization
 /// sides and the chain's check. A session is kept only from a connection whose certificate
 /// was accepted (`TLSStream` offers it after `verifyPeer`), is used once (RFC 8446 C.4),
 /// and dies with this context, so a new certificate file never resumes a session of the
-/// old one. A resumed session carries the certificate and verdict of its first handshake,
-/// which `verifyPeer` checks again.
+/// old one. A resumed session carries the certificate and verdict of its first handshake;
+/// `verifyPeer` takes that verdict and checks the certificate's dates again, since it may
+/// have expired since.
 ///
 /// `@unchecked Sendable`: the SSL_CTX is configured in `init` and only read afterwards
 /// (OpenSSL allows `SSL_new` on one context from many threads); sessions sit behind a lock.

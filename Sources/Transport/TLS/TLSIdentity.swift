@@ -29,7 +29,7 @@ public final class TLSIdentity: @unchecked Sendable {
 
     /// A fresh identity for a server reached at `host` (an IP or a name); `localhost` is
     /// always covered too, like LND's certificate.
-    public init(host: String) throws(TLSError) {
+    public init(host: String, validitySeconds: Int = TLSIdentity.validitySeconds) throws(TLSError) {
         ERR_clear_error()
         guard let key = peernode_ec_p256_key() else { throw .setupFailed(reason: TLSSession.openSSLErrors()) }
         guard let certificate = X509_new() else {
@@ -38,7 +38,7 @@ public final class TLSIdentity: @unchecked Sendable {
         }
         self.key = key
         self.certificate = certificate
-        guard Self.fill(certificate, key: key, host: host), X509_sign(certificate, key, EVP_sha256()) > 0,
+        guard Self.fill(certificate, key: key, host: host, validitySeconds: validitySeconds), X509_sign(certificate, key, EVP_sha256()) > 0,
               let der = TLSCertificates.derBytes(certificate), let pem = Self.pem(certificate) else {
             // deinit frees the key and the certificate.
             certificateDER = []
@@ -74,7 +74,7 @@ public final class TLSIdentity: @unchecked Sendable {
     }
 
     /// Serial, names, validity, public key and extensions; false when OpenSSL refused one.
-    private static func fill(_ certificate: OpaquePointer, key: OpaquePointer, host: String) -> Bool {
+    private static func fill(_ certificate: OpaquePointer, key: OpaquePointer, host: String, validitySeconds: Int) -> Bool {
         // A positive random serial (the system's secure generator), as LND draws one.
         let serial = UInt64.random(in: 1...(UInt64.max >> 1))
         guard X509_set_version(certificate, 2) == 1,  // v3

@@ -134,7 +134,10 @@ final class TLSSession {
         guard let anchors else { return }
         guard let peer = SSL_get1_peer_certificate(ssl) else { throw .noPeerCertificate }
         defer { X509_free(peer) }
-        let result = Int32(SSL_get_verify_result(ssl))
+        var result = Int32(SSL_get_verify_result(ssl))
+        // A resumed session carries the verdict of its first handshake, which may predate
+        // the certificate's end: its dates are checked again now.
+        if resumed, let dates = Self.datesError(peer) { result = dates }
         if result == X509_V_OK { return }
         let der = TLSCertificates.derBytes(peer) ?? []
         let timeError = result == X509_V_ERR_CERT_HAS_EXPIRED || result == X509_V_ERR_CERT_NOT_YET_VALID
@@ -142,6 +145,14 @@ final class TLSSession {
         throw .peerCertificateRejected(path: anchors.path, reason: String(cString: X509_verify_cert_error_string(Int(result))),
                                        fileFingerprints: anchors.fingerprints,
                                        peerFingerprint: TLSCertificates.fingerprint(der))
+    }
+
+    /// OpenSSL's error for a certificate outside its validity dates now, or nil inside them
+    /// (a date OpenSSL cannot read counts as expired).
+    private static func datesError(_ certificate: OpaquePointer) -> Int32? {
+        if X509_cmp_current_time(X509_get0_notAfter(certificate)) <= 0 { return X509_V_ERR_CERT_HAS_EXPIRED }
+        if X509_cmp_current_time(X509_get0_notBefore(certificate)) >= 0 { return X509_V_ERR_CERT_NOT_YET_VALID }
+        return nil
     }
 
     enum ReadResult: Equatable {

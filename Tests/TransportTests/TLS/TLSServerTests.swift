@@ -239,6 +239,27 @@ final class TLSServerTests: XCTestCase {
         await server.stop()
     }
 
+    func testAResumedSessionIsRefusedOnceItsCertificateHasExpired() async throws {
+        // A certificate valid for two more seconds, and a session of it kept before then.
+        let identity = try TLSIdentity(host: "127.0.0.1", validitySeconds: 2)
+        let certificate = tools.path("short.cert")
+        try identity.writeCertificate(to: certificate)
+        let server = try await EchoServer(loop: loop, context: TLSServerContext(identity: identity))
+        let connector = TLSHTTPConnector(loop: loop, certificatePath: certificate)
+        _ = try await echoOnce(connector, port: server.port)
+        try await Task.sleep(nanoseconds: 3_500_000_000)
+        // The session's first handshake accepted the certificate; now it has expired.
+        do {
+            let accepted = try await connector.connect(host: "127.0.0.1", port: server.port)
+            await accepted.close()
+            XCTFail("an expired certificate was accepted (resumed: \(accepted.resumed))")
+        } catch let error as TLSError {
+            guard case .peerCertificateRejected(_, let reason, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("expired"), reason)
+        }
+        await server.stop()
+    }
+
     func testPlainHTTPGetsLNDsAnswerAndOurClientNamesIt() async throws {
         let (server, _, _) = try await serve()
         let tcp = try await TCPConnection.connect(host: "127.0.0.1", port: server.port, loop: loop)
