@@ -3,36 +3,52 @@
 // Layers point one way: C shims -> Bitcoin -> (HTLC, Transport, Lightning) -> Offers -> PeerNode.
 import PackageDescription
 
+/// The C libraries' static archives (`lib<name>.a`, which Debian's -dev packages ship), for
+/// the linker. Every command is a process of its own, and the loader binding the shared
+/// libraries' symbols at each start (OpenSSL and SQLite are built with BIND_NOW) cost a
+/// command more CPU than its own work (docs/PERFORMANCE.md, "The C libraries linked
+/// statically"). A security update of one of them takes a rebuild, as with Bitcoin Core's
+/// and LND's release binaries. The flags come after every object file on the link line, so
+/// the order of the archives matters only between them: libssl before libcrypto.
+///
+/// libsodium stays a shared library: its archive carries its own Argon2 under libargon2's
+/// names (`argon2_hash` with one parameter fewer), which the shared library keeps hidden;
+/// statically, whichever archive came first on the line would supply the recovery file's
+/// hash.
+func staticArchives(_ names: String...) -> [LinkerSetting] {
+    [.unsafeFlags(names.flatMap { ["-Xlinker", "-l:lib\($0).a"] })]
+}
+
 let package = Package(
     name: "peernode",
     products: [
         .library(name: "Bitcoin", targets: ["Bitcoin"]),
     ],
     targets: [
-        // System-library shims: a module map and one header each, nothing else.
-        .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
-                       providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CSecp256k1", pkgConfig: "libsecp256k1",
-                       providers: [.apt(["libsecp256k1-dev"])]),
-        .systemLibrary(name: "CLibUV", pkgConfig: "libuv",
-                       providers: [.apt(["libuv1-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
-                       providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
-                       providers: [.apt(["libargon2-dev"])]),
+        // System-library shims: a module map and one header each, nothing else. The headers
+        // are in the compiler's default path; the libraries are linked from their static
+        // archives by the targets that use them (`staticArchives` below), so no module map
+        // names a library to link.
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
+        .systemLibrary(name: "CLibUV", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
 
         // Declarations only: libbitcoinkernel.so is opened with dlopen, never linked.
         .systemLibrary(name: "CBitcoinKernel"),
 
-        .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"]),
-        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "COpenSSL", "CArgon2", "Bitcoin"]),
+        .target(name: "Bitcoin", dependencies: ["CSodium", "CSecp256k1", "CBitcoinKernel"],
+                linkerSettings: staticArchives("secp256k1") + [.linkedLibrary("sodium")]),
+        .target(name: "Transport", dependencies: ["CSodium", "CLibUV", "COpenSSL", "CArgon2", "Bitcoin"],
+                linkerSettings: staticArchives("ssl", "crypto", "uv_a", "argon2") + [.linkedLibrary("sodium")]),
         .target(name: "HTLC", dependencies: ["Bitcoin"]),
         .target(name: "Lightning", dependencies: ["Bitcoin", "Transport"]),
         .target(name: "Regtest", dependencies: ["Bitcoin", "Lightning", "Transport"]),
         .target(name: "Offers", dependencies: ["Bitcoin", "HTLC", "Transport"]),
-        .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"]),
+        .target(name: "PeerNode", dependencies: ["Bitcoin", "HTLC", "Transport", "Lightning", "Offers", "CSQLite"],
+                linkerSettings: staticArchives("sqlite3")),
 
         // The regtest hub: Bitcoin Core's JSON-RPC and LND REST on loopback ports.
         .executableTarget(name: "peernode-regtest", dependencies: ["Regtest", "Transport"], path: "Sources/PeerNodeRegtest"),

@@ -19,7 +19,7 @@ KERNEL_LIB="$KERNEL_DIR/libbitcoinkernel.so"
 WHEEL_NAME="lnurlcash-kernel"
 WHEEL_VERSION="0.2.3"
 WHEEL_SHA256="5796b4d0aeb79cc92c0e1329342881dc724315e6f238cae54a432d5e1602fa46"
-APT_PACKAGES=(libsodium-dev libsecp256k1-dev libuv1-dev libsqlite3-dev libssl-dev libargon2-dev pkg-config)
+APT_PACKAGES=(libsodium-dev libsecp256k1-dev libuv1-dev libsqlite3-dev libssl-dev libargon2-dev)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
