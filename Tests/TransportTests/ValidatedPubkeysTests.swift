@@ -8,7 +8,7 @@ final class ValidatedPubkeysTests: XCTestCase {
     func testAKeyReadAgainHasTheNoiseKeyOfItsIdentity() throws {
         let identity = NodeIdentity(seed: NodeSeed.generate())
         let text = identity.pubky.z32
-        XCTAssertNotNil(ValidatedPubkeys.shared.noiseStaticKey(for: identity.publicKey), "derived once, so remembered")
+        XCTAssertNotNil(Pubky.validated[identity.publicKey], "derived once, so remembered")
         // The X25519 public key computed from the identity's own private half, not from the memo.
         let expected = DH25519.KeyPair(privateKey: identity.noiseStaticKey.privateKey).publicKey
         for _ in 0..<3 {
@@ -29,17 +29,17 @@ final class ValidatedPubkeysTests: XCTestCase {
             for _ in 0..<2 {
                 XCTAssertThrowsError(try Pubky(publicKey: key)) { XCTAssertEqual($0 as? IdentityError, .invalidEd25519PublicKey) }
             }
-            XCTAssertNil(ValidatedPubkeys.shared.noiseStaticKey(for: key))
+            XCTAssertNil(Pubky.validated[key])
         }
     }
 
     func testTheSetIsEmptiedWhenFull() {
-        let memo = ValidatedPubkeys()
-        for index in 0..<(ValidatedPubkeys.capacity + 10) {
+        let memo = BoundedMemo<[UInt8], [UInt8]>(capacity: Pubky.validated.capacity)
+        for index in 0..<(memo.capacity + 10) {
             var key = [UInt8](repeating: 0, count: 32)
             withUnsafeBytes(of: UInt32(index).littleEndian) { key.replaceSubrange(0..<4, with: $0) }
-            memo.remember(key, noiseStaticKey: key)
-            XCTAssertLessThanOrEqual(memo.count, ValidatedPubkeys.capacity)
+            memo.remember(key, for: key)
+            XCTAssertLessThanOrEqual(memo.count, memo.capacity)
         }
         XCTAssertEqual(memo.count, 10, "emptied once at the capacity, then the last ten")
     }

@@ -54,15 +54,19 @@ public struct TaprootSwapContract: Sendable, Hashable {
     /// The contract of `terms`. Building one costs two scalar multiplications (the key
     /// aggregation) and a tweak, and an engine rebuilds a swap's contract from its record at
     /// each step, so contracts built once in this process are remembered by their terms
-    /// (`TaprootContractMemo`): the same terms give the same contract.
+    /// (`built`): the same terms give the same contract.
     public init(terms: SwapTerms) throws {
-        if let known = TaprootContractMemo.shared.contract(for: terms) {
+        if let known = Self.built[terms] {
             self = known
             return
         }
         try self.init(building: terms)
-        TaprootContractMemo.shared.remember(self)
+        Self.built.remember(self, for: terms)
     }
+
+    /// The contracts built in this process, by their terms, which hold every input of a
+    /// contract (network, payment hash, both parties' keys, timeout, roles).
+    static let built = BoundedMemo<SwapTerms, TaprootSwapContract>(capacity: 1_024)
 
     /// The contract of `terms`, computed.
     init(building terms: SwapTerms) throws {

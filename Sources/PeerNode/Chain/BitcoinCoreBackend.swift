@@ -142,6 +142,12 @@ public final class BitcoinCoreBackend: ChainBackend {
     public func mempoolTransaction(_ txid: TransactionID) async throws(ChainBackendError) -> Transaction? {
         if let known = recentMempool.withLock({ $0[txid] }) { return known }
         guard let result = try await rawTransaction(txid, verbose: false) else { return nil }
+        return try keptTransaction(result, txid: txid)
+    }
+
+    /// A `getrawtransaction <txid> false` result decoded (its txid checked) and kept in
+    /// `RecentTransactions` for the next fetch.
+    private func keptTransaction(_ result: JSONValue, txid: TransactionID) throws(ChainBackendError) -> Transaction {
         let transaction = try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
         recentMempool.withLock { $0.insert(transaction, as: txid) }
         return transaction
@@ -171,9 +177,7 @@ public final class BitcoinCoreBackend: ChainBackend {
                 case .failure(.rpc(code: ErrorCode.invalidAddressOrKey, message: _)): continue
                 case .failure(let error): throw error
                 }
-                let transaction = try BitcoinCoreDecoding.rawTransaction(result, expected: txid)
-                recentMempool.withLock { $0.insert(transaction, as: txid) }
-                found[txid] = transaction
+                found[txid] = try keptTransaction(result, txid: txid)
             }
         }
         return found

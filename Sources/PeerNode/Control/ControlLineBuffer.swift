@@ -9,7 +9,7 @@ struct ControlLineBuffer {
 
     private let maxLineBytes: Int
     private var buffer: [UInt8] = []
-    private(set) var ended = false
+    private var ended = false
 
     init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes

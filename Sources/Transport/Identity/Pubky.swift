@@ -1,3 +1,4 @@
+import Bitcoin
 import CSodium
 
 /// A node's public identity: an ed25519 public key, written as its 52-character z-base-32
@@ -19,10 +20,10 @@ public struct Pubky: Sendable, Hashable, CustomStringConvertible, LosslessString
     /// Validates `publicKey` as an ed25519 point: on the curve, canonically encoded, in the
     /// prime-order subgroup, not of small order. Stricter than a bare decompression check,
     /// but every honestly generated key passes and the X25519 conversion needs it. A key
-    /// that passed before in this process is not checked again (`ValidatedPubkeys`).
+    /// that passed before in this process is not checked again (`validated`).
     public init(publicKey: [UInt8]) throws(IdentityError) {
         guard publicKey.count == Self.publicKeyLength else { throw .invalidPublicKeyLength(publicKey.count) }
-        if let known = ValidatedPubkeys.shared.noiseStaticKey(for: publicKey) {
+        if let known = Self.validated[publicKey] {
             self.publicKey = publicKey
             self.noiseStaticKey = known
             return
@@ -30,8 +31,14 @@ public struct Pubky: Sendable, Hashable, CustomStringConvertible, LosslessString
         let converted = try Self.noiseStaticKey(validating: publicKey)
         self.publicKey = publicKey
         self.noiseStaticKey = converted
-        ValidatedPubkeys.shared.remember(publicKey, noiseStaticKey: converted)
+        Self.validated.remember(converted, for: publicKey)
     }
+
+    /// The X25519 forms of the keys that passed `init(publicKey:)` in this process, so a
+    /// pubky read again (a contact loaded for each swap's offers, a dialler seen before) is
+    /// a lookup, not a scalar multiplication and a square root. A key that fails is not
+    /// remembered and is checked each time.
+    static let validated = BoundedMemo<[UInt8], [UInt8]>(capacity: 4_096)
 
     /// The check of `init(publicKey:)` and the X25519 conversion, always computed: what a
     /// key never seen before costs (the benchmarks' bounds time it).

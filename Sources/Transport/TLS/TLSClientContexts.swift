@@ -6,8 +6,8 @@ import Synchronization
 /// changed.
 final class TLSClientContexts: Sendable {
     private struct Current: Sendable {
-        let path: String
         let fileBytes: [UInt8]
+        /// Its anchors name the file they came from (`anchors.path`).
         let context: TLSClientContext
     }
 
@@ -15,11 +15,11 @@ final class TLSClientContexts: Sendable {
 
     func context(forFile path: String) throws(TLSError) -> TLSClientContext {
         let bytes = try TLSCertificates.fileBytes(path: path)
-        if let existing = current.withLock({ $0 }), existing.path == path, existing.fileBytes == bytes {
+        if let existing = current.withLock({ $0 }), existing.context.anchors.path == path, existing.fileBytes == bytes {
             return existing.context
         }
         let created = try TLSClientContext(anchors: TLSCertificates.parse(bytes, path: path))
-        current.withLock { $0 = Current(path: path, fileBytes: bytes, context: created) }
+        current.withLock { $0 = Current(fileBytes: bytes, context: created) }
         return created
     }
 }

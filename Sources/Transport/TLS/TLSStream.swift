@@ -166,8 +166,8 @@ public final class TLSStream: ByteStream {
     /// from the server are read: a TLS 1.3 server sends its tickets right after the
     /// handshake, so they have been read by then (a server that sends none leaves none).
     private func keepSessionOnce() {
-        guard let resumption, !sessionKept.load(ordering: .relaxed) else { return }
-        guard sessionKept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        // The load spares every later read a write to the flag.
+        guard let resumption, !sessionKept.load(ordering: .relaxed), !sessionKept.exchange(true, ordering: .relaxed) else { return }
         if let kept = session.withLock({ $0.resumableSession() }) { resumption.client.keep(kept, for: resumption.server) }
     }
 

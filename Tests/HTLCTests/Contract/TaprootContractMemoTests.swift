@@ -10,7 +10,7 @@ final class TaprootContractMemoTests: XCTestCase {
             for hashByte: UInt8 in [0x11, 0x12] {
                 let terms = Fixture.terms(paymentHash: [UInt8](repeating: hashByte, count: 32), timeout: timeout)
                 let first = try TaprootSwapContract(terms: terms)
-                XCTAssertEqual(TaprootContractMemo.shared.contract(for: terms), first, "remembered")
+                XCTAssertEqual(TaprootSwapContract.built[terms], first, "remembered")
                 let again = try TaprootSwapContract(terms: terms)
                 XCTAssertEqual(again, try TaprootSwapContract(building: terms))
                 XCTAssertEqual(again.terms, terms)
@@ -24,12 +24,12 @@ final class TaprootContractMemoTests: XCTestCase {
     }
 
     func testTheMemoIsEmptiedWhenFull() throws {
-        let memo = TaprootContractMemo()
-        for index in 0..<(TaprootContractMemo.capacity + 3) {
+        let memo = BoundedMemo<SwapTerms, TaprootSwapContract>(capacity: TaprootSwapContract.built.capacity)
+        for index in 0..<(memo.capacity + 3) {
             let terms = Fixture.terms(timeout: 800_000 + UInt32(index))
             let built = try TaprootSwapContract(building: terms)
-            memo.remember(built)
-            XCTAssertLessThanOrEqual(memo.count, TaprootContractMemo.capacity)
+            memo.remember(built, for: terms)
+            XCTAssertLessThanOrEqual(memo.count, memo.capacity)
         }
         XCTAssertEqual(memo.count, 3, "emptied once at the capacity, then the last three")
     }
