@@ -100,21 +100,26 @@ final class BlockingControlClientTests: XCTestCase {
         }
         XCTAssertEqual(bound, 0)
         close(listening)
-        do {
-            _ = try await BlockingControlClient(socketPath: stale).send(ControlMessage.Request(command: "status")) { _ in }
-            XCTFail("connected to a stale socket")
-        } catch {
-            guard case .daemonNotRunning(_, let reason) = error else { return XCTFail("\(error)") }
+        if let reason = await notRunningReason(stale, "connected to a stale socket") {
             XCTAssertTrue(reason.contains("ECONNREFUSED"), reason)
         }
         let long = "/tmp/" + String(repeating: "x", count: 120)
-        do {
-            _ = try await BlockingControlClient(socketPath: long).send(ControlMessage.Request(command: "status")) { _ in }
-            XCTFail("a path longer than a unix socket's was used")
-        } catch {
-            guard case .daemonNotRunning(_, let reason) = error else { return XCTFail("\(error)") }
+        if let reason = await notRunningReason(long, "a path longer than a unix socket's was used") {
             XCTAssertTrue(reason.contains("longer than"), reason)
         }
+    }
+
+    /// Why a request to `socket` found no daemon; nil, with `answered` as the test's
+    /// failure, when it got through or failed otherwise.
+    private func notRunningReason(_ socket: String, _ answered: String) async -> String? {
+        do {
+            _ = try await BlockingControlClient(socketPath: socket).send(ControlMessage.Request(command: "status")) { _ in }
+            XCTFail(answered)
+        } catch {
+            guard case .daemonNotRunning(_, let reason) = error else { XCTFail("\(error)"); return nil }
+            return reason
+        }
+        return nil
     }
 
     private final class Steps: Sendable {

@@ -174,17 +174,29 @@ final class TLSServerTests: XCTestCase {
 
         let other = try TLSIdentity(host: "127.0.0.1")
         try other.writeCertificate(to: tools.path("other.cert"))
-        do {
-            let refused = try await TLSHTTPConnector(loop: loop, certificatePath: tools.path("other.cert"))
-                .connect(host: "127.0.0.1", port: server.port)
-            await refused.close()
-            XCTFail("a certificate other than the server's was accepted")
-        } catch let error as TLSError {
+        let error = await refusal(TLSHTTPConnector(loop: loop, certificatePath: tools.path("other.cert")), port: server.port,
+                                  "a certificate other than the server's was accepted")
+        if let error {
             guard case .peerCertificateRejected(_, _, let file, let peer) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(peer, identity.fingerprint)
             XCTAssertEqual(file, [other.fingerprint])
         }
         await server.stop()
+    }
+
+    /// The error of a connection that must be refused; nil, with `accepted` as the test's
+    /// failure, when it was let through.
+    private func refusal(_ connector: TLSHTTPConnector, port: Int, _ accepted: String) async -> TLSError? {
+        do {
+            let stream = try await connector.connect(host: "127.0.0.1", port: port)
+            await stream.close()
+            XCTFail("\(accepted) (resumed: \(stream.resumed))")
+        } catch let error as TLSError {
+            return error
+        } catch {
+            XCTFail("\(error)")
+        }
+        return nil
     }
 
     /// Connects with `connector`, has "ping" echoed (the first read, after which the
@@ -223,11 +235,8 @@ final class TLSServerTests: XCTestCase {
         // this server through, although they were made with it.
         let other = try TLSIdentity(host: "127.0.0.1")
         try other.writeCertificate(to: certificate)
-        do {
-            let refused = try await connector.connect(host: "127.0.0.1", port: server.port)
-            await refused.close()
-            XCTFail("a session of the old certificate file let the server through (resumed: \(refused.resumed))")
-        } catch let error as TLSError {
+        let error = await refusal(connector, port: server.port, "a session of the old certificate file let the server through")
+        if let error {
             guard case .peerCertificateRejected(_, _, let file, let peer) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(peer, identity.fingerprint)
             XCTAssertEqual(file, [other.fingerprint])
@@ -249,11 +258,7 @@ final class TLSServerTests: XCTestCase {
         _ = try await echoOnce(connector, port: server.port)
         try await Task.sleep(nanoseconds: 3_500_000_000)
         // The session's first handshake accepted the certificate; now it has expired.
-        do {
-            let accepted = try await connector.connect(host: "127.0.0.1", port: server.port)
-            await accepted.close()
-            XCTFail("an expired certificate was accepted (resumed: \(accepted.resumed))")
-        } catch let error as TLSError {
+        if let error = await refusal(connector, port: server.port, "an expired certificate was accepted") {
             guard case .peerCertificateRejected(_, let reason, _, _) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(reason.contains("expired"), reason)
         }
