@@ -8,7 +8,7 @@
 ///
 /// Which options take a value is known up front, so `--datadir /x status` is never read
 /// as a flag followed by two words.
-struct Arguments {
+struct Arguments: Sendable {
     var positionals: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []

@@ -11,7 +11,7 @@ struct CLICommand {
         /// The builder throws only `UsageError` (its closures are untyped so trailing closures
         /// need no annotation).
         case remote(request: (Arguments) throws -> ControlMessage.Request, render: (JSONValue) -> String)
-        case local((Arguments) async -> Int32)
+        case local(@Sendable (Arguments) async -> Int32)
     }
 
     let words: [String]

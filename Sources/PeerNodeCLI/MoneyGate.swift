@@ -20,7 +20,7 @@ enum MoneyGate {
     static let commands: Set<String> = ["pay", "swap-out", "swap-in", "wallet.send"]
 
     static func check(_ given: ControlMessage.Request, name: String, arguments: Arguments,
-                      client: any ControlSending) async -> Outcome {
+                      client: BlockingControlClient) -> Outcome {
         var request = given
         let yes = arguments.flag("yes")
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
@@ -54,7 +54,7 @@ enum MoneyGate {
         }
         guard request.command == "pay" || request.command == "swap-out" else {
             if yes { return .proceed(request) }
-            return await confirmSend(request, client: client)
+            return confirmSend(request, client: client)
         }
         if yes && maxFee == nil { return .proceed(request) }
         // pay with --quote committed a quote the user already saw.
@@ -66,7 +66,7 @@ enum MoneyGate {
         if let from = request.args["from"] { quoteArgs["from"] = from }
         let quote: JSONValue
         do {
-            switch try await client.send(ControlMessage.Request(command: "quote", args: .object(quoteArgs)), progress: { _ in }) {
+            switch try client.send(ControlMessage.Request(command: "quote", args: .object(quoteArgs)), progress: { _ in }) {
             case .success(let value): quote = value
             case .failure(let error):
                 return .exit(Main.failure(code: error.code, message: "\(name): \(error.message)", exit: ExitCode.failure))
@@ -106,12 +106,12 @@ enum MoneyGate {
     /// wallet send: the daemon builds the transaction without sending it and the prompt
     /// shows its exact fee; the confirmed send carries that fee, and the daemon refuses
     /// (nothing sent) if the transaction it builds then pays another.
-    private static func confirmSend(_ request: ControlMessage.Request, client: any ControlSending) async -> Outcome {
+    private static func confirmSend(_ request: ControlMessage.Request, client: BlockingControlClient) -> Outcome {
         guard case .object(var args) = request.args else { return .proceed(request) }
         var previewArgs = args
         previewArgs["preview"] = .bool(true)
         let plan: JSONValue
-        switch await beforehand(client, ControlMessage.Request(command: request.command, args: .object(previewArgs)),
+        switch beforehand(client, ControlMessage.Request(command: request.command, args: .object(previewArgs)),
                                 name: "wallet send") {
         case .success(let value): plan = value
         case .failure(let status): return .exit(status.code)
@@ -125,10 +125,10 @@ enum MoneyGate {
     }
 
     /// One request to the daemon before the real one; a failure is printed as the command's.
-    private static func beforehand(_ client: any ControlSending, _ request: ControlMessage.Request,
-                            name: String) async -> Result<JSONValue, ExitStatus> {
+    private static func beforehand(_ client: BlockingControlClient, _ request: ControlMessage.Request,
+                            name: String) -> Result<JSONValue, ExitStatus> {
         do {
-            switch try await client.send(request, progress: { _ in }) {
+            switch try client.send(request, progress: { _ in }) {
             case .success(let value): return .success(value)
             case .failure(let error):
                 return .failure(ExitStatus(Main.failure(code: error.code, message: "\(name): \(error.message)",

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import PeerNode
 import Transport
 
@@ -10,63 +11,73 @@ import Transport
 /// other command sends one request to the running daemon's control socket and prints
 /// the result (human-readable, or the raw JSON with --json).
 enum Main {
-    static func start(_ words: [String]) async -> Int32 {
+    /// What the command line asks for.
+    enum Start {
+        /// Done without Swift's concurrency runtime: the exit code. Every command that only
+        /// talks to the daemon ends here, so its process never starts the runtime's threads
+        /// (docs/PERFORMANCE.md, "A command without tasks").
+        case finished(Int32)
+        /// A command that runs tasks (`init`, `run`, `doctor`, `help`).
+        case tasks(@Sendable () async -> Int32)
+    }
+
+    static func start(_ words: [String]) -> Start {
         let arguments: Arguments
         do {
             arguments = try Arguments.parse(words)
         } catch {
-            return usageFailure(error)
+            return .finished(usageFailure(error))
         }
         guard !arguments.positionals.isEmpty else {
             if arguments.flag("version") {
                 Output.out(Invocation.json ? JSONValue.object(["version": .string(Version.current)]).canonicalString
                                            : "peernode \(Version.current)")
-                return ExitCode.success
+                return .finished(ExitCode.success)
             }
             if arguments.flag("help") {
                 Output.out(Invocation.json ? JSONValue.object(["help": .string(Commands.overview)]).canonicalString : Commands.overview)
-                return ExitCode.success
+                return .finished(ExitCode.success)
             }
-            return usageFailure(UsageError("no command given"))
+            return .finished(usageFailure(UsageError("no command given")))
         }
         guard let (command, used) = Commands.find(arguments.positionals) else {
             let word = arguments.positionals[0]
             if !Commands.group(word).isEmpty {
                 if arguments.flag("help") {
                     Output.out(groupHelp(word))
-                    return ExitCode.success
+                    return .finished(ExitCode.success)
                 }
                 let rest = arguments.positionals.dropFirst().first.map { typed in
                     let names = Commands.group(word).map { $0.words[1] }
                     let hint = KeySuggestion.closest(to: typed, among: names).map { "; did you mean `peernode \(word) \($0)`?" } ?? ""
                     return "unknown subcommand \"\(typed)\"" + hint
                 } ?? "missing subcommand"
-                return usageFailure(UsageError("\(word): \(rest)\n\n\(groupHelp(word))"))
+                return .finished(usageFailure(UsageError("\(word): \(rest)\n\n\(groupHelp(word))")))
             }
             let names = Commands.all.map(\.name) + ["help"]
             let hint = KeySuggestion.closest(to: word, among: names).map { "; did you mean `peernode \($0)`?" } ?? ""
-            return usageFailure(UsageError("unknown command \"\(word)\"" + hint))
+            return .finished(usageFailure(UsageError("unknown command \"\(word)\"" + hint)))
         }
         if arguments.flag("help") {
             Output.out(Invocation.json ? JSONValue.object(["help": .string(command.help)]).canonicalString : command.help)
-            return ExitCode.success
+            return .finished(ExitCode.success)
         }
         var rest = arguments
         rest.positionals = Array(arguments.positionals.dropFirst(used))
         if let refused = CommandOptions.firstRefused(rest, command: command.name) {
-            return usageFailure(UsageError("\(command.name) has no option \(refused)", command: command.name))
+            return .finished(usageFailure(UsageError("\(command.name) has no option \(refused)", command: command.name)))
         }
         switch command.action {
         case .local(let body):
-            return await body(rest)
+            return .tasks { [rest] in await body(rest) }
         case .remote(let build, let render):
-            return await remote(command, rest, build: build, render: render)
+            return .finished(remote(command, rest, build: build, render: render))
         }
     }
 
     static func remote(_ command: CLICommand, _ arguments: Arguments,
                        build: (Arguments) throws -> ControlMessage.Request,
-                       render: (JSONValue) -> String) async -> Int32 {
+                       render: (JSONValue) -> String) -> Int32 {
         let context: Context
         let built: ControlMessage.Request
         do {
@@ -87,7 +98,7 @@ enum Main {
         }
         var request = built
         if MoneyGate.commands.contains(request.command) {
-            switch await MoneyGate.check(request, name: command.name, arguments: arguments,
+            switch MoneyGate.check(request, name: command.name, arguments: arguments,
                                          client: BlockingControlClient(socketPath: context.socketPath)) {
             case .proceed(let confirmed):
                 request = confirmed
@@ -112,7 +123,7 @@ enum Main {
         }
         let outcome: Result<JSONValue, ControlError>
         do {
-            outcome = try await client.send(request) { progress in
+            outcome = try client.send(request) { progress in
                 if swapID.see(progress), !json, let id = swapID.id {
                     // The id from the first line that has it, so the user can follow it anywhere.
                     Output.err("swap \(id) (follow it from anywhere: `peernode swap watch \(id)`)")
@@ -202,4 +213,12 @@ enum Main {
     }
 }
 
-exit(await Main.start(Array(CommandLine.arguments.dropFirst())))
+switch Main.start(Array(CommandLine.arguments.dropFirst())) {
+case .finished(let code):
+    exit(code)
+case .tasks(let body):
+    // Top-level code that awaited would start the runtime for every command: its main
+    // task runs on a pool thread. Only the commands that need tasks start them.
+    Task.detached { exit(await body()) }
+    dispatchMain()
+}

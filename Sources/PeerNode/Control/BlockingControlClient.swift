@@ -3,13 +3,15 @@ import Transport
 
 /// The control API over a plain blocking unix socket, for the `peernode` commands: one
 /// connection, one request, each progress line to a callback, then the result, as
-/// `ControlClient` does, without an event loop. A command is a process that starts,
-/// sends one request and waits; the loop's thread, and the hop from it to a pool thread
-/// for every line, were most of what a `pay` spent beyond starting (docs/PERFORMANCE.md).
+/// `ControlClient` does, without an event loop and without Swift's concurrency runtime.
+/// A command is a process that starts, sends one request and waits; the loop's thread,
+/// the hop from it to a pool thread for every line, and then the runtime's own threads
+/// were most of what a `pay` spent beyond starting (docs/PERFORMANCE.md, "A command
+/// without an event loop" and "A command without tasks").
 ///
 /// While it waits, Ctrl-C is read as input: `InterruptPipe` turns SIGINT into a byte the
 /// wait sees, and `onInterrupt` decides what happens (the command lets go of the swap).
-public struct BlockingControlClient: ControlSending {
+public struct BlockingControlClient: Sendable {
     public let socketPath: String
     /// The read end of `InterruptPipe`, when the command handles Ctrl-C itself.
     private let interrupt: Int32?
@@ -21,8 +23,10 @@ public struct BlockingControlClient: ControlSending {
         self.onInterrupt = onInterrupt
     }
 
+    /// Sends `request` and returns the daemon's result or its error; each progress line
+    /// goes to `progress` as it arrives. Blocks the calling thread until the answer.
     public func send(_ request: ControlMessage.Request,
-                     progress: @Sendable (JSONValue) async -> Void) async throws(ControlClient.Failure) -> Result<JSONValue, ControlError> {
+                     progress: (JSONValue) -> Void) throws(ControlClient.Failure) -> Result<JSONValue, ControlError> {
         let socket = try connect()
         defer { close(socket) }
         do {
@@ -39,7 +43,11 @@ public struct BlockingControlClient: ControlSending {
                 throw .noAnswer(socket: socketPath, reason: "\(error)")
             }
             if let line {
-                if let answer = try await ControlClient.read(line, socket: socketPath, progress: progress) { return answer }
+                switch try ControlClient.answer(line, socket: socketPath) {
+                case .progress(let value): progress(value)
+                case .answer(let answer): return answer
+                case .nothing: break
+                }
             } else if lines.isFinished {
                 throw .noAnswer(socket: socketPath, reason: "the connection closed before the reply")
             } else {

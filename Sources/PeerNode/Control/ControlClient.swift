@@ -80,10 +80,28 @@ public struct ControlClient: Sendable {
     }
 
     /// One line of the daemon's reply: a progress line goes to `progress` (nil: more to
-    /// come); the result or the daemon's error is the answer. Both clients read it so.
+    /// come); the result or the daemon's error is the answer.
     static func read(_ line: [UInt8], socket: String,
                      progress: @Sendable (JSONValue) async -> Void) async throws(Failure) -> Result<JSONValue, ControlError>? {
-        if line.isEmpty { return nil }
+        switch try answer(line, socket: socket) {
+        case .progress(let value): await progress(value); return nil
+        case .answer(let answer): return answer
+        case .nothing: return nil
+        }
+    }
+
+    /// What one line of the daemon's reply is. Both clients read it so: this one on the
+    /// loop, `BlockingControlClient` without one.
+    enum Line {
+        case progress(JSONValue)
+        /// The result or the daemon's error: the exchange is over.
+        case answer(Result<JSONValue, ControlError>)
+        /// An empty line, which says nothing.
+        case nothing
+    }
+
+    static func answer(_ line: [UInt8], socket: String) throws(Failure) -> Line {
+        if line.isEmpty { return .nothing }
         let reply: ControlMessage.Reply
         do {
             reply = try ControlMessage.Reply.parse(line)
@@ -91,18 +109,9 @@ public struct ControlClient: Sendable {
             throw .noAnswer(socket: socket, reason: error.message)
         }
         switch reply {
-        case .progress(let value): await progress(value); return nil
-        case .result(let value): return .success(value)
-        case .error(let error): return .failure(error)
+        case .progress(let value): return .progress(value)
+        case .result(let value): return .answer(.success(value))
+        case .error(let error): return .answer(.failure(error))
         }
     }
 }
-
-/// What a command sends its request through: `ControlClient` on an event loop (tests, the
-/// daemon's own tools), `BlockingControlClient` for the `peernode` commands.
-public protocol ControlSending: Sendable {
-    func send(_ request: ControlMessage.Request,
-              progress: @Sendable (JSONValue) async -> Void) async throws(ControlClient.Failure) -> Result<JSONValue, ControlError>
-}
-
-extension ControlClient: ControlSending {}

@@ -43,7 +43,7 @@ final class BlockingControlClientTests: XCTestCase {
                        ControlMessage.Reply.result(.object(["paid": .integer(21_000)])).line]
         let server = try await serveOnce(at: path, loop: loop, replies: replies, split: true)
         let seen = Steps()
-        let result = try await BlockingControlClient(socketPath: path).send(ControlMessage.Request(command: "status")) { progress in
+        let result = try await send(to: path) { progress in
             seen.append(progress["step"]?.stringValue ?? "?")
         }
         XCTAssertEqual(try result.get(), .object(["paid": .integer(21_000)]))
@@ -59,7 +59,7 @@ final class BlockingControlClientTests: XCTestCase {
         defer { unlink(path) }
         let refused = ControlError(code: "invalid_request", message: "no such swap")
         let server = try await serveOnce(at: path, loop: loop, replies: [ControlMessage.Reply.error(refused).line])
-        let result = try await BlockingControlClient(socketPath: path).send(ControlMessage.Request(command: "status")) { _ in }
+        let result = try await send(to: path) { _ in }
         XCTAssertEqual(result, .failure(refused))
         _ = try await server.value
         await loop.shutdown()
@@ -71,7 +71,7 @@ final class BlockingControlClientTests: XCTestCase {
         defer { unlink(path) }
         let server = try await serveOnce(at: path, loop: loop, replies: [ControlMessage.Reply.progress(.null).line])
         do {
-            _ = try await BlockingControlClient(socketPath: path).send(ControlMessage.Request(command: "status")) { _ in }
+            _ = try await send(to: path) { _ in }
             XCTFail("a connection closed before the reply was taken as an answer")
         } catch {
             XCTAssertEqual(error, .noAnswer(socket: path, reason: "the connection closed before the reply"))
@@ -83,7 +83,7 @@ final class BlockingControlClientTests: XCTestCase {
     func testNoDaemonIsToldAsTheLoopsClientTellsIt() async throws {
         let missing = socketPath("missing")
         do {
-            _ = try await BlockingControlClient(socketPath: missing).send(ControlMessage.Request(command: "status")) { _ in }
+            _ = try await send(to: missing) { _ in }
             XCTFail("connected to nothing")
         } catch {
             XCTAssertEqual(error, .daemonNotRunning(socket: missing, reason: "no socket file"))
@@ -113,13 +113,28 @@ final class BlockingControlClientTests: XCTestCase {
     /// failure, when it got through or failed otherwise.
     private func notRunningReason(_ socket: String, _ answered: String) async -> String? {
         do {
-            _ = try await BlockingControlClient(socketPath: socket).send(ControlMessage.Request(command: "status")) { _ in }
+            _ = try await send(to: socket) { _ in }
             XCTFail(answered)
         } catch {
             guard case .daemonNotRunning(_, let reason) = error else { XCTFail("\(error)"); return nil }
             return reason
         }
         return nil
+    }
+
+    /// Sends a `status` request as a command does. The client blocks its thread (a command's
+    /// main thread); here that is a thread of its own, so the pool stays free for the
+    /// listener's task.
+    private func send(to path: String, progress: @escaping @Sendable (JSONValue) -> Void) async throws(ControlClient.Failure)
+        -> Result<JSONValue, ControlError> {
+        let outcome = await withCheckedContinuation { (done: CheckedContinuation<Result<Result<JSONValue, ControlError>, ControlClient.Failure>, Never>) in
+            Thread.detachNewThread {
+                done.resume(returning: Result { () throws(ControlClient.Failure) in
+                    try BlockingControlClient(socketPath: path).send(ControlMessage.Request(command: "status"), progress: progress)
+                })
+            }
+        }
+        return try outcome.get()
     }
 
     private final class Steps: Sendable {
