@@ -127,17 +127,23 @@ public struct JSONParser: Sendable {
         // Most strings (keys, hex, txids) hold no escape: their text is the bytes between
         // the quotes, validated once where they lie, with no buffer built byte by byte.
         let plainStart = offset
+        var allBits: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[plainStart..<offset], as: UTF8.self) else {
-                    throw .invalidUnicode(offset: start)
-                }
+                let plain = bytes[plainStart..<offset]
                 offset += 1
+                // ASCII is valid UTF-8 as it stands, and decoding it is a copy: the
+                // stdlib's validating initializer is generic and unspecialized, and looked
+                // up type metadata at every call (docs/PERFORMANCE.md). Only text with other
+                // bytes goes through it.
+                if allBits < 0x80 { return String(decoding: plain, as: UTF8.self) }
+                guard let text = String(validating: plain, as: UTF8.self) else { throw .invalidUnicode(offset: start) }
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw .controlCharacter(offset: offset) }
+            allBits |= byte
             offset += 1
         }
         // An escape: the bytes so far, then the rest unescaped into a buffer.

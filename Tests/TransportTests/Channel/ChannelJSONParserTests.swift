@@ -90,6 +90,23 @@ final class ChannelJSONParserTests: XCTestCase {
         }
     }
 
+    /// ASCII text is taken as it stands and other text is validated: both come out as
+    /// they went in, whichever way the parser read them.
+    func testTextWithAndWithoutNonASCIIBytesReadsBackExactly() throws {
+        let texts = ["", "txid", String(repeating: "0123456789abcdef", count: 64), "tab\u{7F}del",
+                     "caf\u{E9}", "\u{1F4B8} sent", "mixed \u{E9}\u{E9} and ascii " + String(repeating: "x", count: 100)]
+        for text in texts {
+            let encoded = JSONValue.array([.string(text)]).canonicalBytes
+            XCTAssertEqual(try JSONParser.parse(encoded), .array([.string(text)]), text)
+        }
+        // A byte of 0x80 or above alone is not UTF-8, wherever it stands in the text.
+        for bytes: [UInt8] in [[0x22, 0x80, 0x22], [0x22, 0x61, 0x62, 0xFF, 0x22], [0x22, 0x61, 0xE2, 0x82, 0x22]] {
+            XCTAssertThrowsError(try JSONParser.parse(bytes)) { error in
+                XCTAssertEqual(error as? JSONError, .invalidUnicode(offset: 0))
+            }
+        }
+    }
+
     func testNestingLimitIsExact() throws {
         let ok = String(repeating: "[", count: 32) + String(repeating: "]", count: 32)
         XCTAssertNoThrow(try parse(ok))
