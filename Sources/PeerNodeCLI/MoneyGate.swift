@@ -112,7 +112,7 @@ enum MoneyGate {
         previewArgs["preview"] = .bool(true)
         let plan: JSONValue
         switch beforehand(client, ControlMessage.Request(command: request.command, args: .object(previewArgs)),
-                                name: "wallet send") {
+                          name: "wallet send") {
         case .success(let value): plan = value
         case .failure(let status): return .exit(status.code)
         }

@@ -99,7 +99,7 @@ enum Main {
         var request = built
         if MoneyGate.commands.contains(request.command) {
             switch MoneyGate.check(request, name: command.name, arguments: arguments,
-                                         client: BlockingControlClient(socketPath: context.socketPath)) {
+                                   client: BlockingControlClient(socketPath: context.socketPath)) {
             case .proceed(let confirmed):
                 request = confirmed
             case .exit(let code):
