@@ -45,8 +45,9 @@ public struct PeerOfferProber: OfferProber {
         do {
             result = .interpret(reply: try await connection.request(request, id: id, timeoutMilliseconds: timeoutMilliseconds))
         } catch .requestTimedOut {
-            // A node without a provider may simply not answer an OfferRequest.
-            result = .skipped(.notAProvider("no answer to OfferRequest within \(timeoutMilliseconds) ms"))
+            // No answer is not an answer: held back as a contact that gave none in time
+            // (`Router.Settings.timedOutHoldSeconds`), not as one that said it runs no provider.
+            result = .skipped(.timedOut(milliseconds: timeoutMilliseconds))
         } catch {
             result = .skipped(.unreachable("\(error)"))
         }

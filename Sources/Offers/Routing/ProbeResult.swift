@@ -83,8 +83,10 @@ public struct ProbeReport: Sendable, Equatable {
     /// Contacts whose cached offer answered, asked nothing: its limits are the provider's
     /// balances when it was made, so a route it cannot carry is worth asking again for.
     public var fromCache = 0
-    /// Contacts not asked because they timed out lately (`Router.Settings.timedOutHoldSeconds`):
-    /// a refresh asks them, so a route none of the others carries is worth asking again for.
+    /// Contacts not asked because of their last answer: none in time
+    /// (`Router.Settings.timedOutHoldSeconds`), or that they run no provider
+    /// (`noProviderHoldSeconds`). A refresh asks them, so a route none of the others carries
+    /// is worth asking again for.
     public var heldBack = 0
 
     public init(offers: [ProviderOffer] = [], skipped: [SkippedContact] = [], submarineOffers: [ProviderOffer] = [],

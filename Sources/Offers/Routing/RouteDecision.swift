@@ -10,7 +10,7 @@ public struct RouteDecision: Sendable, Equatable {
     public let fromDescriptors: Int
     /// Contacts whose cached offer answered (`ProbeReport.fromCache`).
     public let fromCache: Int
-    /// Contacts not asked because they timed out lately (`ProbeReport.heldBack`).
+    /// Contacts not asked because of their last answer (`ProbeReport.heldBack`).
     public let heldBack: Int
 
     public init(ranked: [RouteCandidate], skipped: [SkippedContact], probed: Int, fromDescriptors: Int = 0,

@@ -10,7 +10,8 @@ import Transport
 /// keeps the offers that are properly signed by the contact, for this network, in a
 /// supported version and unexpired, and lists every other contact with the reason.
 /// Offers are cached until their `valid_until_unix`; a probe asks only contacts without
-/// a cached offer. A cached offer's limits are its provider's balances when it was made:
+/// a cached offer, and not those that said lately that they run no provider or gave no
+/// answer in time (`Settings`). A cached offer's limits are its provider's balances when it was made:
 /// a caller that finds no route through cached offers asks again with `refresh`. A background refresh (`startRefresh`) re-probes at random intervals,
 /// so paying usually needs no probe at all and does not show as a burst of them.
 public actor Router {
@@ -26,16 +27,23 @@ public actor Router {
         /// (or is down behind a silent network) would otherwise cost every payment the
         /// whole timeout.
         public var timedOutHoldSeconds: UInt64
+        /// A contact that answered that it runs no provider (`not_found` to an offer
+        /// request, or an answer that is not an offer) is not probed again for this long,
+        /// but by a refresh, as an offer is held for its life (10 minutes): most contacts are
+        /// people paid, not providers, and every payment would otherwise dial each of them
+        /// (twice, when the rail is chosen before the route) to hear the same answer.
+        public var noProviderHoldSeconds: UInt64
 
         public init(network: Network, maxConcurrentProbes: Int = 32, perContactTimeoutMilliseconds: UInt64 = 5_000,
                     overallDeadlineMilliseconds: UInt64 = 15_000, cacheMarginSeconds: UInt64 = 30,
-                    timedOutHoldSeconds: UInt64 = 60) {
+                    timedOutHoldSeconds: UInt64 = 60, noProviderHoldSeconds: UInt64 = 600) {
             self.network = network
             self.maxConcurrentProbes = max(1, maxConcurrentProbes)
             self.perContactTimeoutMilliseconds = perContactTimeoutMilliseconds
             self.overallDeadlineMilliseconds = overallDeadlineMilliseconds
             self.cacheMarginSeconds = cacheMarginSeconds
             self.timedOutHoldSeconds = timedOutHoldSeconds
+            self.noProviderHoldSeconds = noProviderHoldSeconds
         }
     }
 
@@ -55,6 +63,8 @@ public actor Router {
     private var dishonoured: [Pubky: (terms: Offer, reason: SkipReason)] = [:]
     /// When each contact last gave no answer in time (`Settings.timedOutHoldSeconds`).
     private var timedOutAt: [Pubky: UInt64] = [:]
+    /// When each contact last said it runs no provider, and how (`Settings.noProviderHoldSeconds`).
+    private var noProviderAt: [Pubky: (at: UInt64, reason: SkipReason)] = [:]
 
     public init(settings: Settings, prober: any OfferProber, sleeper: any Sleeper, clock: any UnixClock) {
         self.settings = settings
@@ -90,6 +100,10 @@ public actor Router {
                 report.skip(SkippedContact(contact: contact, reason: .timedOutLately(
                     secondsAgo: now >= at ? now - at : 0, holdSeconds: settings.timedOutHoldSeconds)))
                 report.heldBack += 1
+            } else if !refresh, let said = noProviderAt[contact.pubky], now < said.at + settings.noProviderHoldSeconds {
+                // Its answer as it gave it: "runs no provider (it answered not_found)".
+                report.skip(SkippedContact(contact: contact, reason: said.reason))
+                report.heldBack += 1
             } else if !probeUnpublished {
                 report.skip(SkippedContact(contact: contact, reason: .noDescriptor(
                     unpublishedReasons[contact.pubky] ?? "it publishes no capability descriptor")))
@@ -103,10 +117,12 @@ public actor Router {
             // Only the latest answer counts: a timeout holds the contact back, anything else
             // frees it.
             if case .skipped(.timedOut) = result { timedOutAt[contact.pubky] = checkedAt } else { timedOutAt[contact.pubky] = nil }
+            noProviderAt[contact.pubky] = nil
             switch result {
             case .offer(let offer):
                 if let reason = check(offer, from: contact, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
+                    if reason.saysNoProvider { noProviderAt[contact.pubky] = (checkedAt, reason) }
                     report.skip(SkippedContact(contact: contact, reason: reason))
                 } else {
                     let provider = ProviderOffer(contact: contact, offer: offer)
@@ -117,6 +133,7 @@ public actor Router {
                 // The contact's latest answer is not an offer: its old one is no longer
                 // something to route through.
                 cache[contact.pubky] = nil
+                if reason.saysNoProvider { noProviderAt[contact.pubky] = (checkedAt, reason) }
                 report.skip(SkippedContact(contact: contact, reason: reason))
             }
         }

@@ -12,7 +12,7 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOutLately(secondsAgo: UInt64, holdSeconds: UInt64)
     /// The overall probing deadline passed before this contact answered (or was asked).
     case overallDeadline
-    /// Runs no provider: answered with something other than an offer, or with nothing.
+    /// Runs no provider: answered with something other than an offer.
     case notAProvider(String)
     /// Answered with a Reject.
     case rejected(RejectCode)
@@ -52,6 +52,15 @@ public enum SkipReason: Error, Sendable, Equatable, CustomStringConvertible {
     /// Ranked from its descriptor, its signed offer costs more than the descriptor said:
     /// the quote would not honour what ranked it.
     case descriptorNotHonoured(advertisedSat: Int64, offeredSat: Int64)
+
+    /// The contact said it runs no provider, as an answer (not a failure to answer): it is
+    /// not asked again for a while (`Router.Settings.noProviderHoldSeconds`).
+    public var saysNoProvider: Bool {
+        switch self {
+        case .notAProvider, .rejected(.notFound): return true
+        default: return false
+        }
+    }
 
     public var description: String {
         switch self {

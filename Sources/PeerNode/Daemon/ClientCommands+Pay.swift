@@ -244,7 +244,7 @@ extension ClientCommands {
                                                    unpublishedReasons: discovery.reasons)
         progress.stage("routing", Self.discoveryLine(
             candidates: candidates.count, fromDescriptors: decision.fromDescriptors, probed: decision.probed,
-            skippedUnpublished: decision.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
+            heldBack: decision.heldBack, skippedUnpublished: decision.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
         var balanceSat: Int64?
         do {
             balanceSat = Int64(clamping: try await services.lightning.spendableBalance() / 1_000)
@@ -304,9 +304,9 @@ extension ClientCommands {
     // MARK: helpers
 
     /// The progress line of a route asked for again because the cached offers carry none,
-    /// or contacts that timed out lately were not asked.
+    /// or contacts were not asked because of their last answer.
     static func askingAgainLine(cached: Int, heldBack: Int = 0) -> String {
-        let held = heldBack == 0 ? "" : " nor \(heldBack) contact(s) that gave no answer in time lately"
+        let held = heldBack == 0 ? "" : " nor \(heldBack) contact(s) not asked since their last answer (none in time, or no provider)"
         return "no route through the \(cached) cached offer(s)\(held); asking the contacts for fresh ones (balances move)"
     }
 

@@ -114,7 +114,7 @@ extension ClientCommands {
                                                  unpublishedReasons: discovery.reasons)
         progress.stage("routing", Self.discoveryLine(
             candidates: candidates.count, fromDescriptors: report.fromDescriptors, probed: report.probed,
-            skippedUnpublished: report.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
+            heldBack: report.heldBack, skippedUnpublished: report.skipped.filter { if case .noDescriptor = $0.reason { true } else { false } }.count))
         var reverseSelector: RouteSelector?
         if inputs.payee.onchain, source != .savings {
             let rate = try await feeRate(target: engine.configuration.claimFeeTargetBlocks, purpose: "the claim")

@@ -32,12 +32,14 @@ extension NodeServices {
 
 extension ClientCommands {
     /// The routing line that says how the candidates were found.
-    static func discoveryLine(candidates: Int, fromDescriptors: Int, probed: Int, skippedUnpublished: Int) -> String {
+    static func discoveryLine(candidates: Int, fromDescriptors: Int, probed: Int, heldBack: Int = 0,
+                              skippedUnpublished: Int) -> String {
         var parts = ["\(candidates) contact(s)"]
         if fromDescriptors > 0 { parts.append("\(fromDescriptors) ranked from their published descriptors (asked nothing)") }
         if probed > 0 { parts.append("\(probed) probed for offers") }
+        if heldBack > 0 { parts.append("\(heldBack) not asked again yet (no answer in time, or no provider, lately)") }
         if skippedUnpublished > 0 { parts.append("\(skippedUnpublished) not probed (no descriptor; private_discovery=1)") }
-        let cached = candidates - fromDescriptors - probed - skippedUnpublished
+        let cached = candidates - fromDescriptors - probed - heldBack - skippedUnpublished
         if cached > 0 { parts.append("\(cached) from offers already held") }
         return parts.joined(separator: ", ")
     }

@@ -119,18 +119,19 @@ final class RouterTCPTests: XCTestCase {
         XCTAssertEqual(runnerUp.serviceFeeSat, 500 + runnerUp.lockAmountSat * 2 / 1_000)
         XCTAssertLessThan(choice.totalCostSat, runnerUp.totalCostSat)
 
-        // Cached offers: asking again dials only the three contacts that had none.
+        // Cached offers: asking again dials only the contact that could not be reached; the
+        // two that said they run no provider are not asked again for a while.
         let again = await router.route(selector, contacts: contacts)
         XCTAssertEqual(again.choice?.provider.contact.name, "cheap")
-        XCTAssertEqual(again.probed, 3)
-        XCTAssertEqual(tcp.dialCount, 8)
+        XCTAssertEqual(again.probed, 1)
+        XCTAssertEqual(tcp.dialCount, 6)
 
         // The chosen provider quotes over the same TCP path as the probe (a fresh connection
         // to the contact's address, handshake expecting its pubky), and the quote passes policy.
         let chosen = choice.provider.contact
         let connection = try await PeerConnection.dial(over: try await tcp.connect(chosen), identity: Fixtures.client,
                                                        expecting: chosen.pubky, sleeper: loop.sleeper, limits: limits)
-        XCTAssertEqual(tcp.dialCount, 9)
+        XCTAssertEqual(tcp.dialCount, 7)
         // Bound to the client the handshake authenticated.
         let quote = try await RouterFixtures.assertQuoteBoundToClient(over: connection, choice: choice, provider: cheap.pubky,
                                                                       desk: cheapDesk, requestID: "quote-tcp-1",

@@ -93,12 +93,14 @@ final class RouterPeerTests: XCTestCase {
         XCTAssertEqual(choice.routingFeeSat, 1 + (choice.invoiceTotalSat + 999) / 1_000)
         XCTAssertLessThan(choice.totalCostSat, decision.ranked[1].totalCostSat)
 
-        // Offers are cached: asking again probes only the contacts that had none.
+        // Offers are cached: asking again probes only the contact that could not be reached.
+        // The two that said they run no provider are not asked again for a while.
         let dialsBefore = network.dialCount
         let again = await router.route(selector, contacts: contacts)
         XCTAssertEqual(again.choice?.provider.contact.name, "cheap")
-        XCTAssertEqual(again.probed, 3)
-        XCTAssertEqual(network.dialCount - dialsBefore, 3)
+        XCTAssertEqual(again.probed, 1)
+        XCTAssertEqual(again.heldBack, 2)
+        XCTAssertEqual(network.dialCount - dialsBefore, 1)
 
         // The chosen provider quotes over a fresh connection, and the quote passes policy.
         let connection = try await PeerConnection.dial(over: try await network.connect(choice.provider.contact),
@@ -108,6 +110,27 @@ final class RouterPeerTests: XCTestCase {
         _ = try await RouterFixtures.assertQuoteBoundToClient(over: connection, choice: choice, provider: cheap.pubky,
                                                               desk: cheapDesk, requestID: "quote-1", nowUnix: clock.nowUnix)
         await connection.close()
+        await network.shutdown()
+    }
+
+    /// A contact that takes the offer request and never answers gave no answer, which is
+    /// not the same as saying it runs no provider: it is held back as one that did not
+    /// answer in time (`timedOutHoldSeconds`, a minute), not for the no-provider hold.
+    func testAnOfferRequestNeverAnsweredIsNoAnswerInTimeNotNoProvider() async throws {
+        let network = Network()
+        let silent = Fixtures.identity(0x66)
+        network.add(PeerServer(identity: silent, sleeper: TaskSleeper(), limits: limits, handlers: PeerHandlers(onRequest: { _, _ in
+            try? await Task.sleep(nanoseconds: 2_000_000_000)
+            return []
+        })))
+        let prober = PeerOfferProber(identity: Fixtures.client, network: .regtest, sleeper: TaskSleeper(), limits: limits) {
+            try await network.connect($0)
+        }
+        let result = await prober.probe(contact(silent, "silent", port: 6), timeoutMilliseconds: 200)
+        guard case .skipped(let reason) = result else { return XCTFail("silent: \(result)") }
+        XCTAssertEqual(reason, .timedOut(milliseconds: 200))
+        XCTAssertFalse(reason.saysNoProvider)
+        XCTAssertTrue(SkipReason.rejected(.notFound).saysNoProvider)
         await network.shutdown()
     }
 }

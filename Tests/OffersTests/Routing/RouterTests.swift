@@ -219,6 +219,47 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(prober.calls, 3)
     }
 
+    /// Most contacts are people paid, not providers: once one said it runs no provider, it
+    /// is not dialled again for `noProviderHoldSeconds` (600) but by a refresh (the
+    /// daemon's background one re-probes every few minutes), and it is listed with the
+    /// answer it gave. Before, every payment dialled it, twice when the rail was chosen
+    /// before the route.
+    func testAContactThatRunsNoProviderIsNotAskedAgainForTenMinutesButByARefresh() async {
+        let provides = Mutex(false)
+        let prober = ScriptedProber { contact in
+            if contact.name == "shop" { return .answer(.skipped(.notAProvider("answered with an endpoints list"))) }
+            return provides.withLock { $0 } ? .answer(Self.signedOffer(1, validUntil: Fixtures.now + 3_600)) : .answer(.skipped(.rejected(.notFound)))
+        }
+        let clock = TestClock(Fixtures.now)
+        let router = router(prober, clock: clock)
+        let payees = [Self.contact(1, "carol"), Self.contact(2, "shop")]
+        let first = await router.probe(payees)
+        XCTAssertEqual(first.skipped.map(\.reason), [.rejected(.notFound), .notAProvider("answered with an endpoints list")])
+        XCTAssertEqual(first.probed, 2)
+        XCTAssertEqual(prober.calls, 2)
+
+        clock.advance(by: 30)
+        let held = await router.probe(payees)
+        XCTAssertEqual(held.skipped.map(\.reason), [.rejected(.notFound), .notAProvider("answered with an endpoints list")],
+                       "listed with the answer each gave")
+        XCTAssertEqual(held.probed, 0)
+        XCTAssertEqual(held.heldBack, 2, "a caller with no route asks again with refresh")
+        XCTAssertEqual(prober.calls, 2, "neither is dialled again within the hold")
+
+        // carol starts a provider: a refresh asks it (and shop) at once.
+        provides.withLock { $0 = true }
+        let refreshed = await router.probe(payees, refresh: true)
+        XCTAssertEqual(refreshed.offers.map(\.contact.name), ["carol"])
+        XCTAssertEqual(prober.calls, 4)
+
+        // Past the hold, shop is asked again without a refresh; carol's offer is cached.
+        clock.advance(by: 601)
+        let later = await router.probe(payees)
+        XCTAssertEqual(later.probed, 1)
+        XCTAssertEqual(later.fromCache, 1)
+        XCTAssertEqual(prober.calls, 5)
+    }
+
     /// Payments that start together each ask for the same provider's offer: one probe
     /// connection answers them all, so a client holds one probe per provider at a time
     /// and the provider's per-pubky share (4) is not spent on duplicates.
@@ -339,7 +380,8 @@ extension RouterTests {
         let probing = router(prober)
         for round in 1...2 {
             let report = await probing.probe(contacts)
-            XCTAssertEqual(report.probed, round == 1 ? 4 : 1, "round \(round): offers come from the cache")
+            XCTAssertEqual(report.probed, round == 1 ? 4 : 0,
+                           "round \(round): offers come from the cache, and the contact without a provider is not asked again")
             XCTAssertEqual(report.offers.map(\.contact.name), ["two-way", "swap-out"])
             XCTAssertEqual(report.submarineOffers.map(\.contact.name), ["two-way", "swap-in"])
             XCTAssertEqual(report.skipped.map { "\($0.contact.name): \($0.reason)" },
