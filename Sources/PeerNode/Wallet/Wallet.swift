@@ -26,6 +26,10 @@ public actor Wallet {
     /// The scripts the backend was told to watch (`ChainBackend.watch`): an Electrum
     /// backend's blocks hold only those scripts' transactions.
     var toldScripts: Set<Script> = []
+    /// `keys.watchedScriptCount` when the backend last knew every watched script: while it
+    /// is unchanged there is nothing to tell, and no set of every script is built to find
+    /// that out (each sync did, and every poll syncs: docs/PERFORMANCE.md).
+    var toldAllAtCount: Int?
     /// The sync running now; a second caller waits for it instead of interleaving blocks.
     var runningSync: Task<ChainTip?, any Error>?
     /// Where the handed-out high-water mark is kept (nil: memory only).

@@ -60,6 +60,10 @@ public struct WalletKeys: Sendable {
     /// Every watched key's output script (used, handed out, plus the gap).
     public var watchedScripts: Set<Script> { Set(paths.keys) }
 
+    /// How many scripts are watched, on every chain. Keys are only ever added, never
+    /// dropped, so an unchanged count means an unchanged set of scripts.
+    public var watchedScriptCount: Int { paths.count }
+
     /// How many keys of `chain` are watched now (used, handed out, plus the gap).
     public func watchedCount(_ chain: KeyChain) -> Int { scripts[chain]!.count }
 

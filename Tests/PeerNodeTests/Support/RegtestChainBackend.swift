@@ -19,6 +19,7 @@ final class RegtestChainBackend: ChainBackend {
     private let beforeMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
     private let afterMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
     private let verboseLookups = Mutex(0)
+    private let toldToWatch = Mutex<[Set<Script>]>([])
 
     init(chain: RegtestChain, verifier: KernelVerifier) {
         self.chain = chain
@@ -42,6 +43,15 @@ final class RegtestChainBackend: ChainBackend {
     /// How many times `transaction(_:)` was asked: Core's verbose `getrawtransaction`,
     /// several times the bytes of the hex that `mempoolTransaction(_:)` stands for.
     var verboseLookupCount: Int { verboseLookups.withLock { $0 } }
+
+    /// The script sets the wallet named with `watch(scripts:)`, in order. Core's blocks hold
+    /// every transaction, so it needs none of them; an Electrum server would.
+    var watchCalls: [Set<Script>] { toldToWatch.withLock { $0 } }
+
+    func watch(scripts: Set<Script>) async throws(ChainBackendError) -> ScriptHistorySummary {
+        toldToWatch.withLock { $0.append(scripts) }
+        return .none
+    }
 
     func tip() async throws(ChainBackendError) -> ChainTip {
         let tip = chain.tip
