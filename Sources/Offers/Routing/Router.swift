@@ -61,10 +61,9 @@ public actor Router {
     /// Descriptors whose provider's signed offer cost more than they said, with why: not
     /// used again (nor the provider asked again) until it publishes another one.
     private var dishonoured: [Pubky: (terms: Offer, reason: SkipReason)] = [:]
-    /// When each contact last gave no answer in time (`Settings.timedOutHoldSeconds`).
-    private var timedOutAt: [Pubky: UInt64] = [:]
-    /// When each contact last said it runs no provider, and how (`Settings.noProviderHoldSeconds`).
-    private var noProviderAt: [Pubky: (at: UInt64, reason: SkipReason)] = [:]
+    /// Each contact whose last answer holds it back, with that answer and when it came: no
+    /// answer in time, or that it runs no provider. Only the latest answer counts.
+    private var heldBack: [Pubky: (at: UInt64, reason: SkipReason)] = [:]
 
     public init(settings: Settings, prober: any OfferProber, sleeper: any Sleeper, clock: any UnixClock) {
         self.settings = settings
@@ -96,13 +95,15 @@ public actor Router {
                     report.add(provider)
                     report.fromDescriptors += 1
                 }
-            } else if !refresh, let at = timedOutAt[contact.pubky], now < at + settings.timedOutHoldSeconds {
-                report.skip(SkippedContact(contact: contact, reason: .timedOutLately(
-                    secondsAgo: now >= at ? now - at : 0, holdSeconds: settings.timedOutHoldSeconds)))
-                report.heldBack += 1
-            } else if !refresh, let said = noProviderAt[contact.pubky], now < said.at + settings.noProviderHoldSeconds {
-                // Its answer as it gave it: "runs no provider (it answered not_found)".
-                report.skip(SkippedContact(contact: contact, reason: said.reason))
+            } else if !refresh, let last = heldBack[contact.pubky], let hold = holdSeconds(after: last.reason),
+                      now < last.at + hold {
+                // A silent one says so with its age; one that runs no provider, as it said it.
+                let reason: SkipReason = if case .timedOut = last.reason {
+                    .timedOutLately(secondsAgo: now >= last.at ? now - last.at : 0, holdSeconds: hold)
+                } else {
+                    last.reason
+                }
+                report.skip(SkippedContact(contact: contact, reason: reason))
                 report.heldBack += 1
             } else if !probeUnpublished {
                 report.skip(SkippedContact(contact: contact, reason: .noDescriptor(
@@ -114,15 +115,12 @@ public actor Router {
         let results = await probeAll(toProbe)
         let checkedAt = clock.nowUnix
         for (contact, result) in zip(toProbe, results) {
-            // Only the latest answer counts: a timeout holds the contact back, anything else
-            // frees it.
-            if case .skipped(.timedOut) = result { timedOutAt[contact.pubky] = checkedAt } else { timedOutAt[contact.pubky] = nil }
-            noProviderAt[contact.pubky] = nil
+            heldBack[contact.pubky] = nil
             switch result {
             case .offer(let offer):
                 if let reason = check(offer, from: contact, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
-                    if reason.saysNoProvider { noProviderAt[contact.pubky] = (checkedAt, reason) }
+                    if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
                     report.skip(SkippedContact(contact: contact, reason: reason))
                 } else {
                     let provider = ProviderOffer(contact: contact, offer: offer)
@@ -133,7 +131,7 @@ public actor Router {
                 // The contact's latest answer is not an offer: its old one is no longer
                 // something to route through.
                 cache[contact.pubky] = nil
-                if reason.saysNoProvider { noProviderAt[contact.pubky] = (checkedAt, reason) }
+                if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
                 report.skip(SkippedContact(contact: contact, reason: reason))
             }
         }
@@ -264,6 +262,13 @@ public actor Router {
         guard body.validUntilUnix >= nowUnix else { return .offerExpired }
         guard body.minAmountSat <= body.maxAmountSat else { return .invalidOffer("empty amount range") }
         return nil
+    }
+
+    /// How long an answer keeps its contact from being probed again but by a refresh: no
+    /// answer in time, or that it runs no provider; nil for every other answer.
+    private func holdSeconds(after reason: SkipReason) -> UInt64? {
+        if case .timedOut = reason { return settings.timedOutHoldSeconds }
+        return reason.saysNoProvider ? settings.noProviderHoldSeconds : nil
     }
 
     private func uniqued(_ contacts: [Contact]) -> [Contact] {

@@ -72,21 +72,15 @@ public struct ControlClient: Sendable {
                 throw .noAnswer(socket: socketPath, reason: "\(error)")
             }
             guard let line else { throw .noAnswer(socket: socketPath, reason: "the connection closed before the reply") }
-            if let answer = try await Self.read(line, socket: socketPath, progress: progress) {
+            switch try Self.answer(line, socket: socketPath) {
+            case .progress(let value):
+                await progress(value)
+            case .answer(let answer):
                 await connection.close()
                 return answer
+            case .nothing:
+                break
             }
-        }
-    }
-
-    /// One line of the daemon's reply: a progress line goes to `progress` (nil: more to
-    /// come); the result or the daemon's error is the answer.
-    static func read(_ line: [UInt8], socket: String,
-                     progress: @Sendable (JSONValue) async -> Void) async throws(Failure) -> Result<JSONValue, ControlError>? {
-        switch try answer(line, socket: socket) {
-        case .progress(let value): await progress(value); return nil
-        case .answer(let answer): return answer
-        case .nothing: return nil
         }
     }
 
