@@ -17,8 +17,9 @@ public struct DaemonLog: Sendable {
     /// supervisor that keeps its output).
     public static func file(_ file: LogFile, echo: (@Sendable (String) -> Void)? = nil) -> DaemonLog {
         DaemonLog { line in
-            file.write(line)
-            echo?(LogLine.format(line, unixMillis: LogFile.wallClockMillis()))
+            // Formatted once: the echo is the file's entry, to the millisecond.
+            let entry = file.write(line)
+            echo?(entry)
         }
     }
 }

@@ -40,9 +40,12 @@ public final class LogFile: Sendable {
 
     deinit { close() }
 
-    /// Appends `text` as one entry (`LogLine`).
-    public func write(_ text: String) {
-        let bytes = Array(LogLine.format(text, unixMillis: nowMillis()).utf8)
+    /// Appends `text` as one entry (`LogLine`) and returns the entry as written (or as it
+    /// would have been, when the write failed).
+    @discardableResult
+    public func write(_ text: String) -> String {
+        let entry = LogLine.format(text, unixMillis: nowMillis())
+        let bytes = Array(entry.utf8)
         file.withLock { descriptor in
             guard descriptor >= 0 else { return }
             let current = size.load(ordering: .relaxed)
@@ -50,6 +53,7 @@ public final class LogFile: Sendable {
             guard descriptor >= 0 else { return }
             if Self.writeAll(bytes, to: descriptor) { size.add(bytes.count, ordering: .relaxed) }
         }
+        return entry
     }
 
     /// Closes the file; later entries are dropped.

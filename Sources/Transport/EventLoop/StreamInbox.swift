@@ -17,7 +17,8 @@ import Synchronization
 /// the loop thread only, so their effects are ordered with libuv's callbacks.
 final class StreamInbox: Sendable {
     enum ReadState {
-        /// Reading never started: the first read asks the loop to start it.
+        /// Reading not started yet: `UVStreamCore` starts it when it adopts its handle;
+        /// a read that comes first asks the loop to start it.
         case idle
         case reading
         /// Stopped because `limit` bytes wait unread; the read that drains them asks the

@@ -6,9 +6,10 @@ import CLibUV
 /// are nonisolated and run on the caller's thread, meeting the loop through `StreamInbox`
 /// and `StreamOutbox`, so a connection's reader and writer cost no hop to the loop and back.
 ///
-/// - Reads: bytes are read ahead until `readBufferLimit` bytes wait unread; then reading
-///   stops (the kernel's window closes and the peer slows down) and resumes once `read()`
-///   drains them. `read()` returns everything buffered.
+/// - Reads: from the moment the handle is adopted, bytes are read ahead until
+///   `readBufferLimit` bytes wait unread; then reading stops (the kernel's window closes
+///   and the peer slows down) and resumes once `read()` drains them. `read()` returns
+///   everything buffered.
 /// - End of stream: a clean close by the peer (EOF) makes `read()` return nil, after any
 ///   bytes still buffered. A reset or other read error makes `read()` throw `LibUVError`
 ///   (call `uv_read`, e.g. code ECONNRESET) — then, and on every later read, so the
@@ -75,6 +76,13 @@ actor UVStreamCore {
         }
         // The handle keeps its owner alive until the close callback releases it.
         stream.pointee.data = Unmanaged.passRetained(core).toOpaque()
+        // Reading starts here, on the loop thread that connected or accepted the handle.
+        // The peer's first bytes (a handshake message, a reply) then wait in the inbox when
+        // the first `read()` comes, and it takes them on its own thread; a start left to
+        // that read cost two thread wake-ups per connection, the loop's to start reading
+        // and the reader's to get the bytes (docs/PERFORMANCE.md, "Reading from the
+        // start"). An unread connection holds at most `readBufferLimit` bytes, as any does.
+        core.assumeIsolated { $0.startReading() }
         return core
     }
 

@@ -8,7 +8,8 @@
 ///     await listener.close()       // stops listening, then closes every peer
 ///
 /// The actor runs on the loop, so taking a connection from the TCP listener costs no
-/// thread hop; handing it to the server does one.
+/// thread hop; handing it to the server does one, and the accept loop does not wait for
+/// the server (`PeerServer.handOver`), so it costs no hop back.
 public actor PeerListener {
     public nonisolated let server: PeerServer
     public nonisolated let loop: EventLoop
@@ -56,7 +57,7 @@ public actor PeerListener {
             // accept() returns nil once the listener is closed; it throws only when this
             // task is cancelled, which only `close` does.
             while let connection = try? await listener.accept() {
-                await server.accept(connection, from: connection.remoteSocketAddress.map(PeerHost.init))
+                server.handOver(connection, from: connection.remoteSocketAddress.map(PeerHost.init))
             }
         }
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Serves inbound peers: takes connected `ByteStream`s from any source (the TCP listener,
 /// or in-memory pairs in tests), runs each handshake and connection in its own task, and
 /// keeps the connection budgets of `PeerLimits` (see `ConnectionBudget`): handshakes in
@@ -31,6 +33,9 @@ public actor PeerServer {
     private var slots: [UInt64: Slot] = [:]
     private var nextSlot: UInt64 = 0
     private var isShutDown = false
+    /// Connections handed over and not yet accepted, and whether a task is accepting them.
+    private nonisolated let arrivals = Mutex<(waiting: [Arrival], draining: Bool)>(([], false))
+    private typealias Arrival = (stream: any ByteStream, host: PeerHost?)
     /// Refusals, evictions and failures so far.
     public private(set) var counters = PeerServerCounters()
 
@@ -87,6 +92,40 @@ public actor PeerServer {
         slots[id]?.task = Task { await self.serve(stream, slot: id) }
     }
 
+    /// Takes one inbound connection as `accept` does, without waiting for the server: the
+    /// caller (the TCP listener's accept loop, on its event loop) goes straight back to
+    /// accepting instead of hopping to this actor and back, one thread wake-up less per
+    /// connection. Connections reach `accept` in the order they were handed over.
+    public nonisolated func handOver(_ stream: any ByteStream, from host: PeerHost? = nil) {
+        let startDrain = arrivals.withLock { state in
+            state.waiting.append((stream, host))
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        if startDrain { Task { await self.acceptArrivals() } }
+    }
+
+    /// Accepts what `handOver` queued until the queue is empty, in order.
+    private func acceptArrivals() {
+        while true {
+            let batch = takeArrivals()
+            if batch.isEmpty { return }
+            for arrival in batch { accept(arrival.stream, from: arrival.host) }
+        }
+    }
+
+    /// The connections handed over so far, in order. Finding none ends the draining, so
+    /// the next hand-over starts it again.
+    private nonisolated func takeArrivals() -> [Arrival] {
+        arrivals.withLock { state in
+            var batch: [Arrival] = []
+            swap(&batch, &state.waiting)
+            if batch.isEmpty { state.draining = false }
+            return batch
+        }
+    }
+
     /// Inbound connections now open or in their handshake.
     public var connectionCount: Int { slots.values.filter { !$0.evicted }.count }
 
@@ -101,6 +140,8 @@ public actor PeerServer {
     /// Stops accepting, closes every connection and waits for their tasks to end.
     public func shutdown() async {
         isShutDown = true
+        // Handed over and not yet accepted: closed here, so none outlives the shutdown.
+        for arrival in takeArrivals() { await arrival.stream.close() }
         let current = slots.values
         for slot in current {
             if let connection = slot.connection {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 @testable import PeerNode
+import Synchronization
 import XCTest
 
 /// The daemon's `peernode.log`: one line per entry with an ISO 8601 UTC time and a level,
@@ -83,6 +84,18 @@ final class LogFileTests: XCTestCase {
         second.write(String(repeating: "c", count: 50))
         XCTAssertEqual(read("peernode.log")?.split(separator: "\n").count, 1, "a and b filled it; c starts a new file")
         XCTAssertEqual(read("peernode.log.1")?.split(separator: "\n").count, 2)
+    }
+
+    /// The daemon's echo (its stderr) is the file's entry itself, formatted once: the same
+    /// time to the millisecond, the same level and text.
+    func testTheEchoIsTheEntryWrittenToTheFile() throws {
+        let file = try LogFile(directory: directory, nowMillis: { 1_796_572_049_361 })
+        let echoed = Mutex<[String]>([])
+        let log = DaemonLog.file(file) { line in echoed.withLock { $0.append(line) } }
+        log("swap 2789d998: lock_seen: lock seen (push)")
+        log("wallet sync failed: the backend is unreachable")
+        XCTAssertEqual(echoed.withLock { $0 }.joined(), read("peernode.log"))
+        XCTAssertEqual(echoed.withLock { $0 }.first?.hasPrefix("2026-12-06T15:47:29.361Z INFO "), true)
     }
 
     func testAMissingDirectoryIsAClearError() {

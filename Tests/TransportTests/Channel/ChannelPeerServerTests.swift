@@ -180,6 +180,37 @@ final class ChannelPeerServerTests: XCTestCase {
         }
     }
 
+    /// `handOver` (the TCP listener's way in, which does not wait for the server) keeps the
+    /// order of arrival: with room for one handshake, the second connection evicts the
+    /// first, never the other way round. After the shutdown a handed-over one is closed.
+    func testHandedOverConnectionsAreTakenInOrderAndClosedAfterTheShutdown() async throws {
+        var limits = PeerLimits(channel: F.fastLimits())
+        limits.maxHandshakes = 1
+        let server = P.server(limits: limits)
+        for round in 0..<20 {
+            // The last round's second connection, closed mid-handshake, is counted by now.
+            let failedBefore = await server.counters.handshakesFailed
+            let (first, firstEnd) = MemoryByteStream.pair()
+            let (second, secondEnd) = MemoryByteStream.pair()
+            server.handOver(firstEnd)
+            server.handOver(secondEnd)
+            let end = try await first.read()
+            XCTAssertNil(end, "round \(round): the first arrival is the stalled one the second evicts")
+            try await Self.waitUntil { await server.counters.evicted[.handshakes] == round + 1 }
+            let counters = await server.counters
+            XCTAssertEqual(counters.evicted[.handshakes], round + 1, "round \(round)")
+            // Taken the other way round, the first would end only at its handshake deadline.
+            XCTAssertEqual(counters.handshakesFailed, failedBefore, "round \(round): no handshake timed out")
+            await second.close()
+            try await Self.waitUntil { await server.handshakeCount == 0 }
+        }
+        await server.shutdown()
+        let (late, lateEnd) = MemoryByteStream.pair()
+        server.handOver(lateEnd)
+        let lateRead = try await late.read()
+        XCTAssertNil(lateRead, "a connection handed over after the shutdown is closed")
+    }
+
     func testAPubkyOverItsShareIsRefusedAfterTheHandshake() async throws {
         var limits = PeerLimits(channel: F.fastLimits())
         limits.maxConnectionsPerPubky = 1

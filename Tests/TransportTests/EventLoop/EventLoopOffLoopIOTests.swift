@@ -124,6 +124,28 @@ final class EventLoopOffLoopIOTests: XCTestCase {
         }
     }
 
+    /// Reading starts when a connection is accepted or connected, not at its first read:
+    /// the peer's first bytes already wait in the inbox, so the first read takes them on
+    /// its own thread instead of asking the loop to start reading and waiting to be woken.
+    func testReadingStartsBeforeTheFirstReadOnBothEnds() async throws {
+        try await withConnectedPair { loop, client, server in
+            try await client.write([1, 2, 3])
+            try await server.write([4, 5])
+            var serverHolds = 0, clientHolds = 0
+            for _ in 0..<400 where serverHolds < 3 || clientHolds < 2 {
+                try await loop.sleep(milliseconds: 5)
+                serverHolds = await server.bufferedByteCount
+                clientHolds = await client.bufferedByteCount
+            }
+            XCTAssertEqual(serverHolds, 3, "the accepted end read ahead before any read")
+            XCTAssertEqual(clientHolds, 2, "the connected end read ahead before any read")
+            let first = try await server.read()
+            XCTAssertEqual(first, [1, 2, 3])
+            let reply = try await client.read()
+            XCTAssertEqual(reply, [4, 5])
+        }
+    }
+
     private static func closing(_ stream: TCPConnection, afterMilliseconds: UInt64, loop: EventLoop) -> Task<Void, Never> {
         Task {
             guard (try? await loop.sleep(milliseconds: afterMilliseconds)) != nil else { return }
