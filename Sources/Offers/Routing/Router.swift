@@ -118,7 +118,8 @@ public actor Router {
             heldBack[contact.pubky] = nil
             switch result {
             case .offer(let offer):
-                if let reason = check(offer, from: contact, nowUnix: checkedAt) {
+                // Its signature was checked by the probe's own task (`probeAll`).
+                if let reason = termsProblem(offer, nowUnix: checkedAt) {
                     cache[contact.pubky] = nil
                     if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
                     report.skip(SkippedContact(contact: contact, reason: reason))
@@ -247,9 +248,22 @@ public actor Router {
 
     /// Why `offer` from `contact` is not usable, or nil.
     func check(_ offer: Signed<Offer>, from contact: Contact, nowUnix: UInt64) -> SkipReason? {
-        let body = offer.body
-        guard body.providerPubky == contact.pubky else { return .invalidOffer("signed for another identity") }
+        Self.signatureProblem(offer, from: contact) ?? termsProblem(offer, nowUnix: nowUnix)
+    }
+
+    /// Why `offer` is not `contact`'s own signed offer, or nil. Pure and nonisolated: the
+    /// costliest check (an ed25519 verification over the offer's canonical bytes), made by
+    /// each probe's task as its answer comes, so the checks of a route's offers run on
+    /// every core instead of one after another in this actor once all have come.
+    nonisolated static func signatureProblem(_ offer: Signed<Offer>, from contact: Contact) -> SkipReason? {
+        guard offer.body.providerPubky == contact.pubky else { return .invalidOffer("signed for another identity") }
         guard offer.isSigned(by: contact.pubky) else { return .invalidOffer("the signature does not verify") }
+        return nil
+    }
+
+    /// Why the terms of an offer whose signature checked out are not usable now, or nil.
+    private func termsProblem(_ offer: Signed<Offer>, nowUnix: UInt64) -> SkipReason? {
+        let body = offer.body
         guard ProtocolVersion.supported.contains(body.protocolVersion) else {
             return .incompatibleVersion(body.protocolVersion)
         }
@@ -289,8 +303,9 @@ public actor Router {
         return result
     }
 
-    /// One result per contact, in order. Contacts not done by the overall deadline are
-    /// `overallDeadline`.
+    /// One result per contact, in order; every offer among them is signed by its contact
+    /// (`signatureProblem`, checked by the probe's task). Contacts not done by the overall
+    /// deadline are `overallDeadline`.
     private func probeAll(_ contacts: [Contact]) async -> [ProbeResult] {
         guard !contacts.isEmpty else { return [] }
         let collected = ProbeCollector(count: contacts.count)
@@ -310,7 +325,12 @@ public actor Router {
                                                         onTimeout: .skipped(.timedOut(milliseconds: perContact))) {
                             await self.sharedProbe(contact, prober: prober, timeoutMilliseconds: perContact)
                         }
-                        collected.set(index, result)
+                        // An offer that is not the contact's own is skipped here, off the actor.
+                        if case .offer(let offer) = result, let reason = Self.signatureProblem(offer, from: contact) {
+                            collected.set(index, .skipped(reason))
+                        } else {
+                            collected.set(index, result)
+                        }
                     }
                 }
                 for _ in 0..<width { addProbe() }
