@@ -75,14 +75,23 @@ final class StreamInbox: Sendable {
         /// A start of reading is queued on the loop and has not run yet, so a burst of
         /// reads asks for it once.
         var startQueued = false
+        /// A reader has asked for bytes at least once: until then reading pauses at
+        /// `earlyLimit`.
+        var readerCame = false
     }
 
     /// Bytes read ahead before reading pauses.
     let limit: Int
+    /// Bytes read ahead before the first read: a connection starts reading when it is
+    /// accepted or connected, and until its owner reads, it holds at most about one read's
+    /// worth (the peer's first message is far smaller), so sockets a flood opens and never
+    /// gets served cost no more than the kernel's own buffers did.
+    let earlyLimit: Int
     private let shared = Mutex(Shared())
 
     init(limit: Int) {
         self.limit = max(1, limit)
+        earlyLimit = min(self.limit, EventLoop.readBufferSize)
     }
 
     // MARK: The reader's side (any thread)
@@ -93,6 +102,7 @@ final class StreamInbox: Sendable {
     /// must ask the loop to (re)start reading.
     func take(atLeast wanted: Int) -> (taken: Taken?, token: Int, startReading: Bool) {
         shared.withLock { state in
+            state.readerCame = true
             let taken = Self.take(&state, atLeast: wanted, limit: limit)
             let token = state.nextToken
             if taken == nil { state.nextToken += 1 }
@@ -201,7 +211,8 @@ final class StreamInbox: Sendable {
                 swap(&chunk, &state.buffered)
                 return .handOver(waiter.continuation, chunk)
             }
-            guard state.buffered.count >= limit, case .reading = state.state else { return .buffered(pause: false) }
+            let cap = state.readerCame ? limit : earlyLimit
+            guard state.buffered.count >= cap, case .reading = state.state else { return .buffered(pause: false) }
             state.state = .paused
             return .buffered(pause: true)
         }

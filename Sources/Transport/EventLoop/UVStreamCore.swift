@@ -7,9 +7,9 @@ import CLibUV
 /// and `StreamOutbox`, so a connection's reader and writer cost no hop to the loop and back.
 ///
 /// - Reads: from the moment the handle is adopted, bytes are read ahead until
-///   `readBufferLimit` bytes wait unread; then reading stops (the kernel's window closes
-///   and the peer slows down) and resumes once `read()` drains them. `read()` returns
-///   everything buffered.
+///   `readBufferLimit` bytes wait unread (about one read's worth before the first
+///   `read()`); then reading stops (the kernel's window closes and the peer slows down)
+///   and resumes once `read()` drains them. `read()` returns everything buffered.
 /// - End of stream: a clean close by the peer (EOF) makes `read()` return nil, after any
 ///   bytes still buffered. A reset or other read error makes `read()` throw `LibUVError`
 ///   (call `uv_read`, e.g. code ECONNRESET) — then, and on every later read, so the
@@ -80,8 +80,9 @@ actor UVStreamCore {
         // The peer's first bytes (a handshake message, a reply) then wait in the inbox when
         // the first `read()` comes, and it takes them on its own thread; a start left to
         // that read cost two thread wake-ups per connection, the loop's to start reading
-        // and the reader's to get the bytes (docs/PERFORMANCE.md, "Reading from the
-        // start"). An unread connection holds at most `readBufferLimit` bytes, as any does.
+        // and the reader's to get the bytes (docs/PERFORMANCE.md, "Reading from the start"
+        // in the fifth session's section). Until its first read a connection holds about
+        // one read's worth at most (`StreamInbox.earlyLimit`), then up to `readBufferLimit`.
         core.assumeIsolated { $0.startReading() }
         return core
     }

@@ -239,6 +239,48 @@ final class EventLoopTCPLifecycleTests: XCTestCase {
 }
 
 final class EventLoopTCPBackpressureTests: XCTestCase {
+    /// Reading starts at the accept, but until the first read a connection holds about one
+    /// read's worth (`StreamInbox.earlyLimit`), not the whole limit: sockets a flood opens
+    /// and nobody serves cost no more than the kernel's buffers. The first read lifts it.
+    func testBeforeTheFirstReadAConnectionReadsAheadAboutOneReadOnly() async throws {
+        let loop = try EventLoop()
+        let limit = 1 << 20
+        let listener = try await TCPListener.bind(readBufferLimit: limit, loop: loop)
+        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+        let accepted = try await listener.accept()
+        let server = try XCTUnwrap(accepted)
+        let payload = testPattern(count: 4 << 20, seed: 11)
+        let writer = Task { try await client.write(payload) }
+
+        var paused = false
+        for _ in 0..<400 where !paused {
+            try await loop.sleep(milliseconds: 5)
+            paused = await server.isReadingPaused
+        }
+        XCTAssertTrue(paused, "reading never paused before the first read")
+        let early = await server.bufferedByteCount
+        XCTAssertGreaterThanOrEqual(early, EventLoop.readBufferSize)
+        XCTAssertLessThan(early, 2 * EventLoop.readBufferSize, "at most one read past one read's worth")
+
+        var received = try await server.read() ?? []
+        paused = false
+        for _ in 0..<400 where !paused {
+            try await loop.sleep(milliseconds: 5)
+            paused = await server.isReadingPaused
+        }
+        let later = await server.bufferedByteCount
+        XCTAssertGreaterThanOrEqual(later, limit, "after the first read the whole limit applies")
+        received += try await readExactly(payload.count - received.count, from: server)
+        try await writer.value
+        XCTAssertTrue(received == payload)
+
+        await client.close()
+        await server.close()
+        await listener.close()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+
     func testReadingPausesAtTheLimitAndResumesWhenDrained() async throws {
         let loop = try EventLoop()
         let limit = 256 * 1024
