@@ -243,33 +243,53 @@ final class EventLoopTCPBackpressureTests: XCTestCase {
     /// read's worth (`StreamInbox.earlyLimit`), not the whole limit: sockets a flood opens
     /// and nobody serves cost no more than the kernel's buffers. The first read lifts it.
     func testBeforeTheFirstReadAConnectionReadsAheadAboutOneReadOnly() async throws {
-        let loop = try EventLoop()
         let limit = 1 << 20
+        try await withFloodedServer(limit: limit, count: 4 << 20, seed: 11) { loop, server in
+            let pausedEarly = try await Self.waitUntilPaused(server, loop: loop)
+            XCTAssertTrue(pausedEarly, "reading never paused before the first read")
+            let early = await server.bufferedByteCount
+            XCTAssertGreaterThanOrEqual(early, EventLoop.readBufferSize)
+            XCTAssertLessThan(early, 2 * EventLoop.readBufferSize, "at most one read past one read's worth")
+
+            let received = try await server.read() ?? []
+            var later = 0
+            for _ in 0..<400 where later < limit {
+                try await loop.sleep(milliseconds: 5)
+                later = await server.bufferedByteCount
+            }
+            XCTAssertGreaterThanOrEqual(later, limit, "after the first read the whole limit applies")
+            return received
+        }
+    }
+
+    func testReadingPausesAtTheLimitAndResumesWhenDrained() async throws {
+        let limit = 256 * 1024
+        // The client floods; the server reads once and then stops.
+        try await withFloodedServer(limit: limit, count: 8 << 20, seed: 7) { loop, server in
+            let received = try await server.read() ?? []
+            let paused = try await Self.waitUntilPaused(server, loop: loop)
+            XCTAssertTrue(paused, "reading never paused")
+            let buffered = await server.bufferedByteCount
+            // At most one read past the limit: each libuv read fills at most 64 KiB.
+            XCTAssertGreaterThanOrEqual(buffered, limit)
+            XCTAssertLessThan(buffered, limit + EventLoop.readBufferSize)
+            return received
+        }
+    }
+
+    /// An accepted connection whose client writes `count` bytes into it at once, for
+    /// `body`, which returns what it read; then draining must resume reading, every byte
+    /// arrive in order, and the loop close cleanly.
+    private func withFloodedServer(limit: Int, count: Int, seed: UInt64,
+                                   _ body: (EventLoop, TCPConnection) async throws -> [UInt8]) async throws {
+        let loop = try EventLoop()
         let listener = try await TCPListener.bind(readBufferLimit: limit, loop: loop)
         let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
         let accepted = try await listener.accept()
         let server = try XCTUnwrap(accepted)
-        let payload = testPattern(count: 4 << 20, seed: 11)
+        let payload = testPattern(count: count, seed: seed)
         let writer = Task { try await client.write(payload) }
-
-        var paused = false
-        for _ in 0..<400 where !paused {
-            try await loop.sleep(milliseconds: 5)
-            paused = await server.isReadingPaused
-        }
-        XCTAssertTrue(paused, "reading never paused before the first read")
-        let early = await server.bufferedByteCount
-        XCTAssertGreaterThanOrEqual(early, EventLoop.readBufferSize)
-        XCTAssertLessThan(early, 2 * EventLoop.readBufferSize, "at most one read past one read's worth")
-
-        var received = try await server.read() ?? []
-        paused = false
-        for _ in 0..<400 where !paused {
-            try await loop.sleep(milliseconds: 5)
-            paused = await server.isReadingPaused
-        }
-        let later = await server.bufferedByteCount
-        XCTAssertGreaterThanOrEqual(later, limit, "after the first read the whole limit applies")
+        var received = try await body(loop, server)
         received += try await readExactly(payload.count - received.count, from: server)
         try await writer.value
         XCTAssertTrue(received == payload)
@@ -281,38 +301,11 @@ final class EventLoopTCPBackpressureTests: XCTestCase {
         XCTAssertEqual(loop.loopCloseResult, 0)
     }
 
-    func testReadingPausesAtTheLimitAndResumesWhenDrained() async throws {
-        let loop = try EventLoop()
-        let limit = 256 * 1024
-        let listener = try await TCPListener.bind(readBufferLimit: limit, loop: loop)
-        let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
-        let accepted = try await listener.accept()
-        let server = try XCTUnwrap(accepted)
-        let payload = testPattern(count: 8 << 20, seed: 7)
-
-        // The client floods; the server reads once (which starts reading) and then stops.
-        let writer = Task { try await client.write(payload) }
-        var received = try await server.read() ?? []
-        var paused = false
-        for _ in 0..<400 where !paused {
+    private static func waitUntilPaused(_ server: TCPConnection, loop: EventLoop) async throws -> Bool {
+        for _ in 0..<400 {
+            if await server.isReadingPaused { return true }
             try await loop.sleep(milliseconds: 5)
-            paused = await server.isReadingPaused
         }
-        XCTAssertTrue(paused, "reading never paused")
-        let buffered = await server.bufferedByteCount
-        // At most one read past the limit: each libuv read fills at most 64 KiB.
-        XCTAssertGreaterThanOrEqual(buffered, limit)
-        XCTAssertLessThan(buffered, limit + EventLoop.readBufferSize)
-
-        // Draining resumes reading; every byte arrives, in order.
-        received += try await readExactly(payload.count - received.count, from: server)
-        try await writer.value
-        XCTAssertTrue(received == payload)
-
-        await client.close()
-        await server.close()
-        await listener.close()
-        await loop.shutdown()
-        XCTAssertEqual(loop.loopCloseResult, 0)
+        return false
     }
 }
