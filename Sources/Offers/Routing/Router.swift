@@ -116,25 +116,25 @@ public actor Router {
         let checkedAt = clock.nowUnix
         for (contact, result) in zip(toProbe, results) {
             heldBack[contact.pubky] = nil
+            let reason: SkipReason
             switch result {
             case .offer(let offer):
                 // Its signature was checked by the probe's own task (`probeAll`).
-                if let reason = termsProblem(offer, nowUnix: checkedAt) {
-                    cache[contact.pubky] = nil
-                    if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
-                    report.skip(SkippedContact(contact: contact, reason: reason))
-                } else {
+                guard let problem = termsProblem(offer, nowUnix: checkedAt) else {
                     let provider = ProviderOffer(contact: contact, offer: offer)
                     cache[contact.pubky] = provider
                     report.add(provider)
+                    continue
                 }
-            case .skipped(let reason):
-                // The contact's latest answer is not an offer: its old one is no longer
-                // something to route through.
-                cache[contact.pubky] = nil
-                if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
-                report.skip(SkippedContact(contact: contact, reason: reason))
+                reason = problem
+            case .skipped(let skipped):
+                reason = skipped
             }
+            // The contact's latest answer is no usable offer: its old one is no longer
+            // something to route through.
+            cache[contact.pubky] = nil
+            if holdSeconds(after: reason) != nil { heldBack[contact.pubky] = (checkedAt, reason) }
+            report.skip(SkippedContact(contact: contact, reason: reason))
         }
         report.probed = toProbe.count
         return report

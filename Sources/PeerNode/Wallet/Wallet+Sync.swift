@@ -68,7 +68,7 @@ extension Wallet {
         }
         // Keys derived past a newly used one are watched from the next pass, which looks
         // back if one of them was already paid.
-        return toldAllAtCount == keys.watchedScriptCount
+        return backendKnowsEveryScript
     }
 
     /// Names the keys' scripts the backend does not know yet. On Electrum, where blocks
@@ -79,7 +79,7 @@ extension Wallet {
     /// means that block was read incomplete: the wallet applies again from its birthday
     /// (as after a reorg deeper than its undo data).
     private func tellBackend() async throws(WalletError) {
-        if toldAllAtCount == keys.watchedScriptCount { return }
+        if backendKnowsEveryScript { return }
         let backend = self.backend
         var lowest: Int?
         var new = keys.watchedScripts.subtracting(toldScripts)
@@ -91,7 +91,6 @@ extension Wallet {
             if let height = summary.lowestConfirmedHeight { lowest = min(lowest ?? height, height) }
             new = keys.watchedScripts.subtracting(toldScripts)
         }
-        toldAllAtCount = keys.watchedScriptCount
         if let lowest, let applied = state.tip, lowest <= applied.height {
             state = WalletState(birthdayHeight: birthdayHeight, undoDepth: configuration.undoDepth)
             seenMempool = []

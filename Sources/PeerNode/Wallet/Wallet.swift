@@ -26,10 +26,11 @@ public actor Wallet {
     /// The scripts the backend was told to watch (`ChainBackend.watch`): an Electrum
     /// backend's blocks hold only those scripts' transactions.
     var toldScripts: Set<Script> = []
-    /// `keys.watchedScriptCount` when the backend last knew every watched script: while it
-    /// is unchanged there is nothing to tell, and no set of every script is built to find
-    /// that out (each sync did, and every poll syncs: docs/PERFORMANCE.md).
-    var toldAllAtCount: Int?
+    /// Whether the backend knows every watched script. Scripts are only ever added to both
+    /// sets, and only watched ones are told, so equal counts mean equal sets: no set of
+    /// every script is built to find that out (each sync did, and every poll syncs:
+    /// docs/PERFORMANCE.md).
+    var backendKnowsEveryScript: Bool { toldScripts.count == keys.watchedScriptCount }
     /// The sync running now; a second caller waits for it instead of interleaving blocks.
     var runningSync: Task<ChainTip?, any Error>?
     /// Where the handed-out high-water mark is kept (nil: memory only).
