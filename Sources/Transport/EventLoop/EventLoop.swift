@@ -44,6 +44,9 @@ public final class EventLoop: @unchecked Sendable {
         var joined = false
         var loopCloseResult: Int32?
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Work queued so far, jobs and closures: every crossing to the loop thread (what
+        /// the tests hold down).
+        var submitted = 0
     }
 
     private let shared = Mutex(Shared())
@@ -134,6 +137,7 @@ public final class EventLoop: @unchecked Sendable {
     func submit(_ work: Work) -> Bool {
         let spawnDrainer = shared.withLock { state -> Bool? in
             if state.accepting {
+                state.submitted += 1
                 state.queue.append(work)
                 // One wake-up per batch: the loop takes the whole queue at once. The send
                 // stays under the lock so the loop cannot close the handle in between.
@@ -158,6 +162,12 @@ public final class EventLoop: @unchecked Sendable {
         _ work: @escaping @Sendable () -> Void
     ) {
         if !submit(.closure(work)) { continuation.resume(throwing: EventLoopError.shutDown) }
+    }
+
+    /// How much work (jobs and closures) has been queued to the loop from the start: each
+    /// is a crossing to the loop thread, and a wake-up unless it joined a batch.
+    var submittedWork: Int {
+        shared.withLock { $0.submitted }
     }
 
     /// The result of `uv_loop_close` once the loop has stopped (0: no handle leaked).

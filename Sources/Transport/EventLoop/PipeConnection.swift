@@ -93,7 +93,7 @@ public actor PipeConnection: ByteStream, UVStreamConnection {
 
     /// Closes both directions and returns once libuv has released the handle. A pending
     /// read returns nil; queued writes fail with `ByteStreamError.closed`.
-    public func close() async {
+    public nonisolated func close() async {
         await core.close()
     }
 }

@@ -272,10 +272,27 @@ actor UVStreamCore {
 
     /// Closes both directions and returns once libuv has released the handle. A pending
     /// read returns nil; queued writes fail with `ByteStreamError.closed`.
-    func close() async {
-        if lifecycle.isClosed { return }
+    ///
+    /// Nonisolated: from a pool thread, the close crosses to the loop once and the close
+    /// callback resumes the caller where it waits. As an actor method it crossed twice,
+    /// the second time only to return from this method after the callback had resumed the
+    /// task on the pool (docs/PERFORMANCE.md, "Accepts and closes with one crossing").
+    nonisolated func close() async {
+        await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+            let work: @Sendable () -> Void = { self.assumeIsolated { $0.close(resuming: closed) } }
+            if loop.inEventLoop {
+                work()
+            } else if !loop.submit(.closure(work)) {
+                // The loop no longer takes closures once shutdown has closed every handle.
+                closed.resume()
+            }
+        }
+    }
+
+    private func close(resuming closed: CheckedContinuation<Void, Never>) {
+        if lifecycle.isClosed { return closed.resume() }
         beginClose()  // does nothing while already closing
-        await withCheckedContinuation { lifecycle.waitForClose($0) }
+        lifecycle.waitForClose(closed)
     }
 
     func beginClose() {

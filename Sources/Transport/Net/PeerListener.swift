@@ -7,9 +7,12 @@
 ///     ...
 ///     await listener.close()       // stops listening, then closes every peer
 ///
-/// The actor runs on the loop, so taking a connection from the TCP listener costs no
-/// thread hop; handing it to the server does one, and the accept loop does not wait for
-/// the server (`PeerServer.handOver`), so it costs no hop back.
+/// The accept loop is a task on the pool (its closure does not capture the actor): each
+/// `accept()` crosses to the loop and back, and it hands the connection to the server
+/// without waiting for it (`PeerServer.handOver`). Handing each connection over on the
+/// loop thread instead cost more thread wake-ups, not fewer: the handshake's task then
+/// starts before the dialler's first message has been read, and its first read waits
+/// (docs/PERFORMANCE.md, "Closes with one crossing, and accepts left in a task").
 public actor PeerListener {
     public nonisolated let server: PeerServer
     public nonisolated let loop: EventLoop

@@ -146,6 +146,31 @@ final class EventLoopOffLoopIOTests: XCTestCase {
         }
     }
 
+    /// Closing from a pool task crosses to the loop once (to close the handle); the close
+    /// callback resumes the closer on the pool. Through the connection's actor it crossed
+    /// twice: in to start closing, and in again to finish `close()` after the callback
+    /// resumed it on the pool.
+    func testClosingFromThePoolCrossesToTheLoopOnce() async throws {
+        let loop = try EventLoop()
+        let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, loop: loop)
+        var pairs: [(TCPConnection, TCPConnection)] = []
+        for _ in 0..<10 {
+            let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: loop)
+            guard let server = try await listener.accept() else { return XCTFail("listener closed early") }
+            pairs.append((client, server))
+        }
+        try await loop.sleep(milliseconds: 20)
+        let before = loop.submittedWork
+        for (client, server) in pairs {
+            await client.close()
+            await server.close()
+        }
+        XCTAssertEqual(loop.submittedWork - before, 20, "20 closes from the pool")
+        await listener.close()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+
     private static func closing(_ stream: TCPConnection, afterMilliseconds: UInt64, loop: EventLoop) -> Task<Void, Never> {
         Task {
             guard (try? await loop.sleep(milliseconds: afterMilliseconds)) != nil else { return }
