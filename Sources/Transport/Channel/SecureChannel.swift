@@ -95,8 +95,9 @@ public actor SecureChannel {
             }
             let bytes: [UInt8]?
             do {
-                // Woken once the frame under way is whole: a 64 KiB frame spans two of
-                // the loop's reads, and decoding half of one yields nothing.
+                // Woken once the frame under way is whole: a frame may come in pieces
+                // (the sender's writes, the kernel's segments), and decoding half of one
+                // yields nothing.
                 bytes = try await stream.read(atLeast: session.bytesToNextFrame)
             } catch {
                 await fail(.streamFailed(ErrorText.describe(error)))

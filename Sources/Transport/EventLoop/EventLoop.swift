@@ -59,7 +59,10 @@ public final class EventLoop: @unchecked Sendable {
     /// the alloc callback and then the read callback for the same chunk back to back on
     /// the loop thread, so one buffer per loop serves every connection.
     let readBuffer: UnsafeMutableRawBufferPointer
-    static let readBufferSize = 64 * 1024
+    /// The most one read takes. Larger than a channel frame (65,537 bytes), so a frame that
+    /// has arrived is read by one `read(2)`, and a reader that fell behind gets several at
+    /// once (docs/PERFORMANCE.md, "Reads of a whole frame" in the sixth session's section).
+    static let readBufferSize = 256 * 1024
 
     /// The loop's alarms (`alarm(milliseconds:_:)`): one loop timer for all of them. Set
     /// by `init` before the loop is shared, never changed.

@@ -83,15 +83,23 @@ final class StreamInbox: Sendable {
     /// Bytes read ahead before reading pauses.
     let limit: Int
     /// Bytes read ahead before the first read: a connection starts reading when it is
-    /// accepted or connected, and until its owner reads, it holds at most about one read's
-    /// worth (the peer's first message is far smaller), so sockets a flood opens and never
-    /// gets served cost no more than the kernel's own buffers did.
+    /// accepted or connected, and until its owner reads, it holds at most about one early
+    /// read's worth (the peer's first message is far smaller), so sockets a flood opens and
+    /// never gets served cost no more than the kernel's own buffers did.
     let earlyLimit: Int
+    /// The most one read takes before the owner's first read (then `EventLoop.readBufferSize`).
+    static let earlyReadSize = 64 * 1024
     private let shared = Mutex(Shared())
 
     init(limit: Int) {
         self.limit = max(1, limit)
-        earlyLimit = min(self.limit, EventLoop.readBufferSize)
+        earlyLimit = min(self.limit, Self.earlyReadSize)
+    }
+
+    /// How many bytes the loop's next read may take: `earlyReadSize` until a reader has
+    /// come, so a connection nobody reads holds below `earlyLimit` plus one early read.
+    var readSize: Int {
+        shared.withLock { $0.readerCame ? EventLoop.readBufferSize : Self.earlyReadSize }
     }
 
     // MARK: The reader's side (any thread)

@@ -138,9 +138,9 @@ actor UVStreamCore {
             // Every connection on a loop reads into the loop's one buffer; the read
             // callback copies the bytes out before libuv asks for the buffer again.
             let loop = UVHandle.eventLoop(of: UVHandle.base(handle!))
+            let size = UVStreamCore.owner(of: UVHandle.stream(handle!)).inbox.readSize
             buffer!.pointee = uv_buf_init(
-                loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self),
-                UInt32(EventLoop.readBufferSize))
+                loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(size))
         }, { stream, count, buffer in
             let buffer = LoopConfined(buffer)
             UVStreamCore.owner(of: stream!).assumeIsolated { $0.didRead(count: count, buffer: buffer.value) }
@@ -276,7 +276,7 @@ actor UVStreamCore {
     /// Nonisolated: from a pool thread, the close crosses to the loop once and the close
     /// callback resumes the caller where it waits. As an actor method it crossed twice,
     /// the second time only to return from this method after the callback had resumed the
-    /// task on the pool (docs/PERFORMANCE.md, "Accepts and closes with one crossing").
+    /// task on the pool (docs/PERFORMANCE.md, "`close()` without the actor" in the sixth session's section).
     nonisolated func close() async {
         await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
             let work: @Sendable () -> Void = { self.assumeIsolated { $0.close(resuming: closed) } }

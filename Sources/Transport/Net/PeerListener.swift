@@ -12,7 +12,7 @@
 /// without waiting for it (`PeerServer.handOver`). Handing each connection over on the
 /// loop thread instead cost more thread wake-ups, not fewer: the handshake's task then
 /// starts before the dialler's first message has been read, and its first read waits
-/// (docs/PERFORMANCE.md, "Closes with one crossing, and accepts left in a task").
+/// (docs/PERFORMANCE.md, "Closes with one crossing, whole frames per read, and accepts left in a task").
 public actor PeerListener {
     public nonisolated let server: PeerServer
     public nonisolated let loop: EventLoop

@@ -248,8 +248,8 @@ final class EventLoopTCPBackpressureTests: XCTestCase {
             let pausedEarly = try await Self.waitUntilPaused(server, loop: loop)
             XCTAssertTrue(pausedEarly, "reading never paused before the first read")
             let early = await server.bufferedByteCount
-            XCTAssertGreaterThanOrEqual(early, EventLoop.readBufferSize)
-            XCTAssertLessThan(early, 2 * EventLoop.readBufferSize, "at most one read past one read's worth")
+            XCTAssertGreaterThanOrEqual(early, StreamInbox.earlyReadSize)
+            XCTAssertLessThan(early, 2 * StreamInbox.earlyReadSize, "at most one early read past one early read's worth")
 
             let received = try await server.read() ?? []
             var later = 0
@@ -270,7 +270,7 @@ final class EventLoopTCPBackpressureTests: XCTestCase {
             let paused = try await Self.waitUntilPaused(server, loop: loop)
             XCTAssertTrue(paused, "reading never paused")
             let buffered = await server.bufferedByteCount
-            // At most one read past the limit: each libuv read fills at most 64 KiB.
+            // At most one read past the limit: each libuv read fills at most the loop's buffer.
             XCTAssertGreaterThanOrEqual(buffered, limit)
             XCTAssertLessThan(buffered, limit + EventLoop.readBufferSize)
             return received
