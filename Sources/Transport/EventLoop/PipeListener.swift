@@ -101,7 +101,7 @@ public actor PipeListener {
     }
 
     /// The next inbound connection; nil once the listener is closed. Cancellable.
-    public func accept() async throws -> PipeConnection? {
+    public nonisolated func accept() async throws -> PipeConnection? {
         try await core.accept(PipeConnection.self)
     }
 

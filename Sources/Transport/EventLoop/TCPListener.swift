@@ -90,7 +90,7 @@ public actor TCPListener {
     }
 
     /// The next inbound connection; nil once the listener is closed. Cancellable.
-    public func accept() async throws -> TCPConnection? {
+    public nonisolated func accept() async throws -> TCPConnection? {
         try await core.accept(TCPConnection.self)
     }
 

@@ -35,9 +35,9 @@ actor UVListenerCore {
     private let name: String
     private let makeHandle: MakeHandle
     private let adopt: Adopt
-    private var ready: [any UVStreamConnection] = []
-    private var acceptWaiter: (token: Int, continuation: CheckedContinuation<(any UVStreamConnection)?, any Error>)?
-    private var nextAcceptToken = 0
+    /// Connections not yet handed out and the task waiting for one, shared with that task
+    /// on its own thread (see `AcceptQueue` for why).
+    private nonisolated let queue: AcceptQueue
     private var lifecycle = HandleLifecycle()
 
     /// Accepted connections not yet closed, handed out or not.
@@ -58,6 +58,7 @@ actor UVListenerCore {
         self.maxConnections = maxConnections
         self.makeHandle = makeHandle
         self.adopt = adopt
+        queue = AcceptQueue(name: name)
     }
 
     /// Listens on a bound handle (whose `data` is unset). Loop thread only. On failure the
@@ -91,33 +92,36 @@ actor UVListenerCore {
     }
 
     /// The next inbound connection, of the type `adopt` makes; nil once the listener is
-    /// closed. Cancellable.
-    func accept<Connection: UVStreamConnection>(_ type: Connection.Type) async throws -> Connection? {
+    /// closed. Cancellable. Nonisolated: a connection already waiting is taken on the
+    /// caller's thread, and a caller that must wait is resumed by the loop's accept callback.
+    nonisolated func accept<Connection: UVStreamConnection>(_ type: Connection.Type) async throws -> Connection? {
         guard let connection = try await nextConnection() else { return nil }
         // `adopt` is the only source of connections and makes only this type.
         return (connection as! Connection)
     }
 
-    private func nextConnection() async throws -> (any UVStreamConnection)? {
-        if !ready.isEmpty { return ready.removeFirst() }
-        guard lifecycle.isOpen else { return nil }
-        precondition(acceptWaiter == nil, "\(name) supports one accept at a time")
-        let token = nextAcceptToken
-        nextAcceptToken += 1
+    private nonisolated func nextConnection() async throws -> (any UVStreamConnection)? {
+        let token: Int
+        switch queue.take() {
+        case .connection(let connection): return connection
+        case .closed: return nil
+        case .empty(let parkToken): token = parkToken
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                // A cancellation that came first has queued nothing that would find us.
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                acceptWaiter = (token, continuation)
+                switch queue.park(token: token, continuation) {
+                case .connection(let connection): continuation.resume(returning: connection)
+                case .closed: continuation.resume(returning: nil)
+                case .empty, nil:
+                    // A cancellation between the check above and parking found no waiter.
+                    if Task.isCancelled { queue.cancel(token: token)?.resume(throwing: CancellationError()) }
+                }
             }
         } onCancel: {
-            loop.execute { self.assumeIsolated { $0.cancelAccept(token: token) } }
+            queue.cancel(token: token)?.resume(throwing: CancellationError())
         }
-    }
-
-    private func cancelAccept(token: Int) {
-        guard let waiter = acceptWaiter, waiter.token == token else { return }
-        acceptWaiter = nil
-        waiter.continuation.resume(throwing: CancellationError())
     }
 
     private func incoming(status: Int32) {
@@ -153,11 +157,11 @@ actor UVListenerCore {
             return  // shutting down; adopt closed the handle
         }
         activeConnections += 1
-        if let waiter = acceptWaiter {
-            acceptWaiter = nil
-            waiter.continuation.resume(returning: connection)
-        } else {
-            ready.append(connection)
+        let (waiter, queued) = queue.deliver(connection)
+        if let waiter {
+            waiter.resume(returning: connection)
+        } else if !queued {
+            connection.core.assumeIsolated { $0.beginClose() }
         }
     }
 
@@ -171,12 +175,9 @@ actor UVListenerCore {
 
     func beginClose() {
         guard lifecycle.beginClosing() else { return }
-        if let waiter = acceptWaiter {
-            acceptWaiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
-        for connection in ready { connection.core.assumeIsolated { $0.beginClose() } }
-        ready = []
+        let (waiter, unclaimed) = queue.close()
+        waiter?.resume(returning: nil)
+        for connection in unclaimed { connection.core.assumeIsolated { $0.beginClose() } }
         uv_close(UVHandle.base(handle)) { handle in
             let listener = Unmanaged<UVListenerCore>.fromOpaque(handle!.pointee.data).takeRetainedValue()
             UVHandle.free(handle!)

@@ -1,4 +1,5 @@
 import CLibUV
+import Glibc
 
 /// The machinery every libuv stream connection (`uv_stream_t`: TCP and unix pipes) shares,
 /// wrapped by `TCPConnection` and `PipeConnection`, which add only how they connect. Its
@@ -83,8 +84,25 @@ actor UVStreamCore {
         // and the reader's to get the bytes (docs/PERFORMANCE.md, "Reading from the start"
         // in the fifth session's section). Until its first read a connection holds about
         // one read's worth at most (`StreamInbox.earlyLimit`), then up to `readBufferLimit`.
-        core.assumeIsolated { $0.startReading() }
+        core.assumeIsolated {
+            $0.startReading()
+            $0.readWhatWaits()
+        }
         return core
+    }
+
+    /// Loop thread, at adoption: takes what the peer has sent already (the dialler's first
+    /// handshake message is often in the socket by the time the loop accepts it), so the
+    /// first `read()` finds it instead of waiting for the loop's next turn and a wake-up.
+    /// Nothing, the end or a failure is left to libuv's reads, which come after this one.
+    private func readWhatWaits() {
+        var descriptor: uv_os_fd_t = -1
+        guard uv_fileno(UVHandle.base(stream), &descriptor) == 0 else { return }
+        let size = min(loop.readBuffer.count, StreamInbox.earlyReadSize)
+        let count = recv(descriptor, loop.readBuffer.baseAddress, size, Int32(MSG_DONTWAIT))
+        guard count > 0 else { return }
+        var buffer = uv_buf_init(loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(size))
+        didRead(count: count, buffer: &buffer)
     }
 
     /// The core that owns a stream handle. Loop thread only.

@@ -7,12 +7,12 @@
 ///     ...
 ///     await listener.close()       // stops listening, then closes every peer
 ///
-/// The accept loop is a task on the pool (its closure does not capture the actor): each
-/// `accept()` crosses to the loop and back, and it hands the connection to the server
-/// without waiting for it (`PeerServer.handOver`). Handing each connection over on the
-/// loop thread instead cost more thread wake-ups, not fewer: the handshake's task then
-/// starts before the dialler's first message has been read, and its first read waits
-/// (docs/PERFORMANCE.md, "Closes with one crossing, whole frames per read, and accepts left in a task").
+/// The accept loop is a task on the pool (its closure does not capture the actor): it takes
+/// connections the loop has accepted without crossing to it (`AcceptQueue`), each with
+/// what the dialler had sent by then already read, and hands them to the server without
+/// waiting for it (`PeerServer.handOver`). Handing each connection over on the loop thread
+/// instead cost more wake-ups, not fewer (docs/PERFORMANCE.md, "Closes and accepts with
+/// fewer crossings, and whole frames per read").
 public actor PeerListener {
     public nonisolated let server: PeerServer
     public nonisolated let loop: EventLoop

@@ -1,3 +1,5 @@
+import CLibUV
+import Glibc
 import XCTest
 @testable import Transport
 
@@ -167,6 +169,43 @@ final class EventLoopOffLoopIOTests: XCTestCase {
         }
         XCTAssertEqual(loop.submittedWork - before, 20, "20 closes from the pool")
         await listener.close()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
+
+    /// Bytes the peer sent before the stream was adopted (the dialler's first handshake
+    /// message, waiting when the loop accepts) are in the inbox when adoption returns, in
+    /// the same loop turn: the first read takes them without waiting for libuv's next poll
+    /// and a wake-up. A unix socket pair makes the order certain: both bytes are written
+    /// before the handle exists.
+    func testBytesWaitingAtAdoptionAreReadThere() async throws {
+        let loop = try EventLoop()
+        var ends: [Int32] = [-1, -1]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends), 0)
+        XCTAssertEqual(Glibc.write(ends[1], [UInt8(7), 8, 9], 3), 3)
+        let ours = ends[0]
+        let adopted = Locked<(connection: PipeConnection?, heldAtAdoption: Int)>((nil, -1))
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            loop.execute {
+                do {
+                    let stream = try PipeConnection.makeHandle(on: loop)
+                    let pipe = UVHandle.concrete(stream, as: uv_pipe_t.self)
+                    try uvCheck(uv_pipe_open(pipe, ours), "uv_pipe_open")
+                    let connection = try PipeConnection.adopt(
+                        pipe, path: "socketpair", loop: loop, readBufferLimit: 1 << 16, onClosed: nil)
+                    let held = connection.core.bufferedByteCount
+                    adopted.withLock { $0 = (connection, held) }
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
+        }
+        XCTAssertEqual(adopted.value.heldAtAdoption, 3, "bytes held when adoption returned")
+        let first = try await adopted.value.connection?.read()
+        XCTAssertEqual(first, [7, 8, 9])
+        await adopted.value.connection?.close()
+        close(ends[1])
         await loop.shutdown()
         XCTAssertEqual(loop.loopCloseResult, 0)
     }

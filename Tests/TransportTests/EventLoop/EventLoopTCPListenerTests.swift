@@ -108,4 +108,45 @@ final class EventLoopTCPListenerTests: XCTestCase {
         await loop.shutdown()
         XCTAssertEqual(loop.loopCloseResult, 0)
     }
+
+    /// An accept loop in a task takes connections that are already waiting on its own
+    /// thread, with nothing queued to the listener's loop (an `accept()` isolated to the
+    /// loop crossed to it and back for each), in the order they came; one that must wait is
+    /// resumed by the loop once the next connection arrives.
+    func testAcceptingWaitingConnectionsCrossesNothingToTheLoop() async throws {
+        let loop = try EventLoop()
+        let dialler = try EventLoop()
+        let listener = try await TCPListener.bind(host: "127.0.0.1", port: 0, loop: loop)
+        var clients: [TCPConnection] = []
+        for index in 0..<20 {
+            let client = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: dialler)
+            try await client.write([UInt8(index)])
+            clients.append(client)
+            let arrived = try await eventually(dialler) { await listener.activeConnections == index + 1 }
+            XCTAssertTrue(arrived, "connection \(index) accepted by the loop")
+        }
+        let before = loop.submittedWork
+        var accepted: [TCPConnection] = []
+        for _ in 0..<20 {
+            guard let connection = try await listener.accept() else { return XCTFail("listener closed early") }
+            accepted.append(connection)
+        }
+        XCTAssertEqual(loop.submittedWork - before, 0, "work queued to the loop to accept 20 waiting connections")
+        var firstBytes: [UInt8] = []
+        for connection in accepted { firstBytes += try await readExactly(1, from: connection) }
+        XCTAssertEqual(firstBytes, Array(0..<20), "accepted in the order they connected")
+
+        let waiting = Task { try await listener.accept() }
+        try await dialler.sleep(milliseconds: 10)
+        let late = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, loop: dialler)
+        let woken = try await waiting.value
+        XCTAssertNotNil(woken, "a waiting accept is resumed by the next connection")
+
+        await listener.close()
+        for connection in accepted + clients + [late] { await connection.close() }
+        await woken?.close()
+        await dialler.shutdown()
+        await loop.shutdown()
+        XCTAssertEqual(loop.loopCloseResult, 0)
+    }
 }
