@@ -98,11 +98,17 @@ actor UVStreamCore {
     private func readWhatWaits() {
         var descriptor: uv_os_fd_t = -1
         guard uv_fileno(UVHandle.base(stream), &descriptor) == 0 else { return }
-        let size = min(loop.readBuffer.count, StreamInbox.earlyReadSize)
-        let count = recv(descriptor, loop.readBuffer.baseAddress, size, Int32(MSG_DONTWAIT))
+        var buffer = Self.readBuffer(of: loop, for: inbox)
+        let count = recv(descriptor, buffer.base, Int(buffer.len), Int32(MSG_DONTWAIT))
         guard count > 0 else { return }
-        var buffer = uv_buf_init(loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(size))
         didRead(count: count, buffer: &buffer)
+    }
+
+    /// Where the next read of a stream on `loop` lands: every connection on a loop reads
+    /// into the loop's one buffer (the read callback copies the bytes out before the next
+    /// read), as much as the stream's inbox takes at once.
+    private static func readBuffer(of loop: EventLoop, for inbox: StreamInbox) -> uv_buf_t {
+        uv_buf_init(loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(inbox.readSize))
     }
 
     /// The core that owns a stream handle. Loop thread only.
@@ -153,12 +159,8 @@ actor UVStreamCore {
     private func startReading() {
         guard inbox.startReading() else { return }
         let rc = uv_read_start(stream, { handle, _, buffer in
-            // Every connection on a loop reads into the loop's one buffer; the read
-            // callback copies the bytes out before libuv asks for the buffer again.
-            let loop = UVHandle.eventLoop(of: UVHandle.base(handle!))
-            let size = UVStreamCore.owner(of: UVHandle.stream(handle!)).inbox.readSize
-            buffer!.pointee = uv_buf_init(
-                loop.readBuffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(size))
+            let owner = UVStreamCore.owner(of: UVHandle.stream(handle!))
+            buffer!.pointee = UVStreamCore.readBuffer(of: owner.loop, for: owner.inbox)
         }, { stream, count, buffer in
             let buffer = LoopConfined(buffer)
             UVStreamCore.owner(of: stream!).assumeIsolated { $0.didRead(count: count, buffer: buffer.value) }
