@@ -5,11 +5,11 @@ import Offers
 import Transport
 
 extension ClientEngine {
-    /// Performs one action of the machine. Only a failed write throws: the actions after
-    /// it must not run.
-    func perform(_ action: ClientSwapAction, for run: ClientSwapRun) async throws(ClientEngineError) {
+    /// Performs one action of the machine. A step (`persist`) is recorded in memory here;
+    /// `process` writes it (and a failed write stops the swap before anything follows).
+    func perform(_ action: ClientSwapAction, for run: ClientSwapRun) async {
         switch action {
-        case .persist(let state): try await persist(state, of: run)
+        case .persist(let state): await persist(state, of: run)
         case .pay(let resuming): startPayment(run, resuming: resuming)
         case .armGiveUpTimer(let deadline): armGiveUpTimer(run, deadlineUnix: deadline)
         case .lookForLock: await lookForLock(run)
@@ -29,7 +29,7 @@ extension ClientEngine {
 
     // MARK: persist
 
-    private func persist(_ state: ClientSwapState, of run: ClientSwapRun) async throws(ClientEngineError) {
+    private func persist(_ state: ClientSwapState, of run: ClientSwapRun) async {
         var state = state
         if state.phase.isFinal, state.outcome?.funds == .heldUntilCancelled,
            await paymentHasFailed(paymentHash: run.secrets.paymentHash) {
@@ -47,11 +47,9 @@ extension ClientEngine {
             if let tip = run.acceptedTip { members["accepted_tip"] = .integer(tip) }
             data = .object(members)
         }
-        let now = Int64(clock.nowUnix)
-        let id = run.id
-        _ = try await storeCall { () async throws(StoreError) in
-            try await store.append(state.phase.rawValue, data: data, isFinal: state.phase.isFinal, to: id, at: now)
-        }
+        // Written by `process` before the next action that reaches outside the process.
+        run.unwrittenSteps.append(NewSwapEvent(kind: state.phase.rawValue, data: data, isFinal: state.phase.isFinal,
+                                               at: Int64(clock.nowUnix)))
         let detail = describe(state, of: run)
         let step = state.phase.rawValue + "\u{0}" + detail
         guard step != run.lastReportedStep else { return }

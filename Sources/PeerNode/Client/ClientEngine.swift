@@ -9,9 +9,9 @@ import Transport
 /// destination, push the preimage, and follow the claim until it confirms.
 ///
 /// The decisions are `ClientSwapMachine`'s; this actor performs its actions. Every
-/// transition is written to the `SwapStore` before the actions that follow it, so a
-/// crash between an intent and its act leaves a record that says what may have
-/// happened, and `recover()` resumes every unfinished swap from there. Each swap runs
+/// transition is written to the `SwapStore` before any later action that reaches outside
+/// the process (`process`), so a crash between an intent and its act leaves a record that
+/// says what may have happened, and `recover()` resumes every unfinished swap from there. Each swap runs
 /// its inputs one at a time in its own task; actions that wait (the payment, timers)
 /// run in tasks that feed inputs back.
 ///
@@ -100,30 +100,55 @@ public actor ClientEngine {
     }
 
     /// Handles one input; false once the swap's loop should end.
+    ///
+    /// Steps are written before any action that reaches outside the process
+    /// (`ClientSwapAction.reachesOutside`), and otherwise once no input is waiting: the
+    /// steps a burst of inputs records with nothing done outside between them (the lock
+    /// seen, verified, the cooperative round) take one write instead of one each.
     func process(_ id: String, _ input: ClientSwapInput) async -> Bool {
         guard let run = runs[id] else { return false }
+        run.queuedInputs = max(0, run.queuedInputs - 1)
         let actions = run.machine.handle(input)
-        for action in actions {
-            guard runs[id] === run else { return false }
-            do {
-                try await perform(action, for: run)
-            } catch {
-                // A failed write: nothing after it may happen. The record on disk is the
-                // last good state, and a restart resumes from it.
-                log("swap \(id): stopped, \(error)")
-                report(run.id, .note, "stopped: \(error); it resumes when the node restarts")
-                stopTasks(of: run)
-                runs[id] = nil
-                notify(run, finished: true)
-                return false
+        do {
+            for action in actions {
+                guard runs[id] === run else { return false }
+                if action.reachesOutside { try await writeSteps(of: run) }
+                await perform(action, for: run)
             }
+            if runs[id] === run, run.queuedInputs == 0 || run.unwrittenSteps.count >= Self.unwrittenStepLimit {
+                try await writeSteps(of: run)
+            }
+        } catch {
+            // A failed write: nothing after it may happen. The record on disk is the
+            // last good state, and a restart resumes from it.
+            log("swap \(id): stopped, \(error)")
+            report(run.id, .note, "stopped: \(error); it resumes when the node restarts")
+            stopTasks(of: run)
+            runs[id] = nil
+            notify(run, finished: true)
+            return false
         }
         notify(run, finished: run.state.phase.isFinal)
         return !run.state.phase.isFinal
     }
 
+    /// At most this many steps wait for a write, whatever keeps inputs queued.
+    static let unwrittenStepLimit = 8
+
+    /// Writes the swap's recorded steps in one transaction. Only the swap's own loop calls
+    /// it, one write at a time, so the log keeps the steps' order.
+    func writeSteps(of run: ClientSwapRun) async throws(ClientEngineError) {
+        guard !run.unwrittenSteps.isEmpty else { return }
+        let steps = run.unwrittenSteps
+        run.unwrittenSteps = []
+        let id = run.id
+        _ = try await storeCall { () async throws(StoreError) in try await store.append(steps, to: id) }
+    }
+
     func feed(_ id: String, _ input: ClientSwapInput) {
-        runs[id]?.inputs.yield(input)
+        guard let run = runs[id] else { return }
+        run.queuedInputs += 1
+        run.inputs.yield(input)
     }
 
     func stopTasks(of run: ClientSwapRun) {

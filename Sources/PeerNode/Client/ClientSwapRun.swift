@@ -35,6 +35,11 @@ final class ClientSwapRun {
     /// accepted by this node) is not reported, or logged, a second time.
     var lastReportedStep: String?
     var observers: [UInt64: AsyncStream<ClientSwapState>.Continuation] = [:]
+    /// Inputs fed and not handled yet.
+    var queuedInputs = 0
+    /// Steps recorded and not yet written to the store, oldest first
+    /// (`ClientEngine.writeSteps`).
+    var unwrittenSteps: [NewSwapEvent] = []
 
     init(id: String, index: UInt32, terms: ClientSwapTerms, secrets: SwapSecrets, machine: ClientSwapMachine,
          inputs: AsyncStream<ClientSwapInput>.Continuation) {

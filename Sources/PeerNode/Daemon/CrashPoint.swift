@@ -134,6 +134,17 @@ struct CrashingSwapStore: SwapStore, ForwardingKeyValueStore {
         return event
     }
 
+    /// The whole batch is durable first (one transaction), then the point fires if it names
+    /// any event of it: the acts after the batch have not happened.
+    func append(_ events: [NewSwapEvent], to swapID: String) async throws(StoreError) -> [SwapEvent] {
+        let written = try await base.append(events, to: swapID)
+        if events.contains(where: { $0.kind == point.kind }), let record = try? await base.swap(swapID),
+           point.matches(record, kind: point.kind) {
+            crash()
+        }
+        return written
+    }
+
     func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
         try await base.reopen(kind, data: data, reason: reason, to: swapID, at: at)
     }

@@ -69,6 +69,28 @@ extension SQLiteSwapStore: SwapStore {
         }
     }
 
+    // `async` though it never suspends: a synchronous one would lose to the protocol's
+    // one-by-one default in async callers that hold this type.
+    public func append(_ events: [NewSwapEvent], to swapID: String) async throws(StoreError) -> [SwapEvent] {
+        let encoded = try events.map { event throws(StoreError) in try StoredJSON.encode(event.data, "event data") }
+        return try connection.transaction { () throws(StoreError) -> [SwapEvent] in
+            guard try swapExists(swapID) else { throw StoreError.unknownSwap(swapID) }
+            let last = try lastSequenceAndFinality(swapID)
+            var sequence = last?.sequence ?? 0
+            var ended = last?.isFinal == true
+            var written: [SwapEvent] = []
+            for (new, data) in zip(events, encoded) {
+                if ended { throw StoreError.swapFinished(swapID) }
+                sequence += 1
+                let event = SwapEvent(sequence: sequence, kind: new.kind, data: new.data, isFinal: new.isFinal, at: new.at)
+                try insert(event, encodedData: data, swapID: swapID)
+                written.append(event)
+                ended = new.isFinal
+            }
+            return written
+        }
+    }
+
     public func reopen(_ kind: String, data: JSONValue, reason: String, to swapID: String,
                        at: Int64) throws(StoreError) -> SwapEvent {
         guard !reason.allSatisfy(\.isWhitespace) else { throw StoreError.notReopenable(swapID, why: "no reason was given") }

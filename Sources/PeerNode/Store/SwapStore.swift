@@ -20,6 +20,10 @@ public protocol SwapStore: KeyValueStore {
     /// Appends an event; refused with `.swapFinished` after a final event and `.unknownSwap`
     /// for an id that does not exist.
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent
+    /// Appends `events` in order in one transaction: when it returns every one of them is
+    /// durable, and a crash before that leaves none. The same refusals as `append` (checked
+    /// event by event: nothing may follow a final one, in the log or in the batch).
+    func append(_ events: [NewSwapEvent], to swapID: String) async throws(StoreError) -> [SwapEvent]
     /// Appends a non-final event after a final one (audit H-1: `swap claim` on a swap that
     /// ended while its lock can still be claimed). The only way past a final event: the
     /// event's data records `reopened` (`reason`, and `after`: the final kind it follows).
@@ -39,6 +43,17 @@ public protocol SwapStore: KeyValueStore {
 }
 
 extension SwapStore {
+    /// For stores without transactions of their own (the tests' in-memory ones): the
+    /// events one by one. A failure part-way leaves the first ones written, which is a
+    /// state a crash between two single appends could leave too.
+    public func append(_ events: [NewSwapEvent], to swapID: String) async throws(StoreError) -> [SwapEvent] {
+        var written: [SwapEvent] = []
+        for event in events {
+            written.append(try await append(event.kind, data: event.data, isFinal: event.isFinal, to: swapID, at: event.at))
+        }
+        return written
+    }
+
     /// For stores without an index of their own: every swap, filtered.
     public func swaps(withPeer peer: String, limit: Int) async throws(StoreError) -> [SwapRecord] {
         Array(try await allSwaps(limit: Int.max).filter { $0.peer == peer }.prefix(max(0, limit)))

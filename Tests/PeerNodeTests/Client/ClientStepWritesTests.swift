@@ -1,0 +1,30 @@
+@testable import PeerNode
+import XCTest
+
+/// The client engine writes a swap's steps before every act that leaves the process, and
+/// the steps between two such acts in one write (ClientSwapAction.reachesOutside).
+final class ClientStepWritesTests: XCTestCase {
+    private let amount: Int64 = 100_000
+
+    func testStepsWithNothingDoneOutsideBetweenThemShareOneWrite() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = RecordingSwapStore(fixture.store)
+        let engine = try fixture.engine(store: store)
+        let decision = try await fixture.route(amountSat: amount)
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
+
+        let writes = await store.writes(of: report.swapID)
+        let kinds = try await fixture.kinds(of: report.swapID)
+        XCTAssertEqual(writes.flatMap { $0 }, kinds, "every step is written once, in order: \(writes)")
+        // The accept is verified and the payment's intent recorded with nothing sent in
+        // between; the payment leaves after both are on disk.
+        XCTAssertTrue(writes.contains(["accepted", "pay_started"]), "\(writes)")
+        // The lock seen, then checked against the contract in memory: one write, before
+        // the claim is broadcast.
+        let lockWrite = try XCTUnwrap(writes.first { $0.contains("lock_seen") }, "\(writes)")
+        XCTAssertTrue(lockWrite.starts(with: ["lock_seen", "lock_verified"]), "\(writes)")
+        XCTAssertEqual(writes.last?.last, "completed")
+        XCTAssertLessThan(writes.count, kinds.count)
+    }
+}
