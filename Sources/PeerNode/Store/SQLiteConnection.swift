@@ -7,10 +7,12 @@ import CSQLite
 final class SQLiteConnection {
     private var db: OpaquePointer?
     private var statements: [String: SQLiteStatement] = [:]
+    /// A file's checkpoints, off the commits (nil in memory).
+    private(set) var checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) the database at `path` (`:memory:` for a private
     /// in-memory database) and applies the per-connection settings the store relies on.
-    init(path: String) throws(StoreError) {
+    init(path: String, checkpointThresholdFrames: Int32 = WALCheckpointer.defaultThresholdFrames) throws(StoreError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -42,6 +44,16 @@ final class SQLiteConnection {
         // Elsewhere SQLite ignores these.
         try execute("PRAGMA fullfsync = ON")
         try execute("PRAGMA checkpoint_fullfsync = ON")
+        if path != ":memory:" {
+            let checkpointer = WALCheckpointer(path: path, thresholdFrames: checkpointThresholdFrames)
+            do {
+                try checkpointer.attach(to: handle)
+            } catch {
+                close()
+                throw error
+            }
+            self.checkpointer = checkpointer
+        }
     }
 
     deinit {
@@ -58,6 +70,11 @@ final class SQLiteConnection {
         statements.removeAll()
         guard let handle = db else { return }
         db = nil
+        // No commit reports to the checkpointer once it is gone; the close below
+        // checkpoints what is left itself.
+        _ = sqlite3_wal_hook(handle, nil, nil)
+        checkpointer?.stop()
+        checkpointer = nil
         // With every statement finalized, close cannot be busy; close_v2 would defer the
         // close rather than leak if something were still open.
         _ = sqlite3_close_v2(handle)
