@@ -129,15 +129,14 @@ extension ClientEngine {
             // A provider whose offer does not list musig2 is never asked.
             cooperativeClaim: configuration.cooperativeClaims && firm.offer.features.contains(OfferFeature.musig2))
         let id = quote.quoteID
-        _ = try await storeCall { () async throws(StoreError) in
-            try await ClientPaymentHashIndex.record(secrets.paymentHash, swapID: id, store: store)
-        }
         let initial = ClientSwapState(phase: .quoted)
         let record = SwapRecord(id: id, role: .client, swapIndex: index, keyScheme: .current, peer: contact.pubky.z32,
                                 createdAt: Int64(clock.nowUnix), contract: terms.json)
+        // The payment hash enters the index (audit H-5) in the record's own transaction.
         _ = try await storeCall { () async throws(StoreError) in
             try await store.create(record, firstEvent: ClientSwapPhase.quoted.rawValue, data: initial.json,
-                                   at: Int64(clock.nowUnix))
+                                   at: Int64(clock.nowUnix),
+                                   values: ClientPaymentHashIndex.entry(secrets.paymentHash, swapID: id))
         }
         let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
         named?(id)

@@ -3,7 +3,8 @@ import Transport
 
 /// The client's payment hashes on record, kept in the store's key-value table (audit H-5:
 /// a payment hash on record is never offered again). Each client swap's hash is written
-/// before its record, by the engine (`pay`) and by recovery (`SwapRecreator`); records
+/// with its record by the engine (`pay`: `entry`, in the record's transaction) and before
+/// it by recovery (`SwapRecreator`); records
 /// older than the index are added once, on first use (the `builtKey` mark), so a check
 /// costs one lookup instead of a key derivation per stored swap.
 enum ClientPaymentHashIndex {
@@ -22,6 +23,11 @@ enum ClientPaymentHashIndex {
         } catch {
             throw .store("\(error)")
         }
+    }
+
+    /// The index's entry for swap `id`, to write with its record (`SwapStore.create`'s values).
+    static func entry(_ paymentHash: [UInt8], swapID id: String) -> [String: [UInt8]] {
+        [key(paymentHash): Array(id.utf8)]
     }
 
     /// Records `paymentHash` as swap `id`'s (before the swap's record is written).

@@ -127,6 +127,13 @@ struct CrashingSwapStore: SwapStore, ForwardingKeyValueStore {
         return event
     }
 
+    func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent {
+        let event = try await base.create(record, firstEvent: kind, data: data, at: at, values: values)
+        if point.matches(record, kind: kind) { crash() }
+        return event
+    }
+
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
         let event = try await base.append(kind, data: data, isFinal: isFinal, to: swapID, at: at)
         // One store serves every engine of a node, so the role and the direction come from the swap's record.

@@ -19,6 +19,18 @@ extension SQLiteSwapStore: SwapStore {
     }
 
     public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) throws(StoreError) -> SwapEvent {
+        try create(record, firstEvent: kind, data: data, at: at, writing: [:])
+    }
+
+    // `async` though it never suspends, as `append(_:to:)`: the protocol's default must
+    // not win in async callers that hold this type.
+    public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                       values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent {
+        try create(record, firstEvent: kind, data: data, at: at, writing: values)
+    }
+
+    private func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                        writing values: [String: [UInt8]]) throws(StoreError) -> SwapEvent {
         let contract = try StoredJSON.encode(record.contract, "swap contract")
         let eventData = try StoredJSON.encode(data, "event data")
         let (event, newMark) = try connection.transaction { () throws(StoreError) -> (SwapEvent, UInt64?) in
@@ -48,6 +60,7 @@ extension SQLiteSwapStore: SwapStore {
             }
             let event = SwapEvent(sequence: 1, kind: kind, data: data, isFinal: false, at: at)
             try insert(event, encodedData: eventData, swapID: record.id)
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) { try setValue(value, forKey: key) }
             // The mark covers it too, so a later database loss cannot hand it out either.
             return (event, try recordMarkIfReached(UInt64(record.swapIndex)))
         }

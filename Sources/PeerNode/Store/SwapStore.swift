@@ -17,6 +17,11 @@ public protocol SwapStore: KeyValueStore {
     /// Writes the contract and its first event in one transaction. A second swap with the
     /// same id is refused with `.duplicateSwap`.
     func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64) async throws(StoreError) -> SwapEvent
+    /// `create`, with named values (`KeyValueStore`) written in the same transaction: a
+    /// client swap's payment hash goes into its index with the record, so neither is on
+    /// disk without the other.
+    func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent
     /// Appends an event; refused with `.swapFinished` after a final event and `.unknownSwap`
     /// for an id that does not exist.
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent
@@ -43,6 +48,14 @@ public protocol SwapStore: KeyValueStore {
 }
 
 extension SwapStore {
+    /// For stores without transactions of their own (the tests' in-memory ones): the
+    /// values first, then the record, as two writes.
+    public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                       values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent {
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) { try await setValue(value, forKey: key) }
+        return try await create(record, firstEvent: kind, data: data, at: at)
+    }
+
     /// For stores without transactions of their own (the tests' in-memory ones): the
     /// events one by one. A failure part-way leaves the first ones written, which is a
     /// state a crash between two single appends could leave too.

@@ -95,6 +95,12 @@ final class ClientEngineFixture: Sendable {
             .secrets(index: record.swapIndex, scheme: record.keyScheme).preimage
     }
 
+    func paymentHash(ofSwap id: String) async throws -> [UInt8] {
+        let record = try await XCTUnwrapAsync(try await store.swap(id))
+        return try SwapKeyChain(seed: Self.clientSeed, network: .regtest)
+            .secrets(index: record.swapIndex, scheme: record.keyScheme).paymentHash
+    }
+
     func kinds(of id: String) async throws -> [String] {
         try await store.events(of: id).map(\.kind)
     }

@@ -14,8 +14,17 @@ final class ClientStepWritesTests: XCTestCase {
         let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
         try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
 
-        let writes = await store.writes(of: report.swapID)
+        var writes = await store.writes(of: report.swapID)
         let kinds = try await fixture.kinds(of: report.swapID)
+        // The record, its first step and the payment hash's entry in the index (audit
+        // H-5): one write, and the hash is written nowhere else.
+        let paymentHash = try await fixture.paymentHash(ofSwap: report.swapID)
+        XCTAssertEqual(writes.first, ["quoted", ClientPaymentHashIndex.key(paymentHash)])
+        let alone = await store.valuesSetAlone
+        XCTAssertFalse(alone.contains { $0.hasPrefix("client.payment_hash.") }, "\(alone)")
+        let index = try await fixture.store.value(forKey: ClientPaymentHashIndex.key(paymentHash))
+        XCTAssertEqual(index, Array(report.swapID.utf8))
+        writes[0] = ["quoted"]
         XCTAssertEqual(writes.flatMap { $0 }, kinds, "every step is written once, in order: \(writes)")
         // The accept is verified and the payment's intent recorded with nothing sent in
         // between; the payment leaves after both are on disk.

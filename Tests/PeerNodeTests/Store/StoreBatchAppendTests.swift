@@ -2,7 +2,8 @@ import Transport
 import XCTest
 @testable import PeerNode
 
-/// `append(_:to:)`: several events in one transaction, all or none.
+/// `append(_:to:)` and `create(_:firstEvent:data:at:values:)`: several writes in one
+/// transaction, all or none.
 final class StoreBatchAppendTests: XCTestCase {
     private func event(_ kind: String, final isFinal: Bool = false, at: Int64 = 2) -> NewSwapEvent {
         NewSwapEvent(kind: kind, data: .object(["kind": .string(kind)]), isFinal: isFinal, at: at)
@@ -63,5 +64,20 @@ final class StoreBatchAppendTests: XCTestCase {
         XCTAssertEqual(written, [])
         let events = try await store.events(of: "s")
         XCTAssertEqual(events.count, 1)
+    }
+
+    func testCreateWritesItsValuesInTheRecordsTransaction() async throws {
+        let store: any SwapStore = try SQLiteSwapStore.openInMemory()
+        _ = try await store.create(StoreFixture.record("s", index: 0), firstEvent: "quoted", data: .object([:]), at: 1,
+                                   values: ["client.payment_hash.aa": Array("s".utf8)])
+        let stored = try await store.value(forKey: "client.payment_hash.aa")
+        XCTAssertEqual(stored, Array("s".utf8))
+        // A refused record (its id is taken) leaves its values unwritten too.
+        await XCTAssertThrowsStoreError(.duplicateSwap("s")) { () async throws(StoreError) in
+            _ = try await store.create(StoreFixture.record("s", index: 1), firstEvent: "quoted", data: .object([:]), at: 2,
+                                       values: ["client.payment_hash.bb": Array("s".utf8)])
+        }
+        let refused = try await store.value(forKey: "client.payment_hash.bb")
+        XCTAssertNil(refused)
     }
 }

@@ -1,8 +1,8 @@
 import PeerNode
 import Transport
 
-/// Wraps a store and remembers, per swap, the kinds each write (one transaction) carried:
-/// how an engine groups its steps.
+/// Wraps a store and remembers, per swap, the kinds each write (one transaction) carried,
+/// and the keys written with a record: how an engine groups its steps.
 actor RecordingSwapStore: ForwardingSwapStore {
     nonisolated let base: any SwapStore
     private var written: [String: [[String]]] = [:]
@@ -21,6 +21,21 @@ actor RecordingSwapStore: ForwardingSwapStore {
         written[record.id, default: []].append([kind])
         return event
     }
+
+    func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
+                values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent {
+        let event = try await base.create(record, firstEvent: kind, data: data, at: at, values: values)
+        written[record.id, default: []].append([kind] + values.keys.sorted())
+        return event
+    }
+
+    func setValue(_ value: [UInt8], forKey key: String) async throws(StoreError) {
+        try await base.setValue(value, forKey: key)
+        valuesSetAlone.append(key)
+    }
+
+    /// Keys written by `setValue`, each in a transaction of its own.
+    private(set) var valuesSetAlone: [String] = []
 
     func append(_ kind: String, data: JSONValue, isFinal: Bool, to swapID: String, at: Int64) async throws(StoreError) -> SwapEvent {
         let event = try await base.append(kind, data: data, isFinal: isFinal, to: swapID, at: at)
