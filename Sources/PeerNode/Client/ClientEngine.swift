@@ -102,7 +102,7 @@ public actor ClientEngine {
     /// Handles one input; false once the swap's loop should end.
     ///
     /// Steps are written before any action that reaches outside the process
-    /// (`ClientSwapAction.reachesOutside`), and otherwise once no input is waiting: the
+    /// (`ClientSwapAction.needsStepsWritten`), and otherwise once no input is waiting: the
     /// steps a burst of inputs records with nothing done outside between them (the lock
     /// seen, verified, the cooperative round) take one write instead of one each.
     func process(_ id: String, _ input: ClientSwapInput) async -> Bool {
@@ -112,7 +112,7 @@ public actor ClientEngine {
         do {
             for action in actions {
                 guard runs[id] === run else { return false }
-                if action.reachesOutside { try await writeSteps(of: run) }
+                if action.needsStepsWritten { try await writeSteps(of: run) }
                 await perform(action, for: run)
             }
             if runs[id] === run, run.queuedInputs == 0 || run.unwrittenSteps.count >= Self.unwrittenStepLimit {

@@ -45,20 +45,21 @@ public enum ClientSwapAction: Sendable, Hashable {
     /// The swap reached a final phase: stop its timers and watches.
     case finish
 
-    /// Whether the action reaches outside this process (a payment, a message to the
-    /// provider, a broadcast) or ends the swap's run in the engine. The engine writes every
-    /// step recorded so far before such an action. The others (a timer, a check of the
-    /// lock, a claim or a cooperative round built in memory, a read of the chain) may run
-    /// while the latest steps are still unwritten; those are then written together, once
-    /// the swap has no input waiting or before its next such action. A crash before that
-    /// write leaves the swap at an earlier step with nothing done since, as a crash a
-    /// moment earlier would have.
-    public var reachesOutside: Bool {
+    /// Whether the steps recorded so far must be written before the action: it reaches
+    /// outside this process (a payment, a message to the provider, a broadcast), ends the
+    /// swap's run in the engine, or starts a cooperative round (from `coop_requested` on no
+    /// cutoff holds a claim back, so the lock's steps are on disk before a round exists and
+    /// a crash never lands past a round that was not started). The others (a timer, a check
+    /// of the lock, a claim built in memory, a read of the chain) may run while the latest
+    /// steps are still unwritten; those are then written together, once the swap has no
+    /// input waiting or before its next such action. A crash before that write leaves the
+    /// swap at an earlier step with nothing done since, as a crash a moment earlier would.
+    public var needsStepsWritten: Bool {
         switch self {
-        case .persist, .armGiveUpTimer, .verifyLock, .buildClaim, .prepareCooperativeClaim, .buildFallbackClaim, .checkChain:
+        case .persist, .armGiveUpTimer, .verifyLock, .buildClaim, .buildFallbackClaim, .checkChain:
             return false
-        case .pay, .lookForLock, .requestCooperativeClaim, .broadcastClaim, .resumeClaim, .maintainClaim, .pushPreimage,
-             .finish:
+        case .pay, .lookForLock, .prepareCooperativeClaim, .requestCooperativeClaim, .broadcastClaim, .resumeClaim,
+             .maintainClaim, .pushPreimage, .finish:
             return true
         }
     }

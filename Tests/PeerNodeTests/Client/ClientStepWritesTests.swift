@@ -2,7 +2,7 @@
 import XCTest
 
 /// The client engine writes a swap's steps before every act that leaves the process, and
-/// the steps between two such acts in one write (ClientSwapAction.reachesOutside).
+/// the steps between two such acts in one write (ClientSwapAction.needsStepsWritten).
 final class ClientStepWritesTests: XCTestCase {
     private let amount: Int64 = 100_000
 
