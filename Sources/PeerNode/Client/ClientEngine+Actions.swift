@@ -47,7 +47,7 @@ extension ClientEngine {
             if let tip = run.acceptedTip { members["accepted_tip"] = .integer(tip) }
             data = .object(members)
         }
-        // Written by `process` before the next action that reaches outside the process.
+        // Written by `process`, before the next action that needs it on disk at the latest.
         run.unwrittenSteps.append(NewSwapEvent(kind: state.phase.rawValue, data: data, isFinal: state.phase.isFinal,
                                                at: Int64(clock.nowUnix)))
         let detail = describe(state, of: run)

@@ -10,8 +10,9 @@ import Transport
 ///
 /// The decisions are `ClientSwapMachine`'s; this actor performs its actions. Every
 /// transition is written to the `SwapStore` before any later action that reaches outside
-/// the process (`process`), so a crash between an intent and its act leaves a record that
-/// says what may have happened, and `recover()` resumes every unfinished swap from there. Each swap runs
+/// the process (`process`: steps with nothing done outside between them share one write),
+/// so a crash between an intent and its act leaves a record that says what may have
+/// happened, and `recover()` resumes every unfinished swap from there. Each swap runs
 /// its inputs one at a time in its own task; actions that wait (the payment, timers)
 /// run in tasks that feed inputs back.
 ///
@@ -101,10 +102,11 @@ public actor ClientEngine {
 
     /// Handles one input; false once the swap's loop should end.
     ///
-    /// Steps are written before any action that reaches outside the process
-    /// (`ClientSwapAction.needsStepsWritten`), and otherwise once no input is waiting: the
-    /// steps a burst of inputs records with nothing done outside between them (the lock
-    /// seen, verified, the cooperative round) take one write instead of one each.
+    /// Steps are written before any action that needs them on disk (one that reaches
+    /// outside the process, ends the run or starts a cooperative round:
+    /// `ClientSwapAction.needsStepsWritten`), and otherwise once no input is waiting: the
+    /// steps a burst of inputs records with nothing done outside between them (the accept
+    /// verified and the payment's intent; the lock seen and verified) take one write.
     func process(_ id: String, _ input: ClientSwapInput) async -> Bool {
         guard let run = runs[id] else { return false }
         run.queuedInputs = max(0, run.queuedInputs - 1)
