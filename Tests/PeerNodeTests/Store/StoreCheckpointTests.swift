@@ -41,10 +41,14 @@ final class StoreCheckpointTests: XCTestCase {
         let store = try SQLiteSwapStore.open(path: path, checkpointThresholdFrames: 50)
         _ = try await store.create(StoreFixture.record("s", index: 0), firstEvent: "quoted", data: .object([:]), at: 1)
         try await appendBulky(store, count: 300)
-        try await clientEventually("the checkpoint thread ran") { await store.checkpointsCompleted > 0 }
-        XCTAssertLessThan(try walFrames(path), 800, "the log was restarted after the thread's checkpoints")
-        let mainSize = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        XCTAssertGreaterThan(mainSize, 100 * 8_000, "the events were copied into the database file")
+        // The thread's checkpoints copy the events into the database file (how far the log
+        // grew meanwhile depends on how soon the thread ran: not asserted).
+        try await clientEventually("the checkpoint thread copied the events into the file") {
+            let mainSize = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            return mainSize > 100 * 8_000
+        }
+        let completed = await store.checkpointsCompleted
+        XCTAssertGreaterThan(completed, 0)
 
         // What a crash leaves (the file and its log, copied while the store is open) holds
         // every commit, whether it is in the file or still in the log.
