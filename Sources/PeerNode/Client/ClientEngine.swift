@@ -117,7 +117,7 @@ public actor ClientEngine {
                 if action.needsStepsWritten { try await writeSteps(of: run) }
                 await perform(action, for: run)
             }
-            if runs[id] === run, run.queuedInputs == 0 || run.unwrittenSteps.count >= Self.unwrittenStepLimit {
+            if runs[id] === run, Self.writesStepsNow(queuedInputs: run.queuedInputs, unwritten: run.unwrittenSteps.count) {
                 try await writeSteps(of: run)
             }
         } catch {
@@ -134,8 +134,15 @@ public actor ClientEngine {
         return !run.state.phase.isFinal
     }
 
-    /// At most this many steps wait for a write, whatever keeps inputs queued.
+    /// At most this many steps wait for a write, whatever keeps inputs queued: a provider
+    /// that pushes status updates without pause cannot hold a swap's steps in memory.
     static let unwrittenStepLimit = 8
+
+    /// Whether the steps recorded so far are written at the end of an input, with no
+    /// action asking for it: once nothing is queued, or once `unwrittenStepLimit` wait.
+    static func writesStepsNow(queuedInputs: Int, unwritten: Int) -> Bool {
+        queuedInputs == 0 || unwritten >= unwrittenStepLimit
+    }
 
     /// Writes the swap's recorded steps in one transaction. Only the swap's own loop calls
     /// it, one write at a time, so the log keeps the steps' order.

@@ -32,7 +32,7 @@ enum ClientPaymentHashIndex {
 
     /// Records `paymentHash` as swap `id`'s (before the swap's record is written).
     static func record(_ paymentHash: [UInt8], swapID id: String, store: any SwapStore) async throws(StoreError) {
-        try await store.setValue(Array(id.utf8), forKey: key(paymentHash))
+        for (key, value) in entry(paymentHash, swapID: id) { try await store.setValue(value, forKey: key) }
     }
 
     /// Adds every stored client swap, then the mark.

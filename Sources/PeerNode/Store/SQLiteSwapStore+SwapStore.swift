@@ -60,7 +60,7 @@ extension SQLiteSwapStore: SwapStore {
             }
             let event = SwapEvent(sequence: 1, kind: kind, data: data, isFinal: false, at: at)
             try insert(event, encodedData: eventData, swapID: record.id)
-            for (key, value) in values.sorted(by: { $0.key < $1.key }) { try setValue(value, forKey: key) }
+            for (key, value) in values { try setValue(value, forKey: key) }
             // The mark covers it too, so a later database loss cannot hand it out either.
             return (event, try recordMarkIfReached(UInt64(record.swapIndex)))
         }

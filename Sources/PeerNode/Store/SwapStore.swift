@@ -52,7 +52,7 @@ extension SwapStore {
     /// values first, then the record, as two writes.
     public func create(_ record: SwapRecord, firstEvent kind: String, data: JSONValue, at: Int64,
                        values: [String: [UInt8]]) async throws(StoreError) -> SwapEvent {
-        for (key, value) in values.sorted(by: { $0.key < $1.key }) { try await setValue(value, forKey: key) }
+        for (key, value) in values { try await setValue(value, forKey: key) }
         return try await create(record, firstEvent: kind, data: data, at: at)
     }
 

@@ -1,3 +1,4 @@
+import Bitcoin
 @testable import PeerNode
 import XCTest
 
@@ -35,5 +36,27 @@ final class ClientStepWritesTests: XCTestCase {
         XCTAssertTrue(lockWrite.starts(with: ["lock_seen", "lock_verified"]), "\(writes)")
         XCTAssertEqual(writes.last?.last, "completed")
         XCTAssertLessThan(writes.count, kinds.count)
+    }
+}
+
+/// The rule for steps no action asked to write (HTLC.md, Threats, ENGINE-1).
+final class ClientStepWriteRuleTests: XCTestCase {
+    func testStepsWaitOnlyWhileInputsQueueAndNeverMoreThanTheLimit() {
+        XCTAssertTrue(ClientEngine.writesStepsNow(queuedInputs: 0, unwritten: 1))
+        XCTAssertFalse(ClientEngine.writesStepsNow(queuedInputs: 3, unwritten: ClientEngine.unwrittenStepLimit - 1))
+        // A provider pushing status updates without pause keeps inputs queued: the limit
+        // writes the steps anyway.
+        XCTAssertTrue(ClientEngine.writesStepsNow(queuedInputs: 3, unwritten: ClientEngine.unwrittenStepLimit))
+    }
+
+    func testEveryActionThatLeavesTheProcessNeedsTheStepsWrittenFirst() {
+        let claim = Transaction(version: 2, inputs: [], outputs: [], lockTime: 0)
+        for action: ClientSwapAction in [.pay(resuming: false), .lookForLock, .broadcastClaim(claim),
+                                         .resumeClaim(claim, revealBefore: 100), .maintainClaim(tipHeight: 1),
+                                         .pushPreimage, .finish] {
+            XCTAssertTrue(action.needsStepsWritten, "\(action)")
+        }
+        XCTAssertFalse(ClientSwapAction.checkChain.needsStepsWritten)
+        XCTAssertFalse(ClientSwapAction.armGiveUpTimer(deadlineUnix: 1).needsStepsWritten)
     }
 }
