@@ -22,6 +22,9 @@ enum AdversaryScenarios {
                      group: .other, body: neverLocks),
             Scenario(name: "never-claims", summary: "the client dies once it saw the lock and stays down: the provider refunds, "
                          + "the payment returns; restarted, the client agrees", group: .other, body: neverClaims),
+            Scenario(name: "never-claims-after-round", summary: "the client dies once it recorded a cooperative round (never "
+                         + "sent) and stays down: the provider refunds, the payment returns; restarted, the client sees "
+                         + "the refund spend its lock and ends", group: .other, body: neverClaimsAfterRound),
         ]
     }
 
@@ -79,6 +82,30 @@ enum AdversaryScenarios {
         try CrashScenarios.run(net, clock, crashing: "client", state: "lock_seen",
                                flow: CrashFlow(config: ["provA": [CrashScenarios.shortTimeout]], staysDown: true,
                                                endStates: ["client": ["failed", "abandoned"], "provider": ["refunded"]]))
+    }
+
+    static func neverClaimsAfterRound(_ net: Testnet, _ clock: StageClock) throws(Failure) -> [Check] {
+        // The client dies right after it recorded a cooperative round, before the request
+        // leaves, and comes back only once the provider refunded and cancelled. Restarted, it
+        // must treat the round as possibly sent (its claim goes out at any height), find the
+        // lock spent by the refund, and end rather than rebroadcast a claim forever.
+        var checks = try CrashScenarios.run(net, clock, crashing: "client", state: "coop_requested",
+                                            flow: CrashFlow(config: ["provA": [CrashScenarios.shortTimeout]], staysDown: true,
+                                                            // The HTLC may expire before the provider cancels it
+                                                            // (a slower backend): the provider refunds either way.
+                                                            endStates: ["client": ["failed"],
+                                                                        "provider": ["refunded", "refunded_after_htlc_cancel"]]))
+        guard let client = net.nodes.first(where: { $0.name == "client" }), let swap = try client.swapList().first else {
+            throw Failure("the client's swap is missing")
+        }
+        let outcome = JSON.object(try client.swapEvents(swap.id).last?["outcome"])
+        let funds = JSON.string(outcome?["funds"]) ?? "none"
+        // The round never left, the provider cancelled: the Lightning node has the money back.
+        checks.append(Check("the client's swap names the refund that spent its lock and says the payment returned",
+                            (swap.reason ?? "").contains("the provider refunded it") && funds == "returned"
+                                && !client.logContains("ALARM"),
+                            "funds \(funds): \(swap.reason ?? "no reason"); an ALARM line: \(client.logContains("ALARM"))"))
+        return checks
     }
 
     // MARK: - building blocks

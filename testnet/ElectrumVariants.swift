@@ -18,7 +18,7 @@ enum ElectrumVariants {
     static let coreNames = [
         "crash-client-lock_seen", "crash-provider-lock_broadcast",
         "crash-client-claim_broadcast", "crash-provider-claim_observed",
-        "reorg", "fee-jump", "never-claims", "short-lock",
+        "reorg", "fee-jump", "never-claims", "never-claims-after-round", "short-lock",
     ]
 
     /// The variants `--all` (make test) runs, 7 s and 12 s; the others are in the `electrum` set.

@@ -31,7 +31,7 @@ extension ClientEngine {
 
     private func persist(_ state: ClientSwapState, of run: ClientSwapRun) async {
         var state = state
-        if state.phase.isFinal, state.outcome?.funds == .heldUntilCancelled,
+        if state.phase.isFinal, state.outcome?.funds.awaitsPayment == true,
            await paymentHasFailed(paymentHash: run.secrets.paymentHash) {
             // The end's fate is written once (a final record takes nothing after it): when
             // the payment already failed back (the provider cancelled while this node was
@@ -39,6 +39,11 @@ extension ClientEngine {
             // record says so rather than "held".
             run.machine.paymentReturnedAtEnd()
             state = run.state
+        }
+        if state.phase.isFinal, let outcome = state.outcome, outcome.funds == .refundedAfterReveal {
+            // Only a provider that settled and refunded both, or this node down from a round
+            // to past the timeout, ends a swap here: what no action of this node can mend.
+            log("ALARM client swap \(run.id): \(outcome)")
         }
         var data = state.json
         if state.phase == .accepted, case .object(var members) = data, let accept = run.accept {
@@ -320,11 +325,32 @@ extension ClientEngine {
             // Not accepted: the preimage stays with us (no push), and the machine tries the
             // broadcast again at the next block.
             note(run.id, "claim broadcast failed (\(error)); retrying at the next block")
+            await searchLockSpender(run)
             return
         }
         run.claimAccepted = true
         let tip = try? await chain.tip().height
         feed(run.id, .claimAccepted(tipHeight: tip))
+    }
+
+    /// After a refused claim: whether the lock is spent, with none of our claims known to
+    /// the node. Then something else took it (after the timeout, only the provider's
+    /// refund can), possibly while this node was down and its follower saw nothing: the
+    /// follower looks back from the lock's block, once per run, and the watch reports the
+    /// spender with its depth (`lockSpentElsewhere`).
+    private func searchLockSpender(_ run: ClientSwapRun) async {
+        guard !run.lockSpenderSearched, let lock = run.state.verifiedLock else { return }
+        do {
+            guard try await chain.unspentOutput(lock.outPoint, includeMempool: true) == nil,
+                  let found = try await chain.transaction(lock.outPoint.txid), found.confirmations > 0 else { return }
+            let tip = try await chain.tip().height
+            run.lockSpenderSearched = true
+            note(run.id, "the lock \(lock.outPoint) is spent and none of this swap's claims is known to the node; "
+                 + "looking for its spender")
+            await follower.rescan(fromHeight: max(0, tip - found.confirmations + 1))
+        } catch {
+            // The next refusal asks again.
+        }
     }
 
     /// A claim the node has not (knowingly) accepted. Held by the node already (a crash

@@ -50,10 +50,12 @@ extension ClientEngine {
                    watched.received.contains(where: { $0.output.scriptPubKey == contract.scriptPubKey }) {
                     chainSighting(watched.transaction, confirmations: watched.confirmations, contract: contract, of: run)
                 }
-                // The lock's spender: any claim version of ours (an earlier one may win).
-                if let lock = run.state.verifiedLock, watched.spent.contains(where: { $0.outpoint == lock.outPoint }),
-                   run.state.claimVersions.contains(watched.txid) {
-                    feed(run.id, .claimVersionConfirmations(watched.txid, watched.confirmations))
+                // The lock's spender: any claim version of ours (an earlier one may win), or
+                // another transaction (the provider's refund), which the machine weighs by depth.
+                if let lock = run.state.verifiedLock, watched.spent.contains(where: { $0.outpoint == lock.outPoint }) {
+                    feed(run.id, run.state.claimVersions.contains(watched.txid)
+                         ? .claimVersionConfirmations(watched.txid, watched.confirmations)
+                         : .lockSpentElsewhere(watched.txid, confirmations: watched.confirmations))
                 }
             }
         case .blockDisconnected(let tip):

@@ -10,6 +10,14 @@ public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStr
     case heldUntilCancelled = "held_until_cancelled"
     /// The destination received the amount on chain.
     case delivered
+    /// The provider took its lock back (the refund, after the timeout) while the preimage
+    /// may have reached it: a cooperative round was recorded, or this node accepted the
+    /// claim. The payment is lost if the provider settled it, and returns if it fails back.
+    case refundedAfterReveal = "refunded_after_reveal"
+
+    /// Whether the payment's own end decides this fate: when the Lightning node reports it
+    /// failed back, the money is `returned` whatever the swap said first.
+    public var awaitsPayment: Bool { self == .heldUntilCancelled || self == .refundedAfterReveal }
 
     public var description: String {
         switch self {
@@ -18,6 +26,9 @@ public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStr
         case .heldUntilCancelled:
             return "the Lightning payment is held by the provider and returns when it cancels the invoice or the HTLC expires (the preimage was never revealed)"
         case .delivered: return "the destination received the amount on chain"
+        case .refundedAfterReveal:
+            return "the provider took its lock back after the preimage may have reached it: the payment is lost if the provider "
+                + "settled it (check the Lightning node), and returns if it fails back"
         }
     }
 }

@@ -48,6 +48,9 @@ public enum ClientSwapInput: Sendable, Hashable {
     /// Claim version `txid` (any one signed for this swap, not only the latest) has this
     /// many confirmations: an earlier version may be the one that got mined.
     case claimVersionConfirmations(TransactionID, Int)
+    /// The verified lock is spent by transaction `txid`, none of this swap's claim versions
+    /// (the provider's refund after the timeout), with this many confirmations.
+    case lockSpentElsewhere(TransactionID, confirmations: Int)
     /// The give-up timer fired (10 minutes after paying by default).
     case giveUp
     /// The node restarted: resume from the stored state.

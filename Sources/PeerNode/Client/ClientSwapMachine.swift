@@ -41,6 +41,10 @@ public struct ClientSwapMachine: Sendable {
         }
     }
 
+    /// Confirmations after which a transaction spending the lock that is none of our
+    /// claims ends the swap: the depth the provider waits for its own claim or refund.
+    public static let spenderFinalDepth = 6
+
     public let settings: Settings
     public private(set) var state: ClientSwapState
 
@@ -208,6 +212,8 @@ public struct ClientSwapMachine: Sendable {
         case .lockSeen(let sighting) where sighting.txid == state.lock?.txid:
             state.lock = sighting
             return []
+        case .lockSpentElsewhere(let txid, let confirmations):
+            return lockSpentElsewhere(txid, confirmations: confirmations)
         case .claimImpossible(let reason):
             return end(.failed, "no claim could be made after the cooperative round (\(reason))", .heldUntilCancelled)
         case .payment(.failed(let reason)):
@@ -276,6 +282,8 @@ public struct ClientSwapMachine: Sendable {
                        + "refunds its lock", .heldUntilCancelled)
         case .claimConfirmations(let count):
             return claimDepth(count)
+        case .lockSpentElsewhere(let txid, let confirmations):
+            return lockSpentElsewhere(txid, confirmations: confirmations)
         case .claimVersionConfirmations(let txid, let count) where state.claimVersions.contains(txid):
             // Which version is mined decides what the destination got: kept for the books
             // when it is not the last one signed (reorged out: none known again).
@@ -293,6 +301,19 @@ public struct ClientSwapMachine: Sendable {
             // the preimage is out and the claim is the way to the money.
             return []
         }
+    }
+
+    /// The lock went to a transaction that is none of our claim versions: after the
+    /// timeout, only the provider's refund can spend it. Below `spenderFinalDepth` a reorg
+    /// could still bring the lock back, so the claim keeps going out; at it, no claim can
+    /// ever confirm and the swap ends, with what the provider may have learned: a recorded
+    /// round (which may have left) or a claim this node accepted put the preimage in reach.
+    private mutating func lockSpentElsewhere(_ txid: TransactionID, confirmations: Int) -> [ClientSwapAction] {
+        guard confirmations >= Self.spenderFinalDepth, !state.claimVersions.contains(txid) else { return [] }
+        let revealed = state.coopRequest != nil || state.claimAccepted
+        let reason = "the lock was spent by \(txid.hex), none of this swap's claims, at least \(confirmations) blocks deep: "
+            + "the provider refunded it after the timeout at \(state.timeoutHeight.map(String.init) ?? "?")"
+        return end(.failed, reason, revealed ? .refundedAfterReveal : .heldUntilCancelled)
     }
 
     private mutating func claimDepth(_ count: Int) -> [ClientSwapAction] {
@@ -360,10 +381,11 @@ public struct ClientSwapMachine: Sendable {
         (paidAt ?? 0) + settings.giveUpSeconds
     }
 
-    /// The swap ended saying its payment is held, and the Lightning node reports it failed
-    /// back already: the fate written is `returned`. Nothing else changes.
+    /// The swap ended saying its payment is held (or may be the provider's), and the
+    /// Lightning node reports it failed back already: the fate written is `returned`.
+    /// Nothing else changes.
     public mutating func paymentReturnedAtEnd() {
-        guard state.phase.isFinal, let outcome = state.outcome, outcome.funds == .heldUntilCancelled else { return }
+        guard state.phase.isFinal, let outcome = state.outcome, outcome.funds.awaitsPayment else { return }
         state.outcome = ClientSwapOutcome(reason: outcome.reason, funds: .returned)
     }
 

@@ -14,7 +14,7 @@
 /// | `claim_broadcast` | intent: the signed claim (stored) is being broadcast; `claim_accepted` once the client's node took it | an accepted claim: rebroadcast at any height; one never accepted: broadcast only while timeout − tip > 6, else ends `failed` unrevealed; the preimage is pushed only on acceptance within that rule (or once the claim confirms); follows its confirmations |
 /// | `claim_confirmed` | the claim is in a block | pushes the preimage again, waits for the completion depth |
 /// | `completed` | final: the destination holds X | nothing |
-/// | `failed` | final: what went wrong and what happened to the funds | nothing |
+/// | `failed` | final: what went wrong and what happened to the funds (also: the lock spent by a transaction that is none of the claims, 6 deep, once a claim was out) | nothing |
 /// | `abandoned` | final: no lock came in time (give-up timer, or the claim rule closed); the payment returns when the invoice is cancelled | nothing |
 public enum ClientSwapPhase: String, Sendable, Hashable, CaseIterable {
     case quoted

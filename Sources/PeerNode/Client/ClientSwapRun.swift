@@ -29,6 +29,9 @@ final class ClientSwapRun {
     var coopClient: CoopClaimInitiator?
     /// Set exactly while `coopClient` holds a round.
     var coopLock: OutPoint?
+    /// Whether the chain was searched for the lock's spender (a refused claim found the lock
+    /// spent): once per run, the follower then reports the spender as it deepens.
+    var lockSpenderSearched = false
     /// The last status update's sequence, to drop stale or repeated pushes.
     var lastStatusSequence: UInt64?
     /// The step last reported (phase and detail): storing the same step again (the claim

@@ -334,6 +334,62 @@ final class ClientSwapMachineTests: XCTestCase {
         XCTAssertEqual(neverSent.state.outcome?.funds, .neverSent)
     }
 
+    // MARK: the lock spent by another transaction
+
+    /// A transaction spending the lock that is none of our claims (the provider's refund).
+    private var refundTxid: TransactionID { Self.transaction(7).txid }
+
+    /// A claim out (after a cooperative round, or signed) whose lock the provider refunded:
+    /// the claim can never confirm. Once the refund is `spenderFinalDepth` deep the swap
+    /// ends, saying the payment may be the provider's when the preimage may have reached it
+    /// (a recorded round, a claim the node accepted); before that depth a reorg could bring
+    /// the lock back, so nothing changes. Without this input a restarted client rebroadcast
+    /// its doomed claim forever (the `never-claims-after-round` scenario).
+    func testALockSpentByAnotherTransactionEndsTheSwapOnceDeep() {
+        let deep = ClientSwapMachine.spenderFinalDepth
+        var round = machine(at: .coopRequested)
+        XCTAssertEqual(round.handle(.lockSpentElsewhere(refundTxid, confirmations: deep - 1)), [])
+        XCTAssertEqual(round.phase, .coopRequested)
+        let ended = round.handle(.lockSpentElsewhere(refundTxid, confirmations: deep))
+        XCTAssertEqual(phases(ended), [.failed])
+        XCTAssertEqual(ended.last, .finish)
+        XCTAssertFalse(buildsOrBroadcastsClaim(ended))
+        XCTAssertEqual(round.state.outcome?.funds, .refundedAfterReveal, "a recorded round may have sent the preimage")
+        XCTAssertTrue(round.state.outcome?.reason.contains(refundTxid.hex) == true, "\(round.state.outcome?.reason ?? "")")
+
+        // Restarted in the round, the fallback claim is out and refused: the refund ends it.
+        var restarted = ClientSwapMachine(settings: settings, state: machine(at: .coopRequested).state)
+        _ = restarted.handle(.recover)
+        _ = restarted.handle(.claimSigned(claimTx))
+        XCTAssertEqual(restarted.phase, .claimBroadcast)
+        XCTAssertEqual(restarted.handle(.block(height: Self.timeout + 10)), [.broadcastClaim(claimTx)],
+                       "after a round the claim goes out at any height")
+        _ = restarted.handle(.lockSpentElsewhere(refundTxid, confirmations: deep + 40))
+        XCTAssertEqual(restarted.phase, .failed)
+        XCTAssertEqual(restarted.state.outcome?.funds, .refundedAfterReveal)
+        restarted.paymentReturnedAtEnd()
+        XCTAssertEqual(restarted.state.outcome?.funds, .returned, "a payment that failed back decides the fate")
+
+        // A claim this node never accepted, without a round: the preimage never left.
+        var unaccepted = machine(at: .claimBroadcast)
+        _ = unaccepted.handle(.lockSpentElsewhere(refundTxid, confirmations: deep))
+        XCTAssertEqual(unaccepted.state.outcome?.funds, .heldUntilCancelled)
+        // One the node accepted was public in its mempool.
+        var accepted = machine(at: .claimBroadcast)
+        _ = accepted.handle(.claimAccepted(tipHeight: 150))
+        _ = accepted.handle(.lockSpentElsewhere(refundTxid, confirmations: deep))
+        XCTAssertEqual(accepted.state.outcome?.funds, .refundedAfterReveal)
+
+        // Our own claim spending the lock is never "another transaction".
+        var own = machine(at: .claimBroadcast)
+        XCTAssertEqual(own.handle(.lockSpentElsewhere(claimTx.txid, confirmations: deep)), [])
+        XCTAssertEqual(own.phase, .claimBroadcast)
+        // Before a claim is out, the claim rule ends the swap (at timeout − 6, before any refund).
+        var waiting = machine(at: .lockVerified)
+        XCTAssertEqual(waiting.handle(.lockSpentElsewhere(refundTxid, confirmations: deep)), [])
+        XCTAssertEqual(waiting.phase, .lockVerified)
+    }
+
     // MARK: the claim rule on resume (audit H-2)
 
     /// A claim the node never accepted is resumed only within the claim rule (the engine
@@ -483,6 +539,10 @@ final class ClientSwapMachineTests: XCTestCase {
             ("claim too late", ClientSwapMachine(settings: settings, state: machine(at: .claimBroadcast).state),
              [.recover, .claimTooLate(tipHeight: 194)]),
             ("give-up timer", machine(at: .payStarted), [.giveUp]),
+            ("lock refunded after a round", machine(at: .coopRequested),
+             [.lockSpentElsewhere(refundTxid, confirmations: ClientSwapMachine.spenderFinalDepth)]),
+            ("lock refunded under an unaccepted claim", machine(at: .claimBroadcast),
+             [.lockSpentElsewhere(refundTxid, confirmations: ClientSwapMachine.spenderFinalDepth)]),
         ]
         let phrases = ["nothing was paid", "never revealed", "the Lightning payment failed", "funds are back", "refunds"]
         for (name, start, inputs) in endings {
