@@ -48,7 +48,7 @@ final class ClientEngineFixture: Sendable {
 
     func engine(giveUpSeconds: UInt64 = 600, confirmationWaitMilliseconds: UInt64 = 300, allowsZeroConf: Bool? = nil,
                 quotePolicy: QuotePolicy = QuotePolicy(), store: (any SwapStore)? = nil,
-                lightning: LNDRESTClient? = nil) throws -> ClientEngine {
+                lightning: LNDRESTClient? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) throws -> ClientEngine {
         let configuration = ClientEngineConfiguration(network: .regtest, quotePolicy: quotePolicy, allowsZeroConf: allowsZeroConf,
                                                       giveUpSeconds: giveUpSeconds,
                                                       confirmationWaitMilliseconds: confirmationWaitMilliseconds)
@@ -56,7 +56,7 @@ final class ClientEngineFixture: Sendable {
                                       lightning: lightning ?? clientLND, chain: hub.backend, feeEstimator: FeeEstimator(backend: hub.backend),
                                       follower: follower,
                                       connector: provider.connector(clientIdentity: clientIdentity, sleeper: hub.sleeper),
-                                      clock: ClientWallClock(), sleeper: hub.sleeper)
+                                      clock: ClientWallClock(), sleeper: hub.sleeper, log: log)
         let progress = self.progress
         Task {
             for await event in engine.progress { progress.append(event) }

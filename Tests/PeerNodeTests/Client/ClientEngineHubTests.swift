@@ -427,6 +427,41 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(second)
     }
 
+    /// The node accepted the claim once (the preimage was public in its mempool), the claim
+    /// left the mempool, and the node was down past the timeout while the provider refunded
+    /// its lock. Restarted, the claim is refused (the lock is spent), the engine looks back
+    /// for the spender and, the refund 6 deep, ends the swap saying the payment may be the
+    /// provider's, with an alarm. Before `lockSpentElsewhere` it rebroadcast for ever.
+    func testALockRefundedUnderAnAcceptedClaimEndsTheSwapWithAnAlarm() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        let store = ClientMemorySwapStore()
+        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
+        let stopped = try await store.lastEvent(of: swapID)
+        var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(stopped).data)
+        state.claimAccepted = true
+        _ = try await store.append("claim_broadcast", data: state.json, isFinal: false, to: swapID, at: 0)
+        let lock = try XCTUnwrap(state.verifiedLock)
+        let timeout = try XCTUnwrap(state.timeoutHeight)
+        try fixture.hub.mine(max(0, timeout - fixture.hub.chain.height))
+        let refund = try await fixture.provider.refundTheLock()
+        try fixture.hub.mine(ClientSwapMachine.spenderFinalDepth)
+        // The node's follower went past the refund's blocks with no swap watching the lock
+        // (the node was down): only looking back finds it.
+        try await fixture.follower.poll()
+
+        let lines = Mutex<[String]>([])
+        let second = try fixture.engine(store: store, log: { line in lines.withLock { $0.append(line) } })
+        _ = try await second.recover()
+        try await clientEventually("the swap ends") { try await store.lastEvent(of: swapID)?.kind == "failed" }
+        let last = try await store.lastEvent(of: swapID)
+        let ended = try ClientSwapState(kind: "failed", data: XCTUnwrap(last).data)
+        XCTAssertEqual(ended.outcome?.funds, .refundedAfterReveal, "\(String(describing: ended.outcome))")
+        XCTAssertTrue(ended.outcome?.reason.contains(refund.txid.hex) == true, "\(String(describing: ended.outcome))")
+        XCTAssertTrue(lines.withLock { $0 }.contains { $0.hasPrefix("ALARM client swap \(swapID)") }, "an alarm line")
+        XCTAssertEqual(fixture.spends(of: lock.outPoint).map(\.txid), [refund.txid], "the refund is the lock's only spend")
+        await fixture.shutDown(second)
+    }
+
     /// A rescan (the engine looks back for a lock it may have missed while the provider was
     /// unreachable) reports blocks already seen. They are not new blocks: an unconfirmed
     /// claim is not broadcast again for each of them (a `kill -9` scenario saw 57 broadcasts

@@ -27,6 +27,8 @@ actor ClientScriptedProvider {
         let accept: Signed<SwapAccept>
         let contract: SwapContract
         let client: Pubky
+        /// The provider's swap index (its refund key's).
+        let index: UInt32
         var lock: ContractFunding?
     }
 
@@ -147,7 +149,7 @@ actor ClientScriptedProvider {
         let accept = Signed(signing: SwapAccept(requestID: request.requestID, swapID: swapID, quoteID: quote.quoteID,
                                                 invoice: invoice, amountSat: quote.amountSat, totalSat: quote.totalSat,
                                                 contract: contract), with: identity)
-        swaps[swapID] = Swap(request: request, accept: accept, contract: contract, client: client)
+        swaps[swapID] = Swap(request: request, accept: accept, contract: contract, client: client, index: index)
         let stream = lnd.subscribeInvoice(paymentHash: request.paymentHash)
         Task { [weak self] in
             do {
@@ -227,6 +229,22 @@ actor ClientScriptedProvider {
         lockBehaviour = .honest
         await invoiceAccepted(swapID)
     }
+
+    /// Takes the lock of the only swap back through its refund path (valid once the tip
+    /// has reached the timeout) and broadcasts it; returns the refund.
+    func refundTheLock() async throws -> Transaction {
+        guard let swap = swaps.values.first, let lock = swap.lock else { throw ProviderScriptError.nothingLocked }
+        let refundKey = try keyChain.secrets(index: swap.index, scheme: .current).refundKey
+        let output = LockOutput(outPoint: OutPoint(txid: lock.txid, index: UInt32(lock.outputIndex)),
+                                value: lock.transaction.outputs[lock.outputIndex].value)
+        let refund = try RefundBuilder.build(RefundRequest(contract: swap.contract, lock: output,
+                                                           destination: await wallet.newAddress().address,
+                                                           feeRate: try FeeRate(satPerVByte: 2)), refundKey: refundKey)
+        _ = try await hub.backend.broadcast(refund.transaction)
+        return refund.transaction
+    }
+
+    enum ProviderScriptError: Error { case nothingLocked }
 
     func cancelInvoice(of swapID: String) async throws {
         guard let swap = swaps[swapID] else { return }
