@@ -53,9 +53,11 @@ extension ClientEngine {
                 // The lock's spender: any claim version of ours (an earlier one may win), or
                 // another transaction (the provider's refund), which the machine weighs by depth.
                 if let lock = run.state.verifiedLock, watched.spent.contains(where: { $0.outpoint == lock.outPoint }) {
-                    feed(run.id, run.state.claimVersions.contains(watched.txid)
-                         ? .claimVersionConfirmations(watched.txid, watched.confirmations)
-                         : .lockSpentElsewhere(watched.txid, confirmations: watched.confirmations))
+                    if run.state.claimVersions.contains(watched.txid) {
+                        feed(run.id, .claimVersionConfirmations(watched.txid, watched.confirmations))
+                    } else if !run.state.isOwnClaim(watched.transaction, preimage: run.secrets.preimage) {
+                        feed(run.id, .lockSpentElsewhere(watched.txid, confirmations: watched.confirmations))
+                    }
                 }
             }
         case .blockDisconnected(let tip):

@@ -66,6 +66,14 @@ public struct ClientSwapState: Sendable, Hashable {
         return claimTxids.contains(claim.txid) ? claimTxids : claimTxids + [claim.txid]
     }
 
+    /// Whether `spender` (a transaction spending the lock) is a claim of this swap: a version
+    /// on record, or any transaction whose witness carries the preimage, which only our claim
+    /// key can sign for (an earlier version an older record did not keep). Anything else
+    /// spending the lock is the provider's refund.
+    public func isOwnClaim(_ spender: Transaction, preimage: [UInt8]) -> Bool {
+        claimVersions.contains(spender.txid) || spender.inputs.contains { $0.witness.stack.contains(preimage) }
+    }
+
     /// Whether the claim on record is the cooperative key-path claim (one signature in its
     /// witness, the transaction the provider co-signed). A contact payment's script-path
     /// claim has the same txid (same input and outputs; the txid leaves the witness out),

@@ -384,6 +384,14 @@ final class ClientSwapMachineTests: XCTestCase {
         var own = machine(at: .claimBroadcast)
         XCTAssertEqual(own.handle(.lockSpentElsewhere(claimTx.txid, confirmations: deep)), [])
         XCTAssertEqual(own.phase, .claimBroadcast)
+        // The engine calls a spender ours when it is on record or reveals the preimage (an
+        // earlier version an older record did not keep): only the rest is "elsewhere".
+        let preimage = [UInt8](repeating: 0xAB, count: 32)
+        var revealing = Self.transaction(8)
+        revealing.inputs[0].witness = Witness([[1, 2], preimage, [3]])
+        XCTAssertTrue(own.state.isOwnClaim(claimTx, preimage: preimage))
+        XCTAssertTrue(own.state.isOwnClaim(revealing, preimage: preimage))
+        XCTAssertFalse(own.state.isOwnClaim(Self.transaction(7), preimage: preimage))
         // Before a claim is out, the claim rule ends the swap (at timeout − 6, before any refund).
         var waiting = machine(at: .lockVerified)
         XCTAssertEqual(waiting.handle(.lockSpentElsewhere(refundTxid, confirmations: deep)), [])
