@@ -22,8 +22,8 @@ enum SubmarineFaultScenarios {
                  summary: "the payee holds the HTLCs: one released at the last block LND allows is claimed before the timeout, "
                      + "one never released fails back and is refunded", quick: true, body: SubmarineHeldHTLCScenario.run),
         Scenario(name: "submarine-invoice-expires",
-                 summary: "the contact's invoice expires before the lock confirms (hub clock at 300x): nothing paid, the client "
-                     + "refunds", group: .quick, hubArguments: ["--clock-rate", String(expiryClockRate)], body: invoiceExpires),
+                 summary: "the contact's invoice expires before the lock confirms (hub clock at 120x): nothing paid, the provider "
+                     + "co-signs the client's key-path refund at once", group: .quick, hubArguments: ["--clock-rate", String(expiryClockRate)], body: invoiceExpires),
         Scenario(name: "submarine-reorg",
                  summary: "a reorg takes the confirmed lock out before the provider paid: nothing is paid against it while it is "
                      + "gone; mined again, the swap completes", quick: true, body: reorg),
@@ -196,18 +196,29 @@ enum SubmarineFaultScenarios {
             return reading
         }
         let providerID = SubmarineFaultNet.providerID(of: id)
-        try clock.stage("the provider sees the lock confirmed after the invoice expired: it gives up") { () throws(Failure) in
-            try SubmarineFaultNet.wait("the provider's swap abandoned") { () throws(Failure) -> Bool in
-                try SubmarineFaultNet.shown(provider, providerID).kinds.last == "abandoned"
+        try clock.stage("the provider sees the lock confirmed after the invoice expired: it gives up, never paying, and offers "
+                        + "a cooperative refund") { () throws(Failure) in
+            try SubmarineFaultNet.wait("the provider's swap given up") { () throws(Failure) -> Bool in
+                try SubmarineFaultNet.shown(provider, providerID).kinds.contains("payment_failed")
             }
         }
-        let why = JSON.line(try SubmarineFaultNet.shown(provider, providerID).last["why"])
+        let why = JSON.line(try SubmarineFaultNet.shown(provider, providerID).last["reason"])
         let lockHeight = try SubmarineFaultNet.confirmation(net, lockTxid)
         let timeout = try SubmarineFaultNet.timeoutHeight(provider, providerID)
-        try refundAfterTimeout(net, clock, client, id: id, timeout: timeout)
+        try clock.stage("the client takes the offered key-path refund; mine until it confirms") { () throws(Failure) in
+            try SubmarineFaultNet.wait("the client's refund broadcast") { () throws(Failure) -> Bool in
+                try SubmarineFaultNet.shown(client, id).kinds.contains("refund_broadcast")
+            }
+            _ = try net.mine(until: "the client's refund", blocks: 6) { () throws(Failure) -> Bool in
+                try SubmarineFaultNet.shown(client, id).kinds.last == "refunded"
+            }
+        }
+        try SubmarineScenarios.mineUntilFinal(net, [client, provider], blocks: 10)
         try pay.wait(timeout: 30)
         let after = try net.hub.rpc.balances()
         let refund = try SubmarineFaultNet.refund(net, client, id)
+        let refundWitness = try SubmarineCoopScenarios.witness(net, refund.txid)
+        let providerKinds = try SubmarineFaultNet.shown(provider, providerID).kinds
         let spent = savingsBefore - (try client.walletBalance().total)
         let lockFee = try SubmarineFaultNet.lockFee(client, id)
         let got = (after.lightningMsat(erin.name) ?? 0) - (before.lightningMsat(erin.name) ?? 0)
@@ -217,12 +228,19 @@ enum SubmarineFaultScenarios {
                   lockHeight != nil && lockedAt.unixTime > lockSeen.unixTime + invoiceExpirySeconds,
                   "lock seen at hub time \(lockSeen.unixTime), invoice made before it (expiry \(invoiceExpirySeconds) s); "
                       + "its block mined at \(lockedAt.unixTime), height \(lockHeight.map(String.init) ?? "none")"),
-            Check("the provider gave up unpaid", (try SubmarineFaultNet.sends(net, provider)) == 0, "abandoned: \(why); no /v2/router/send"),
-            Check("the refund confirmed after the timeout", refund.height > timeout, "refund at \(refund.height), timeout \(timeout)"),
+            Check("the provider gave up unpaid, saying why", (try SubmarineFaultNet.sends(net, provider)) == 0
+                      && why.hasPrefix("never paid: "), "\(why); no /v2/router/send"),
+            Check("the provider co-signed the refund from a history without a payment intent, and let the lock go",
+                  providerKinds.suffix(3) == ["payment_failed", "coop_refund_signed", "released"]
+                      && !providerKinds.contains("payment_intent"), providerKinds.joined(separator: " -> ")),
+            Check("the refund took the key path and confirmed long before the timeout",
+                  refundWitness.map(\.count) == [128] && refund.height < timeout - 50,
+                  "refund \(refund.txid) at \(refund.height), timeout \(timeout)"),
             Check("erin received nothing", got == 0, "+\(formatMsat(got))"),
             Check("the client lost only the lock's and the refund's fees", spent == lockFee + refund.feeSat,
                   "savings fell by \(formatSats(spent)); lock fee \(formatSats(lockFee)) + refund fee \(formatSats(refund.feeSat))"),
-        ] + (try SubmarineFaultNet.closing(net, network, before: before, expected: SubmarineFaultNet.refunded))
+        ] + (try CoopAudit.checks(net, client: client, provider: provider, since: before.height))
+            + (try SubmarineFaultNet.closing(net, network, before: before, expected: ["refunded": ["released"]]))
     }
 
     // MARK: - a reorg before the payment

@@ -130,7 +130,9 @@ enum SubmarineRecoveryScenarios {
                   found.count == 1 && JSON.string(found.first?["role"]) == "client"
                     && JSON.string(found.first?["resumes_at"]) == "lock_confirmed" && JSON.bool(result["resumed"]) == true,
                   JSON.line(found)),
-            Check("the provider never paid", JSON.string(providerSwap?["state"]) == "abandoned" && got == 0,
+            // Gave up unpaid: `abandoned`, or `released` once it co-signed the client's key-path
+            // refund (a cooperating client that recovered its swap takes the offer).
+            Check("the provider never paid", ["abandoned", "released"].contains(JSON.string(providerSwap?["state"]) ?? "") && got == 0,
                   "provider's swap \(JSON.string(providerSwap?["state"]) ?? "?"); erin +\(formatMsat(got))"),
             Check("the client lost only the lock's and the refund's fees (under 5,000 sat)", spent > 0 && spent < 5_000,
                   "savings fell by \(formatSats(spent))"),

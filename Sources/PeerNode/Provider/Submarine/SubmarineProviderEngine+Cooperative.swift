@@ -93,13 +93,35 @@ extension SubmarineProviderEngine {
 
     // MARK: the refund
 
-    /// Tells the client it may ask for a cooperative refund, once LND reports the payment
-    /// FAILED (never on the machine's word alone: a payment LND has no record of, after a
-    /// crash before the send, is not tracked to a failure, and its client waits for the
-    /// timeout).
+    /// Tells the client it may ask for a cooperative refund, once its payment cannot
+    /// succeed (`paymentCannotSucceed`).
     func offerCooperativeRefund(_ swap: SubmarineProviderRecord) async {
-        guard let push, await paymentTrackedToFailure(swap) else { return }
+        guard let push, await paymentCannotSucceed(swap) else { return }
         await push(swap.client, CoopRefundOffer(swapID: swap.swapID).encoded)
+    }
+
+    /// Whether the swap's payment can never succeed: its history shows it was never
+    /// attempted (`neverPaid`: the swap gave up before paying), or LND reports the payment
+    /// FAILED. Never on the machine's word alone: a payment whose intent is recorded and
+    /// that LND has no record of (a crash before the send) is not tracked to a failure, and
+    /// its client waits for the timeout.
+    func paymentCannotSucceed(_ swap: SubmarineProviderRecord) async -> Bool {
+        do {
+            if Self.neverPaid(try await dependencies.store.events(of: swap.swapID)) { return true }
+        } catch {
+            log("submarine swap \(swap.swapID): reading its events for a cooperative refund: \(error)")
+            return false
+        }
+        return await paymentTrackedToFailure(swap)
+    }
+
+    /// Whether a swap's own history, complete from its `accepted`, holds no `payment_intent`:
+    /// the engine pays only once that step is written, so nothing was ever sent. A record
+    /// that recovery re-created starts later (at `payment_failed`) and never counts: it
+    /// cannot tell what the node paid before its database was lost.
+    static func neverPaid(_ events: [SwapEvent]) -> Bool {
+        guard events.first?.kind == SubmarineProviderState.Kind.accepted.rawValue else { return false }
+        return !events.contains { $0.kind == SubmarineProviderState.Kind.paymentIntent.rawValue }
     }
 
     /// Whether LND's tracking of the swap's payment says FAILED: a final status, so no
@@ -124,7 +146,8 @@ extension SubmarineProviderEngine {
     ///    `invalid_request`;
     /// 2. a request the swap's `coop_refund_signed` record answers gets that answer;
     /// 3. otherwise the swap must be in `payment_failed` or `coop_refund_signed` (states
-    ///    that never pay) and LND must report the payment FAILED now; else refused, and the
+    ///    that never pay) and its payment must be unable to succeed (never attempted, or
+    ///    FAILED in LND now: `paymentCannotSucceed`); else refused, and the
     ///    client waits for the timeout. A new request after a co-signature (the client's
     ///    round died with its process) is signed anew: every refund pays the client, and
     ///    DeterministicSign derives a new nonce from the new request;
@@ -167,7 +190,7 @@ extension SubmarineProviderEngine {
                     return reject(.invalidRequest, "the swap is in \(state.kind.rawValue): its payment has not failed, "
                                   + "no cooperative refund now")
                 }
-                guard await paymentTrackedToFailure(swap) else {
+                guard await paymentCannotSucceed(swap) else {
                     return reject(.invalidRequest, "the payment is not tracked to a final failure; refund after the timeout")
                 }
             }

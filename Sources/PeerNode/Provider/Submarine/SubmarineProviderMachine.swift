@@ -116,7 +116,7 @@ public struct SubmarineProviderMachine: Sendable {
             return SubmarineProviderStep(next: .accepted)
         case .block(let height, let now):
             // The lock may need as little as one more block: give up only when even that is late.
-            return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: 1) ? .none : abandoned(.noLockInTime)
+            return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: 1) ? .none : giveUp(.noLockInTime, lock: lock)
         case .lockRefunded(_, let confirmations) where confirmations >= 1:
             return abandoned(.lockRefunded)
         default:
@@ -142,7 +142,7 @@ public struct SubmarineProviderMachine: Sendable {
             // A Lightning side not ready at the last try is checked again, while the
             // payment could still go out; past that nothing will be paid (a node that
             // stays unreachable must not keep the swap open for ever).
-            if let obstacle = obstacle(tipHeight: height, nowUnix: now) { return abandoned(obstacle) }
+            if let obstacle = obstacle(tipHeight: height, nowUnix: now) { return giveUp(obstacle, lock: lock) }
             return SubmarineProviderStep(actions: [.preparePayment])
         case .paymentReady(let tip, let now):
             return decidePayment(lock, tipHeight: tip, nowUnix: now)
@@ -156,7 +156,7 @@ public struct SubmarineProviderMachine: Sendable {
     /// Pay now, or never: the invoice unexpired and a route under the CLTV limit computed
     /// from this tip. The intent is recorded in the same step that asks for the payment.
     private func decidePayment(_ lock: SubmarineLock, tipHeight: UInt32, nowUnix: UInt64) -> SubmarineProviderStep {
-        if let obstacle = obstacle(tipHeight: tipHeight, nowUnix: nowUnix) { return abandoned(obstacle) }
+        if let obstacle = obstacle(tipHeight: tipHeight, nowUnix: nowUnix) { return giveUp(obstacle, lock: lock) }
         let cltvLimit = UInt32(clamping: SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight))
         return SubmarineProviderStep(next: .paymentIntent(lock, cltvLimit: cltvLimit), actions: [.pay(cltvLimit: cltvLimit)])
     }
@@ -176,6 +176,19 @@ public struct SubmarineProviderMachine: Sendable {
     private func abandoned(_ why: SubmarineGiveUp) -> SubmarineProviderStep {
         SubmarineProviderStep(next: .abandoned(why))
     }
+
+    /// Nothing will be paid for a lock the client made. With a cooperating client the swap
+    /// waits in `payment_failed` (a state that never pays) and offers the key-path refund,
+    /// so the client's coins come back within a block instead of at the timeout; no
+    /// payment intent was ever recorded, which lets the engine co-sign without LND's word
+    /// (`SubmarineProviderEngine.paymentCannotSucceed`). Without cooperation: `abandoned`.
+    private func giveUp(_ why: SubmarineGiveUp, lock: SubmarineLock) -> SubmarineProviderStep {
+        guard context.cooperative else { return abandoned(why) }
+        return SubmarineProviderStep(next: .paymentFailed(lock, reason: "\(Self.neverPaidPrefix)\(why)"), actions: refundOffer)
+    }
+
+    /// How a `payment_failed` reason begins when no payment was ever attempted.
+    public static let neverPaidPrefix = "never paid: "
 
     // MARK: the payment
 

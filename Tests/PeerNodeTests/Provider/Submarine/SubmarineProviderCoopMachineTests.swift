@@ -112,6 +112,50 @@ final class SubmarineProviderCoopMachineTests: XCTestCase {
                        "a client whose round died asks again: a new co-signature, a new record")
     }
 
+    /// A cooperative swap that gives up before paying, with the client's lock in view, waits
+    /// in `payment_failed` (a state that never pays) and offers the key-path refund at once,
+    /// instead of ending `abandoned` and leaving the client to wait for the timeout. Without
+    /// cooperation, or without a lock, it ends `abandoned` as before.
+    func testGivingUpBeforePayingOffersACooperativeRefundForTheLock() {
+        let expired = SubmarineGiveUp.invoiceExpired(expiresAtUnix: Self.now + 3_600)
+        let neverPaid = { (why: SubmarineGiveUp) in
+            SubmarineProviderState.paymentFailed(self.lock, reason: SubmarineProviderMachine.neverPaidPrefix + why.description)
+        }
+        // At pay time the invoice has expired.
+        XCTAssertEqual(machine().step(.lockConfirmed(lock), .paymentReady(tipHeight: 1_010, nowUnix: Self.now + 3_600)),
+                       SubmarineProviderStep(next: neverPaid(expired), actions: [.offerCooperativeRefund]))
+        XCTAssertEqual(machine(cooperative: false).step(.lockConfirmed(lock), .paymentReady(tipHeight: 1_010, nowUnix: Self.now + 3_600)),
+                       SubmarineProviderStep(next: .abandoned(expired)))
+        // At a block, the same.
+        XCTAssertEqual(machine().step(.lockConfirmed(lock), .block(height: 1_010, nowUnix: Self.now + 3_600)),
+                       SubmarineProviderStep(next: neverPaid(expired), actions: [.offerCooperativeRefund]))
+        // A lock seen that cannot be deep in time.
+        let late = machine().step(.lockSeen(lock), .block(height: UInt32(F.timeout), nowUnix: Self.now))
+        XCTAssertEqual(late, SubmarineProviderStep(next: neverPaid(.noLockInTime), actions: [.offerCooperativeRefund]))
+        XCTAssertEqual(machine(cooperative: false).step(.lockSeen(lock), .block(height: UInt32(F.timeout), nowUnix: Self.now)),
+                       SubmarineProviderStep(next: .abandoned(.noLockInTime)))
+        // No lock: nothing to refund.
+        XCTAssertEqual(machine().step(.accepted, .block(height: UInt32(F.timeout), nowUnix: Self.now)),
+                       SubmarineProviderStep(next: .abandoned(.noLockInTime)))
+        // From there the swap co-signs and ends released, and never pays.
+        let failed = neverPaid(expired)
+        XCTAssertEqual(machine().step(failed, .coopRefundAgreed(cosigned)).next?.kind, .coopRefundSigned)
+        XCTAssertEqual(machine().step(failed, .paymentReady(tipHeight: 1_011, nowUnix: Self.now)), SubmarineProviderStep())
+    }
+
+    /// What the engine reads as "never attempted": the swap's own history from its accept,
+    /// without a payment intent. A record recovery re-created (no `accepted`, it starts at
+    /// `payment_failed`) never counts, nor does one whose intent was written.
+    func testOnlyAHistoryFromTheAcceptWithoutAPaymentIntentIsNeverPaid() {
+        let event = { (kind: SubmarineProviderState.Kind) in
+            SwapEvent(sequence: 0, kind: kind.rawValue, data: .object([:]), isFinal: false, at: 0)
+        }
+        XCTAssertTrue(SubmarineProviderEngine.neverPaid([.accepted, .lockSeen, .lockConfirmed, .paymentFailed].map(event)))
+        XCTAssertFalse(SubmarineProviderEngine.neverPaid([.accepted, .lockConfirmed, .paymentIntent, .paymentFailed].map(event)))
+        XCTAssertFalse(SubmarineProviderEngine.neverPaid([.paymentFailed].map(event)), "re-created by recovery")
+        XCTAssertFalse(SubmarineProviderEngine.neverPaid([]))
+    }
+
     /// From a co-signed refund (and from any failed payment), no sequence of inputs pays.
     func testNoSequenceFromAFailedPaymentEverPays() {
         let alphabet: [SubmarineProviderInput] = [
