@@ -241,6 +241,7 @@ enum SubmarineFaultScenarios {
                   "savings fell by \(formatSats(spent)); lock fee \(formatSats(lockFee)) + refund fee \(formatSats(refund.feeSat))"),
         ] + (try CoopAudit.checks(net, client: client, provider: provider, since: before.height))
             + (try SubmarineFaultNet.closing(net, network, before: before, expected: ["refunded": ["released"]]))
+            + (try AccountingCheck.run([client, provider], net: net))
     }
 
     // MARK: - a reorg before the payment

@@ -106,7 +106,7 @@ public actor SubmarineProviderEngine {
                 log("submarine swap \(record.id) cannot be resumed: \(error)")
             }
         }
-        risk.restore(from: loaded.map { swap, state in
+        risk.restore(from: loaded.filter { Self.holdsRisk($0.1) }.map { swap, state in
             RiskLimits.ActiveSwap(swapID: swap.swapID, peer: swap.client, amountSat: swap.amountSat,
                                   startedUnix: UInt64(max(swap.record.createdAt, 0)), paid: Self.isCommitted(state))
         })
@@ -191,7 +191,9 @@ public actor SubmarineProviderEngine {
             states[swapID] = next
             if let lock = next.lock { await watchLockOutput(lock, swapID: swapID) }
             if !Self.holdsPromise(next) { liquidity.release(swapID) }
-            if Self.isCommitted(next) {
+            if !Self.holdsRisk(next) {
+                risk.release(swapID: swapID)
+            } else if Self.isCommitted(next) {
                 // The client's lock is confirmed: no longer a free accept but exposure. Its
                 // amount was checked against the exposure limits at the accept.
                 do { try risk.markPaid(swapID: swapID) } catch { log("submarine swap \(swapID): \(error)") }
@@ -215,6 +217,15 @@ public actor SubmarineProviderEngine {
         case .accepted, .lockSeen, .lockConfirmed, .paymentIntent: return true
         default: return false
         }
+    }
+
+    /// Whether a swap still counts against the risk limits: every unfinished one but a swap
+    /// that gave up before paying (`SubmarineProviderState.neverPaid`), which will never pay
+    /// and only waits for the client to take its refund. A client that locks, lets the
+    /// provider give up and never takes the refund would otherwise hold its share of the
+    /// limits until the timeout.
+    static func holdsRisk(_ state: SubmarineProviderState) -> Bool {
+        !state.isFinal && !state.neverPaid
     }
 
     /// From the confirmed lock on, a swap is the provider's exposure (the risk limits'

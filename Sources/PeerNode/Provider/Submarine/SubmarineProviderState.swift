@@ -115,6 +115,19 @@ public enum SubmarineProviderState: Sendable, Hashable {
 
     public var isFinal: Bool { kind.isFinal }
 
+    /// A `payment_failed` (or the `coop_refund_signed` after it) that the machine entered
+    /// giving up before any payment (its reason starts `SubmarineProviderMachine.neverPaidPrefix`).
+    /// Read for the risk limits only: whether a co-signature may be given is decided on the
+    /// swap's stored history (`SubmarineProviderEngine.neverPaid`), not on a reason's text.
+    public var neverPaid: Bool {
+        switch self {
+        case .paymentFailed(_, let reason), .coopRefundSigned(_, let reason, _):
+            return reason.hasPrefix(SubmarineProviderMachine.neverPaidPrefix)
+        default:
+            return false
+        }
+    }
+
     /// The lock, in every state that has one.
     public var lock: SubmarineLock? {
         switch self {

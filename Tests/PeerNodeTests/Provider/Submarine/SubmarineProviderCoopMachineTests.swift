@@ -141,6 +141,14 @@ final class SubmarineProviderCoopMachineTests: XCTestCase {
         let failed = neverPaid(expired)
         XCTAssertEqual(machine().step(failed, .coopRefundAgreed(cosigned)).next?.kind, .coopRefundSigned)
         XCTAssertEqual(machine().step(failed, .paymentReady(tipHeight: 1_011, nowUnix: Self.now)), SubmarineProviderStep())
+        // It no longer counts against the risk limits (it will never pay); a failed payment does.
+        XCTAssertTrue(failed.neverPaid)
+        XCTAssertFalse(SubmarineProviderEngine.holdsRisk(failed))
+        XCTAssertFalse(SubmarineProviderEngine.holdsRisk(.coopRefundSigned(lock, reason: SubmarineProviderMachine.neverPaidPrefix + "x",
+                                                                           cosigned)))
+        XCTAssertTrue(SubmarineProviderEngine.holdsRisk(.paymentFailed(lock, reason: "no_route")))
+        XCTAssertTrue(SubmarineProviderEngine.holdsRisk(.lockConfirmed(lock)))
+        XCTAssertFalse(SubmarineProviderEngine.holdsRisk(.released))
     }
 
     /// What the engine reads as "never attempted": the swap's own history from its accept,
