@@ -130,16 +130,7 @@ enum SubmarineCoopScenarios {
         }
         defer { _ = try? net.hub.rpc.call("hub_ln_setonline", [erin.name, true]) }
         guard let lockHeight = try SubmarineFaultNet.confirmation(net, lockTxid) else { throw Failure("the lock is in no block") }
-        try clock.stage("the client asks for the offered cooperative refund; mine until it confirms") { () throws(Failure) in
-            try SubmarineFaultNet.wait("the client's refund broadcast") { () throws(Failure) -> Bool in
-                try SubmarineFaultNet.shown(client, id).kinds.contains("refund_broadcast")
-            }
-            _ = try net.mine(until: "the client's refund", blocks: 6) { () throws(Failure) -> Bool in
-                try SubmarineFaultNet.shown(client, id).kinds.last == "refunded"
-            }
-        }
-        try SubmarineScenarios.mineUntilFinal(net, [client, provider], blocks: 10)
-        try pay.wait(timeout: 30)
+        try SubmarineFaultNet.takeCooperativeRefund(net, clock, client, provider, id: id, pay: pay)
         clock.note("pay: \(pay.outcome.prefix(300))")
         let timeout = try SubmarineFaultNet.timeoutHeight(provider, providerID)
         let refund = try SubmarineFaultNet.refund(net, client, id)

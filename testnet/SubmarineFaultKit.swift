@@ -109,6 +109,22 @@ struct SubmarineFaultNet {
                 events.compactMap { JSON.string($0["kind"]) })
     }
 
+    /// The client asks for the refund the provider offered: waits for its broadcast, mines
+    /// until it is confirmed, then until both swaps are final, and for `pay` to end.
+    static func takeCooperativeRefund(_ net: Testnet, _ clock: StageClock, _ client: Node, _ provider: Node, id: String,
+                                      pay: BackgroundCommand) throws(Failure) {
+        try clock.stage("the client asks for the offered cooperative refund; mine until it confirms") { () throws(Failure) in
+            try wait("the client's refund broadcast") { () throws(Failure) -> Bool in
+                try shown(client, id).kinds.contains("refund_broadcast")
+            }
+            _ = try net.mine(until: "the client's refund", blocks: 6) { () throws(Failure) -> Bool in
+                try shown(client, id).kinds.last == "refunded"
+            }
+        }
+        try SubmarineScenarios.mineUntilFinal(net, [client, provider], blocks: 10)
+        try pay.wait(timeout: 30)
+    }
+
     /// The timeout height of a swap, from the provider's signed accept.
     static func timeoutHeight(_ provider: Node, _ providerID: String) throws(Failure) -> Int64 {
         let contract = try shown(provider, providerID).contract

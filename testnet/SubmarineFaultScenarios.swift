@@ -205,16 +205,7 @@ enum SubmarineFaultScenarios {
         let why = JSON.line(try SubmarineFaultNet.shown(provider, providerID).last["reason"])
         let lockHeight = try SubmarineFaultNet.confirmation(net, lockTxid)
         let timeout = try SubmarineFaultNet.timeoutHeight(provider, providerID)
-        try clock.stage("the client takes the offered key-path refund; mine until it confirms") { () throws(Failure) in
-            try SubmarineFaultNet.wait("the client's refund broadcast") { () throws(Failure) -> Bool in
-                try SubmarineFaultNet.shown(client, id).kinds.contains("refund_broadcast")
-            }
-            _ = try net.mine(until: "the client's refund", blocks: 6) { () throws(Failure) -> Bool in
-                try SubmarineFaultNet.shown(client, id).kinds.last == "refunded"
-            }
-        }
-        try SubmarineScenarios.mineUntilFinal(net, [client, provider], blocks: 10)
-        try pay.wait(timeout: 30)
+        try SubmarineFaultNet.takeCooperativeRefund(net, clock, client, provider, id: id, pay: pay)
         let after = try net.hub.rpc.balances()
         let refund = try SubmarineFaultNet.refund(net, client, id)
         let refundWitness = try SubmarineCoopScenarios.witness(net, refund.txid)
