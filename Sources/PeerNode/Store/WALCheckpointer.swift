@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CSQLite
+import Transport
 import Synchronization
 
 /// Copies the WAL back into the database file on a thread of its own, so that no commit
@@ -60,17 +61,12 @@ final class WALCheckpointer: Sendable {
             Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(framesInLog: frames)
             return SQLITE_OK
         }, context)
-        var thread = pthread_t()
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { argument in
-            let checkpointer = Unmanaged<WALCheckpointer>.fromOpaque(argument!).takeRetainedValue()
-            checkpointer.run()
-            return nil
-        }, retained)
-        guard rc == 0 else {
-            Unmanaged<WALCheckpointer>.fromOpaque(retained).release()
+        let thread: pthread_t
+        do {
+            thread = try SystemThread.start { [self] in run() }
+        } catch {
             _ = sqlite3_wal_hook(connection, nil, nil)
-            throw .database(operation: "start the checkpoint thread", message: String(cString: strerror(rc)))
+            throw .database(operation: "start the checkpoint thread", message: String(cString: strerror(error.code)))
         }
         state.withLock { $0.thread = thread }
     }

@@ -97,14 +97,9 @@ public final class EventLoop: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
 
         // The thread owns one reference to the loop until it returns.
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { argument in
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
-            loop.runOnLoopThread()
-            return nil
-        }, retained)
-        if rc != 0 {
-            Unmanaged<EventLoop>.fromOpaque(retained).release()
+        do {
+            thread = try SystemThread.start { [self] in runOnLoopThread() }
+        } catch {
             // The loop never ran: close it here, on the only thread that knows it.
             UVHandle.closeAndFree(wakeup)
             uv_run(uvLoop, UV_RUN_DEFAULT)
@@ -112,7 +107,7 @@ public final class EventLoop: @unchecked Sendable {
             UVHandle.free(uvLoop)
             readBuffer.deallocate()
             // pthread returns a positive errno; libuv's codes are the negated errno on Unix.
-            try uvCheck(-rc, "pthread_create")
+            try uvCheck(-error.code, "pthread_create")
         }
     }
 
@@ -251,16 +246,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func startLateJobDrainer() {
-        var drainer = pthread_t()
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&drainer, nil, { argument in
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
-            loop.drainLateJobs()
-            return nil
-        }, retained)
-        // Without a thread the jobs could never run; that is not recoverable.
-        uvMust(-rc, "pthread_create")
-        pthread_detach(drainer)
+        do {
+            pthread_detach(try SystemThread.start { [self] in drainLateJobs() })
+        } catch {
+            // Without a thread the jobs could never run; that is not recoverable.
+            uvMust(-error.code, "pthread_create")
+        }
     }
 
     private func drainQueue() {

@@ -305,6 +305,14 @@ final class ClientEngineHubTests: XCTestCase {
         return try XCTUnwrap(records.first).id
     }
 
+    /// A swap stopped at its claim intent, with the state its record holds there.
+    private func claimIntentState(_ fixture: ClientEngineFixture,
+                                  store: ClientMemorySwapStore) async throws -> (String, ClientSwapState) {
+        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
+        let stopped = try await store.lastEvent(of: swapID)
+        return (swapID, try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(stopped).data))
+    }
+
     func testARestartAfterTheClaimIntentBroadcastsTheSameClaimOnce() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let path = "/tmp/peernode-client-restart-\(RandomID.make()).sqlite"
@@ -394,9 +402,8 @@ final class ClientEngineHubTests: XCTestCase {
     func testAnEarlierClaimVersionThatConfirmsCompletesTheSwap() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let store = ClientMemorySwapStore()
-        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
-        let lastEvent = try await store.lastEvent(of: swapID)
-        var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(lastEvent).data)
+        let (swapID, stopped) = try await claimIntentState(fixture, store: store)
+        var state = stopped
         let original = try XCTUnwrap(state.claim)
         // The first version confirms ...
         _ = try await fixture.hub.backend.broadcast(original)
@@ -435,9 +442,8 @@ final class ClientEngineHubTests: XCTestCase {
     func testALockRefundedUnderAnAcceptedClaimEndsTheSwapWithAnAlarm() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let store = ClientMemorySwapStore()
-        let swapID = try await swapStoppedAtTheClaimIntent(fixture, store: store)
-        let stopped = try await store.lastEvent(of: swapID)
-        var state = try ClientSwapState(kind: "claim_broadcast", data: XCTUnwrap(stopped).data)
+        let (swapID, stopped) = try await claimIntentState(fixture, store: store)
+        var state = stopped
         state.claimAccepted = true
         _ = try await store.append("claim_broadcast", data: state.json, isFinal: false, to: swapID, at: 0)
         let lock = try XCTUnwrap(state.verifiedLock)

@@ -220,12 +220,12 @@ public actor SubmarineProviderEngine {
     }
 
     /// Whether a swap still counts against the risk limits: every unfinished one but a swap
-    /// that gave up before paying (`SubmarineProviderState.neverPaid`), which will never pay
+    /// that gave up before paying (`SubmarineProviderState.gaveUpBeforePaying`), which will never pay
     /// and only waits for the client to take its refund. A client that locks, lets the
     /// provider give up and never takes the refund would otherwise hold its share of the
     /// limits until the timeout.
     static func holdsRisk(_ state: SubmarineProviderState) -> Bool {
-        !state.isFinal && !state.neverPaid
+        !state.isFinal && !state.gaveUpBeforePaying
     }
 
     /// From the confirmed lock on, a swap is the provider's exposure (the risk limits'

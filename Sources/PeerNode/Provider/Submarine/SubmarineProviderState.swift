@@ -119,7 +119,7 @@ public enum SubmarineProviderState: Sendable, Hashable {
     /// giving up before any payment (its reason starts `SubmarineProviderMachine.neverPaidPrefix`).
     /// Read for the risk limits only: whether a co-signature may be given is decided on the
     /// swap's stored history (`SubmarineProviderEngine.neverPaid`), not on a reason's text.
-    public var neverPaid: Bool {
+    public var gaveUpBeforePaying: Bool {
         switch self {
         case .paymentFailed(_, let reason), .coopRefundSigned(_, let reason, _):
             return reason.hasPrefix(SubmarineProviderMachine.neverPaidPrefix)

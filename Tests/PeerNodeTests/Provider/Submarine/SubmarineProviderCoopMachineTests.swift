@@ -142,7 +142,7 @@ final class SubmarineProviderCoopMachineTests: XCTestCase {
         XCTAssertEqual(machine().step(failed, .coopRefundAgreed(cosigned)).next?.kind, .coopRefundSigned)
         XCTAssertEqual(machine().step(failed, .paymentReady(tipHeight: 1_011, nowUnix: Self.now)), SubmarineProviderStep())
         // It no longer counts against the risk limits (it will never pay); a failed payment does.
-        XCTAssertTrue(failed.neverPaid)
+        XCTAssertTrue(failed.gaveUpBeforePaying)
         XCTAssertFalse(SubmarineProviderEngine.holdsRisk(failed))
         XCTAssertFalse(SubmarineProviderEngine.holdsRisk(.coopRefundSigned(lock, reason: SubmarineProviderMachine.neverPaidPrefix + "x",
                                                                            cosigned)))
