@@ -45,6 +45,8 @@ enum AdversaryScenarios {
                   "client swap \(cheat.client?.state ?? "missing"): \(cheat.client?.reason ?? "no reason")"),
             Check("the client's payment was held while the short lock stood", cheat.heldMsat > 0,
                   "in flight when `pay` ended: \(formatMsat(cheat.heldMsat))"),
+            Check("once the provider cancelled, the client's `swaps` says the held payment returned (funds `returned`)",
+                  cheat.clientFunds == "returned", "funds \(cheat.clientFunds ?? "not shown")"),
             Check("the provider refunded its own lock after the timeout (its wallet is down only the lock and refund fees)",
                   cheat.provider?.state == "refunded" && fees != nil && cheat.providerWalletLoss == fees.map { $0.lock + $0.refund },
                   "provider swap \(cheat.provider?.state ?? "missing"); wallet -\(formatSats(cheat.providerWalletLoss)); "
@@ -118,6 +120,8 @@ enum AdversaryScenarios {
         /// Lightning in flight when `pay` ended.
         let heldMsat: Int64
         let client: SwapSummary?
+        /// Where the client's `swaps` row says its money is once every swap ended (`funds`).
+        let clientFunds: String?
         let provider: SwapSummary?
         let providerWalletLoss: Int64
         /// The fees of the provider's lock and of its last refund, when it refunded.
@@ -160,6 +164,7 @@ enum AdversaryScenarios {
         let after = try net.hub.rpc.balances()
         let received = try carol.walletBalance().total - carolBefore
         let clientSwap = try client.swapList().first { $0.role == "client" }
+        let clientFunds = try fundsOnceKnown(client)
         let providerSwap = try provider.swapList().first { $0.role == "provider" }
         let providerEvents = try providerSwap.map { (swap) throws(Failure) in try provider.swapEvents(swap.id) } ?? []
         let lastLocked = providerEvents.last { JSON.object($0["lock"]) != nil }
@@ -179,9 +184,24 @@ enum AdversaryScenarios {
                   "\(provider.name) Lightning \(formatMsat(before.lightningMsat(provider.name))) -> "
                   + formatMsat(after.lightningMsat(provider.name))),
         ]
-        return Cheat(before: before, after: after, refusal: refusal, heldMsat: held, client: clientSwap, provider: providerSwap,
+        return Cheat(before: before, after: after, refusal: refusal, heldMsat: held, client: clientSwap,
+                     clientFunds: clientFunds, provider: providerSwap,
                      providerWalletLoss: walletBefore - (try provider.walletBalance().total), providerFees: fees,
                      providerLocked: lastLocked != nil, nothingMoved: nothingMoved)
+    }
+
+    /// The `funds` of `node`'s client swap in `peernode swaps`. A swap that ended while its
+    /// payment was held says `held_until_cancelled` until the daemon, following the payment,
+    /// records its end: asked again for up to 5 s.
+    static func fundsOnceKnown(_ node: Node) throws(Failure) -> String? {
+        var funds: String?
+        for _ in 0..<25 {
+            let rows = JSON.array(try node.must(["swaps"])["swaps"]).compactMap { JSON.object($0) }
+            funds = rows.first { JSON.string($0["role"]) == "client" }.flatMap { JSON.string($0["funds"]) }
+            if funds != "held_until_cancelled" { return funds }
+            usleep(200_000)
+        }
+        return funds
     }
 
     /// The (held, agreed) amounts of "the lock holds <held> sat, less than the agreed <agreed> sat".

@@ -150,7 +150,9 @@ enum Render {
             } else {
                 to = peer
             }
-            let state = text(swap["state"]) + (swap["final"]?.boolValue == true ? "" : " (running)")
+            var state = text(swap["state"]) + (swap["final"]?.boolValue == true ? "" : " (running)")
+            // A client swap that did not deliver says where the money is (`held_until_cancelled`, `lost`, ...).
+            if let funds = swap["funds"]?.stringValue, funds != "delivered" { state += ", funds \(funds)" }
             let when = swap["updated_at"]?.int64Value ?? swap["created_at"]?.int64Value
             return [String(text(swap["id"]).prefix(12)), kind, sats(swap["amount_sat"]), to, state, sats(swap["fees_sat"]),
                     when.map(JSONNaming.iso8601) ?? "-"]
@@ -169,6 +171,7 @@ enum Render {
         if let fee = contract?["quote"]?["service_fee_sat"] { pairs.append(("service fee", sats(fee))) }
         pairs.append(("peer", text(swap?["peer"])))
         if let created = swap?["created_at"]?.int64Value { pairs.append(("created", JSONNaming.iso8601(created))) }
+        if let funds = result["funds"]?["text"]?.stringValue { pairs.append(("funds", funds)) }
         if let proof = result["proof_of_payment"], let preimage = proof["preimage"]?.stringValue {
             pairs.append(("preimage", "\(preimage) (proof of payment, from \(text(proof["preimage_source"])))"))
         }

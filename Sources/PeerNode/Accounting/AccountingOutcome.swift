@@ -8,7 +8,8 @@ public enum AccountingOutcome: String, Sendable, Hashable, CaseIterable {
     case failed
     /// The provider locked and took the lock back: it paid the lock and refund fees.
     case refunded
-    /// The provider's lock was spent by someone else without a preimage: the lock is lost.
+    /// Money left for nothing: the provider's lock was spent by someone else without a
+    /// preimage, or a client's held payment was settled after its swap ended with no claim.
     case lost
     /// Not final yet.
     case inFlight = "in_flight"

@@ -10,9 +10,11 @@ extension SwapAccountingEntry {
     /// The client pays the invoice (the quote's total) and, on a swap-out, gets the claim's
     /// output back in its own wallet; on a payment to a contact the output is the contact's.
     /// A swap that ended any other way paid nothing, or its payment returns (a held
-    /// payment comes back when the provider cancels), so it counts zero.
-    static func client(_ record: SwapRecord, events: [SwapEvent], routingFeeMsat routingFee: Int64? = nil)
-        throws(AccountingError) -> SwapAccountingEntry {
+    /// payment comes back when the provider cancels), so it counts zero; unless the held
+    /// payment's end, recorded after the swap's (`paymentEnd`), says the provider settled
+    /// it: then the invoice is spent for nothing, and the swap counts `lost`.
+    static func client(_ record: SwapRecord, events: [SwapEvent], routingFeeMsat routingFee: Int64? = nil,
+                       paymentEnd: ClientPaymentEnd? = nil) throws(AccountingError) -> SwapAccountingEntry {
         let contract = record.contract
         guard let purposeName = contract["purpose"]?.stringValue, let purpose = ClaimPurpose(rawValue: purposeName),
               let quoteJSON = contract["quote"] else {
@@ -38,6 +40,12 @@ extension SwapAccountingEntry {
                                        amountSat: quote.amountSat, routingFeeMsat: routingFee)
         }
         let delivered = state.delivered
+        if !delivered, state.outcome?.funds.after(paymentEnd) == .lost {
+            return SwapAccountingEntry(id: record.id, role: .client, purpose: purposeText, peer: record.peer,
+                                       createdAt: record.createdAt, endedAt: last.at, outcome: .lost,
+                                       amountSat: quote.amountSat, routingFeeMsat: routingFee,
+                                       lightningMsat: -quote.totalSat * 1_000 - (routingFee ?? 0))
+        }
         guard delivered else {
             return SwapAccountingEntry(id: record.id, role: .client, purpose: purposeText, peer: record.peer,
                                        createdAt: record.createdAt, endedAt: last.at, outcome: .failed,

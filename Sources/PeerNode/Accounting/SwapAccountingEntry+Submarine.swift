@@ -10,7 +10,7 @@ extension SwapAccountingEntry {
         case .client where Self.isSubmarine(record.contract):
             self = try .submarineClient(record, events: swap.events)
         case .client:
-            self = try .client(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat)
+            self = try .client(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat, paymentEnd: swap.paymentEnd)
         case .provider where Self.isSubmarine(record.contract):
             self = try .submarineProvider(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat)
         case .provider:

@@ -1,20 +1,22 @@
 /// What the store holds about one swap, as the accounting reads it: the contract, the
 /// whole event log, and the amounts kept beside the log because they become known after
 /// (or apart from) its events: a client's routing fee, recorded when its payment succeeds,
-/// and a provider's lock fees beyond the lock's own: the child paying for a stuck lock, the
+/// the end of a client's payment that was held when its swap ended, and a provider's lock fees beyond the lock's own: the child paying for a stuck lock, the
 /// withdrawal taking an unconfirmed lock back.
 public struct SwapHistory: Sendable {
     public let record: SwapRecord
     public let events: [SwapEvent]
     public let routingFeeMsat: Int64?
+    public let paymentEnd: ClientPaymentEnd?
     public let lockChildFeeSat: Int64?
     public let lockWithdrawalFeeSat: Int64?
 
-    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil, lockChildFeeSat: Int64? = nil,
-                lockWithdrawalFeeSat: Int64? = nil) {
+    public init(record: SwapRecord, events: [SwapEvent], routingFeeMsat: Int64? = nil, paymentEnd: ClientPaymentEnd? = nil,
+                lockChildFeeSat: Int64? = nil, lockWithdrawalFeeSat: Int64? = nil) {
         self.record = record
         self.events = events
         self.routingFeeMsat = routingFeeMsat
+        self.paymentEnd = paymentEnd
         self.lockChildFeeSat = lockChildFeeSat
         self.lockWithdrawalFeeSat = lockWithdrawalFeeSat
     }
@@ -25,7 +27,8 @@ public struct SwapHistory: Sendable {
         switch record.role {
         case .client:
             return SwapHistory(record: record, events: events,
-                               routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store))
+                               routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store),
+                               paymentEnd: try await ClientEngine.recordedPaymentEnd(record.id, in: store))
         case .provider where SwapAccountingEntry.isSubmarine(record.contract):
             // The provider pays the invoice: its routing fee is recorded with the payment.
             return SwapHistory(record: record, events: events,

@@ -190,7 +190,7 @@ extension ClientEngine {
     /// How tracking a payment ended.
     enum PaymentTracking: Equatable {
         /// A final status was fed to the machine.
-        case final
+        case final(PaymentUpdate.Status)
         /// The Lightning node has no payment for the hash: nothing left it.
         case unknownToNode
         /// The swap's task was cancelled (the swap ended).
@@ -208,7 +208,7 @@ extension ClientEngine {
                 for try await update in lightning.trackPayment(paymentHash: paymentHash) {
                     await recordRoutingFee(id, update)
                     feed(id, .payment(update.status))
-                    if update.status.isFinal { return .final }
+                    if update.status.isFinal { return .final(update.status) }
                 }
             } catch let error as LightningBackendError where error.isNotFound {
                 return .unknownToNode
@@ -529,8 +529,12 @@ extension ClientEngine {
         run.inputs.finish()
         runs[run.id] = nil
         // The claim may confirm before the provider settles: the payment, and its fee,
-        // can still be in flight.
-        if run.state.delivered { followRoutingFee(run.id, paymentHash: run.secrets.paymentHash) }
+        // can still be in flight. A swap that ended with its payment held waits on its end.
+        if run.state.delivered {
+            followRoutingFee(run.id, paymentHash: run.secrets.paymentHash)
+        } else if run.state.outcome?.funds.awaitsPayment == true {
+            followHeldPayment(run.id, paymentHash: run.secrets.paymentHash, paidSat: run.terms.quote.body.totalSat)
+        }
         if !runs.values.contains(where: { $0.terms.provider.pubky == run.terms.provider.pubky }),
            let link = links.removeValue(forKey: run.terms.provider.pubky) {
             await link.stop()

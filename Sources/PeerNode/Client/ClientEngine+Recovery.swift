@@ -24,8 +24,8 @@ extension ClientEngine {
                 report(record.id, .note, "cannot resume: \(error)")
             }
         }
-        if feeSearch == nil {
-            feeSearch = Task { [weak self] in await self?.followUnrecordedRoutingFees() }
+        if paymentSearch == nil {
+            paymentSearch = Task { [weak self] in await self?.followLatePayments() }
         }
         return resumed
     }

@@ -43,9 +43,10 @@ public actor ClientEngine {
     var newBlocks = NewBlockFilter()
     var nextObserver: UInt64 = 0
     /// Payments followed after their swap ended, until LND's final update records the
-    /// routing fee (`followRoutingFee`), by swap id; and the restart's search for them.
-    var feeWatches: [String: Task<Void, Never>] = [:]
-    var feeSearch: Task<Void, Never>?
+    /// routing fee or the held payment's end (`ClientEngine+LatePayment`), by swap id; and
+    /// the restart's search for them.
+    var paymentWatches: [String: Task<Void, Never>] = [:]
+    var paymentSearch: Task<Void, Never>?
 
     public init(configuration: ClientEngineConfiguration, seed: [UInt8], store: any SwapStore,
                 lightning: any LightningBackend, chain: any ChainBackend, feeEstimator: FeeEstimator,
@@ -73,10 +74,10 @@ public actor ClientEngine {
     public func shutDown() async {
         for run in runs.values { stopTasks(of: run) }
         runs = [:]
-        for watch in feeWatches.values { watch.cancel() }
-        feeWatches = [:]
-        feeSearch?.cancel()
-        feeSearch = nil
+        for watch in paymentWatches.values { watch.cancel() }
+        paymentWatches = [:]
+        paymentSearch?.cancel()
+        paymentSearch = nil
         watchTask?.cancel()
         watchTask = nil
         if let watchID { await follower.unregister(watchID) }

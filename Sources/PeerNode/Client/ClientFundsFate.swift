@@ -14,6 +14,10 @@ public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStr
     /// may have reached it: a cooperative round was recorded, or this node accepted the
     /// claim. The payment is lost if the provider settled it, and returns if it fails back.
     case refundedAfterReveal = "refunded_after_reveal"
+    /// The provider settled the payment of a swap that ended with no claim (never written at
+    /// the end: what `held_until_cancelled` or `refunded_after_reveal` becomes once the
+    /// Lightning node reports the payment succeeded, `after(_:)`). The amount is lost.
+    case lost
 
     /// Whether the payment's own end decides this fate: when the Lightning node reports it
     /// failed back, the money is `returned` whatever the swap said first.
@@ -29,6 +33,9 @@ public enum ClientFundsFate: String, Sendable, Hashable, CaseIterable, CustomStr
         case .refundedAfterReveal:
             return "the provider took its lock back after the preimage may have reached it: the payment is lost if the provider "
                 + "settled it (check the Lightning node), and returns if it fails back"
+        case .lost:
+            return "the provider settled the Lightning payment and no claim was made: the amount is lost (the payment's "
+                + "preimage, kept by the Lightning node, proves it was paid)"
         }
     }
 }

@@ -18,6 +18,7 @@ extension ControlDispatcher {
                 }
                 row.merge(Self.summary(of: record)) { _, new in new }
                 row.merge(Self.proofOfPayment(record, last: last)) { _, new in new }
+                if let funds = try await currentFunds(record, last: last) { row["funds"] = .string(funds.rawValue) }
                 rows.append(.object(row))
             }
             // Direct payments (savings, Lightning) are no swaps; listed beside them so `swaps` accounts for all.
@@ -37,8 +38,10 @@ extension ControlDispatcher {
             // A client's unconfirmed claim holds the preimage in its witness: withheld (L-5).
             let data = record.role == .client ? ClientSwapDisplay.shown(events) : events.map(\.data)
             let proof = Self.proofOfPayment(record, last: events.last)
+            let funds = try await currentFunds(record, last: events.last)
             return .object([
                 "proof_of_payment": proof.isEmpty ? .null : .object(proof),
+                "funds": funds.map { .object(["fate": .string($0.rawValue), "text": .string($0.description)]) } ?? .null,
                 "swap": .object(["id": .string(record.id), "role": .string(record.role.rawValue),
                                  "swap_index": .integer(record.swapIndex), "peer": .string(record.peer),
                                  "created_at": .integer(record.createdAt), "contract": record.contract]),
@@ -52,6 +55,17 @@ extension ControlDispatcher {
         } catch {
             throw .failed("\(error)")
         }
+    }
+
+    /// Where an ended reverse client swap left the user's money, as it stands now: the fate
+    /// its final event recorded, moved on by the end of a payment that was held then, once
+    /// the engine has recorded it (`ClientFundsFate.after`): `returned` or `lost`. Nil for
+    /// any other swap.
+    private func currentFunds(_ record: SwapRecord, last: SwapEvent?) async throws(StoreError) -> ClientFundsFate? {
+        guard record.role == .client, !SubmarineClientRecord.isSubmarine(record.contract), let last, last.isFinal,
+              let fate = (try? ClientSwapState(kind: last.kind, data: last.data))?.outcome?.funds else { return nil }
+        guard fate.awaitsPayment else { return fate }
+        return fate.after(try await ClientEngine.recordedPaymentEnd(record.id, in: services.store))
     }
 
     /// The proof of payment of a submarine client swap: the preimage (SHA-256 = the

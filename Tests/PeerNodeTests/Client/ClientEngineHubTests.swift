@@ -439,9 +439,15 @@ final class ClientEngineHubTests: XCTestCase {
     /// its lock. Restarted, the claim is refused (the lock is spent), the engine looks back
     /// for the spender and, the refund 6 deep, ends the swap saying the payment may be the
     /// provider's, with an alarm. Before `lockSpentElsewhere` it rebroadcast for ever.
+    ///
+    /// Then the provider settles the held payment as well: the engine, following the payment
+    /// after the swap, records its end, raises a second alarm, and the books count the invoice
+    /// as lost (they counted zero, and `swaps` said "held", for ever before).
     func testALockRefundedUnderAnAcceptedClaimEndsTheSwapWithAnAlarm() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let store = ClientMemorySwapStore()
+        // A pushed preimage is kept: the provider settles when the test says so.
+        await fixture.provider.holdSettlement()
         let (swapID, stopped) = try await claimIntentState(fixture, store: store)
         var state = stopped
         state.claimAccepted = true
@@ -465,6 +471,70 @@ final class ClientEngineHubTests: XCTestCase {
         XCTAssertTrue(ended.outcome?.reason.contains(refund.txid.hex) == true, "\(String(describing: ended.outcome))")
         XCTAssertTrue(lines.withLock { $0 }.contains { $0.hasPrefix("ALARM client swap \(swapID)") }, "an alarm line")
         XCTAssertEqual(fixture.spends(of: lock.outPoint).map(\.txid), [refund.txid], "the refund is the lock's only spend")
+        let held = try await ClientEngine.recordedPaymentEnd(swapID, in: store)
+        XCTAssertNil(held, "the payment is still held")
+
+        // The provider settles too: it holds the payment and its lock.
+        try await fixture.providerLND.settleInvoice(preimage: try await fixture.preimage(ofSwap: swapID, in: store))
+        try await clientEventually("the payment's end is recorded") {
+            try await ClientEngine.recordedPaymentEnd(swapID, in: store) == .succeeded
+        }
+        XCTAssertTrue(lines.withLock { $0 }.contains {
+            $0.hasPrefix("ALARM client swap \(swapID): the provider settled the held payment")
+        }, "\(lines.withLock { $0 })")
+        XCTAssertEqual(ClientFundsFate.refundedAfterReveal.after(.succeeded), .lost)
+        let record = try await XCTUnwrapAsync(try await store.swap(swapID))
+        let books = try SwapAccounting(swaps: [try await SwapHistory.load(record, from: store)])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.outcome, .lost)
+        let total = try Signed<Quote>(json: XCTUnwrap(record.contract["quote"])).body.totalSat
+        let fee = try XCTUnwrap(entry.routingFeeMsat, "the settled payment's routing fee is recorded")
+        XCTAssertEqual(entry.lightningMsat, -total * 1_000 - fee, "the invoice left the Lightning balance")
+        XCTAssertEqual(entry.netMsat, entry.lightningMsat, "and nothing came back on chain")
+        XCTAssertEqual(books.overall[.client]?.lost, 1)
+        await fixture.shutDown(second)
+    }
+
+    /// A swap given up while its payment was held, the node stopped, and the provider
+    /// cancelling meanwhile: the next start looks the payment up, records that it failed
+    /// back, and the swap's fate reads `returned`; the books count zero.
+    func testAHeldPaymentThatFailsBackAfterTheSwapEndedIsRecordedAtTheNextStart() async throws {
+        let fixture = try await ClientEngineFixture(lock: .never)
+        let engine = try fixture.engine(giveUpSeconds: 2)
+        let decision = try await fixture.route(amountSat: amount)
+        let before = try fixture.clientBalanceMsat()
+        var ended: String?
+        do {
+            _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
+            XCTFail("no lock, no claim")
+        } catch ClientEngineError.swapEnded(let id, let outcome) {
+            XCTAssertEqual(outcome.funds, .heldUntilCancelled)
+            ended = id
+        }
+        let swapID = try XCTUnwrap(ended)
+        await engine.shutDown()  // the node stops; its follow of the payment with it
+        let providerSwaps = await fixture.provider.swaps
+        try await fixture.provider.cancelInvoice(of: try XCTUnwrap(providerSwaps.values.first).accept.body.swapID)
+        try await clientEventually("the payment returns") { try fixture.clientBalanceMsat() == before }
+        let unknown = try await ClientEngine.recordedPaymentEnd(swapID, in: fixture.store)
+        XCTAssertNil(unknown, "the node was down when the payment failed back")
+
+        let lines = Mutex<[String]>([])
+        let second = try fixture.engine(log: { line in lines.withLock { $0.append(line) } })
+        _ = try await second.recover()
+        try await clientEventually("the payment's end is recorded") {
+            try await ClientEngine.recordedPaymentEnd(swapID, in: fixture.store) == .failed
+        }
+        XCTAssertTrue(lines.withLock { $0 }.contains { $0.contains("client swap \(swapID): the held payment failed back") })
+        XCTAssertFalse(lines.withLock { $0 }.contains { $0.hasPrefix("ALARM") }, "nothing was lost")
+        XCTAssertEqual(ClientFundsFate.heldUntilCancelled.after(.failed), .returned)
+        XCTAssertEqual(ClientFundsFate.heldUntilCancelled.after(nil), .heldUntilCancelled)
+        XCTAssertEqual(ClientFundsFate.delivered.after(.succeeded), .delivered, "only a held fate moves on")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(swapID))
+        let books = try SwapAccounting(swaps: [try await SwapHistory.load(record, from: fixture.store)])
+        let entry = try XCTUnwrap(books.entries.first)
+        XCTAssertEqual(entry.outcome, .failed)
+        XCTAssertEqual(entry.netMsat, 0)
         await fixture.shutDown(second)
     }
 
