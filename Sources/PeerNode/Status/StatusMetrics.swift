@@ -31,6 +31,12 @@ struct StatusMetrics {
         }
         out.family("peernode_swaps_total", .counter, "Swaps that reached a final state, by role, direction and outcome (from the store).",
                    swapSamples)
+        // A count of its own rather than a move from `failed` to `lost` above: a counter
+        // never goes down, and this is the one to alert on.
+        let settledLate = books.swaps.filter { Self.settledAfterItsEnd($0.entry, submarine: Self.isSubmarine($0)) }.count
+        out.family("peernode_client_payments_settled_after_end_total", .counter,
+                   "Client swaps that ended with their payment held, whose payment the provider settled after (lost; from the store).",
+                   value: Int64(settledLate))
         let live = books.inFlight
         out.family("peernode_swaps_in_flight", .gauge, "Swaps not final yet, by role.", SwapRole.allCases.map { role in
             ([("role", role.rawValue)], String(live.filter { $0.record.role == role }.count))
@@ -100,7 +106,23 @@ struct StatusMetrics {
     }
 
     private static func key(_ swap: StatusBooks.Swap) -> String {
-        let direction: SwapDirection = SwapAccountingEntry.isSubmarine(swap.record.contract) ? .onchainToLightning : .lightningToOnchain
-        return "\(swap.entry.role.rawValue)|\(direction.rawValue)|\(swap.entry.outcome.rawValue)"
+        let submarine = isSubmarine(swap)
+        let direction: SwapDirection = submarine ? .onchainToLightning : .lightningToOnchain
+        return "\(swap.entry.role.rawValue)|\(direction.rawValue)|\(countedOutcome(swap.entry, submarine: submarine).rawValue)"
+    }
+
+    private static func isSubmarine(_ swap: StatusBooks.Swap) -> Bool { SwapAccountingEntry.isSubmarine(swap.record.contract) }
+
+    /// The outcome `peernode_swaps_total` counts: the one the final event wrote. A held
+    /// payment settled later makes the books say `lost`, but the swap was counted `failed`
+    /// when it ended, and a counter never goes down.
+    static func countedOutcome(_ entry: SwapAccountingEntry, submarine: Bool) -> AccountingOutcome {
+        settledAfterItsEnd(entry, submarine: submarine) ? .failed : entry.outcome
+    }
+
+    /// A reverse client swap the books count `lost`: only a payment the provider settled
+    /// after the swap ended with it held (`ClientPaymentEnd`) makes one.
+    static func settledAfterItsEnd(_ entry: SwapAccountingEntry, submarine: Bool) -> Bool {
+        entry.role == .client && entry.outcome == .lost && !submarine
     }
 }

@@ -49,6 +49,24 @@ final class StatusUnitTests: XCTestCase {
         XCTAssertNil(StatusAttention.deadline(swapID: "s", role: "client", stage: "quoted", timeoutHeight: nil, tip: 200))
     }
 
+    /// `peernode_swaps_total` never goes down: a reverse client swap counted `failed` when
+    /// it ended stays so when its held payment is settled later (the books' `lost`), and
+    /// the separate counter takes it; a provider's or a submarine client's `lost` was
+    /// written by its final event and counts as such.
+    func testASwapSettledAfterItsEndStaysCountedAsItEnded() {
+        func entry(_ role: SwapRole, _ outcome: AccountingOutcome) -> SwapAccountingEntry {
+            SwapAccountingEntry(id: "s", role: role, purpose: "p", peer: "x", createdAt: 0, endedAt: 1, outcome: outcome,
+                                amountSat: 1_000, routingFeeMsat: nil)
+        }
+        XCTAssertEqual(StatusMetrics.countedOutcome(entry(.client, .lost), submarine: false), .failed)
+        XCTAssertTrue(StatusMetrics.settledAfterItsEnd(entry(.client, .lost), submarine: false))
+        XCTAssertEqual(StatusMetrics.countedOutcome(entry(.client, .lost), submarine: true), .lost)
+        XCTAssertFalse(StatusMetrics.settledAfterItsEnd(entry(.client, .lost), submarine: true))
+        XCTAssertEqual(StatusMetrics.countedOutcome(entry(.provider, .lost), submarine: false), .lost)
+        XCTAssertEqual(StatusMetrics.countedOutcome(entry(.client, .completed), submarine: false), .completed)
+        XCTAssertFalse(StatusMetrics.settledAfterItsEnd(entry(.client, .failed), submarine: false))
+    }
+
     func testPrometheusTextEscapesAndWritesMsatAsSat() {
         var text = PrometheusText()
         text.family("a_total", .counter, "help with \\ and\nnewline", [([("k", "v\"q\\")], "1")])
