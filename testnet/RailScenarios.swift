@@ -97,9 +97,13 @@ enum RailScenarios {
             Check("quote names the direct Lightning route and no provider",
                   JSON.string(JSON.object(quote["rail"])?["option"]) == "direct_lightning" && quote["provider"] == nil,
                   JSON.string(JSON.object(quote["rail"])?["reason"]) ?? JSON.line(quote)),
+            // The spending balance is what LND lets the client send: its 500,000 sat channel
+            // less the reserve (5,000 sat), the anchors (660) and the fee buffer (6,480).
             Check("max to erin is the spending balance less the routing reserve, directly",
-                  JSON.string(max["route"]) == "direct_lightning" && (JSON.int(max["max_sat"]) ?? 0) > 490_000,
-                  "max \(formatSats(JSON.int(max["max_sat"]) ?? 0)) via \(JSON.string(max["route"]) ?? "?")"),
+                  JSON.string(max["route"]) == "direct_lightning" && JSON.int(max["balance_sat"]) == 487_860
+                      && JSON.int(max["max_sat"]).map { $0 == 487_860 - (JSON.int(max["routing_reserve_sat"]) ?? -1) } == true,
+                  "max \(formatSats(JSON.int(max["max_sat"]) ?? 0)) of a spending balance of "
+                  + "\(formatSats(JSON.int(max["balance_sat"]) ?? 0)) via \(JSON.string(max["route"]) ?? "?")"),
             Check("pay took the direct Lightning route", JSON.string(result["route"]) == "direct_lightning"
                       && JSON.string(rail?["option"]) == "direct_lightning",
                   JSON.string(rail?["reason"]) ?? JSON.line(result)),

@@ -69,7 +69,7 @@ struct Scenario: Sendable {
                  body: swapOut),
         Scenario(name: "fee-cap", summary: "a client with max_fee_ppm=10000 (1 %) refuses a provider charging more; nothing paid",
                  quick: false, body: feeCap),
-        Scenario(name: "pay-max", summary: "pay the most LND lets the client send; what is left is the channel reserve and the routing reserve",
+        Scenario(name: "pay-max", summary: "pay the most LND lets the client send; what is left is what LND keeps and the routing reserve",
                  quick: false, body: payMax),
     ]
 
@@ -170,14 +170,15 @@ struct Scenario: Sendable {
         }
         var checks = try payAndCheck(net, clock, client: client, contact: carol, amountSat: max, expectProvider: providers[0])
         let left = try net.hub.rpc.balances().lightningMsat("client") ?? 0
-        // What is left is the channel reserve LND never lets go (1% of the 100,000 sat
-        // channel: 1,000 sat) and at most a routing reserve: under 1 % of the balance plus
-        // a few sats (the simulator charges 1 sat + 100 ppm). Below the channel reserve,
-        // `max` would have promised a payment LND refuses.
-        let channelReserve: Int64 = 1_000_000
-        checks.append(Check("the balance drops to the channel reserve plus the routing reserve",
-                            left >= channelReserve && left <= channelReserve + 100_000 * 10 + 5_000,
-                            "left on Lightning: \(formatMsat(left)), of which \(formatMsat(channelReserve)) channel reserve"))
+        // What is left is what LND never lets the channel's funder send (the channel reserve,
+        // 1% of the 100,000 sat channel: 1,000 sat; the two anchors, 660 sat; the fee buffer,
+        // 2 × 2,500 sat/kw × (1,124 + 172) wu: 6,480 sat) and at most a routing reserve:
+        // under 1 % of the balance plus a few sats (the simulator charges 1 sat + 100 ppm).
+        // Below that, `max` would have promised a payment LND refuses.
+        let kept: Int64 = 1_000_000 + 660_000 + 6_480_000
+        checks.append(Check("the balance drops to the channel reserve, anchors and fee buffer plus the routing reserve",
+                            left >= kept && left <= kept + 100_000 * 10 + 5_000,
+                            "left on Lightning: \(formatMsat(left)), of which \(formatMsat(kept)) LND keeps"))
         return checks
     }
 

@@ -15,10 +15,11 @@ public protocol LightningBackend: Sendable {
     func channelBalance() async throws(LightningBackendError) -> UInt64
 
     /// The largest single payment LND lets the node send now, in millisatoshis: over its
-    /// active channels, the most any one holds above its channel reserve (LND
-    /// `ListChannels`: `local_balance - local_constraints.chan_reserve_sat`). One channel,
-    /// because the node pays in one part; the reserve, because LND's first hop refuses
-    /// to dip into it (FAILURE_REASON_INSUFFICIENT_BALANCE).
+    /// active channels, the most any one can carry (LND `ListChannels`, `LNDChannelBandwidth`:
+    /// above its channel reserve, and on a channel the node opened, above the fee buffer
+    /// that pays its commitment). One channel, because the node pays in one part; the
+    /// reserve and the buffer, because LND's first hop refuses to dip into them
+    /// (FAILURE_REASON_INSUFFICIENT_BALANCE).
     func spendableBalance() async throws(LightningBackendError) -> UInt64
 
     /// Creates a plain invoice (LND `AddInvoice`): the node picks the preimage and settles

@@ -120,7 +120,16 @@ public final class LNDRESTClient: LightningBackend {
                   let reserve = LNDJSON.uint64(channel["local_constraints"]?["chan_reserve_sat"]) else {
                 throw malformed("a channel has no local_balance or local_constraints.chan_reserve_sat")
             }
-            largestSat = Swift.max(largestSat, local > reserve ? local - reserve : 0)
+            var bandwidth = LNDChannelBandwidth(localSat: local, reserveSat: reserve)
+            if channel["initiator"]?.boolValue == true {
+                // LND leaves out a zero: a missing commit_fee is none (a missing weight or rate is not).
+                guard let weight = LNDJSON.uint64(channel["commit_weight"]), let rate = LNDJSON.uint64(channel["fee_per_kw"]),
+                      let fee = LNDJSON.uint64(channel["commit_fee"] ?? .string("0")) else {
+                    throw malformed("a channel this node opened has no commit_weight or fee_per_kw")
+                }
+                bandwidth.funder = LNDChannelBandwidth.Funder(commitFeeSat: fee, commitWeight: weight, feePerKw: rate)
+            }
+            largestSat = Swift.max(largestSat, bandwidth.spendableSat)
         }
         return largestSat * 1_000
     }

@@ -92,11 +92,12 @@ extension LNDRESTHandler {
         ])
     }
 
-    /// `lnrpc.ChannelBalanceResponse`: the local balance, reserve included (LND sums each
-    /// commitment's local balance; what it can send is less, `/v1/channels` says how much).
-    /// The simulator has no remote side, pending channels or unsettled HTLCs to report.
+    /// `lnrpc.ChannelBalanceResponse`: the local balance, reserve included, after the funder's
+    /// commitment fee and anchors (LND sums each commitment's local balance; what it can send
+    /// is less, `/v1/channels` says how much). The simulator has no remote side, pending
+    /// channels or unsettled HTLCs to report.
     private func channelBalance() throws(LNDRPCError) -> JSONValue {
-        let msat = try nodeInfo().balanceMsat
+        let msat = try nodeInfo().localBalanceMsat
         func amount(_ msat: UInt64) -> JSONValue {
             .object(["sat": LNDJSON.int64(msat / 1000), "msat": LNDJSON.int64(msat)])
         }
@@ -112,9 +113,11 @@ extension LNDRESTHandler {
         ])
     }
 
-    /// `lnrpc.ListChannelsResponse` with the node's one channel, opened by the node (its
-    /// funder): capacity, local balance, and the reserve it may not send
-    /// (`local_constraints.chan_reserve_sat`, and the deprecated `local_chan_reserve_sat`).
+    /// `lnrpc.ListChannelsResponse` with the node's one channel: capacity, local balance (a
+    /// funder's after its commitment fee and anchors), the reserve it may not send
+    /// (`local_constraints.chan_reserve_sat`, and the deprecated `local_chan_reserve_sat`),
+    /// and what its fee buffer is computed from (`initiator`, `commit_fee`, `commit_weight`,
+    /// `fee_per_kw`).
     private func listChannels() throws(LNDRPCError) -> JSONValue {
         let info = try nodeInfo()
         let reserveSat = LNDJSON.int64(info.reserveMsat / 1_000)
@@ -127,13 +130,16 @@ extension LNDRESTHandler {
             "active": .bool(info.isOnline),
             "chan_id": LNDJSON.int64(channelID),
             "capacity": LNDJSON.int64(info.capacityMsat / 1_000),
-            "local_balance": LNDJSON.int64(info.balanceMsat / 1_000),
+            "local_balance": LNDJSON.int64(info.localBalanceMsat / 1_000),
             "remote_balance": LNDJSON.int64(0),
-            "commit_fee": LNDJSON.int64(0),
+            "commit_fee": LNDJSON.int64(info.commitFeeMsat / 1_000),
+            "commit_weight": LNDJSON.int64(info.commitWeight),
+            "fee_per_kw": LNDJSON.int64(SimulatedNode.commitFeePerKw),
+            "commitment_type": .string("ANCHORS"),
             "unsettled_balance": LNDJSON.int64(0),
             "local_chan_reserve_sat": reserveSat,
             "remote_chan_reserve_sat": reserveSat,
-            "initiator": .bool(true),
+            "initiator": .bool(info.isFunder),
             "private": .bool(false),
             "pending_htlcs": .array([]),
             "local_constraints": constraints(reserve: reserveSat),

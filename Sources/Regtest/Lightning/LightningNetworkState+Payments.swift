@@ -120,12 +120,13 @@ extension LightningNetworkState {
             return .failure(RouteFailure(reason: .noRoute, detail: .feeLimitExceeded(feeMsat: fee, limitMsat: order.feeLimitMsat)))
         }
         let (needed, overflow) = amountMsat.addingReportingOverflow(fee)
-        // LND's first hop carries only the link's bandwidth, which leaves the reserve.
+        // LND's first hop carries only the link's bandwidth, which leaves the reserve and,
+        // for the funder, the anchors and the fee buffer.
         guard !overflow, needed <= payer.spendableMsat else {
             let shown = overflow ? UInt64.max : needed
             return .failure(RouteFailure(reason: .insufficientBalance,
                                          detail: .insufficientBalance(neededMsat: shown, balanceMsat: payer.balanceMsat,
-                                                                      reserveMsat: payer.reserveMsat)))
+                                                                      spendableMsat: payer.spendableMsat)))
         }
         return .success((payee, fee))
     }

@@ -8,15 +8,44 @@ public struct LightningNodeInfo: Sendable, Hashable {
     public var alias: String
     /// The secp256k1 identity key that signs its invoices (LND's `identity_pubkey`).
     public var identityKey: PublicKey
-    /// Its side of its channel (LND's `local_balance`, which counts the reserve).
+    /// Its side of its channel before the commitment pays its fee and anchors (what LND's
+    /// `local_balance` and the commitment fee add up to); the reserve is part of it.
     public var balanceMsat: UInt64
     /// The channel's capacity: the balance it was funded with, or more once it received
     /// more (the simulator has one channel per node and no remote side).
     public var capacityMsat: UInt64
     /// What the node must keep on its side and cannot send (LND's `chan_reserve_sat`).
     public var reserveMsat: UInt64
-    /// What LND lets it send now: the balance above the reserve.
-    public var spendableMsat: UInt64 { balanceMsat > reserveMsat ? balanceMsat - reserveMsat : 0 }
+    /// The node funded its channel: it pays the commitment's fee and anchors.
+    public var isFunder: Bool
+    /// The commitment transaction's weight and fee (LND's `commit_weight`, `commit_fee`;
+    /// the funder pays the fee).
+    public var commitWeight: UInt64
+    public var commitFeeMsat: UInt64
+    /// What LND lets it send now (`availableBalance` with its fee buffer: `SimulatedNode`).
+    public var spendableMsat: UInt64
+    /// Its side as LND reports it (`local_balance`): a funder's less the commitment fee and
+    /// the two anchors, which its commitment pays out of its balance.
+    public var localBalanceMsat: UInt64 {
+        let paid = isFunder ? commitFeeMsat + SimulatedNode.anchorsMsat : 0
+        return balanceMsat > paid ? balanceMsat - paid : 0
+    }
     /// False while taken offline: it neither sends nor receives payments.
     public var isOnline: Bool
+
+    public init(name: String, alias: String, identityKey: PublicKey, balanceMsat: UInt64, capacityMsat: UInt64,
+                reserveMsat: UInt64, isFunder: Bool, commitWeight: UInt64, commitFeeMsat: UInt64, spendableMsat: UInt64,
+                isOnline: Bool) {
+        self.name = name
+        self.alias = alias
+        self.identityKey = identityKey
+        self.balanceMsat = balanceMsat
+        self.capacityMsat = capacityMsat
+        self.reserveMsat = reserveMsat
+        self.isFunder = isFunder
+        self.commitWeight = commitWeight
+        self.commitFeeMsat = commitFeeMsat
+        self.spendableMsat = spendableMsat
+        self.isOnline = isOnline
+    }
 }

@@ -11,8 +11,9 @@ public enum PaymentFailureDetail: Sendable, Hashable, CustomStringConvertible {
     case cltvLimitExceeded(totalDelta: UInt64, limit: UInt32)
     /// The route's fee is above the payment's fee limit.
     case feeLimitExceeded(feeMsat: UInt64, limitMsat: UInt64)
-    /// The payer cannot cover amount + fee above its channel reserve.
-    case insufficientBalance(neededMsat: UInt64, balanceMsat: UInt64, reserveMsat: UInt64)
+    /// The payer cannot cover amount + fee from what its channel lets it send (above the
+    /// reserve, and for a funder the anchors and the fee buffer).
+    case insufficientBalance(neededMsat: UInt64, balanceMsat: UInt64, spendableMsat: UInt64)
     /// The payee has no invoice for the payment hash.
     case unknownInvoice
     /// The payee's invoice is not OPEN (already paid, accepted or cancelled).
@@ -31,9 +32,9 @@ public enum PaymentFailureDetail: Sendable, Hashable, CustomStringConvertible {
         case .payeeOffline: return "the payee is offline"
         case .cltvLimitExceeded(let delta, let limit): return "route CLTV delta \(delta) exceeds the limit \(limit)"
         case .feeLimitExceeded(let fee, let limit): return "route fee \(fee) msat exceeds the limit \(limit) msat"
-        case .insufficientBalance(let needed, let balance, let reserve):
-            let spendable = balance > reserve ? balance - reserve : 0
-            return "needs \(needed) msat, can send \(spendable) msat (balance \(balance) msat less the channel reserve \(reserve) msat)"
+        case .insufficientBalance(let needed, let balance, let spendable):
+            return "needs \(needed) msat, can send \(spendable) msat (balance \(balance) msat less the channel reserve, "
+                + "and for the channel's funder its anchors and fee buffer)"
         case .unknownInvoice: return "the payee has no invoice for this hash"
         case .invoiceNotOpen(let state): return "the payee's invoice is \(state.lndName)"
         case .amountMismatch(let htlc, let invoice): return "HTLC of \(htlc) msat for an invoice of \(invoice) msat"

@@ -24,13 +24,58 @@ struct SimulatedNode: Sendable {
     var info: LightningNodeInfo {
         LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey, balanceMsat: balanceMsat,
                           capacityMsat: max(fundedCapacityMsat, balanceMsat), reserveMsat: reserveMsat,
-                          isOnline: isOnline)
+                          isFunder: isFunder, commitWeight: commitWeight, commitFeeMsat: commitFeeMsat,
+                          spendableMsat: spendableMsat, isOnline: isOnline)
     }
 
     var reserveMsat: UInt64 { Self.reserveMsat(capacityMsat: fundedCapacityMsat) }
 
-    /// The node cannot send what would take its side below this.
-    var spendableMsat: UInt64 { balanceMsat > reserveMsat ? balanceMsat - reserveMsat : 0 }
+    // MARK: the commitment, as LND's anchor channels keep it
+
+    /// The node funded its channel, so it pays the commitment's fee and its two anchors: it
+    /// was opened with the node's balance. A node opened with nothing was funded by its peer.
+    var isFunder: Bool { fundedCapacityMsat > 0 }
+
+    /// HTLCs on the node's channel now, either way, that get an output of their own (LND
+    /// trims those under the dust limit): what the node pays and what is held for it.
+    var commitmentHTLCs: UInt64 {
+        let dust = Self.dustLimitSat * 1_000
+        let paying = payments.values.filter { $0.payment.status == .inFlight && $0.payment.valueMsat >= dust }.count
+        let held = invoices.values.filter { ($0.held?.amountMsat ?? 0) >= dust }.count
+        return UInt64(paying + held)
+    }
+
+    /// The commitment transaction's weight (LND's `commit_weight`): an anchor commitment
+    /// (`input.AnchorCommitWeight`) and one HTLC output (`input.HTLCWeight`) per HTLC.
+    var commitWeight: UInt64 { Self.anchorCommitWeight + Self.htlcWeight * commitmentHTLCs }
+
+    /// The commitment's fee, whole sats as on chain (LND's `commit_fee`), paid by whichever
+    /// side funded the channel.
+    var commitFeeMsat: UInt64 { Self.fee(perKw: Self.commitFeePerKw, weight: commitWeight) }
+
+    /// The most the node can send now, as LND's `availableBalance` with its fee buffer says:
+    /// its side less the channel reserve; a funder also keeps its anchors and a buffer that
+    /// pays the commitment, with one more HTLC, at twice the fee rate (BOLT 2). A payment
+    /// above it is refused at the first hop (FAILURE_REASON_INSUFFICIENT_BALANCE).
+    var spendableMsat: UInt64 {
+        var kept = reserveMsat
+        if isFunder {
+            kept += Self.anchorsMsat + Self.fee(perKw: 2 * Self.commitFeePerKw, weight: commitWeight + Self.htlcWeight)
+        }
+        return balanceMsat > kept ? balanceMsat - kept : 0
+    }
+
+    /// The commitment fee rate, sat per 1,000 weight units: the most LND lets an anchor
+    /// channel's funder pay by default (`max-commit-fee-rate-anchors`, 10 sat/vB), what it
+    /// pays whenever the chain's fees are at or above it. The strictest of LND's defaults.
+    static let commitFeePerKw: UInt64 = 2_500
+    static let anchorCommitWeight: UInt64 = 1_124
+    static let htlcWeight: UInt64 = 172
+    /// Two anchor outputs of 330 sat, paid by the funder.
+    static let anchorsMsat: UInt64 = 660_000
+
+    /// LND's `FeeForWeight`: whole sats, rounded down; in msat.
+    static func fee(perKw: UInt64, weight: UInt64) -> UInt64 { perKw * weight / 1_000 * 1_000 }
 
     /// LND's default channel reserve (`DefaultReserve`): 1% of the capacity in whole sats,
     /// never under the dust limit `DustLimitUnknownWitness` (354 sat) that BOLT 2 requires

@@ -591,10 +591,10 @@ final class ClientEngineHubTests: XCTestCase {
     }
 
     /// The check before committing reads what LND lets the client send, not its balance:
-    /// with the balance above what the swap needs but the 1% channel reserve eating into
-    /// it, the engine refuses before anything is paid, where LND would refuse the payment
+    /// with the balance above what the swap needs but the 1% channel reserve and the
+    /// funder's anchors and fee buffer eating into it, the engine refuses before anything is paid, where LND would refuse the payment
     /// (FAILURE_REASON_INSUFFICIENT_BALANCE) after the provider had been committed to.
-    func testTheCommitCheckLeavesTheChannelReserveOut() async throws {
+    func testTheCommitCheckLeavesTheReserveAndTheFeeBufferOut() async throws {
         let fixture = try await ClientEngineFixture(lock: .honest)
         let engine = try fixture.engine()
         let decision = try await fixture.route(amountSat: amount)
@@ -605,11 +605,14 @@ final class ClientEngineHubTests: XCTestCase {
             _ = try await fixture.pay(engine, amountSat: amount, route: decision, within: 30)
             XCTFail("1,000 sat cannot pay \(amount) sat")
         } catch ClientEngineError.insufficientBalance(let balance, let neededSat) {
-            XCTAssertEqual(balance, 646, "1,000 sat less the 354 sat dust-limit reserve")
+            XCTAssertEqual(balance, 0, "1,000 sat do not cover the reserve, the anchors and the fee buffer")
             needed = neededSat
         }
-        // Enough in the channel, not enough above its reserve (1% of the balance, > 500 sat).
-        let balanceSat = needed + 500
+        // Enough in the channel, not enough above what LND keeps: its reserve (1% of the
+        // balance, > 500 sat), and, the client being the channel's funder, the anchors (660
+        // sat) and the fee buffer (6,480 sat).
+        let kept: Int64 = 660 + 6_480
+        let balanceSat = needed + kept + 500
         try fixture.hub.lightning.setBalance(node: "client", balanceMsat: UInt64(balanceSat) * 1_000)
         let reserve = try fixture.hub.lightning.node("client").reserveMsat / 1_000
         XCTAssertGreaterThan(reserve, 500)
@@ -618,7 +621,7 @@ final class ClientEngineHubTests: XCTestCase {
             XCTFail("the reserve cannot be sent")
         } catch ClientEngineError.insufficientBalance(let balance, let neededSat) {
             XCTAssertEqual(neededSat, needed)
-            XCTAssertEqual(balance, balanceSat - Int64(reserve))
+            XCTAssertEqual(balance, balanceSat - Int64(reserve) - kept)
         }
         XCTAssertEqual(try fixture.clientBalanceMsat(), UInt64(balanceSat) * 1_000, "nothing paid")
         let swaps = await fixture.provider.swaps

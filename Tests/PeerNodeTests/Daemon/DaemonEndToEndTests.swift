@@ -29,7 +29,9 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(status["pubky"], .string(pubky.z32))
         XCTAssertEqual(status["provider"], .bool(true))
         XCTAssertEqual(status["tip_height"], .integer(0))
-        XCTAssertEqual(status["lightning"]?["balance_sat"], .integer(500_000))
+        // LND's local balance of the 500,000 sat channel the node opened (less the commitment
+        // fee, 2,810 sat, and the anchors, 660 sat).
+        XCTAssertEqual(status["lightning"]?["balance_sat"], .integer(496_530))
         XCTAssertEqual(status["wallet"]?["total_sat"], .integer(0))
         XCTAssertEqual(status["engines"], .object(["provider": .bool(false), "client": .bool(false)]))
 

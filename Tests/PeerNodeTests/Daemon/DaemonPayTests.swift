@@ -132,8 +132,11 @@ final class DaemonPayTests: XCTestCase {
             XCTAssertEqual(providerLightning, .integer(invoiceTotal))
             let clientStatus = try await client.node.result("status")
             let clientLightning = try XCTUnwrap(clientStatus["lightning"]?["balance_sat"]?.int64Value)
-            XCTAssertLessThanOrEqual(clientLightning, 500_000 - invoiceTotal)
-            XCTAssertGreaterThanOrEqual(clientLightning, 500_000 - invoiceTotal - fees["routing_fee_max_sat"]!.int64Value!)
+            // LND's local balance of the channel the client opened: its side less the
+            // commitment fee (2,810 sat) and the anchors (660 sat).
+            let opened: Int64 = 500_000 - 2_810 - 660
+            XCTAssertLessThanOrEqual(clientLightning, opened - invoiceTotal)
+            XCTAssertGreaterThanOrEqual(clientLightning, opened - invoiceTotal - fees["routing_fee_max_sat"]!.int64Value!)
             // Under --max-fee the checked quote is the one committed: pay goes through `--quote`
             // (carol has 40,000 sat once it confirms).
             let capped = try await runCLI(["pay", "carol", "20000", "--yes", "--max-fee", "5000", "--datadir", client.datadir])
@@ -296,10 +299,11 @@ final class DaemonPayTests: XCTestCase {
             let max = try await client.node.result("max")
             let maxSat = try XCTUnwrap(max["max_sat"]?.int64Value)
             let budget = try XCTUnwrap(max["budget_sat"]?.int64Value)
-            // What LND lets it send: 500,000 sat less the channel's 1% reserve, 5,000 sat
-            // (the balance would promise a payment LND refuses with INSUFFICIENT_BALANCE).
-            XCTAssertEqual(max["balance_sat"], .integer(495_000))
-            XCTAssertLessThan(budget, 495_000)
+            // What LND lets it send: 500,000 sat less the channel's 1% reserve, 5,000 sat, and,
+            // as the channel's funder, its anchors (660 sat) and fee buffer (6,480 sat): the
+            // balance would promise a payment LND refuses with INSUFFICIENT_BALANCE.
+            XCTAssertEqual(max["balance_sat"], .integer(487_860))
+            XCTAssertLessThan(budget, 487_860)
             XCTAssertGreaterThan(maxSat, 400_000)
             XCTAssertLessThanOrEqual(try XCTUnwrap(max["fees"]?["invoice_total_sat"]?.int64Value), budget)
             XCTAssertEqual(max["provider"]?["name"], .string("prov"))

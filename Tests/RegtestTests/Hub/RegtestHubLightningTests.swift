@@ -72,7 +72,7 @@ final class RegtestHubLightningTests: XCTestCase {
         let end = try await lndNext(payment)
         XCTAssertNil(end)
         let aliceBalance = try await alice.channelBalance()
-        XCTAssertEqual(aliceBalance, UInt64(Self.aliceSat) * 1_000, "the payer is refunded, fee included")
+        XCTAssertEqual(aliceBalance, FunderCommitment.localBalance(UInt64(Self.aliceSat) * 1_000), "the payer is refunded, fee included")
 
         let after = try await harness.balances()
         XCTAssertEqual(after["in_flight_msat"]?.intValue, 0)
@@ -109,7 +109,7 @@ final class RegtestHubLightningTests: XCTestCase {
         let height = try await harness.height()
         XCTAssertGreaterThanOrEqual(height, expiry - 12)
         let aliceBalance = try await alice.channelBalance()
-        XCTAssertEqual(aliceBalance, UInt64(Self.aliceSat) * 1_000)
+        XCTAssertEqual(aliceBalance, FunderCommitment.localBalance(UInt64(Self.aliceSat) * 1_000))
         _ = try await harness.balances()
         await harness.shutDown()
     }
@@ -163,12 +163,13 @@ final class RegtestHubLightningTests: XCTestCase {
         let negative = try await harness.rpc.raw("hub_ln_addnode", "[\"carol\",-1]")
         XCTAssertTrue(negative.body.contains("\"code\":-8"), negative.body)
 
-        let raised = try await harness.rpc.call("hub_ln_setbalance", "[\"bob\",2000]")
-        XCTAssertEqual(raised["balance_sat"]?.intValue, 2_000)
+        let raised = try await harness.rpc.call("hub_ln_setbalance", "[\"bob\",20000]")
+        XCTAssertEqual(raised["balance_sat"]?.intValue, 20_000)
+        // A channel of that size, opened by bob: he pays its commitment fee and anchors.
         let bobBalance = try await bob.channelBalance()
-        XCTAssertEqual(bobBalance, 2_000_000)
+        XCTAssertEqual(bobBalance, FunderCommitment.localBalance(20_000_000))
         let funded = try await harness.balances()
-        XCTAssertEqual(funded["funded_msat"]?.intValue, (Self.aliceSat + 2_000) * 1_000)
+        XCTAssertEqual(funded["funded_msat"]?.intValue, (Self.aliceSat + 20_000) * 1_000)
 
         // Offline, bob cannot be paid; back online, he can.
         let offline = try await harness.rpc.call("hub_ln_setonline", "[\"bob\",false]")

@@ -87,7 +87,8 @@ final class RegtestHubPayeeHoldTests: XCTestCase {
         let late = try await harness.rpc.raw("hub_ln_release", "[\"bob\",\"\(invoice.paymentHash.hex)\",\"settle\"]")
         XCTAssertTrue(late.body.contains("invoice already canceled"), late.body)
         let aliceBalance = try await alice.channelBalance()
-        XCTAssertEqual(aliceBalance, UInt64(Self.aliceSat) * 1_000, "the payer has its money back, fee included")
+        XCTAssertEqual(aliceBalance, FunderCommitment.localBalance(UInt64(Self.aliceSat) * 1_000),
+                       "the payer has its money back, fee included")
         let after = try await harness.balances()
         XCTAssertEqual(after["in_flight_msat"]?.intValue, 0)
         XCTAssertEqual(after["nodes"]?["bob"]?.intValue, 0)

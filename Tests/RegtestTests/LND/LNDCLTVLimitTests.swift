@@ -33,7 +33,7 @@ final class LNDCLTVLimitTests: XCTestCase {
             XCTAssertEqual(refused.map(\.status), [.inFlight, .failed(.noRoute)], "final delta \(finalDelta)")
             XCTAssertEqual(refused.last?.attempts, [], "no HTLC was sent")
             let unchanged = try await prov.channelBalance()
-            XCTAssertEqual(unchanged, Self.payerBalance)
+            XCTAssertEqual(unchanged, FunderCommitment.localBalance(Self.payerBalance))
             let open = try await erin.lookupInvoice(paymentHash: hash)
             XCTAssertEqual(open.state, .open)
 
@@ -71,7 +71,7 @@ final class LNDCLTVLimitTests: XCTestCase {
         let atMaximum = try await payAll(prov, request, cltvLimit: 0)
         XCTAssertEqual(atMaximum.map(\.status), [.inFlight, .failed(.noRoute)], "1974 + 3 + 40 = 2017 > 2016")
         let balance = try await prov.channelBalance()
-        XCTAssertEqual(balance, Self.payerBalance)
+        XCTAssertEqual(balance, FunderCommitment.localBalance(Self.payerBalance))
         await hub.shutDown(prov, erin)
     }
 

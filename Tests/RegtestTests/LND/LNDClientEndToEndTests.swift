@@ -64,7 +64,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let looked = try await bob.lookupInvoice(paymentHash: hash)
         XCTAssertEqual(looked, accepted)
         let locked = try await alice.channelBalance()
-        XCTAssertEqual(locked, Self.payerBalance - Self.amount - Self.fee)
+        XCTAssertEqual(locked, FunderCommitment.localBalance(Self.payerBalance - Self.amount - Self.fee, htlcs: 1))
 
         try await bob.settleInvoice(preimage: secret)
         let succeeded = try await lndNext(payment)
@@ -87,7 +87,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let bobBalance = try await bob.channelBalance()
         let aliceBalance = try await alice.channelBalance()
         XCTAssertEqual(bobBalance, Self.amount)
-        XCTAssertEqual(aliceBalance, Self.payerBalance - Self.amount - Self.fee)
+        XCTAssertEqual(aliceBalance, FunderCommitment.localBalance(Self.payerBalance - Self.amount - Self.fee))
         XCTAssertTrue(hub.network.balances().isConserved)
         await hub.shutDown(alice, bob)
     }
@@ -115,7 +115,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(invoice.htlcs.map(\.state), [.canceled])
         let aliceBalance = try await alice.channelBalance()
         let bobBalance = try await bob.channelBalance()
-        XCTAssertEqual(aliceBalance, Self.payerBalance)
+        XCTAssertEqual(aliceBalance, FunderCommitment.localBalance(Self.payerBalance))
         XCTAssertEqual(bobBalance, 0)
         await hub.shutDown(alice, bob)
     }
@@ -185,7 +185,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let end = try await lndNext(tracked)
         XCTAssertNil(end)
         let balance = try await alice.channelBalance()
-        XCTAssertEqual(balance, Self.payerBalance - Self.amount - Self.fee, "paid once")
+        XCTAssertEqual(balance, FunderCommitment.localBalance(Self.payerBalance - Self.amount - Self.fee), "paid once")
         await hub.shutDown(alice, bob)
     }
 
@@ -259,7 +259,7 @@ final class LNDClientEndToEndTests: XCTestCase {
             XCTAssertEqual(failed?.attempts.map(\.status), [.failed])
             XCTAssertNil(failed?.lockedUntilHeight, "nothing is held any more")
             let balance = try await alice.channelBalance()
-            XCTAssertEqual(balance, Self.payerBalance)
+            XCTAssertEqual(balance, FunderCommitment.localBalance(Self.payerBalance))
             await hub.shutDown(alice, bob)
         }
         // Each reason says what happened, and no two say the same.
@@ -281,17 +281,19 @@ final class LNDClientEndToEndTests: XCTestCase {
         let alice = try await hub.client("alice")
         let bob = try await hub.client("bob")
         let whole = try await alice.spendableBalance()
-        XCTAssertEqual(whole, Self.payerBalance - 100_000_000, "1% of the 10,000,000 sat channel stays")
+        XCTAssertEqual(whole, FunderCommitment.spendable(Self.payerBalance, reserveMsat: 100_000_000),
+                       "1% of the 10,000,000 sat channel stays, with the anchors and the fee buffer")
         let bobSpendable = try await bob.spendableBalance()
         XCTAssertEqual(bobSpendable, 0, "an empty channel sends nothing")
 
-        // 252,551 sat of capacity keeps 2,525 sat: what is left is exactly amount + fee.
-        let exact: UInt64 = 252_551_000
+        // 259,763 sat of capacity keeps 2,597 sat of reserve, 660 of anchors and a 6,480 sat
+        // fee buffer: what is left is exactly amount + fee.
+        let exact: UInt64 = 259_763_000
         for (balance, paid) in [(exact - 1, false), (exact, true)] {
             try hub.network.setBalance(node: "alice", balanceMsat: balance)
             let spendable = try await alice.spendableBalance()
             let local = try await alice.channelBalance()
-            XCTAssertEqual(local, balance)
+            XCTAssertEqual(local, FunderCommitment.localBalance(balance))
             XCTAssertEqual(spendable, paid ? Self.amount + Self.fee : Self.amount + Self.fee - 1_000,
                            "LND reports whole sats")
             let hash = SHA256.hash(preimage(paid ? 0x55 : 0x54))
@@ -328,7 +330,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         XCTAssertEqual(updates.map(\.status), [.inFlight, .failed(.noRoute)])
         XCTAssertEqual(updates.last.map { "\($0.status)" }, "failed(no route within the fee and CLTV limits)")
         let balance = try await alice.channelBalance()
-        XCTAssertEqual(balance, Self.payerBalance)
+        XCTAssertEqual(balance, FunderCommitment.localBalance(Self.payerBalance))
         let invoice = try await bob.lookupInvoice(paymentHash: hash)
         XCTAssertEqual(invoice.state, .open)
         await hub.shutDown(alice, bob)
@@ -354,7 +356,7 @@ final class LNDClientEndToEndTests: XCTestCase {
         let failed = try await lndNext(payment)
         XCTAssertEqual(failed?.status, .failed(.incorrectPaymentDetails))
         let balance = try await alice.channelBalance()
-        XCTAssertEqual(balance, Self.payerBalance)
+        XCTAssertEqual(balance, FunderCommitment.localBalance(Self.payerBalance))
         let info = try await bob.info()
         XCTAssertEqual(info.blockHeight, expiry - 12)
         await hub.shutDown(alice, bob)

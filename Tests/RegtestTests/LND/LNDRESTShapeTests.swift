@@ -78,8 +78,10 @@ final class LNDRESTShapeTests: XCTestCase {
         let response = try await http.send(HTTPRequest(target: "/v1/balance/channels"), to: endpoint("alice"))
         await http.shutDown()
         let raw = String(decoding: response.body, as: UTF8.self)
-        XCTAssertTrue(raw.contains("\"local_balance\":{\"msat\":\"10000000000\",\"sat\":\"10000000\"}"), raw)
-        XCTAssertTrue(raw.contains("\"balance\":\"10000000\""), raw)
+        // alice funded her 10,000,000 sat channel: less the commitment fee (2,810 sat) and
+        // the anchors (660 sat).
+        XCTAssertTrue(raw.contains("\"local_balance\":{\"msat\":\"9996530000\",\"sat\":\"9996530\"}"), raw)
+        XCTAssertTrue(raw.contains("\"balance\":\"9996530\""), raw)
         let balance = try object(response.body)
         for key in ["remote_balance", "unsettled_local_balance", "unsettled_remote_balance",
                     "pending_open_local_balance", "pending_open_remote_balance"] {
@@ -88,7 +90,9 @@ final class LNDRESTShapeTests: XCTestCase {
     }
 
     /// `local_balance` counts the reserve, as LND's ChannelBalance sums each commitment's
-    /// local balance; `/v1/channels` says how much of it is the reserve (1% of capacity).
+    /// local balance; `/v1/channels` says how much of it is the reserve (1% of capacity),
+    /// and what the funder's commitment costs (`commit_fee`, `commit_weight`, `fee_per_kw`:
+    /// an anchor channel's, its fee already out of `local_balance`).
     func testListChannelsShapeCarriesTheReserve() async throws {
         let http = hub.rawClient(macaroonHex: hub.servers["alice"]!.macaroonHex)
         let response = try await http.send(HTTPRequest(target: "/v1/channels"), to: endpoint("alice"))
@@ -99,7 +103,11 @@ final class LNDRESTShapeTests: XCTestCase {
         let channel = channels[0]
         XCTAssertEqual(channel["active"] as? Bool, true)
         XCTAssertEqual(channel["capacity"] as? String, "10000000")
-        XCTAssertEqual(channel["local_balance"] as? String, "10000000")
+        XCTAssertEqual(channel["local_balance"] as? String, "9996530")
+        XCTAssertEqual(channel["commit_fee"] as? String, "2810")
+        XCTAssertEqual(channel["commit_weight"] as? String, "1124")
+        XCTAssertEqual(channel["fee_per_kw"] as? String, "2500")
+        XCTAssertEqual(channel["commitment_type"] as? String, "ANCHORS")
         XCTAssertEqual(channel["local_chan_reserve_sat"] as? String, "100000")
         XCTAssertEqual((channel["local_constraints"] as? [String: Any])?["chan_reserve_sat"] as? String, "100000")
         XCTAssertEqual((channel["local_constraints"] as? [String: Any])?["dust_limit_sat"] as? String, "354")
@@ -110,6 +118,8 @@ final class LNDRESTShapeTests: XCTestCase {
         XCTAssertEqual(status, 200)
         let bob = try XCTUnwrap((reply["channels"] as? [[String: Any]])?.first)
         XCTAssertEqual(bob["local_balance"] as? String, "0")
+        XCTAssertEqual(bob["initiator"] as? Bool, false, "bob's peer opened his channel")
+        XCTAssertEqual(bob["commit_fee"] as? String, "2810", "and pays its commitment's fee")
         XCTAssertEqual((bob["local_constraints"] as? [String: Any])?["chan_reserve_sat"] as? String, "354")
     }
 

@@ -109,15 +109,45 @@ final class PaymentRuleTests: XCTestCase {
         XCTAssertEqual(try network.node("alice").reserveMsat, 354_000, "1% of 35,499 sat is under the dust limit")
         try network.setBalance(node: "alice", balanceMsat: 2_000_000_999)
         XCTAssertEqual(try network.node("alice").reserveMsat, 20_000_000, "1% of the whole sats")
-        XCTAssertEqual(try network.node("alice").spendableMsat, 1_980_000_999)
+        // Less the reserve, the anchors (660 sat) and the fee buffer: 2 × 2,500 sat/kw ×
+        // (1,124 + 172) wu = 6,480 sat.
+        XCTAssertEqual(try network.node("alice").spendableMsat, 2_000_000_999 - 20_000_000 - 660_000 - 6_480_000)
     }
 
-    /// The reserve is held back from what a node can send, as LND's link bandwidth holds
-    /// it back: one msat short of amount + fee above the reserve fails with
-    /// FAILURE_REASON_INSUFFICIENT_BALANCE and moves nothing; exactly enough goes.
-    func testInsufficientBalanceCountsTheFeeAndTheReserve() async throws {
-        // 50,510,999 msat is 50,510 sat of capacity: a reserve of 505 sat leaves amount + fee - 1.
-        let reserve: UInt64 = 505_000, short = Self.amountMsat + Self.feeMsat + reserve - 1
+    /// The funder pays its commitment, as in LND's anchor channels: `local_balance` is its
+    /// side less the commitment fee (2,500 sat/kw × 1,124 wu = 2,810 sat) and the anchors,
+    /// an HTLC adds 172 wu to the commitment, and what it can send keeps the fee buffer
+    /// (twice the rate, one HTLC more). A channel the peer opened keeps only the reserve.
+    func testTheFunderPaysTheCommitmentAndKeepsAFeeBuffer() async throws {
+        let alice = try network.node("alice")
+        XCTAssertTrue(alice.isFunder)
+        XCTAssertEqual(alice.commitWeight, 1_124)
+        XCTAssertEqual(alice.commitFeeMsat, 2_810_000)
+        XCTAssertEqual(alice.localBalanceMsat, alice.balanceMsat - 2_810_000 - 660_000)
+        XCTAssertEqual(alice.spendableMsat, alice.balanceMsat - alice.reserveMsat - 660_000 - 6_480_000)
+        let bob = try network.node("bob")
+        XCTAssertFalse(bob.isFunder, "bob's channel was opened with nothing of his")
+        XCTAssertEqual(bob.commitFeeMsat, 2_810_000, "the commitment's fee, paid by his peer")
+        XCTAssertEqual(bob.localBalanceMsat, bob.balanceMsat)
+
+        let invoice = try holdInvoice()
+        let updates = try await send(invoice.paymentRequest)
+        XCTAssertEqual(updates.last?.status, .inFlight)
+        let paying = try network.node("alice")
+        XCTAssertEqual(paying.commitWeight, 1_124 + 172, "the held HTLC has an output on alice's commitment")
+        XCTAssertEqual(paying.commitFeeMsat, 3_240_000)
+        XCTAssertEqual(paying.spendableMsat, paying.balanceMsat - paying.reserveMsat - 660_000 - 7_340_000)
+        XCTAssertEqual(try network.node("bob").commitWeight, 1_124 + 172, "and on bob's")
+    }
+
+    /// The reserve, the anchors and the fee buffer are held back from what a funder can send,
+    /// as LND's link bandwidth holds them back: one msat short of amount + fee above them
+    /// fails with FAILURE_REASON_INSUFFICIENT_BALANCE and moves nothing; exactly enough goes.
+    func testInsufficientBalanceCountsTheFeeTheReserveAndTheFeeBuffer() async throws {
+        // 57,722,999 msat is 57,722 sat of capacity: a reserve of 577 sat, with the anchors
+        // (660 sat) and the buffer (6,480 sat), leaves amount + fee - 1.
+        let reserve: UInt64 = 577_000, kept: UInt64 = 660_000 + 6_480_000
+        let short = Self.amountMsat + Self.feeMsat + reserve + kept - 1
         try network.setBalance(node: "alice", balanceMsat: short)
         XCTAssertEqual(try network.node("alice").reserveMsat, reserve)
         let invoice = try holdInvoice()
@@ -126,9 +156,11 @@ final class PaymentRuleTests: XCTestCase {
         XCTAssertEqual(updates.last?.failureReason, .insufficientBalance)
         XCTAssertEqual(updates.last?.failureReason.lndName, "FAILURE_REASON_INSUFFICIENT_BALANCE")
         XCTAssertEqual(updates.last?.failureDetail,
-                       .insufficientBalance(neededMsat: Self.amountMsat + Self.feeMsat, balanceMsat: short, reserveMsat: reserve))
+                       .insufficientBalance(neededMsat: Self.amountMsat + Self.feeMsat, balanceMsat: short,
+                                            spendableMsat: Self.amountMsat + Self.feeMsat - 1))
         XCTAssertEqual(updates.last?.failureDetail?.description,
-                       "needs 50006000 msat, can send 50005999 msat (balance 50510999 msat less the channel reserve 505000 msat)")
+                       "needs 50006000 msat, can send 50005999 msat (balance 57722999 msat less the channel reserve, "
+                       + "and for the channel's funder its anchors and fee buffer)")
         var balances = network.balances()
         XCTAssertEqual(balances.nodes["alice"], short)
         XCTAssertEqual(balances.inFlightMsat, 0)
@@ -141,7 +173,7 @@ final class PaymentRuleTests: XCTestCase {
         let exact = try await send(again.paymentRequest)
         XCTAssertEqual(exact.last?.status, .inFlight)
         balances = network.balances()
-        XCTAssertEqual(balances.nodes["alice"], reserve, "all but the reserve is in flight")
+        XCTAssertEqual(balances.nodes["alice"], reserve + kept, "all but the reserve, the anchors and the buffer is in flight")
         XCTAssertEqual(try network.node("alice").spendableMsat, 0)
         XCTAssertTrue(balances.isConserved)
     }
