@@ -1,8 +1,9 @@
 /// What the store holds about one swap, as the accounting reads it: the contract, the
 /// whole event log, and the amounts kept beside the log because they become known after
-/// (or apart from) its events: a client's routing fee, recorded when its payment succeeds,
-/// the end of a client's payment that was held when its swap ended, and a provider's lock fees beyond the lock's own: the child paying for a stuck lock, the
-/// withdrawal taking an unconfirmed lock back.
+/// (or apart from) its events: a client's routing fee, recorded when its payment succeeds;
+/// the end of a client's payment that was still held when its swap ended; a provider's lock
+/// fees beyond the lock's own: the child paying for a stuck lock, the withdrawal taking an
+/// unconfirmed lock back.
 public struct SwapHistory: Sendable {
     public let record: SwapRecord
     public let events: [SwapEvent]

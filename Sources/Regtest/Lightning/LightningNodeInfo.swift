@@ -32,20 +32,4 @@ public struct LightningNodeInfo: Sendable, Hashable {
     }
     /// False while taken offline: it neither sends nor receives payments.
     public var isOnline: Bool
-
-    public init(name: String, alias: String, identityKey: PublicKey, balanceMsat: UInt64, capacityMsat: UInt64,
-                reserveMsat: UInt64, isFunder: Bool, commitWeight: UInt64, commitFeeMsat: UInt64, spendableMsat: UInt64,
-                isOnline: Bool) {
-        self.name = name
-        self.alias = alias
-        self.identityKey = identityKey
-        self.balanceMsat = balanceMsat
-        self.capacityMsat = capacityMsat
-        self.reserveMsat = reserveMsat
-        self.isFunder = isFunder
-        self.commitWeight = commitWeight
-        self.commitFeeMsat = commitFeeMsat
-        self.spendableMsat = spendableMsat
-        self.isOnline = isOnline
-    }
 }
