@@ -88,6 +88,9 @@ extension ClientEngine {
         for record in records where record.role == .client && runs[record.id] == nil && paymentWatches[record.id] == nil
             && !SubmarineClientRecord.isSubmarine(record.contract) {
             guard !Task.isCancelled else { return }
+            // The last event first, not the routing fee: a held swap whose provider settled has
+            // its fee recorded a moment before its end, and a crash between the two writes
+            // must not make it look finished.
             guard let last = try? await store.lastEvent(of: record.id), last.isFinal,
                   let state = try? ClientSwapState(kind: last.kind, data: last.data) else { continue }
             if state.delivered {

@@ -26,10 +26,7 @@ public struct LightningNodeInfo: Sendable, Hashable {
     public var spendableMsat: UInt64
     /// Its side as LND reports it (`local_balance`): a funder's less the commitment fee and
     /// the two anchors, which its commitment pays out of its balance.
-    public var localBalanceMsat: UInt64 {
-        let paid = isFunder ? commitFeeMsat + SimulatedNode.anchorsMsat : 0
-        return balanceMsat > paid ? balanceMsat - paid : 0
-    }
+    public var localBalanceMsat: UInt64
     /// False while taken offline: it neither sends nor receives payments.
     public var isOnline: Bool
 }

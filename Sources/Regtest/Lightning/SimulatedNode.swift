@@ -25,7 +25,7 @@ struct SimulatedNode: Sendable {
         LightningNodeInfo(name: name, alias: alias, identityKey: key.publicKey, balanceMsat: balanceMsat,
                           capacityMsat: max(fundedCapacityMsat, balanceMsat), reserveMsat: reserveMsat,
                           isFunder: isFunder, commitWeight: commitWeight, commitFeeMsat: commitFeeMsat,
-                          spendableMsat: spendableMsat, isOnline: isOnline)
+                          spendableMsat: spendableMsat, localBalanceMsat: localBalanceMsat, isOnline: isOnline)
     }
 
     var reserveMsat: UInt64 { Self.reserveMsat(capacityMsat: fundedCapacityMsat) }
@@ -52,6 +52,13 @@ struct SimulatedNode: Sendable {
     /// The commitment's fee, whole sats as on chain (LND's `commit_fee`), paid by whichever
     /// side funded the channel.
     var commitFeeMsat: UInt64 { Self.fee(perKw: Self.commitFeePerKw, weight: commitWeight) }
+
+    /// Its side as LND reports it (`local_balance`): the funder's commitment pays its fee and
+    /// the two anchors out of it.
+    var localBalanceMsat: UInt64 {
+        let paid = isFunder ? commitFeeMsat + Self.anchorsMsat : 0
+        return balanceMsat > paid ? balanceMsat - paid : 0
+    }
 
     /// The most the node can send now, as LND's `availableBalance` with its fee buffer says:
     /// its side less the channel reserve; a funder also keeps its anchors and a buffer that
