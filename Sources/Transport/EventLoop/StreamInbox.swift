@@ -143,9 +143,11 @@ final class StreamInbox: Sendable {
 
     var bufferedByteCount: Int { shared.withLock { $0.buffered.count } }
 
+    /// Reading holds off at the limit. A pause the reader has drained is not one any more:
+    /// its restart is queued on the loop, which only has not run it yet.
     var isPaused: Bool {
         shared.withLock { state in
-            if case .paused = state.state { return true }
+            if case .paused = state.state { return !state.startQueued }
             return false
         }
     }

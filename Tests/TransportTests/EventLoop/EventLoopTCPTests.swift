@@ -262,6 +262,27 @@ final class EventLoopTCPBackpressureTests: XCTestCase {
         }
     }
 
+    /// Once the reader drains a paused buffer, a start of reading is queued on the loop:
+    /// reading no longer counts as paused, though the loop has not restarted it yet. (CI
+    /// once saw "paused" with nothing buffered in that gap, right after the first read.)
+    func testAPauseTheReaderDrainedNoLongerCountsAsPaused() throws {
+        let inbox = StreamInbox(limit: 4)
+        _ = inbox.take(atLeast: 1)
+        XCTAssertTrue(inbox.startReading())
+        let bytes: [UInt8] = [1, 2, 3, 4]
+        guard case .buffered(pause: true) = bytes.withUnsafeBytes({ inbox.deliver($0) }) else {
+            return XCTFail("reading should pause at the limit")
+        }
+        XCTAssertTrue(inbox.isPaused)
+        let drained = inbox.take(atLeast: 1)
+        guard case .bytes(let taken)? = drained.taken else { return XCTFail("the buffered bytes go out") }
+        XCTAssertEqual(taken, bytes)
+        XCTAssertTrue(drained.startReading, "draining a paused buffer asks the loop to read again")
+        XCTAssertFalse(inbox.isPaused, "a restart is queued: reading is not paused any more")
+        XCTAssertTrue(inbox.startReading())
+        XCTAssertFalse(inbox.isPaused)
+    }
+
     func testReadingPausesAtTheLimitAndResumesWhenDrained() async throws {
         let limit = 256 * 1024
         // The client floods; the server reads once and then stops.
