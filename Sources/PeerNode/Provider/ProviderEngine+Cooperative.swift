@@ -77,7 +77,9 @@ extension ProviderEngine {
                 default: return reject(.invalidRequest, "the swap is in \(current.kind.rawValue): no cooperative claim now")
                 }
                 let claim = CoopCosigned(record: answer.record, txid: checked.transaction.txid)
-                await deliverAndWait(.coopClaimAgreed(preimage: request.preimage, claim: claim), to: id)
+                let tip = try? await dependencies.chain.tip()
+                await deliverAndWait(.coopClaimAgreed(preimage: request.preimage, claim: claim,
+                                                      tipHeight: tip.map { UInt32(clamping: $0.height) }), to: id)
             }
         } catch let error as CoopSpendError {
             logFromPeer(peer, "provider swap \(UntrustedText.quoted(id)): cooperative claim refused: \(error)")

@@ -43,14 +43,16 @@ extension ProviderEngine {
 
     /// A push from a client: a PreimagePush for one of its swaps. Anything else is ignored
     /// (pushes have no reply).
-    public func receive(push message: [UInt8], from peer: Pubky) {
+    public func receive(push message: [UInt8], from peer: Pubky) async {
         guard case .preimagePush(let push)? = try? SwapMessage(bytes: message) else { return }
         guard let swap = swaps[push.swapID], swap.client == peer else {
             logFromPeer(peer, "preimage push from \(peer) for unknown swap \(UntrustedText.quoted(push.swapID)) ignored")
             return
         }
-        // The machine checks it against the payment hash and whether a lock exists.
-        deliver(.preimagePushed(preimage: push.preimage), to: push.swapID)
+        // The machine checks it against the payment hash, whether a lock exists, and
+        // whether an unconfirmed lock is being taken back at this tip.
+        let tip = try? await dependencies.chain.tip()
+        deliver(.preimagePushed(preimage: push.preimage, tipHeight: tip.map { UInt32(clamping: $0.height) }), to: push.swapID)
     }
 
     /// A line caused by `peer`'s own message, within its budget (`LogThrottle`).

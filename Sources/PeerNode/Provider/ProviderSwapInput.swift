@@ -34,13 +34,15 @@ public enum ProviderSwapInput: Sendable, Hashable {
     /// The lock's output was spent by a transaction that is not our refund and reveals no
     /// preimage of the payment hash (audit C-2).
     case unreadableSpend(txid: TransactionID, confirmations: Int)
-    /// The client pushed a preimage (`PreimagePush`); the machine checks it.
-    case preimagePushed(preimage: [UInt8])
+    /// The client pushed a preimage (`PreimagePush`); the machine checks it. `tipHeight` is
+    /// the chain's tip when it arrived (nil: unknown): an unconfirmed lock past the first
+    /// claim cutoff is being taken back, and a push then settles nothing.
+    case preimagePushed(preimage: [UInt8], tipHeight: UInt32?)
     /// The client asked for a cooperative claim: its claim passed `CoopSpendCheck` with
     /// this preimage, and `claim` is the co-signature the engine computed (not sent yet).
     /// The machine records both only when it would settle on a push (a lock, no refund of
-    /// ours out, the HTLC held) and then settles.
-    case coopClaimAgreed(preimage: [UInt8], claim: CoopCosigned)
+    /// ours out, the HTLC held, the lock not being taken back) and then settles.
+    case coopClaimAgreed(preimage: [UInt8], claim: CoopCosigned, tipHeight: UInt32?)
     /// A refund was built and signed (not yet broadcast).
     case refundPrepared(ProviderRefund)
     /// Building the refund failed (backend unreachable, or the fee would eat the lock).

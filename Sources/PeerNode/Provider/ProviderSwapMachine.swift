@@ -225,12 +225,14 @@ public struct ProviderSwapMachine: Sendable {
             return claimSeen(lock, preimage, confirmations, txid)
         case .unreadableSpend(let txid, let confirmations):
             return lost(lock, txid, confirmations)
-        case .preimagePushed(let preimage):
+        case .preimagePushed(let preimage, let tip):
             // Nothing to settle once the HTLC is cancelled: the refund is the way back.
-            return isValid(preimage) && lock.htlcCancelledHeight == nil ? claimed(lock, preimage) : .none
-        case .coopClaimAgreed(let preimage, let claim):
+            return isValid(preimage) && lock.htlcCancelledHeight == nil && !mayBeWithdrawn(lock, confirmed: confirmed, tipHeight: tip)
+                ? claimed(lock, preimage) : .none
+        case .coopClaimAgreed(let preimage, let claim, let tip):
             // The rule of a push: never co-sign what it could not settle for.
-            return isValid(preimage) && lock.htlcCancelledHeight == nil ? coopAgreed(lock, preimage, claim) : .none
+            return isValid(preimage) && lock.htlcCancelledHeight == nil && !mayBeWithdrawn(lock, confirmed: confirmed, tipHeight: tip)
+                ? coopAgreed(lock, preimage, claim) : .none
         case .invoice(let seen) where seen.state == .canceled:
             return htlcCancelled(confirmed ? .lockConfirmed(lock) : .lockBroadcast(lock), lock, tip: seen.tipHeight)
         case .refundPrepared(let refund):
@@ -298,7 +300,7 @@ public struct ProviderSwapMachine: Sendable {
 
     private func claimObserved(_ lock: ProviderLock, _ preimage: [UInt8], _ input: ProviderSwapInput) -> ProviderSwapStep {
         switch input {
-        case .coopClaimAgreed(let pushed, let claim) where pushed == preimage && lock.htlcCancelledHeight == nil:
+        case .coopClaimAgreed(let pushed, let claim, _) where pushed == preimage && lock.htlcCancelledHeight == nil:
             // The preimage came first (a push or a claim seen): it may still co-sign, the
             // same preimage paying for either claim.
             return coopAgreed(lock, preimage, claim)
@@ -432,6 +434,16 @@ public struct ProviderSwapMachine: Sendable {
 
     /// Whether an unconfirmed lock should be taken back: the client may claim it only while
     /// timeout − tip > 6 (its first-claim rule), and not at all once its HTLC is cancelled.
+    /// Whether an unconfirmed lock is (or may be) being taken back at this tip, so that a
+    /// claim the client built on it dies with it: settling for it then would keep both the
+    /// payment and the coins. The client's own node can be a block behind, or not yet have
+    /// seen the withdrawal, and push in good faith. An unknown tip counts as past the cutoff.
+    private func mayBeWithdrawn(_ lock: ProviderLock, confirmed: Bool, tipHeight: UInt32?) -> Bool {
+        guard !confirmed else { return false }
+        guard let tipHeight else { return true }
+        return mustWithdraw(lock, tipHeight: tipHeight)
+    }
+
     private func mustWithdraw(_ lock: ProviderLock, tipHeight: UInt32) -> Bool {
         guard lock.htlcCancelledHeight == nil else { return true }
         return TimelockPolicy.blocksLeft(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight)

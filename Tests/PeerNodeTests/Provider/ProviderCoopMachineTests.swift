@@ -33,7 +33,7 @@ final class ProviderCoopMachineTests: XCTestCase {
     private let refund = ProviderRefund(transaction: transaction(2, lockTime: 200), feeRate: try! FeeRate(satPerKvB: 2_000),
                                         fee: 276, destination: Script(bytes: [0x51, 0x20] + [UInt8](repeating: 9, count: 32)))
 
-    private var agreed: ProviderSwapInput { .coopClaimAgreed(preimage: preimage, claim: Self.coop) }
+    private var agreed: ProviderSwapInput { .coopClaimAgreed(preimage: preimage, claim: Self.coop, tipHeight: 160) }
 
     func testALockedSwapRecordsPreimageAndCoSignatureTogetherThenSettles() {
         let expected = ProviderSwapStep(next: .coopSigned(lock, preimage: preimage, claim: Self.coop),
@@ -48,7 +48,7 @@ final class ProviderCoopMachineTests: XCTestCase {
     }
 
     func testNothingIsRecordedWhereAPushWouldNotSettle() {
-        let wrong = ProviderSwapInput.coopClaimAgreed(preimage: [UInt8](repeating: 1, count: 32), claim: Self.coop)
+        let wrong = ProviderSwapInput.coopClaimAgreed(preimage: [UInt8](repeating: 1, count: 32), claim: Self.coop, tipHeight: 160)
         XCTAssertEqual(machine.step(.lockBroadcast(lock), wrong), ProviderSwapStep(), "a preimage of another hash")
         XCTAssertEqual(machine.step(.lockBroadcast(lock.withHTLCCancelled(at: 170)), agreed), ProviderSwapStep(),
                        "the client's HTLC is gone: nothing to be paid with")
@@ -66,7 +66,7 @@ final class ProviderCoopMachineTests: XCTestCase {
                                                                sighash: [UInt8](repeating: 9, count: 32),
                                                                partialSignature: Self.coop.record.partialSignature),
                                       txid: Self.coop.txid)
-        XCTAssertEqual(machine.step(signed, .coopClaimAgreed(preimage: preimage, claim: other)), ProviderSwapStep())
+        XCTAssertEqual(machine.step(signed, .coopClaimAgreed(preimage: preimage, claim: other, tipHeight: 160)), ProviderSwapStep())
     }
 
     /// The co-signed key-path claim (or the client's script-path fallback) spends the lock:

@@ -132,7 +132,7 @@ final class ProviderSwapMachineTests: XCTestCase {
             (.fundingIntent(lock), .lockPublishFailed(permanent: true), ProviderSwapStep(actions: [.cancelInvoice])),
             (.fundingIntent(lock), .fundingPrepared(lock), ProviderSwapStep()),
             // Not before the lock is known to be out: settling could leave the client unpaid.
-            (.fundingIntent(lock), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+            (.fundingIntent(lock), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
         ]
         check(table)
     }
@@ -141,20 +141,40 @@ final class ProviderSwapMachineTests: XCTestCase {
         let wrong = [UInt8](repeating: 0x43, count: 32)
         let claimed = ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
-            (.invoiceCreated, .preimagePushed(preimage: preimage), ProviderSwapStep()),
-            (.invoiceAccepted(htlcExpiry: 300), .preimagePushed(preimage: preimage), ProviderSwapStep()),
-            (.lockBroadcast(lock), .preimagePushed(preimage: wrong), ProviderSwapStep()),
-            (.lockBroadcast(lock), .preimagePushed(preimage: Array(preimage.prefix(31))), ProviderSwapStep()),
-            (.lockBroadcast(lock), .preimagePushed(preimage: preimage), claimed),
-            (.lockConfirmed(lock), .preimagePushed(preimage: preimage), claimed),
+            (.invoiceCreated, .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
+            (.invoiceAccepted(htlcExpiry: 300), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: wrong, tipHeight: 160), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: Array(preimage.prefix(31)), tipHeight: 160), ProviderSwapStep()),
+            (.lockBroadcast(lock), .preimagePushed(preimage: preimage, tipHeight: 160), claimed),
+            (.lockConfirmed(lock), .preimagePushed(preimage: preimage, tipHeight: 160), claimed),
             // Audit H-2: once a refund may be out, a push never settles.
-            (.refundIntent(lock, refund), .preimagePushed(preimage: preimage), ProviderSwapStep()),
-            (.refundBroadcast(lock, refund), .preimagePushed(preimage: preimage), ProviderSwapStep()),
-            (.refundBroadcast(lock, refund), .preimagePushed(preimage: wrong), ProviderSwapStep()),
-            (.claimPending(lock, refund, preimage: preimage), .preimagePushed(preimage: preimage), ProviderSwapStep()),
-            (.claimObserved(lock, preimage: preimage), .preimagePushed(preimage: preimage), ProviderSwapStep()),
+            (.refundIntent(lock, refund), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
+            (.refundBroadcast(lock, refund), .preimagePushed(preimage: wrong, tipHeight: 160), ProviderSwapStep()),
+            (.claimPending(lock, refund, preimage: preimage), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
+            (.claimObserved(lock, preimage: preimage), .preimagePushed(preimage: preimage, tipHeight: 160), ProviderSwapStep()),
         ]
         check(table)
+    }
+
+    /// Zero-conf: an unconfirmed lock past the first claim cutoff is taken back (audit H-4),
+    /// and the client's claim dies with it. A push then (the client's node a block behind, or
+    /// blind to the withdrawal) must not settle: the provider would keep the payment and its
+    /// coins. A confirmed lock cannot be taken back, so its push still settles; an unknown
+    /// tip counts as past the cutoff.
+    func testAPushForALockBeingTakenBackSettlesNothing() {
+        let claimed = ProviderSwapStep(next: .claimObserved(lock, preimage: preimage), actions: [.settleInvoice(preimage: preimage)])
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 194)), ProviderSwapStep(actions: [.withdrawLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .preimagePushed(preimage: preimage, tipHeight: 194)), ProviderSwapStep())
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .preimagePushed(preimage: preimage, tipHeight: 199)), ProviderSwapStep())
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .preimagePushed(preimage: preimage, tipHeight: nil)), ProviderSwapStep())
+        let agreed = ProviderSwapInput.coopClaimAgreed(preimage: preimage, claim: ProviderCoopMachineTests.coop, tipHeight: 194)
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), agreed), ProviderSwapStep())
+        // Before the cutoff, and for a confirmed lock at any tip, the push settles.
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .block(height: 193)), ProviderSwapStep(actions: [.rebroadcastLock(lock)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(lock), .preimagePushed(preimage: preimage, tipHeight: 193)), claimed)
+        XCTAssertEqual(machine.step(.lockConfirmed(lock), .preimagePushed(preimage: preimage, tipHeight: 194)), claimed)
+        XCTAssertEqual(machine.step(.lockConfirmed(lock), .preimagePushed(preimage: preimage, tipHeight: nil)), claimed)
     }
 
     func testRefundPathAfterTheTimeout() {
@@ -306,7 +326,7 @@ final class ProviderSwapMachineTests: XCTestCase {
         // A held HTLC seen again changes nothing.
         XCTAssertEqual(machine.step(.lockConfirmed(lock), invoice(.accepted, expiry: 300, tip: 175)), ProviderSwapStep())
         // Nothing settles: a push is ignored; a claim only raises the alarm, and loses the lock once in a block.
-        XCTAssertEqual(machine.step(.lockConfirmed(marked), .preimagePushed(preimage: preimage)), ProviderSwapStep())
+        XCTAssertEqual(machine.step(.lockConfirmed(marked), .preimagePushed(preimage: preimage, tipHeight: 160)), ProviderSwapStep())
         let mempoolClaim = machine.step(.lockConfirmed(marked), .claimSeen(preimage: preimage, confirmations: 0, txid: spender))
         XCTAssertNil(mempoolClaim.next)
         guard case .raiseAlarm? = mempoolClaim.actions.first else { return XCTFail("no alarm for the unpaid claim") }
@@ -334,7 +354,7 @@ final class ProviderSwapMachineTests: XCTestCase {
         let inputs: [ProviderSwapInput] = [
             .recover, invoice(.accepted, expiry: 300), invoice(.canceled), .block(height: 250), .fundingPrepared(lock),
             .lockPublished, .lockSeen(confirmations: 1), .lockMissing, .claimSeen(preimage: preimage, confirmations: 0, txid: spender),
-            .preimagePushed(preimage: preimage), .refundPrepared(refund), .refundStatus(.missing, atBlock: true),
+            .preimagePushed(preimage: preimage, tipHeight: 160), .refundPrepared(refund), .refundStatus(.missing, atBlock: true),
             .invoiceSettled, .invoiceCancelled,
         ]
         for state in allStates where state.isFinal {
