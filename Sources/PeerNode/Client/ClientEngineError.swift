@@ -26,6 +26,11 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     /// The payment hash of the next swap index is one a stored client swap already used
     /// (the index counter is behind the chain: audit H-5). Nothing was sent or paid.
     case paymentHashReused(swapID: String)
+    /// A submarine swap: an earlier swap of this node locked (or is locking) for an invoice
+    /// with the same payment hash. Whoever learned its preimage there (the provider, any
+    /// node on the payment's route) could claim a second lock without paying. Nothing was
+    /// sent or locked.
+    case invoiceAlreadyUsed(swapID: String)
     /// The swap ended without delivering: the outcome says where the funds are.
     case swapEnded(swapID: String, outcome: ClientSwapOutcome)
     /// A submarine swap: the wallet's confirmed savings cannot lock what the quote asks.
@@ -59,6 +64,9 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
             return "refusing to reuse the payment hash of swap \(id): its preimage may be public, so a provider could "
                 + "take the payment without locking. The swap index is behind: run `peernode recover` (see "
                 + "docs/RECOVERY.md) before paying again"
+        case .invoiceAlreadyUsed(let id):
+            return "swap \(id) already locked for an invoice with this payment hash: once it is paid, its preimage is "
+                + "known to others, who could claim a second lock without paying. Ask the payee for a new invoice"
         case .swapEnded(let id, let outcome): return "swap \(id) ended: \(outcome.reason)"
         case .insufficientSavings(let lockable, let needed):
             return "the savings the wallet can lock now (\(OffersError.sats(lockable))) do not cover the lock of "
@@ -72,7 +80,7 @@ public enum ClientEngineError: Error, Sendable, Equatable, CustomStringConvertib
     public var fate: ClientFundsFate? {
         switch self {
         case .offers, .rejected, .provider, .insufficientBalance, .feeEstimate, .claimNotViable, .paymentHashReused,
-             .insufficientSavings:
+             .insufficientSavings, .invoiceAlreadyUsed:
             return .neverSent
         case .swapEnded(_, let outcome): return outcome.funds
         // A submarine outcome says its own fate (on-chain funds, not the Lightning balance).

@@ -440,7 +440,7 @@ extension ClientCommands {
                                 message: "swap \(id) ended without the invoice paid: \(outcome.reason). "
                                     + "Funds: \(outcome.funds) (\(outcome.funds.rawValue))")
         case .rejected, .offers, .provider, .insufficientBalance, .unsupportedDestination, .feeEstimate, .claimNotViable,
-             .insufficientSavings:
+             .insufficientSavings, .invoiceAlreadyUsed:
             return ControlError(code: "not_paid", message: error.description)
         }
     }

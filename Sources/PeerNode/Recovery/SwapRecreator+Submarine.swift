@@ -30,6 +30,12 @@ extension SwapRecreator {
         }
         let record = SwapRecord(id: parameters.swapID, role: parameters.role, swapIndex: parameters.index, keyScheme: scheme,
                                 peer: parameters.peer.z32, createdAt: Int64(nowUnix), contract: parameters.recordContract)
+        if let client = parameters.clientRecord {
+            // A lock was found: its invoice is never locked for again (`SubmarineInvoiceIndex`).
+            do { try await SubmarineInvoiceIndex.record(client.invoicePaymentHash, swapID: record.id, store: store) } catch {
+                throw .store(error)
+            }
+        }
         try await write(record, found: found(parameters.contract, sighting: sighting, tip: tip, spend: spend), events: events,
                         reservingHash: nil, at: Int64(nowUnix))
         return Outcome(swapID: record.id, role: parameters.role, index: parameters.index, scheme: scheme,

@@ -25,6 +25,9 @@ extension SubmarineClientEngine {
             throw .unsupportedDestination("the invoice must name a whole number of satoshis (a swap locks exactly that plus fees)")
         }
         let amountSat = Int64(amountMsat / 1_000)
+        // Early, before a provider is asked; `pay(firm:)` checks again when it records.
+        if let other = invoicesBeingRecorded[invoice.paymentHash] { throw .invoiceAlreadyUsed(swapID: other) }
+        try await refuseUsedInvoice(invoice.paymentHash)
         let contact = provider.contact
         let offer = provider.terms
         guard let terms = offer.terms(for: .onchainToLightning) else {
@@ -65,6 +68,16 @@ extension SubmarineClientEngine {
                                         ownInvoice: ownInvoice)
     }
 
+    /// Refuses an invoice whose payment hash a stored swap may have locked for
+    /// (`SubmarineInvoiceIndex`).
+    private func refuseUsedInvoice(_ paymentHash: [UInt8]) async throws(ClientEngineError) {
+        if let other = try await storeCall({ () async throws(StoreError) in
+            try await SubmarineInvoiceIndex.lockingSwap(for: paymentHash, store: store)
+        }) {
+            throw .invoiceAlreadyUsed(swapID: other)
+        }
+    }
+
     /// Commits `firm`: records the swap, sends the invoice and our refund key, and lets the
     /// machine verify the accept, fund and record the lock, and broadcast it. Returns once
     /// the invoice is paid (the preimage known); throws when the swap ends without it, or
@@ -73,6 +86,14 @@ extension SubmarineClientEngine {
     public func pay(firm: SubmarineClientFirmQuote,
                     named: (@Sendable (String) -> Void)? = nil) async throws(ClientEngineError) -> SubmarineClientReport {
         let quote = firm.quote
+        let id = "sub-" + quote.quoteID
+        let hash = firm.invoice.paymentHash
+        // Claimed for this swap until its record (with the hash's index entry) is written, so
+        // that two `pay`s of one invoice at once cannot both get past the index.
+        if let other = invoicesBeingRecorded[hash] { throw .invoiceAlreadyUsed(swapID: other) }
+        invoicesBeingRecorded[hash] = id
+        defer { invoicesBeingRecorded[hash] = nil }
+        try await refuseUsedInvoice(hash)
         // What the wallet can lock now; the fee is on top, and the funding says if it fits.
         _ = try? await wallet.sync()
         let lockable = await wallet.capacity().lockableSat
@@ -93,13 +114,13 @@ extension SubmarineClientEngine {
         let record = SubmarineClientRecord(provider: firm.contact, quote: firm.signed, request: request,
                                            invoicePaymentHash: firm.invoice.paymentHash, network: configuration.network,
                                            ownInvoice: firm.ownInvoice)
-        let id = "sub-" + quote.quoteID
         let initial = SubmarineClientState(phase: .quoted)
         let stored = SwapRecord(id: id, role: .client, swapIndex: index, keyScheme: .current, peer: firm.contact.pubky.z32,
                                 createdAt: Int64(clock.nowUnix), contract: record.json)
+        // The invoice's hash enters the index in the record's own transaction.
         _ = try await storeCall { () async throws(StoreError) in
             try await store.create(stored, firstEvent: SubmarineClientPhase.quoted.rawValue, data: initial.json,
-                                   at: Int64(clock.nowUnix))
+                                   at: Int64(clock.nowUnix), values: SubmarineInvoiceIndex.entry(hash, swapID: id))
         }
         let run = makeRun(id: id, index: index, record: record, refundKey: refundKey, state: initial)
         named?(id)

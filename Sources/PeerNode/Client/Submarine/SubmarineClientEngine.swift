@@ -37,6 +37,9 @@ public actor SubmarineClientEngine {
     let log: @Sendable (String) -> Void
 
     var runs: [String: SubmarineClientRun] = [:]
+    /// Invoices (by payment hash) a `pay` is checking and recording now, with its swap id
+    /// (`SubmarineInvoiceIndex`).
+    var invoicesBeingRecorded: [[UInt8]: String] = [:]
     var links: [Pubky: ClientProviderLink] = [:]
     var watchID: UInt64?
     var watchTask: Task<Void, Never>?

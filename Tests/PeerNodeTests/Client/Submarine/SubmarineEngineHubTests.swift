@@ -234,8 +234,70 @@ final class SubmarineEngineHubTests: XCTestCase {
             XCTAssertEqual(after, before, "\(fault): the wallet holds what it held")
             let lockable = await fixture.wallet.capacity().lockableSat
             XCTAssertEqual(lockable, before, "\(fault): no coin stays reserved")
+            // Nothing was locked for the invoice, so it may be tried again (it ends the same way).
+            do {
+                _ = try await within(seconds: 30) { try await engine.pay(invoice: invoice, via: offer) }
+                XCTFail("\(fault): paid on the second try")
+            } catch let error as ClientEngineError {
+                guard case .submarineEnded(_, let outcome) = error else { XCTFail("\(fault), second try: \(error)"); continue }
+                XCTAssertEqual(outcome.funds, .neverLocked, "\(fault), second try")
+            }
             await fixture.shutDown(engine)
         }
+    }
+
+    /// The same invoice twice (a contact that hands out one invoice again, or a retry): once a
+    /// swap has locked for a payment hash, its preimage is known to the provider that paid it
+    /// and to every node on the route, and a second lock on that hash could be claimed
+    /// without paying. While the first swap runs, and after it completed, the second `pay`
+    /// is refused before anything is recorded or locked.
+    func testAnInvoiceAlreadyLockedForIsRefusedBeforeAnythingIsLocked() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        func assertRefused(_ when: String) async throws {
+            let swaps = try await fixture.store.allSwaps(limit: 100).count
+            let mempool = fixture.hub.chain.mempoolEntries().count
+            do {
+                _ = try await within(seconds: 30) { try await engine.pay(invoice: invoice, via: offer) }
+                XCTFail("\(when): the same invoice was paid again")
+            } catch let error as ClientEngineError {
+                XCTAssertEqual(error, .invoiceAlreadyUsed(swapID: id), when)
+                XCTAssertEqual(error.fate, .neverSent, when)
+            }
+            let swapsAfter = try await fixture.store.allSwaps(limit: 100).count
+            XCTAssertEqual(swapsAfter, swaps, "\(when): nothing recorded")
+            XCTAssertEqual(fixture.hub.chain.mempoolEntries().count, mempool, "\(when): nothing broadcast")
+        }
+        try await assertRefused("while the first swap runs")
+
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        _ = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+        _ = try await within(seconds: 30) { try await paying.value }
+        try await fixture.mineUntil(id, is: "completed", atMost: 2)
+        try await assertRefused("after it completed")
+        XCTAssertEqual(fixture.payments(to: swap.contract.scriptPubKey).count, 1, "one lock")
+
+        // A restarted engine, and an index rebuilt from the records, refuse it too.
+        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.builtKey)
+        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.key(SHA256.hash(preimage)))
+        await fixture.shutDown(engine)
+        let restarted = try fixture.engine()
+        do {
+            _ = try await within(seconds: 30) { try await restarted.pay(invoice: invoice, via: offer) }
+            XCTFail("the same invoice was paid again after a restart")
+        } catch let error as ClientEngineError {
+            XCTAssertEqual(error, .invoiceAlreadyUsed(swapID: id))
+        }
+        await fixture.shutDown(restarted)
     }
 
     /// The node dies right after recording `lock_intent`, before the broadcast. On restart
