@@ -6,12 +6,18 @@ public enum LNDFault: String, Sendable, CaseIterable {
     /// LND writes when its router stops (`{"error":{"code":2,"message":"routerrpc server
     /// shutting down"}}`) and ends. The payment itself goes on, as LND resumes it.
     case sendStreamError = "send_stream_error"
+    /// The next `POST /v2/router/send` stream, after its first update, says nothing more
+    /// and stays open: what a client sees of a connection whose far end vanished with no
+    /// FIN or RST reaching it (LND's host lost, a NAT or tunnel dropping the flow). The
+    /// payment itself goes on; only a new request learns how it ends.
+    case sendStreamSilent = "send_stream_silent"
     /// LND restarts: every stream open now carries that shutdown line and ends. Invoices,
     /// held HTLCs and payments stay as they were, as LND keeps them in its database.
     case restart
     /// From now on a subscription to an invoice the node does not know stays open with
     /// nothing on it, as LND keeps it (instead of the simulator's 404).
     case silentUnknownInvoice = "silent_unknown_invoice"
-    /// Lifts every standing fault (`silent_unknown_invoice`, an unused `send_stream_error`).
+    /// Lifts every standing fault (`silent_unknown_invoice`, an unused `send_stream_error` or
+    /// `send_stream_silent`).
     case clear
 }

@@ -11,6 +11,7 @@ public final class LNDFaults: Sendable {
 
     private struct State {
         var sendStreamErrors = 0
+        var silentSendStreams = 0
         var silentUnknownInvoice = false
         var nextStream = 0
         var open: [Int: @Sendable () -> Void] = [:]
@@ -27,9 +28,11 @@ public final class LNDFaults: Sendable {
         let cuts = state.withLock { state -> [@Sendable () -> Void] in
             switch fault {
             case .sendStreamError: state.sendStreamErrors += 1
+            case .sendStreamSilent: state.silentSendStreams += 1
             case .silentUnknownInvoice: state.silentUnknownInvoice = true
             case .clear:
                 state.sendStreamErrors = 0
+                state.silentSendStreams = 0
                 state.silentUnknownInvoice = false
             case .restart:
                 let cuts = Array(state.open.values)
@@ -55,6 +58,15 @@ public final class LNDFaults: Sendable {
         state.withLock { state in
             guard state.sendStreamErrors > 0 else { return false }
             state.sendStreamErrors -= 1
+            return true
+        }
+    }
+
+    /// True once per armed `send_stream_silent`: this send stream goes silent.
+    func takeSilentSendStream() -> Bool {
+        state.withLock { state in
+            guard state.silentSendStreams > 0 else { return false }
+            state.silentSendStreams -= 1
             return true
         }
     }

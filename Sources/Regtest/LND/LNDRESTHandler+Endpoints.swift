@@ -235,7 +235,8 @@ extension LNDRESTHandler {
         do {
             let updates = try network.sendPayment(from: node, paymentRequest: request, amountMsat: amount,
                                                   feeLimitMsat: feeLimit, cltvLimit: cltvLimit, timeoutSeconds: timeout)
-            return streaming(updates, breakAfterFirst: faults.takeSendStreamError(), LNDMessages.payment)
+            return streaming(updates, breakAfterFirst: faults.takeSendStreamError(),
+                             silentAfterFirst: faults.takeSilentSendStream(), LNDMessages.payment)
         } catch {
             throw LNDRPCError(error)
         }
@@ -276,7 +277,7 @@ extension LNDRESTHandler {
     /// goes away ends the forwarding task, and with it the simulator's subscription. An
     /// injected fault (`LNDFaults`) ends it early with LND's shutdown error line:
     /// `breakAfterFirst` after the first value, a restart at once.
-    func streaming<Value: Sendable>(_ source: AsyncStream<Value>, breakAfterFirst: Bool = false,
+    func streaming<Value: Sendable>(_ source: AsyncStream<Value>, breakAfterFirst: Bool = false, silentAfterFirst: Bool = false,
                                     _ encode: @escaping @Sendable (Value) -> JSONValue) -> HTTPServerResponse {
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let faults = self.faults
@@ -289,6 +290,11 @@ extension LNDRESTHandler {
                 continuation.yield(LNDJSON.streamLine(result: encode(value)))
                 if breakAfterFirst {
                     continuation.yield(LNDFaults.shutdownLine)
+                    break
+                }
+                if silentAfterFirst {
+                    // Open and mute until the client closes it (`onTermination` cancels this).
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
                     break
                 }
             }

@@ -75,21 +75,60 @@ extension SubmarineProviderEngine {
     }
 
     /// Follows a payment already sent (after a restart, or a broken stream); never sends.
-    /// A no-op while the swap already follows its payment.
+    /// While the swap already follows its payment, looks its state up once instead.
     func trackPayment(_ swap: SubmarineProviderRecord) {
         let id = swap.swapID
-        guard payments[id] == nil else { return }
         let hash = swap.paymentHash
+        guard payments[id] == nil else {
+            lookUpPayment(id, paymentHash: hash)
+            return
+        }
         payments[id] = Task { [weak self] in
             await self?.follow(id, paymentHash: hash)
             await self?.paymentEnded(id)
         }
     }
 
+    /// One look at the payment's state beside the stream the swap follows (asked at each
+    /// block). A stream can go silent without ending: a connection whose peer vanished
+    /// with no FIN or RST reaching us (LND's host lost, a NAT or tunnel dropping it) stays
+    /// open, and the SUCCEEDED the claim needs would never be read; the client refunds at
+    /// the timeout (review of 2026-12-07). LND answers a tracking request with the current
+    /// state at once. A look still open at the next block is replaced; a final answer also
+    /// ends the silent stream.
+    private func lookUpPayment(_ id: String, paymentHash: [UInt8]) {
+        paymentLookups[id]?.cancel()
+        let lightning = dependencies.lightning
+        paymentLookups[id] = Task { [weak self] in
+            var first: PaymentUpdate?
+            do {
+                for try await update in lightning.trackPayment(paymentHash: paymentHash) {
+                    first = update
+                    break
+                }
+            } catch {
+                return  // unknown or unreachable: the stream, or the next block's look, tells
+            }
+            guard !Task.isCancelled, let first, let self else { return }
+            await self.lookedUp(first, swapID: id)
+        }
+    }
+
+    private func lookedUp(_ update: PaymentUpdate, swapID id: String) async {
+        paymentLookups[id] = nil
+        guard update.status.isFinal else { return }
+        log("submarine swap \(id): the payment's lookup found it final while its stream said nothing; the stream is closed")
+        await recordRoutingFee(update, swapID: id)
+        await deliverPayment(update.status, to: id)
+        payments[id]?.cancel()
+    }
+
     /// Reads the payment's updates from LND's tracking until it is final; a payment LND
     /// never had is `.paymentNotFound`. A broken stream ends this round: the next block's
     /// `trackPayment` starts another.
     private func follow(_ id: String, paymentHash: [UInt8]) async {
+        // A stream closed on purpose (a lookup found the payment final, or shutdown).
+        guard !Task.isCancelled else { return }
         do {
             for try await update in dependencies.lightning.trackPayment(paymentHash: paymentHash) {
                 await recordRoutingFee(update, swapID: id)

@@ -36,6 +36,8 @@ public actor SubmarineProviderEngine {
     /// The payment stream (or its tracking) per swap: at most one, so a payment is
     /// followed once and never sent twice.
     var payments: [String: Task<Void, Never>] = [:]
+    /// One look at a payment's state while its stream is open (`lookUpPayment`).
+    var paymentLookups: [String: Task<Void, Never>] = [:]
     /// SwapRequests being set up, by quote id: a resend waits for the first.
     var settingUp: [String: Task<[UInt8], Never>] = [:]
     var watchID: UInt64?
@@ -140,8 +142,10 @@ public actor SubmarineProviderEngine {
         watchID = nil
         mailboxes.closeAll()
         for task in payments.values { task.cancel() }
+        for task in paymentLookups.values { task.cancel() }
         for id in swaps.keys { liquidity.release(id) }
         payments = [:]
+        paymentLookups = [:]
         swaps = [:]
         states = [:]
         scripts = [:]

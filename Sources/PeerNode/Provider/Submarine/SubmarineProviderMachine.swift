@@ -209,10 +209,13 @@ public struct SubmarineProviderMachine: Sendable {
             return SubmarineProviderStep(next: .paymentFailed(lock, reason: reason.description), actions: refundOffer)
         case .paymentNotFound:
             if !started {
-                // The crash came between the intent and the send. Not sent again (the rule
-                // admits no exception): nothing was paid, the client refunds at the timeout.
-                return SubmarineProviderStep(next: .paymentFailed(lock, reason: "never sent: the node restarted between "
-                    + "recording the payment and sending it"))
+                // A crash between the intent and the send, or a send whose answer was lost
+                // (a timeout, a dropped connection) tracked before LND registered it. Never
+                // sent again (the rule admits no exception); `payment_failed` looks the
+                // payment up at each block, so a late success is still claimed for.
+                return SubmarineProviderStep(next: .paymentFailed(lock, reason: "the Lightning node does not know the "
+                    + "payment: never sent (a restart between recording and sending it) or not registered yet (a send "
+                    + "whose answer was lost); looked up at each block until the timeout"))
             }
             return SubmarineProviderStep(actions: [.raiseAlarm(
                 "the Lightning node no longer knows the payment for lock \(lock.txid) it had taken: not sent again, "
@@ -261,8 +264,10 @@ public struct SubmarineProviderMachine: Sendable {
             // over, and the key-path refund may take the lock at any moment.
             return SubmarineProviderStep(next: .coopRefundSigned(lock, reason: reason, cosigned))
         case .block(let height, _) where height < context.timeoutHeight:
-            // Again at each block: a client that was not connected hears it now.
-            return SubmarineProviderStep(actions: refundOffer)
+            // Again at each block: a client that was not connected hears it now. And the
+            // payment is looked up: LND may report a success yet (a send it registered after
+            // "not found", a failure report out of order), which is still claimed for.
+            return SubmarineProviderStep(actions: refundOffer + [.trackPayment])
         case .payment(.succeeded(let preimage), let tip):
             // A success after a failure report (events out of order): the preimage proves
             // the payment went through, so it is claimed for.

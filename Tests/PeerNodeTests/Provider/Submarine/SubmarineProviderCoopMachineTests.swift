@@ -90,7 +90,8 @@ final class SubmarineProviderCoopMachineTests: XCTestCase {
         // Never sent (a crash before the send): not tracked to a failure, no offer.
         XCTAssertEqual(machine().step(.paymentIntent(lock, cltvLimit: 120), .paymentNotFound).actions, [])
         XCTAssertEqual(machine().step(failed, .block(height: 1_011, nowUnix: Self.now)),
-                       SubmarineProviderStep(actions: [.offerCooperativeRefund]), "again at each block, for a client that was away")
+                       SubmarineProviderStep(actions: [.offerCooperativeRefund, .trackPayment]),
+                       "again at each block, for a client that was away; the payment looked up for a late success")
         XCTAssertEqual(machine().step(failed, .block(height: UInt32(F.timeout), nowUnix: Self.now)), SubmarineProviderStep(next: .released))
         let signed = SubmarineProviderState.coopRefundSigned(lock, reason: PaymentUpdate.FailureReason.noRoute.description, cosigned)
         XCTAssertEqual(machine().step(failed, .coopRefundAgreed(cosigned)), SubmarineProviderStep(next: signed))

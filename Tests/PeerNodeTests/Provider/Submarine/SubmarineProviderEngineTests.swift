@@ -195,6 +195,40 @@ final class SubmarineProviderEngineTests: XCTestCase {
         XCTAssertNil(harness.providerPayment(invoice.paymentHash))
     }
 
+    /// The send stream goes silent after its first update and never ends (a connection
+    /// whose far end vanished without a FIN: LND's host lost, a NAT dropping the flow) while
+    /// the payment succeeds. Before, the swap followed that one stream for ever, every
+    /// block's tracking was skipped, and the client refunded at the timeout with the invoice
+    /// paid (review of 2026-12-07). Each block now looks the payment up beside the stream.
+    func testASendStreamThatGoesSilentIsLookedUpAtTheNextBlockAndTheSuccessClaimed() async throws {
+        try await start()
+        let preimage = [UInt8](repeating: 0x78, count: 32)
+        let hash = SHA256.hash(preimage)
+        let amount: Int64 = 40_000
+        let bolt11 = try await harness.payeeLND.addHoldInvoice(paymentHash: hash, amountMsat: UInt64(amount) * 1_000,
+                                                              memo: "held", expirySeconds: 3_600, cltvExpiry: 18)
+        let quote = try await harness.quote(amount: amount, paymentHash: hash)
+        let request = try harness.request(quote: quote, invoice: bolt11)
+        let (accept, contract) = try await harness.accept(request, quote: quote, paymentHash: hash)
+        let id = accept.swapID
+        harness.hub.servers["provider"]!.handler.faults.inject(.sendStreamSilent)
+        try await harness.lock(contract, amount: accept.totalSat)
+        try await harness.mine(1)
+        try await harness.waitForState(.paymentInFlight, of: id)
+        try await harness.payeeLND.settleInvoice(preimage: preimage)
+        XCTAssertEqual(harness.providerPayment(hash)?.status, .succeeded)
+        // The stream says nothing of it; the next block's look does.
+        try await harness.mine(1)
+        try await harness.waitForState(.claimBroadcast, of: id)
+        guard case .claimBroadcast(_, let learned, _)? = try await harness.storedState(id) else { return XCTFail() }
+        XCTAssertEqual(learned, preimage)
+        XCTAssertEqual(harness.hub.servers["provider"]!.handler.faults.sendRequestsByHash[hash.hex], 1, "sent once")
+        let fee = try await SubmarineProviderEngine.recordedRoutingFee(id, in: harness.store)
+        XCTAssertEqual(fee, Int64(harness.providerPayment(hash)?.feeMsat ?? 1), "the routing fee is recorded from the lookup")
+        try await harness.mine(SubmarineProviderMachine.claimFinalDepth)
+        try await harness.waitForState(.claimed, of: id)
+    }
+
     func testAPayeeHoldingTheHTLCIsBoundedByTheCLTVLimitAndARestartTracksThePaymentItSentOnce() async throws {
         try await start()
         // The payee's hold invoice: it keeps the HTLC until the test settles it.

@@ -281,6 +281,9 @@ final class SubmarineProviderMachineTests: XCTestCase {
 
     /// A crash after `payment_intent`: the node is asked, never paid again. If it never
     /// got the payment, nothing was paid and the swap ends unpaid.
+    private static let notFound = "the Lightning node does not know the payment: never sent (a restart between recording "
+        + "and sending it) or not registered yet (a send whose answer was lost); looked up at each block until the timeout"
+
     func testAPaymentUpdateAfterACrashResumesFromTheIntentByTrackingNeverPaying() {
         let intent = SubmarineProviderState.paymentIntent(lock, cltvLimit: 88)
         assertTable([
@@ -288,14 +291,21 @@ final class SubmarineProviderMachineTests: XCTestCase {
             (intent, .payment(.inFlight, tipHeight: 202), SubmarineProviderStep(next: .paymentInFlight(lock, cltvLimit: 88))),
             (intent, .payment(.succeeded(preimage: preimage), tipHeight: 202),
              SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)])),
-            (intent, .paymentNotFound,
-             SubmarineProviderStep(next: .paymentFailed(lock, reason: "never sent: the node restarted between recording the "
-                                                            + "payment and sending it"))),
+            (intent, .paymentNotFound, SubmarineProviderStep(next: .paymentFailed(lock, reason: Self.notFound))),
             // A second "ready" (a retried check) never sends a second payment.
             (intent, .paymentReady(tipHeight: 200, nowUnix: Self.now), SubmarineProviderStep()),
             (.paymentInFlight(lock, cltvLimit: 88), .paymentReady(tipHeight: 200, nowUnix: Self.now), SubmarineProviderStep()),
             (intent, .block(height: 203, nowUnix: Self.now), SubmarineProviderStep(actions: [.trackPayment])),
         ])
+        // "Not found" may also answer a live send whose request left but whose answer never
+        // came (a timeout, a dropped connection), tracked before LND registered it: LND can
+        // still pay it. So the payment is looked up at each block until the timeout, and a
+        // success then is claimed for (review of 2026-12-07).
+        let notFound = SubmarineProviderState.paymentFailed(lock, reason: Self.notFound)
+        XCTAssertEqual(machine.step(notFound, .block(height: 203, nowUnix: Self.now)), SubmarineProviderStep(actions: [.trackPayment]))
+        XCTAssertEqual(machine.step(notFound, .payment(.succeeded(preimage: preimage), tipHeight: 204)),
+                       SubmarineProviderStep(next: .paid(lock, preimage: preimage), actions: [.prepareClaim(replacing: nil)]))
+        XCTAssertEqual(machine.step(notFound, .block(height: 300, nowUnix: Self.now)), SubmarineProviderStep(next: .released))
         let inFlightNotFound = machine.step(.paymentInFlight(lock, cltvLimit: 88), .paymentNotFound)
         XCTAssertNil(inFlightNotFound.next, "a payment the node took is never given up on its word alone")
         XCTAssertEqual(inFlightNotFound.actions.count, 1)
@@ -590,7 +600,7 @@ final class SubmarineProviderMachineTests: XCTestCase {
         assertTable([
             (.paymentInFlight(lock, cltvLimit: 88), .payment(.failed(.noRoute), tipHeight: 203), SubmarineProviderStep(next: failed)),
             (.paymentIntent(lock, cltvLimit: 88), .payment(.failed(.noRoute), tipHeight: 203), SubmarineProviderStep(next: failed)),
-            (failed, .block(height: 299, nowUnix: Self.now), SubmarineProviderStep()),
+            (failed, .block(height: 299, nowUnix: Self.now), SubmarineProviderStep(actions: [.trackPayment])),
             (failed, .block(height: 300, nowUnix: Self.now), SubmarineProviderStep(next: .released)),
             (failed, .lockRefunded(txid: refundTxid, confirmations: 0), SubmarineProviderStep()),
             (failed, .lockRefunded(txid: refundTxid, confirmations: 1), SubmarineProviderStep(next: .released)),
