@@ -251,8 +251,13 @@ public struct ClientSwapMachine: Sendable {
             guard state.phase == .claimBroadcast else { return [.checkChain] }
             guard let claim = state.claim else { return [] }
             // Until the node accepts the first broadcast, each block tries it again, within
-            // the claim rule only.
-            return state.claimAccepted ? [.maintainClaim(tipHeight: height)] : [resumeClaim(claim)]
+            // the claim rule only. After a cooperative round the provider may hold the
+            // preimage: a claim the node refuses (its rate under the mempool's minimum in a
+            // fee spike) is then maintained as an accepted one is, bumped at the node's
+            // estimate, rather than sent again as it is until the provider refunds (review
+            // of 2026-12-07).
+            if state.claimAccepted || state.coopRequest != nil { return [.maintainClaim(tipHeight: height)] }
+            return [resumeClaim(claim)]
         case .claimSigned(let claim) where state.phase == .claimBroadcast:
             // A fee bump: recorded before it replaces the last claim. Only a claim paying
             // more fee than the last one is a bump; a second signing of the same claim (two

@@ -123,12 +123,21 @@ final class ClientCoopMachineTests: XCTestCase {
     }
 
     /// After a round, a signed claim the node never accepted is broadcast even past the
-    /// cutoff (without a round it would be held back and the swap end unrevealed).
-    func testAfterARoundAResumedClaimGoesOutPastTheCutoff() {
+    /// cutoff (without a round it would be held back and the swap end unrevealed), and
+    /// each block maintains it as an accepted claim: sent again and, when the node's
+    /// estimate is above its rate, bumped. Sending the same refused bytes for ever (a rate
+    /// under the mempool's minimum in a spike) let a provider holding the preimage settle
+    /// and refund at the timeout (review of 2026-12-07).
+    func testAfterARoundAResumedClaimGoesOutPastTheCutoffAndIsMaintained() {
         var machine = requested()
         _ = machine.handle(.claimSigned(keyPathClaim))
         XCTAssertEqual(machine.handle(.recover).first, .broadcastClaim(keyPathClaim))
-        XCTAssertEqual(machine.handle(.block(height: Self.timeout - 1)), [.broadcastClaim(keyPathClaim)])
+        XCTAssertFalse(machine.state.claimAccepted)
+        XCTAssertEqual(machine.handle(.block(height: 150)), [.maintainClaim(tipHeight: 150)])
+        XCTAssertEqual(machine.handle(.block(height: Self.timeout - 1)), [.maintainClaim(tipHeight: Self.timeout - 1)])
+        let bump = Self.transaction(5, value: 40_000)
+        XCTAssertEqual(machine.handle(.claimSigned(bump)).last, .broadcastClaim(bump), "a bump is recorded and sent")
+        XCTAssertEqual(machine.state.claim, bump)
     }
 
     func testAFailedPaymentDuringTheRoundEndsItWithTheFundsBack() {

@@ -362,8 +362,8 @@ final class ClientSwapMachineTests: XCTestCase {
         _ = restarted.handle(.recover)
         _ = restarted.handle(.claimSigned(claimTx))
         XCTAssertEqual(restarted.phase, .claimBroadcast)
-        XCTAssertEqual(restarted.handle(.block(height: Self.timeout + 10)), [.broadcastClaim(claimTx)],
-                       "after a round the claim goes out at any height")
+        XCTAssertEqual(restarted.handle(.block(height: Self.timeout + 10)), [.maintainClaim(tipHeight: Self.timeout + 10)],
+                       "after a round the claim goes out at any height, and is bumped")
         _ = restarted.handle(.lockSpentElsewhere(refundTxid, confirmations: deep + 40))
         XCTAssertEqual(restarted.phase, .failed)
         XCTAssertEqual(restarted.state.outcome?.funds, .refundedAfterReveal)
