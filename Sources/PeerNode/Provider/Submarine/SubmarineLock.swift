@@ -24,6 +24,9 @@ public struct SubmarineLock: Sendable, Hashable {
         let script = contract.scriptPubKey
         let paying = transaction.outputs.indices.filter { transaction.outputs[$0].scriptPubKey == script }
         guard !paying.isEmpty else { throw .noOutputPaysTheContract }
+        // A miner's client could lock in its own coinbase: the claim the provider pays for
+        // would wait 100 blocks, until the refund is valid too (review of 2026-12-07).
+        guard !transaction.isCoinbase else { throw .coinbase }
         guard let index = paying.first(where: { transaction.outputs[$0].value == totalSat }) else {
             // Name the output closest to the agreement: the largest one.
             let largest = paying.map { transaction.outputs[$0].value }.max() ?? 0

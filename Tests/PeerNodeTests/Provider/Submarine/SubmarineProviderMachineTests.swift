@@ -207,6 +207,25 @@ final class SubmarineProviderMachineTests: XCTestCase {
         XCTAssertTrue(SubmarineLockMismatch.amountShort(agreedSat: 10, lockedSat: 9).description.contains("refund it after the timeout"))
     }
 
+    /// A client that mines locks in its own block's coinbase, paying the contract exactly:
+    /// the provider's claim would be refused until the coinbase matures, 100 blocks on,
+    /// past the timeout, when the client's refund is valid too and the miner picks the
+    /// winner. Never paid (review of 2026-12-07).
+    func testACoinbaseLockIsNeverPaid() throws {
+        let coinbase = Transaction(inputs: [TransactionInput(previousOutput: .null, scriptSig: Script(bytes: [0x02, 0xC8, 0x00]))],
+                                   outputs: [TransactionOutput(value: Self.total, scriptPubKey: Self.contract.scriptPubKey)],
+                                   lockTime: 0)
+        XCTAssertTrue(coinbase.isCoinbase)
+        assertTable([
+            (.accepted, .lockSeen(coinbase, confirmations: 2),
+             SubmarineProviderStep(next: .lockMismatch(txid: coinbase.txid, .coinbase))),
+            (.lockMismatch(txid: coinbase.txid, .coinbase), .paymentReady(tipHeight: 200, nowUnix: Self.now), SubmarineProviderStep()),
+        ])
+        let stored = SubmarineProviderState.lockMismatch(txid: coinbase.txid, .coinbase)
+        XCTAssertEqual(try SubmarineLockMismatch(json: SubmarineLockMismatch.coinbase.json), .coinbase)
+        XCTAssertEqual(stored.kind.rawValue, "lock_mismatch")
+    }
+
     /// At 0 confirmations the lock can be replaced (full RBF): nothing is paid, the
     /// replacement is judged on its own, a short one ends the swap unpaid.
     func testAZeroConfLockWithRBFIsNeverPaidAndItsReplacementIsCheckedAgain() {
