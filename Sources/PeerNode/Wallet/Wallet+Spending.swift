@@ -181,20 +181,44 @@ extension Wallet {
         return WalletTransaction(transaction: signed, spentOutputs: spent)
     }
 
-    /// Broadcasts a built transaction and records it as pending; a refusal releases its coins.
+    /// Broadcasts a built transaction and records it as pending; a refusal releases its
+    /// coins. An error that leaves open whether the node took it (no answer, an unreadable
+    /// one) keeps them reserved for it, or reserves them when the caller publishes recorded
+    /// bytes: had it gone out, a later transaction spending them at a higher rate would
+    /// replace it, and with it whatever a counterparty built on it (a client's claim of a
+    /// lock; review of 2026-12-07). The next sync that starts after it settles the doubt:
+    /// found in the mempool or a block it is the wallet's, found nowhere its coins come back.
     func broadcast(_ built: WalletTransaction) async throws(WalletError) -> WalletTransaction {
         let backend = self.backend
         let transaction = built.transaction
         do {
             _ = try await backend.broadcast(transaction)
         } catch {
-            state.releaseReservations(of: built.txid)
+            switch error {
+            case .unreachable, .malformedResponse:
+                state.reserve(transaction.inputs.map(\.previousOutput), for: built.txid)
+                unansweredBroadcasts[built.txid] = syncsStarted
+            case .unauthorized, .rpc, .rejected, .wrongNetwork:
+                state.releaseReservations(of: built.txid)
+            }
             throw WalletError.backend(error)
         }
+        unansweredBroadcasts[built.txid] = nil
         state.applyMempoolTransaction(transaction, keys: &keys)
         // Applying it dropped any transaction it replaced, with that one's reservations.
         state.reserve(transaction.inputs.map(\.previousOutput), for: built.txid)
         seenMempool.insert(built.txid)
         return state.pending[built.txid] ?? state.confirmed[built.txid] ?? built
+    }
+
+    /// After a sync's look at the mempool: each unanswered broadcast made before the sync
+    /// began is the wallet's if the sync found it (pending or confirmed), else it never
+    /// reached the node and its coins are free again.
+    func settleUnansweredBroadcasts(seenBy sync: Int) {
+        for (txid, madeBefore) in unansweredBroadcasts where madeBefore < sync {
+            unansweredBroadcasts[txid] = nil
+            guard state.pending[txid] == nil, state.confirmed[txid] == nil else { continue }
+            state.releaseReservations(of: txid)
+        }
     }
 }

@@ -26,11 +26,14 @@ extension Wallet {
     }
 
     private func followChain() async throws(WalletError) -> ChainTip? {
+        syncsStarted += 1
+        let sync = syncsStarted
         // A reorg while blocks are being fetched shows up as a block that does not extend
         // the one before; start again from the rewind, a few times at most.
         for _ in 0..<8 {
             if try await followChainOnce() {
                 try await followMempool()
+                settleUnansweredBroadcasts(seenBy: sync)
                 return state.tip
             }
         }

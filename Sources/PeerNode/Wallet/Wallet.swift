@@ -33,6 +33,13 @@ public actor Wallet {
     var backendKnowsEveryScript: Bool { toldScripts.count == keys.watchedScriptCount }
     /// The sync running now; a second caller waits for it instead of interleaving blocks.
     var runningSync: Task<ChainTip?, any Error>?
+    /// Counts syncs started, so an unanswered broadcast is judged only by a sync that
+    /// began after it (`settleUnansweredBroadcasts`).
+    var syncsStarted = 0
+    /// Broadcasts whose answer never came (`broadcast`), with `syncsStarted` at the time:
+    /// their coins stay reserved until a later sync finds them in the mempool or a block,
+    /// or finds neither and gives the coins back.
+    var unansweredBroadcasts: [TransactionID: Int] = [:]
     /// Where the handed-out high-water mark is kept (nil: memory only).
     var markStore: (any KeyValueStore)?
     var persistedReceiveMark = 0

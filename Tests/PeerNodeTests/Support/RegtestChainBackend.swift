@@ -16,6 +16,7 @@ final class RegtestChainBackend: ChainBackend {
     let verifier: KernelVerifier
     private let verified = Mutex<[TransactionID]>([])
     private let failingBroadcasts = Mutex(0)
+    private let lostBroadcastAnswers = Mutex(0)
     private let beforeMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
     private let afterMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
     private let verboseLookups = Mutex(0)
@@ -31,6 +32,10 @@ final class RegtestChainBackend: ChainBackend {
 
     /// Makes the next `count` broadcasts fail as if the node were unreachable.
     func failNextBroadcasts(_ count: Int) { failingBroadcasts.withLock { $0 = count } }
+
+    /// Makes the next `count` broadcasts reach the mempool and then fail as if the answer
+    /// was lost (a timeout, a dropped connection): the caller cannot tell it went out.
+    func loseNextBroadcastAnswers(_ count: Int) { lostBroadcastAnswers.withLock { $0 = count } }
 
     /// Runs `action` once, right before the next mempool listing is taken (a block mined
     /// between a caller's look at the tip and its look at the mempool).
@@ -88,7 +93,16 @@ final class RegtestChainBackend: ChainBackend {
         if failing { throw .unreachable(url: "in-process hub", reason: "broadcast failure injected by the test") }
         try verifyScripts(transaction)
         do {
-            return try chain.submit(transaction)
+            let txid = try chain.submit(transaction)
+            let lost = lostBroadcastAnswers.withLock { count -> Bool in
+                guard count > 0 else { return false }
+                count -= 1
+                return true
+            }
+            if lost { throw ChainBackendError.unreachable(url: "in-process hub", reason: "the answer was lost (injected by the test)") }
+            return txid
+        } catch let error as ChainBackendError {
+            throw error
         } catch let rejection as MempoolRejection {
             throw .rejected(code: rejection.sendRawTransactionCode, reason: rejection.sendRawTransactionMessage)
         } catch {

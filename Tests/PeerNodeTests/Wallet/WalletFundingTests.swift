@@ -83,6 +83,39 @@ final class WalletFundingTests: XCTestCase {
         XCTAssertEqual(prepared.lock.value, 1_000_000)
     }
 
+    /// A broadcast whose answer is lost (a timeout after the node took it) may have gone
+    /// out: its coins stay reserved, so the next funding cannot spend them and, at a higher
+    /// rate, replace a lock a client may already have claimed (review of 2026-12-07). A
+    /// definite refusal still gives them back.
+    func testCoinsOfABroadcastWhoseAnswerWasLostStayReserved() async throws {
+        let fixture = try WalletFixture()
+        defer { fixture.close() }
+        let wallet = try fixture.wallet()
+        try fixture.chain.mine(101, to: await wallet.newAddress().scriptPubKey)
+        try await wallet.sync()
+        let first = try await wallet.prepareFunding(contract: try WalletFixture.contract(1), amount: 1_000_000,
+                                                    feeRate: WalletFixture.rate(2))
+        let inputs = Set(first.transaction.inputs.map(\.previousOutput))
+        fixture.backend.loseNextBroadcastAnswers(1)
+        do {
+            _ = try await wallet.publish(first.transaction)
+            XCTFail("the lost answer is an error")
+        } catch {}
+        XCTAssertNotNil(fixture.chain.mempoolEntry(first.txid), "it went out")
+        let reserved = await wallet.reservedOutPoints()
+        XCTAssertTrue(inputs.isSubset(of: reserved), "its coins stay reserved")
+        let second = try await wallet.prepareFunding(contract: try WalletFixture.contract(2), amount: 1_000_000,
+                                                     feeRate: WalletFixture.rate(20))
+        XCTAssertTrue(inputs.isDisjoint(with: second.transaction.inputs.map(\.previousOutput)), "never spent twice")
+        await wallet.discard(second.txid)
+        // The next sync finds it in the mempool: the wallet's, its coins spent by it.
+        try await wallet.sync()
+        let pending = await wallet.transaction(first.txid)
+        XCTAssertNotNil(pending)
+        let still = await wallet.reservedOutPoints()
+        XCTAssertTrue(inputs.isSubset(of: still))
+    }
+
     func testAFeeBumpReplacesAStuckTransaction() async throws {
         let fixture = try WalletFixture()
         defer { fixture.close() }
