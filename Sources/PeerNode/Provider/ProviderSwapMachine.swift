@@ -387,7 +387,14 @@ public struct ProviderSwapMachine: Sendable {
         case .recover:
             // The rescan reports the claim again (with its depth); the refund is checked too.
             return ProviderSwapStep(actions: [.watchLock(lock), .checkRefund(refund, atBlock: false)])
-        case .block:
+        case .block(let height):
+            // At the refund's deadline D the claim is still unconfirmed: waiting longer
+            // would let LND cancel the HTLC (at E − 12) and the claim confirm after it,
+            // the lock gone unpaid (review of 2026-12-07). The preimage is public in the
+            // claim's witness: settle, as for a claim seen before any refund.
+            let deadline = RefundEscalation(timeoutHeight: context.timeoutHeight, htlcExpiry: lock.htlcExpiry,
+                                            basePercent: 0).deadlineHeight
+            if let deadline, height >= deadline, lock.htlcCancelledHeight == nil { return claimed(lock, preimage) }
             return ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])
         case .claimSeen(_, let confirmations, let txid) where confirmations >= 1:
             return claimSeen(lock, preimage, confirmations, txid)

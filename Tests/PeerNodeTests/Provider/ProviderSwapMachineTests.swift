@@ -177,6 +177,23 @@ final class ProviderSwapMachineTests: XCTestCase {
         XCTAssertEqual(machine.step(.lockConfirmed(lock), .preimagePushed(preimage: preimage, tipHeight: nil)), claimed)
     }
 
+    /// The client's claim replaced our refund after the timeout and stays unconfirmed (a
+    /// spike). Waiting for it to confirm is right until the refund's deadline D = E − 18;
+    /// past it LND cancels the HTLC at E − 12 and a claim confirming then takes the lock
+    /// unpaid. At D the provider settles from the claim's preimage (review of 2026-12-07).
+    func testAClaimStillPendingAtTheRefundDeadlineIsSettledFor() {
+        let held = lock.with(htlcExpiry: 260)
+        let pending = ProviderSwapState.claimPending(held, refund, preimage: preimage)
+        XCTAssertEqual(machine.step(pending, .block(height: 241)), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)]))
+        XCTAssertEqual(machine.step(pending, .block(height: 242)),
+                       ProviderSwapStep(next: .claimObserved(held, preimage: preimage), actions: [.settleInvoice(preimage: preimage)]))
+        // Without the HTLC's expiry on record there is no deadline; once cancelled, nothing to settle.
+        let unknown = ProviderSwapState.claimPending(lock, refund, preimage: preimage)
+        XCTAssertEqual(machine.step(unknown, .block(height: 400)), ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)]))
+        let cancelled = ProviderSwapState.claimPending(held.withHTLCCancelled(at: 248), refund, preimage: preimage)
+        XCTAssertEqual(machine.step(cancelled, .block(height: 250)).actions, [.checkRefund(refund, atBlock: false)])
+    }
+
     func testRefundPathAfterTheTimeout() {
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
             (.lockConfirmed(lock), .block(height: 199), ProviderSwapStep()),
