@@ -117,7 +117,9 @@ extension SubmarineProviderEngine {
     private func lookedUp(_ update: PaymentUpdate, swapID id: String) async {
         paymentLookups[id] = nil
         guard update.status.isFinal else { return }
-        log("submarine swap \(id): the payment's lookup found it final while its stream said nothing; the stream is closed")
+        // Usually the stream has said it too (then the machine has moved on and ignores
+        // this); when it went silent, this is how the swap learns it.
+        log("submarine swap \(id): the payment's lookup found it final; its stream, if still open, is closed")
         await recordRoutingFee(update, swapID: id)
         await deliverPayment(update.status, to: id)
         payments[id]?.cancel()

@@ -195,6 +195,18 @@ final class SubmarineProviderEngineTests: XCTestCase {
         XCTAssertNil(harness.providerPayment(invoice.paymentHash))
     }
 
+    /// A swap accepted for the payee's hold invoice of 40,000 sat: the payee keeps the HTLC
+    /// until the test settles it with `preimage`.
+    private func acceptHeldSwap(preimage: [UInt8]) async throws -> (SubmarineSwapAccept, SwapContract) {
+        let hash = SHA256.hash(preimage)
+        let amount: Int64 = 40_000
+        let bolt11 = try await harness.payeeLND.addHoldInvoice(paymentHash: hash, amountMsat: UInt64(amount) * 1_000,
+                                                              memo: "held", expirySeconds: 3_600, cltvExpiry: 18)
+        let quote = try await harness.quote(amount: amount, paymentHash: hash)
+        let request = try harness.request(quote: quote, invoice: bolt11)
+        return try await harness.accept(request, quote: quote, paymentHash: hash)
+    }
+
     /// The send stream goes silent after its first update and never ends (a connection
     /// whose far end vanished without a FIN: LND's host lost, a NAT dropping the flow) while
     /// the payment succeeds. Before, the swap followed that one stream for ever, every
@@ -204,12 +216,7 @@ final class SubmarineProviderEngineTests: XCTestCase {
         try await start()
         let preimage = [UInt8](repeating: 0x78, count: 32)
         let hash = SHA256.hash(preimage)
-        let amount: Int64 = 40_000
-        let bolt11 = try await harness.payeeLND.addHoldInvoice(paymentHash: hash, amountMsat: UInt64(amount) * 1_000,
-                                                              memo: "held", expirySeconds: 3_600, cltvExpiry: 18)
-        let quote = try await harness.quote(amount: amount, paymentHash: hash)
-        let request = try harness.request(quote: quote, invoice: bolt11)
-        let (accept, contract) = try await harness.accept(request, quote: quote, paymentHash: hash)
+        let (accept, contract) = try await acceptHeldSwap(preimage: preimage)
         let id = accept.swapID
         harness.hub.servers["provider"]!.handler.faults.inject(.sendStreamSilent)
         try await harness.lock(contract, amount: accept.totalSat)
@@ -231,15 +238,9 @@ final class SubmarineProviderEngineTests: XCTestCase {
 
     func testAPayeeHoldingTheHTLCIsBoundedByTheCLTVLimitAndARestartTracksThePaymentItSentOnce() async throws {
         try await start()
-        // The payee's hold invoice: it keeps the HTLC until the test settles it.
         let preimage = [UInt8](repeating: 0x77, count: 32)
         let hash = SHA256.hash(preimage)
-        let amount: Int64 = 40_000
-        let bolt11 = try await harness.payeeLND.addHoldInvoice(paymentHash: hash, amountMsat: UInt64(amount) * 1_000,
-                                                              memo: "held", expirySeconds: 3_600, cltvExpiry: 18)
-        let quote = try await harness.quote(amount: amount, paymentHash: hash)
-        let request = try harness.request(quote: quote, invoice: bolt11)
-        let (accept, contract) = try await harness.accept(request, quote: quote, paymentHash: hash)
+        let (accept, contract) = try await acceptHeldSwap(preimage: preimage)
         let id = accept.swapID
         try await harness.lock(contract, amount: accept.totalSat)
         try await harness.mine(1)
