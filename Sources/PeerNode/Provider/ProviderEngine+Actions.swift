@@ -64,10 +64,14 @@ extension ProviderEngine {
                 log("provider swap \(id): invoice settled")
                 return .invoiceSettled
             } catch {
-                // Already settled (a retry after a crash) reads as done.
-                if let status = try? await dependencies.lightning.lookupInvoice(paymentHash: swap.paymentHash),
-                   status.state == .settled {
-                    return .invoiceSettled
+                // Already settled (a retry after a crash) reads as done; cancelled, the machine
+                // hears it (no settle can succeed then: the lock must be refunded).
+                if let status = try? await dependencies.lightning.lookupInvoice(paymentHash: swap.paymentHash) {
+                    if status.state == .settled { return .invoiceSettled }
+                    if status.state == .canceled, let tip = try? await dependencies.chain.tip() {
+                        log("provider swap \(id): the invoice cannot be settled: the client's HTLC was cancelled")
+                        return .invoice(ProviderInvoiceObservation(status, tipHeight: UInt32(clamping: tip.height)))
+                    }
                 }
                 log("provider swap \(id): settling the invoice failed: \(error)")
                 return nil

@@ -311,6 +311,18 @@ public struct ProviderSwapMachine: Sendable {
             return ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])
         case .invoice(let seen) where seen.state == .settled:
             return ProviderSwapStep(next: .settled, actions: [.pushStatus(.settled)])
+        case .invoice(let seen) where seen.state == .canceled:
+            // The HTLC was cancelled before the settle (LND's expiry rule, the operator) and
+            // a settle can never succeed now: retrying it for ever would leave the lock to
+            // the client, who knows the preimage. Back to the lock, marked cancelled: its
+            // rules withdraw it while unconfirmed and refund it from the timeout (review of
+            // 2026-12-07). A claim seen from there ends the swap `lock_lost`.
+            let marked = lock.withHTLCCancelled(at: seen.tipHeight)
+            return ProviderSwapStep(next: .lockBroadcast(marked), actions: [
+                .raiseAlarm("the client's HTLC was cancelled (seen at height \(seen.tipHeight)) before its settle: lock "
+                    + "\(lock.txid) is refunded from height \(context.timeoutHeight + 1), and a claim before that takes it unpaid"),
+                .watchLock(marked),
+            ])
         default:
             return .none
         }

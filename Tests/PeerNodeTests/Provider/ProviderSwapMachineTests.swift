@@ -194,6 +194,23 @@ final class ProviderSwapMachineTests: XCTestCase {
         XCTAssertEqual(machine.step(cancelled, .block(height: 250)).actions, [.checkRefund(refund, atBlock: false)])
     }
 
+    /// A push (or a cooperative request) accepted while the HTLC was already cancelled, not
+    /// yet noticed: the settle can never succeed. The cancelled invoice, once seen, takes
+    /// the swap back to its lock, marked, so the refund runs from the timeout instead of a
+    /// settle retried for ever (review of 2026-12-07).
+    func testASettleTheCancelledHTLCMakesImpossibleFallsBackToTheRefund() {
+        let cancelled = invoice(.canceled, tip: 185)
+        let marked = lock.withHTLCCancelled(at: 185)
+        for state in [ProviderSwapState.claimObserved(lock, preimage: preimage),
+                      .coopSigned(lock, preimage: preimage, claim: ProviderCoopMachineTests.coop)] {
+            let step = machine.step(state, cancelled)
+            XCTAssertEqual(step.next, .lockBroadcast(marked), "\(state)")
+            XCTAssertEqual(step.actions.last, .watchLock(marked), "\(state)")
+        }
+        XCTAssertEqual(machine.step(.lockBroadcast(marked), .block(height: 200)), ProviderSwapStep(actions: [.prepareRefund(replacing: nil)]))
+        XCTAssertEqual(machine.step(.lockBroadcast(marked), .preimagePushed(preimage: preimage, tipHeight: 190)), ProviderSwapStep())
+    }
+
     func testRefundPathAfterTheTimeout() {
         let table: [(ProviderSwapState, ProviderSwapInput, ProviderSwapStep)] = [
             (.lockConfirmed(lock), .block(height: 199), ProviderSwapStep()),
