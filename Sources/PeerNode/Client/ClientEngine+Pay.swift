@@ -136,7 +136,7 @@ extension ClientEngine {
         _ = try await storeCall { () async throws(StoreError) in
             try await store.create(record, firstEvent: ClientSwapPhase.quoted.rawValue, data: initial.json,
                                    at: Int64(clock.nowUnix),
-                                   values: ClientPaymentHashIndex.entry(secrets.paymentHash, swapID: id))
+                                   values: ClientPaymentHashIndex.index.entry(secrets.paymentHash, swapID: id))
         }
         let run = makeRun(id: id, index: index, terms: terms, secrets: secrets, state: initial)
         named?(id)

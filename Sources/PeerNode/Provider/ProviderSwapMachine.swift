@@ -404,9 +404,10 @@ public struct ProviderSwapMachine: Sendable {
             // would let LND cancel the HTLC (at E − 12) and the claim confirm after it,
             // the lock gone unpaid (review of 2026-12-07). The preimage is public in the
             // claim's witness: settle, as for a claim seen before any refund.
-            let deadline = RefundEscalation(timeoutHeight: context.timeoutHeight, htlcExpiry: lock.htlcExpiry,
-                                            basePercent: 0).deadlineHeight
-            if let deadline, height >= deadline, lock.htlcCancelledHeight == nil { return claimed(lock, preimage) }
+            if let expiry = lock.htlcExpiry, height >= RefundEscalation.deadline(htlcExpiry: expiry),
+               lock.htlcCancelledHeight == nil {
+                return claimed(lock, preimage)
+            }
             return ProviderSwapStep(actions: [.checkRefund(refund, atBlock: false)])
         case .claimSeen(_, let confirmations, let txid) where confirmations >= 1:
             return claimSeen(lock, preimage, confirmations, txid)

@@ -24,10 +24,13 @@ public struct RefundEscalation: Sendable, Hashable {
     public init(timeoutHeight: UInt32, htlcExpiry: UInt32?, basePercent: Int64) {
         self.timeoutHeight = timeoutHeight
         self.basePercent = min(max(basePercent, 0), 100)
-        deadlineHeight = htlcExpiry.map { expiry in
-            let margin = Self.holdExpiryDelta + UInt32(ProviderSwapMachine.refundCancelDepth)
-            return expiry > margin ? expiry - margin : 0
-        }
+        deadlineHeight = htlcExpiry.map(Self.deadline(htlcExpiry:))
+    }
+
+    /// D for an HTLC expiring at `htlcExpiry`: E − 12 − `refundCancelDepth` (0 below it).
+    public static func deadline(htlcExpiry expiry: UInt32) -> UInt32 {
+        let margin = holdExpiryDelta + UInt32(ProviderSwapMachine.refundCancelDepth)
+        return expiry > margin ? expiry - margin : 0
     }
 
     /// Blocks from `tip` to the deadline (0 at or past it); nil without a deadline.

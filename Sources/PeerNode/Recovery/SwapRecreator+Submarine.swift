@@ -32,7 +32,7 @@ extension SwapRecreator {
                                 peer: parameters.peer.z32, createdAt: Int64(nowUnix), contract: parameters.recordContract)
         if let client = parameters.clientRecord {
             // A lock was found: its invoice is never locked for again (`SubmarineInvoiceIndex`).
-            do { try await SubmarineInvoiceIndex.record(client.invoicePaymentHash, swapID: record.id, store: store) } catch {
+            do { try await SubmarineInvoiceIndex.index.record(client.invoicePaymentHash, swapID: record.id, store: store) } catch {
                 throw .store(error)
             }
         }

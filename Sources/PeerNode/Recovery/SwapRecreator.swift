@@ -94,7 +94,7 @@ public struct SwapRecreator: Sendable {
         do {
             if let reservingHash {
                 // Never offered again (audit H-5), like the hashes of swaps this node made.
-                try await ClientPaymentHashIndex.record(reservingHash, swapID: record.id, store: store)
+                try await ClientPaymentHashIndex.index.record(reservingHash, swapID: record.id, store: store)
             }
             _ = try await store.create(record, firstEvent: "recovered", data: .object(found), at: at)
             for (kind, data) in events {

@@ -19,7 +19,7 @@ final class ClientPaymentHashIndexTests: XCTestCase {
         let hash1 = try keys.paymentHash(index: 1, scheme: .current)
         let found = try await ClientPaymentHashIndex.swap(with: hash1, store: store, keyChain: keys)
         XCTAssertEqual(found, "c1")
-        let built = try await store.value(forKey: ClientPaymentHashIndex.builtKey)
+        let built = try await store.value(forKey: ClientPaymentHashIndex.index.builtKey)
         XCTAssertNotNil(built, "built once, then marked")
         let providerHash = try await ClientPaymentHashIndex.swap(with: try keys.paymentHash(index: 9, scheme: .current),
                                                                  store: store, keyChain: keys)
@@ -27,7 +27,7 @@ final class ClientPaymentHashIndexTests: XCTestCase {
         let fresh = try keys.paymentHash(index: 4, scheme: .current)
         let before = try await ClientPaymentHashIndex.swap(with: fresh, store: store, keyChain: keys)
         XCTAssertNil(before)
-        try await ClientPaymentHashIndex.record(fresh, swapID: "c4", store: store)
+        try await ClientPaymentHashIndex.index.record(fresh, swapID: "c4", store: store)
         let after = try await ClientPaymentHashIndex.swap(with: fresh, store: store, keyChain: keys)
         XCTAssertEqual(after, "c4")
     }

@@ -20,10 +20,10 @@ final class ClientStepWritesTests: XCTestCase {
         // The record, its first step and the payment hash's entry in the index (audit
         // H-5): one write, and the hash is written nowhere else.
         let paymentHash = try await fixture.paymentHash(ofSwap: report.swapID)
-        XCTAssertEqual(writes.first, ["quoted", ClientPaymentHashIndex.key(paymentHash)])
+        XCTAssertEqual(writes.first, ["quoted", ClientPaymentHashIndex.index.key(paymentHash)])
         let alone = await store.valuesSetAlone
         XCTAssertFalse(alone.contains { $0.hasPrefix("client.payment_hash.") }, "\(alone)")
-        let index = try await fixture.store.value(forKey: ClientPaymentHashIndex.key(paymentHash))
+        let index = try await fixture.store.value(forKey: ClientPaymentHashIndex.index.key(paymentHash))
         XCTAssertEqual(index, Array(report.swapID.utf8))
         writes[0] = ["quoted"]
         XCTAssertEqual(writes.flatMap { $0 }, kinds, "every step is written once, in order: \(writes)")

@@ -26,7 +26,6 @@ extension SubmarineClientEngine {
         }
         let amountSat = Int64(amountMsat / 1_000)
         // Early, before a provider is asked; `pay(firm:)` checks again when it records.
-        if let other = invoicesBeingRecorded[invoice.paymentHash] { throw .invoiceAlreadyUsed(swapID: other) }
         try await refuseUsedInvoice(invoice.paymentHash)
         let contact = provider.contact
         let offer = provider.terms
@@ -68,9 +67,10 @@ extension SubmarineClientEngine {
                                         ownInvoice: ownInvoice)
     }
 
-    /// Refuses an invoice whose payment hash a stored swap may have locked for
-    /// (`SubmarineInvoiceIndex`).
-    private func refuseUsedInvoice(_ paymentHash: [UInt8]) async throws(ClientEngineError) {
+    /// Refuses an invoice whose payment hash another `pay` is recording now (not swap
+    /// `id`'s own), or a stored swap may have locked for (`SubmarineInvoiceIndex`).
+    private func refuseUsedInvoice(_ paymentHash: [UInt8], recordingAs id: String? = nil) async throws(ClientEngineError) {
+        if let other = invoicesBeingRecorded[paymentHash], other != id { throw .invoiceAlreadyUsed(swapID: other) }
         if let other = try await storeCall({ () async throws(StoreError) in
             try await SubmarineInvoiceIndex.lockingSwap(for: paymentHash, store: store)
         }) {
@@ -93,7 +93,7 @@ extension SubmarineClientEngine {
         if let other = invoicesBeingRecorded[hash] { throw .invoiceAlreadyUsed(swapID: other) }
         invoicesBeingRecorded[hash] = id
         defer { invoicesBeingRecorded[hash] = nil }
-        try await refuseUsedInvoice(hash)
+        try await refuseUsedInvoice(hash, recordingAs: id)
         // What the wallet can lock now; the fee is on top, and the funding says if it fits.
         _ = try? await wallet.sync()
         let lockable = await wallet.capacity().lockableSat
@@ -120,7 +120,7 @@ extension SubmarineClientEngine {
         // The invoice's hash enters the index in the record's own transaction.
         _ = try await storeCall { () async throws(StoreError) in
             try await store.create(stored, firstEvent: SubmarineClientPhase.quoted.rawValue, data: initial.json,
-                                   at: Int64(clock.nowUnix), values: SubmarineInvoiceIndex.entry(hash, swapID: id))
+                                   at: Int64(clock.nowUnix), values: SubmarineInvoiceIndex.index.entry(hash, swapID: id))
         }
         let run = makeRun(id: id, index: index, record: record, refundKey: refundKey, state: initial)
         named?(id)

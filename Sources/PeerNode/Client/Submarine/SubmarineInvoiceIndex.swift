@@ -5,30 +5,24 @@ import Transport
 /// key-value table: an invoice whose hash a swap may have locked for is never locked for
 /// again. Once such an invoice is paid its preimage is known beyond the payee (the provider
 /// that paid it, every node on its route), and any of them could claim a second lock on
-/// the same hash without paying. Each swap's entry is written with its record (`pay`'s
-/// `entry`, in the record's transaction) and by recovery; records older than the index are
-/// added once, on first use (the `builtKey` mark).
+/// the same hash without paying. Each swap's entry is written with its record and by
+/// recovery; older records are added on first use (`SwapHashIndex`).
 enum SubmarineInvoiceIndex {
-    static let builtKey = "client.submarine_invoice_index.v1"
-
-    static func key(_ paymentHash: [UInt8]) -> String { "client.submarine_invoice." + paymentHash.hex }
+    static let index = SwapHashIndex(prefix: "client.submarine_invoice.", builtKey: "client.submarine_invoice_index.v1")
 
     /// The swap on record for `paymentHash` that may have locked for it (any but one that
     /// ended `abandoned`, before anything was locked), if any.
     static func lockingSwap(for paymentHash: [UInt8], store: any SwapStore) async throws(StoreError) -> String? {
-        if try await store.value(forKey: builtKey) == nil { try await build(store: store) }
-        guard let bytes = try await store.value(forKey: key(paymentHash)) else { return nil }
-        let id = String(decoding: bytes, as: UTF8.self)
+        let id: String?
+        do {
+            id = try await index.swapID(for: paymentHash, store: store) { try await build(store: store) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt("\(error)")
+        }
+        guard let id else { return nil }
         return try await mayHaveLocked(id, store: store) ? id : nil
-    }
-
-    /// The index's entry for swap `id`, to write with its record (`SwapStore.create`'s values).
-    static func entry(_ paymentHash: [UInt8], swapID id: String) -> [String: [UInt8]] {
-        [key(paymentHash): Array(id.utf8)]
-    }
-
-    static func record(_ paymentHash: [UInt8], swapID id: String, store: any SwapStore) async throws(StoreError) {
-        for (key, value) in entry(paymentHash, swapID: id) { try await store.setValue(value, forKey: key) }
     }
 
     /// Whether swap `id` may have locked: every state but `abandoned` (ended before a lock
@@ -39,15 +33,14 @@ enum SubmarineInvoiceIndex {
         return last.kind != SubmarineClientPhase.abandoned.rawValue
     }
 
-    /// Adds every stored submarine client swap that may have locked, then the mark.
+    /// Adds every stored submarine client swap that may have locked.
     private static func build(store: any SwapStore) async throws(StoreError) {
         for stored in try await store.allSwaps(limit: Int.max)
         where stored.role == .client && SubmarineClientRecord.isSubmarine(stored.contract) {
             guard let hash = stored.contract["payment_hash"]?.stringValue.flatMap({ [UInt8](hex: $0) }), hash.count == 32 else {
                 throw .corrupt("submarine swap \(stored.id) has no payment hash in its record")
             }
-            if try await mayHaveLocked(stored.id, store: store) { try await record(hash, swapID: stored.id, store: store) }
+            if try await mayHaveLocked(stored.id, store: store) { try await index.record(hash, swapID: stored.id, store: store) }
         }
-        try await store.setValue([1], forKey: builtKey)
     }
 }

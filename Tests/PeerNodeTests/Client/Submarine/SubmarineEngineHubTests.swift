@@ -287,8 +287,8 @@ final class SubmarineEngineHubTests: XCTestCase {
         XCTAssertEqual(fixture.payments(to: swap.contract.scriptPubKey).count, 1, "one lock")
 
         // A restarted engine, and an index rebuilt from the records, refuse it too.
-        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.builtKey)
-        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.key(SHA256.hash(preimage)))
+        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.index.builtKey)
+        try await fixture.store.removeValue(forKey: SubmarineInvoiceIndex.index.key(SHA256.hash(preimage)))
         await fixture.shutDown(engine)
         let restarted = try fixture.engine()
         do {
