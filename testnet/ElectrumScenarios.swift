@@ -188,6 +188,10 @@ enum ElectrumNodeScenarios {
         let claimedAtZero = client.logContains("0 of 0 confirmations")
         checks.append(Check("the untrusted client never claimed from an unconfirmed lock", !claimedAtZero,
                             claimedAtZero ? "its log shows a zero-conf verification" : "no zero-conf verification in its log"))
+        // E-3: the confirmations it counted came from headers linked to LND's best block.
+        let anchored = client.logContains("link to LND's best block")
+        checks.append(Check("the untrusted client checked the server's headers against LND", anchored,
+                            anchored ? "its log says the server's headers are linked to LND's best block" : "no such line in its log"))
         return checks
     }
 

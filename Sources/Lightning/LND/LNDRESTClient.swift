@@ -94,8 +94,10 @@ public final class LNDRESTClient: LightningBackend {
         guard let height = LNDJSON.int64(json["block_height"]), let blockHeight = Int(exactly: height) else {
             throw malformed("getinfo has no block_height")
         }
+        // The hash is kept only when it reads as one (an empty or odd one is no anchor).
+        let blockHash = json["block_hash"]?.stringValue.flatMap { try? BlockHash(hex: $0) }
         return LightningNodeStatus(identityKey: key, alias: json["alias"]?.stringValue ?? "", chain: chain,
-                                   network: network, blockHeight: blockHeight,
+                                   network: network, blockHeight: blockHeight, blockHash: blockHash,
                                    syncedToChain: json["synced_to_chain"]?.boolValue ?? false)
     }
 

@@ -192,8 +192,16 @@ public final class NodeDaemon: Sendable {
         let lightning = try await connectLND(config, loop: loop, latency: latency.lnd)
         teardown.add("LND client") { await lightning.shutDown() }
         if let electrum = chain as? ElectrumBackend {
-            // LND's best block tells a server that stopped following from one a block behind.
-            await electrum.followReference { try? await lightning.info().blockHeight }
+            // LND's best block tells a server that stopped following from one a block behind,
+            // and anchors the headers of a server the operator does not run.
+            await electrum.followReference {
+                guard let status = try? await lightning.info() else { return nil }
+                return (status.blockHeight, status.blockHash)
+            }
+            if !electrum.server.trusted {
+                log("electrum: \(electrum.server.url) is not marked as yours (electrum_trusted=0): every tip and confirmation "
+                    + "it gives counts only once its headers link to LND's best block")
+            }
         }
         // doctor's warnings about an LND that answers (not synced, no outbound liquidity).
         if let status = try? await lightning.info() {

@@ -73,6 +73,9 @@ public final class RegtestChain: Sendable {
     public var height: Int { state.withLock { $0.height } }
     /// Hash of the active tip (`getbestblockhash`).
     public var tipHash: BlockHash { state.withLock { $0.tipHash } }
+    /// The active tip's height and hash, read together (a block mined between two reads
+    /// would pair a height with another block's hash).
+    public var best: (height: Int, hash: BlockHash) { state.withLock { ($0.height, $0.tipHash) } }
     /// The active tip with its metadata (`getblockchaininfo`).
     public var tip: ChainBlock { state.withLock { Self.describe($0.tipHash, in: $0)! } }
 

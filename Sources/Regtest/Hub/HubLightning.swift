@@ -73,7 +73,7 @@ public final class HubLightning: Sendable {
         do {
             let chain = self.chain
             server = try await LNDRESTServer.start(network: network, node: name, host: host, port: 0, loop: loop,
-                                                   blockHash: { chain.tipHash.hex }, tlsCertificatePath: certificatePath)
+                                                   bestBlock: { let best = chain.best; return (best.height, best.hash.hex) }, tlsCertificatePath: certificatePath)
         } catch {
             throw HubLightningError.serverFailed(node: name, "\(error)")
         }

@@ -68,6 +68,7 @@ extension LNDRESTHandler {
     private func getInfo() throws(LNDRPCError) -> JSONValue {
         let info = try nodeInfo()
         let active = info.isOnline ? 1 : 0
+        let best = bestBlock() ?? (network.blockHeight, "")
         return .object([
             "version": .string(Self.version),
             "commit_hash": .string(""),
@@ -78,8 +79,8 @@ extension LNDRESTHandler {
             "num_active_channels": LNDJSON.int32(active),
             "num_inactive_channels": LNDJSON.int32(1 - active),
             "num_peers": LNDJSON.int32(active),
-            "block_height": LNDJSON.int32(network.blockHeight),
-            "block_hash": .string(blockHash()),
+            "block_height": LNDJSON.int32(best.height),
+            "block_hash": .string(best.hash),
             "best_header_timestamp": LNDJSON.int64(0),
             "synced_to_chain": .bool(true),
             "synced_to_graph": .bool(true),

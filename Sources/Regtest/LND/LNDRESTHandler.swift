@@ -35,19 +35,21 @@ public struct LNDRESTHandler: Sendable {
     /// A stable stand-in for the channel the node's HTLCs arrive on (the simulator has
     /// no channels): derived from the node key, so it differs per node.
     let channelID: UInt64
-    let blockHash: @Sendable () -> String
+    /// The chain's best block (height, hash in hex) as the node's `getinfo` reports it;
+    /// nil: the simulator's height and no hash.
+    let bestBlock: @Sendable () -> (height: Int, hash: String)?
     /// Faults a test injected (`hub_ln_fault`), and the streams a restart ends.
     public let faults = LNDFaults()
 
-    /// - Parameter blockHash: the chain tip's hash in hex, for `getinfo` (the simulator
-    ///   knows only the height).
+    /// - Parameter bestBlock: the chain's tip, height and hash in hex, read together for
+    ///   `getinfo` as LND reads its best block (the simulator knows only the height).
     public init(network: LightningNetwork, node: String, macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(),
-                blockHash: @escaping @Sendable () -> String = { "" }) throws(LightningSimError) {
+                bestBlock: @escaping @Sendable () -> (height: Int, hash: String)? = { nil }) throws(LightningSimError) {
         let info = try network.node(node)
         self.network = network
         self.node = node
         self.macaroons = macaroons
-        self.blockHash = blockHash
+        self.bestBlock = bestBlock
         channelID = LNDMessages.channelID(for: info.identityKey)
     }
 

@@ -47,16 +47,16 @@ public final class LNDRESTServer: Sendable {
     /// - Parameters:
     ///   - macaroons: the node's root key and macaroons; by default a fresh random root
     ///     key, so every hub run has fresh credentials.
-    ///   - blockHash: the tip's hash in hex for `getinfo`.
+    ///   - bestBlock: the tip's height and hash in hex for `getinfo`, read together.
     ///   - tlsCertificatePath: where to write the fresh certificate (replacing any file
     ///     there: a restarted LND may have a new one too); nil: plain HTTP.
     public static func start(network: LightningNetwork, node: String, host: String = "127.0.0.1", port: Int = 0,
                              macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(), loop: EventLoop,
                              configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
-                             blockHash: @escaping @Sendable () -> String = { "" },
+                             bestBlock: @escaping @Sendable () -> (height: Int, hash: String)? = { nil },
                              tlsCertificatePath: String? = nil) async throws -> LNDRESTServer {
         let handler = try LNDRESTHandler(network: network, node: node, macaroons: macaroons,
-                                         blockHash: blockHash)
+                                         bestBlock: bestBlock)
         let http = HTTPServer(configuration: configuration, sleeper: loop.sleeper, streamingHandler: handler.handle)
         var tls: TLSServerContext?
         if let tlsCertificatePath {

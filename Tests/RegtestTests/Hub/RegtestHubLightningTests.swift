@@ -37,6 +37,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let start = try await harness.height()
         let bobInfo = try await bob.info()
         XCTAssertEqual(bobInfo.blockHeight, start, "LND getinfo reads the hub chain's tip")
+        let bestHash = try await harness.rpc.call("getbestblockhash").stringValue
+        XCTAssertEqual(bobInfo.blockHash?.hex, bestHash, "and its hash, the block an Electrum server's headers are linked to")
         XCTAssertEqual(bobInfo.identityKey.compressed.hex, bobNode["identity_pubkey"]?.stringValue)
 
         let hash = SHA256.hash(preimage(0x61))
@@ -145,6 +147,8 @@ final class RegtestHubLightningTests: XCTestCase {
         let lowered = try await harness.height()
         let info = try await bob.info()
         XCTAssertEqual(info.blockHeight, lowered)
+        let loweredHash = try await harness.rpc.call("getbestblockhash").stringValue
+        XCTAssertEqual(info.blockHash?.hex, loweredHash)
         _ = try await harness.balances()
         await harness.shutDown()
     }

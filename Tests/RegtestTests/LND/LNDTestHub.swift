@@ -26,8 +26,9 @@ final class LNDTestHub: Sendable {
         var servers: [String: LNDRESTServer] = [:]
         for (name, balance) in nodes {
             try world.network.addNode(name: name, balanceMsat: balance)
-            servers[name] = try await LNDRESTServer.start(network: world.network, node: name, loop: loop,
-                                                          blockHash: { String(repeating: "0f", count: 32) })
+            let network = world.network
+            servers[name] = try await LNDRESTServer.start(network: network, node: name, loop: loop,
+                                                          bestBlock: { (network.blockHeight, String(repeating: "0f", count: 32)) })
         }
         return LNDTestHub(world: world, loop: loop, servers: servers)
     }

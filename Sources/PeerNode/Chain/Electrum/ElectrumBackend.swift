@@ -43,10 +43,16 @@ public actor ElectrumBackend: ChainBackend {
     private var transactionCache: [TransactionID: Transaction] = [:]
     private static let cacheLimit = 20_000
 
-    /// Another view of the chain's height (LND's best block), read at most every 2 s, to
-    /// tell a server that stopped following from one a block behind; nil: none given.
-    private var referenceSource: (@Sendable () async -> Int?)?
-    private var reference: (height: Int?, readAt: UInt64)?
+    /// Another view of the chain (LND's best block: its height, and its hash when LND gave
+    /// one), read at most every 2 s unless a check needs it newer: it tells a server that
+    /// stopped following from one a block behind, and anchors the headers of a server the
+    /// operator does not run (`ElectrumAnchoredChain`); nil: none given.
+    public typealias ReferenceTip = (height: Int, hash: BlockHash?)
+    private var referenceSource: (@Sendable () async -> ReferenceTip?)?
+    private var reference: (tip: ReferenceTip?, readAt: UInt64)?
+    /// The server's headers seen to link to LND's best block; used only when
+    /// `checksHeadersAgainstReference`.
+    var anchored = ElectrumAnchoredChain()
     private var lagGuard = ElectrumLagGuard()
     private let started = ContinuousClock.now
     /// Set while the server lags (what `status` and the health page say); nil otherwise.
@@ -201,7 +207,7 @@ public actor ElectrumBackend: ChainBackend {
             return .rpc(code: code, message: message)
         case .unexpectedResult, .invalidRequest:
             return .malformedResponse(error.description)
-        case .unreachable, .closed, .lineTooLong, .malformed, .timedOut, .unsupportedProtocolVersion, .lagging:
+        case .unreachable, .closed, .lineTooLong, .malformed, .timedOut, .unsupportedProtocolVersion, .lagging, .notInLNDsChain:
             return .unreachable(url: server.url, reason: error.description)
         }
     }
@@ -209,37 +215,53 @@ public actor ElectrumBackend: ChainBackend {
     // MARK: state
 
     /// The server's tip, dialling first when needed; refused while the server lags the
-    /// reference (so no deadline is counted from a height the chain has left).
+    /// reference (so no deadline is counted from a height the chain has left); for a
+    /// server the operator does not run, a tip linked to LND's best block (`anchoredTip`).
     func currentTip() async throws(ChainBackendError) -> (height: Int, header: BlockHeader) {
         _ = try await connection()
         guard serverTip != nil else { throw .unreachable(url: server.url, reason: "no tip from the server yet") }
         try await checkLag()
         guard let serverTip else { throw .unreachable(url: server.url, reason: "no tip from the server yet") }
-        return serverTip
+        return checksHeadersAgainstReference ? try await anchoredTip(serverTip) : serverTip
     }
 
-    /// Compares the server's tip with `source`'s height (LND's best block) from now on;
+    /// Whether the server's headers must link to LND's best block before the node counts
+    /// from them: a server the operator does not run, once a reference is given (the
+    /// daemon always gives LND's).
+    var checksHeadersAgainstReference: Bool { !server.trusted && referenceSource != nil }
+
+    /// Compares the server's tip with `source`'s best block (LND's) from now on, and, for a
+    /// server that is not `trusted`, links every header the node counts from to it;
     /// `maxLagBlocks` and `graceMilliseconds` set what counts as lagging (tests shorten the grace).
-    public func followReference(_ source: @escaping @Sendable () async -> Int?,
+    public func followReference(_ source: @escaping @Sendable () async -> ReferenceTip?,
                                 maxLagBlocks: Int = ElectrumLagGuard.defaultMaxBlocks,
                                 graceMilliseconds: UInt64 = ElectrumLagGuard.defaultGraceMilliseconds) {
         referenceSource = source
         lagGuard = ElectrumLagGuard(maxBlocks: maxLagBlocks, graceMilliseconds: graceMilliseconds)
         reference = nil
+        anchored = ElectrumAnchoredChain()
+    }
+
+    /// LND's best block as last read, read again when older than 2 s or when `fresh` (a
+    /// check found the server ahead of it: LND has likely moved too).
+    func referenceTip(fresh: Bool = false) async -> ReferenceTip? {
+        guard let referenceSource else { return nil }
+        let now = millisecondsSinceStart
+        if fresh || reference.map({ now - $0.readAt >= 2_000 }) ?? true {
+            // The last reading stands while a new one is read: a concurrent call neither
+            // reads again nor sees the gap vanish.
+            reference = (reference?.tip, now)
+            reference = (await referenceSource() ?? reference?.tip, now)
+        }
+        return reference?.tip
     }
 
     private func checkLag() async throws(ChainBackendError) {
-        guard let referenceSource else { return }
-        let now = millisecondsSinceStart
-        if reference.map({ now - $0.readAt >= 2_000 }) ?? true {
-            // The last height stands while a new one is read: a concurrent call neither
-            // reads again nor sees the gap vanish.
-            reference = (reference?.height, now)
-            reference = (await referenceSource() ?? reference?.height, now)
-        }
+        guard referenceSource != nil else { return }
+        let referenceHeight = await referenceTip()?.height
         // The tip may have moved while the reference was read.
         guard let height = serverTip?.height else { return }
-        switch lagGuard.observe(serverHeight: height, referenceHeight: reference?.height, now: millisecondsSinceStart) {
+        switch lagGuard.observe(serverHeight: height, referenceHeight: referenceHeight, now: millisecondsSinceStart) {
         case .following, .catchingUp:
             lagging = nil
         case .lagging(let blocks, let milliseconds):

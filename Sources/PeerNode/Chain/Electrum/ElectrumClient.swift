@@ -110,6 +110,14 @@ public struct ElectrumClient: Sendable {
                                     method: ElectrumMethod.blockHeader)
     }
 
+    /// Up to `count` consecutive raw headers from `start` in the server's best chain (a
+    /// server sends at most its `max`, 2016 for ElectrumX, and none past its tip).
+    public func blockHeaders(start: Int, count: Int) async throws(ElectrumError) -> [[UInt8]] {
+        let method = ElectrumMethod.blockHeaders
+        return try ElectrumDecoding.headers(try await connection.call(method, [.integer(start), .integer(count)]),
+                                            asked: count, method: method)
+    }
+
     /// Subscribes to a script hash; returns its status (nil: no history yet). Changes
     /// arrive as notifications (`ElectrumNotification.scriptHashStatus`).
     public func subscribe(_ scriptHash: ElectrumScriptHash) async throws(ElectrumError) -> String? {

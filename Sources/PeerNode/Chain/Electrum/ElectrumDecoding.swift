@@ -11,6 +11,27 @@ enum ElectrumDecoding {
         return bytes
     }
 
+    /// `blockchain.block.headers`' result: `{"count": n, "hex": "<n × 160 hex>"}` before
+    /// protocol 1.6, `{"count": n, "headers": ["<160 hex>", …]}` from 1.6; either is read.
+    /// More headers than `asked`, or a count that is not the headers', is refused.
+    static func headers(_ value: JSONValue, asked: Int, method: String) throws(ElectrumError) -> [[UInt8]] {
+        guard let count = value["count"]?.int64Value, count >= 0, count <= Int64(asked) else {
+            throw .unexpectedResult(method: method, reason: "no count, or more headers than asked for")
+        }
+        var headers: [[UInt8]] = []
+        if let list = value["headers"]?.arrayValue {
+            for item in list { headers.append(try header(item, method: method)) }
+        } else if let hex = value["hex"]?.stringValue, let bytes = [UInt8](hex: hex), bytes.count % 80 == 0 {
+            headers = stride(from: 0, to: bytes.count, by: 80).map { Array(bytes[$0..<$0 + 80]) }
+        } else {
+            throw .unexpectedResult(method: method, reason: "neither headers nor hex of whole 80-byte headers")
+        }
+        guard headers.count == Int(count) else {
+            throw .unexpectedResult(method: method, reason: "count \(count) for \(headers.count) headers")
+        }
+        return headers
+    }
+
     static func txid(_ value: JSONValue?, method: String) throws(ElectrumError) -> TransactionID {
         guard let hex = value?.stringValue, let txid = try? TransactionID(hex: hex) else {
             throw .unexpectedResult(method: method, reason: "a txid is 64 hex characters")

@@ -29,13 +29,18 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server's tip has stayed `referenceHeight - serverHeight` blocks behind LND's
     /// best block for `seconds`: it stopped following the chain (ElectrumLagGuard).
     case lagging(serverHeight: Int, referenceHeight: Int, seconds: Int)
+    /// A server the operator does not run gave a header at `height` that the node could
+    /// not link to LND's best block (`ElectrumAnchoredChain`): what it says about that
+    /// block is not believed, and no tip or confirmation is counted from it.
+    case notInLNDsChain(height: Int, reason: String)
 
     /// Whether this error ended the connection (a new one must be dialled), rather than
     /// failing one call on a connection that is still up.
     public var dropsConnection: Bool {
         switch self {
         case .unreachable, .closed, .lineTooLong, .malformed, .timedOut: return true
-        case .server, .unexpectedResult, .unsupportedProtocolVersion, .wrongNetwork, .invalidRequest, .lagging: return false
+        case .server, .unexpectedResult, .unsupportedProtocolVersion, .wrongNetwork, .invalidRequest, .lagging, .notInLNDsChain:
+            return false
         }
     }
 
@@ -70,6 +75,10 @@ public enum ElectrumError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "LND's best block \(referenceHeight), for \(seconds) s; the node takes no tip from it (no deadline is counted "
                 + "from a stale height) until it catches up; check the server's link to its Bitcoin node and its logs, "
                 + "or point electrum_server at a server that follows the chain"
+        case .notInLNDsChain(let height, let reason):
+            return "the Electrum server's block at height \(height) is not in the chain LND follows: \(reason); the node "
+                + "counts no tip and no confirmation from it until it is (a server you do not run is checked against LND's "
+                + "best block); if this lasts, the server is on another chain or lying: point electrum_server at another one"
         }
     }
 }

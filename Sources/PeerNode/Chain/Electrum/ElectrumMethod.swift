@@ -4,6 +4,7 @@ enum ElectrumMethod {
     static let features = "server.features"
     static let headersSubscribe = "blockchain.headers.subscribe"
     static let blockHeader = "blockchain.block.header"
+    static let blockHeaders = "blockchain.block.headers"
     static let scriptHashSubscribe = "blockchain.scripthash.subscribe"
     static let history = "blockchain.scripthash.get_history"
     static let unspent = "blockchain.scripthash.listunspent"
