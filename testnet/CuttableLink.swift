@@ -10,16 +10,27 @@ import Foundation
 /// connection and refuses new ones (ElectrumX keeps serving its index, which stops
 /// following the chain: a lagging server), `restore()` forwards again. Threads, because
 /// the runner is a plain blocking program; each connection is two pumps.
+///
+/// With `intercept`, the link reads what the client sends line by line (Electrum's
+/// framing) and may answer part of a line itself, forwarding the rest: a server in front
+/// of ElectrumX that lies about some calls.
 final class CuttableLink: @unchecked Sendable {
+    /// A line from the client (without its newline) to what the link sends back in the
+    /// server's place and what it forwards instead (each a whole line with its newline, or
+    /// nil for none); nil to forward the line as it is.
+    typealias Intercept = @Sendable ([UInt8]) -> (reply: [UInt8]?, forward: [UInt8]?)?
+
     let port: Int
     private let target: Int
     private let listener: Int32
+    private let intercept: Intercept?
     private let lock = NSLock()
     private var isCut = false
     private var open: [Int32: Int32] = [:]
 
-    init(to target: Int) throws(Failure) {
+    init(to target: Int, intercept: Intercept? = nil) throws(Failure) {
         self.target = target
+        self.intercept = intercept
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("link: socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -82,9 +93,15 @@ final class CuttableLink: @unchecked Sendable {
             open[client] = upstream
             lock.unlock()
             let ended = Countdown(2)
+            // Both directions may write to the client when the link answers in the server's place.
+            let clientWrites = NSLock()
             for (from, to) in [(client, upstream), (upstream, client)] {
                 Thread.detachNewThread { [self] in
-                    Self.pump(from, to)
+                    if let intercept, from == client {
+                        Self.pumpLines(from, to, intercept: intercept, clientWrites: clientWrites)
+                    } else {
+                        Self.pump(from, to, writes: to == client ? clientWrites : nil)
+                    }
                     // Either direction ending ends the connection; the last pump closes it.
                     shutdown(client, Int32(SHUT_RDWR))
                     shutdown(upstream, Int32(SHUT_RDWR))
@@ -100,20 +117,55 @@ final class CuttableLink: @unchecked Sendable {
         }
     }
 
-    private static func pump(_ from: Int32, _ to: Int32) {
+    private static func pump(_ from: Int32, _ to: Int32, writes: NSLock?) {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
-            var offset = 0
-            while offset < count {
-                let written = chunk[offset..<count].withUnsafeBytes { send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
+            writes?.lock()
+            let sent = sendAll(Array(chunk[0..<count]), to)
+            writes?.unlock()
+            guard sent else { return }
+        }
+    }
+
+    /// The client's side with an interceptor: whole lines, each forwarded or answered.
+    private static func pumpLines(_ from: Int32, _ to: Int32, intercept: Intercept, clientWrites: NSLock) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var pending: [UInt8] = []
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            pending += chunk[0..<count]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                if let (reply, forward) = intercept(line) {
+                    if let reply {
+                        clientWrites.lock()
+                        let sent = sendAll(reply, from)
+                        clientWrites.unlock()
+                        guard sent else { return }
+                    }
+                    if let forward { guard sendAll(forward, to) else { return } }
+                } else {
+                    guard sendAll(line + [0x0A], to) else { return }
+                }
             }
         }
+    }
+
+    private static func sendAll(_ bytes: [UInt8], _ to: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { send(to, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
     }
 
     private static func dial(_ port: Int) -> Int32? {

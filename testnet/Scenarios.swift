@@ -53,7 +53,7 @@ struct Scenario: Sendable {
         + RefundScenarios.all + LNDScenarios.all
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
-        + [ElectrumLagScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + SubmarineCrashScenarios.all
+        + [ElectrumLagScenario.scenario, ElectrumSwallowScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + SubmarineCrashScenarios.all
         + SubmarineRecoveryScenarios.all + RailScenarios.all + CoopScenarios.all + SubmarineCoopScenarios.all + PkarrScenarios.all
 
     static let base: [Scenario] = [

@@ -1,6 +1,6 @@
 /// Each LND call the simulator serves and the node makes, with the permission LND's
 /// macaroon interceptor requires for it (lnd's `MainRPCServerPermissions`, and the
-/// invoicesrpc and routerrpc sub-servers' permission maps). One table, so the simulator
+/// invoicesrpc, routerrpc and walletrpc sub-servers' permission maps). One table, so the simulator
 /// refuses exactly what LND refuses and the node asks for exactly what it uses.
 public enum LNDCall: String, Sendable, CaseIterable {
     case getInfo = "/lnrpc.Lightning/GetInfo"
@@ -16,6 +16,7 @@ public enum LNDCall: String, Sendable, CaseIterable {
     case subscribeSingleInvoice = "/invoicesrpc.Invoices/SubscribeSingleInvoice"
     case sendPaymentV2 = "/routerrpc.Router/SendPaymentV2"
     case trackPaymentV2 = "/routerrpc.Router/TrackPaymentV2"
+    case publishTransaction = "/walletrpc.WalletKit/PublishTransaction"
 
     public var permission: LNDPermission {
         switch self {
@@ -26,6 +27,7 @@ public enum LNDCall: String, Sendable, CaseIterable {
         // LND guards LookupInvoiceV2 with invoices:write, not read.
         case .addInvoice, .addHoldInvoice, .settleInvoice, .cancelInvoice, .lookupInvoiceV2:
             return LNDPermission("invoices", "write")
+        case .publishTransaction: return LNDPermission("onchain", "write")
         }
     }
 
@@ -52,11 +54,17 @@ public enum LNDCall: String, Sendable, CaseIterable {
         .addHoldInvoice, .subscribeSingleInvoice, .lookupInvoiceV2, .settleInvoice, .cancelInvoice, .decodePayReq,
     ]
 
+    /// What a node on an Electrum server it does not run calls on top: every transaction
+    /// it broadcasts goes through LND's wallet too, so a server that swallows a claim
+    /// cannot keep it from the network (docs/ELECTRUM.md, "A second way out").
+    public static let secondBroadcaster: [LNDCall] = [.publishTransaction]
+
     /// Every call a node makes in its roles, each once: the client's, then the payee's,
-    /// then the provider's.
-    public static func calls(provider: Bool, payee: Bool) -> [LNDCall] {
+    /// then the provider's, then LND's broadcast beside an untrusted Electrum server.
+    public static func calls(provider: Bool, payee: Bool, broadcasts: Bool = false) -> [LNDCall] {
         var seen = Set<LNDCall>()
-        return (client + (payee ? Self.payee : []) + (provider ? Self.provider + submarineProvider : []))
+        return (client + (payee ? Self.payee : []) + (provider ? Self.provider + submarineProvider : [])
+                + (broadcasts ? secondBroadcaster : []))
             .filter { seen.insert($0).inserted }
     }
 

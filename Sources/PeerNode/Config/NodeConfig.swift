@@ -215,6 +215,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// Electrum server only with `electrum_trusted=1`. Zero-conf claims need it, because
     /// an unconfirmed lock is believed on the backend's word alone.
     public var chainBackendIsOwn: Bool { electrum?.trusted ?? true }
+    /// Whether every broadcast also goes through LND's wallet (`PublishTransaction`): on
+    /// an Electrum server the operator does not run, which could swallow a claim.
+    public var broadcastsThroughLND: Bool { !chainBackendIsOwn }
 
     // MARK: files in the data directory
 

@@ -198,9 +198,12 @@ public final class NodeDaemon: Sendable {
                 guard let status = try? await lightning.info() else { return nil }
                 return (status.blockHeight, status.blockHash)
             }
-            if !electrum.server.trusted {
+            if config.broadcastsThroughLND {
+                // A server not the operator's could swallow a claim: LND's wallet relays each too.
+                await electrum.broadcastAlsoThrough(ElectrumSecondBroadcast.route(through: lightning, url: config.lnd.url))
                 log("electrum: \(electrum.server.url) is not marked as yours (electrum_trusted=0): every tip and confirmation "
-                    + "it gives counts only once its headers link to LND's best block")
+                    + "it gives counts only once its headers link to LND's best block, and every broadcast goes through "
+                    + "LND's wallet too")
             }
         }
         // doctor's warnings about an LND that answers (not synced, no outbound liquidity).

@@ -141,7 +141,9 @@ public enum NodeDoctor {
     public static func macaroon(_ config: NodeConfig) -> DoctorCheck {
         let provider = config.provider.enabled
         let payee = config.lightningReceive.enabled
+        let broadcasts = config.broadcastsThroughLND
         let role = (provider ? "provider" : "client") + (payee ? " taking Lightning payments (accept_lightning)" : "")
+            + (broadcasts ? " on an Electrum server it does not run (electrum_trusted=0)" : "")
         let path = config.lnd.macaroonPath
         var bytes: [UInt8]
         do {
@@ -153,15 +155,18 @@ public enum NodeDoctor {
         defer { for index in bytes.indices { bytes[index] = 0 } }
         let check: MacaroonPermissionCheck
         do {
-            check = try MacaroonPermissionCheck(bytes: bytes, provider: provider, payee: payee)
+            check = try MacaroonPermissionCheck(bytes: bytes, provider: provider, payee: payee, broadcasts: broadcasts)
         } catch {
             return DoctorCheck("lnd_macaroon", .fatal, "\(path) is \(error)", fix: "set lnd_macaroon to LND's admin.macaroon")
         }
         guard check.isSufficient else {
             return DoctorCheck("lnd_macaroon", .fatal, "\(path): \(check.problem(role: role))",
-                               fix: "use LND's admin.macaroon, or bake one: \(MacaroonPermissionCheck.bakeCommand(provider: provider, payee: payee))"
+                               fix: "use LND's admin.macaroon, or bake one: "
+                                   + MacaroonPermissionCheck.bakeCommand(provider: provider, payee: payee, broadcasts: broadcasts)
                                    + (payee && check.missing.contains { $0.calls == [LNDCall.addInvoice.name] }
-                                      ? "; or set accept_lightning=0 to take no Lightning payments from contacts" : ""))
+                                      ? "; or set accept_lightning=0 to take no Lightning payments from contacts" : "")
+                                   + (broadcasts && check.missing.contains { $0.calls == [LNDCall.publishTransaction.name] }
+                                      ? "; or set electrum_trusted=1 if the Electrum server is your own" : ""))
         }
         if !check.caveats.isEmpty {
             return DoctorCheck("lnd_macaroon", .warning,

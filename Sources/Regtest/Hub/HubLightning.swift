@@ -73,7 +73,8 @@ public final class HubLightning: Sendable {
         do {
             let chain = self.chain
             server = try await LNDRESTServer.start(network: network, node: name, host: host, port: 0, loop: loop,
-                                                   bestBlock: { let best = chain.best; return (best.height, best.hash.hex) }, tlsCertificatePath: certificatePath)
+                                                   bestBlock: { let best = chain.best; return (best.height, best.hash.hex) },
+                                                   publish: LNDRESTHandler.publishing(to: chain), tlsCertificatePath: certificatePath)
         } catch {
             throw HubLightningError.serverFailed(node: name, "\(error)")
         }

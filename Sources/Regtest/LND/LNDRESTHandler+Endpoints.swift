@@ -24,6 +24,8 @@ extension LNDRESTHandler {
         case .lookupInvoiceV2:
             let hash = try LNDTarget.bytes(target.query["payment_hash"] ?? "", field: "payment_hash")
             return try lookup(hash)
+        case .publishTransaction:
+            return try publishTransaction(LNDRequestBody(body, fields: LNDRequestFields.publishTransaction))
         case .decodePayReq(let request):
             do {
                 return LNDMessages.payReq(try network.decodePaymentRequest(request))
@@ -201,6 +203,22 @@ extension LNDRESTHandler {
         } catch {
             throw LNDRPCError(error)
         }
+        return .object([:])
+    }
+
+    /// WalletKit's PublishTransaction: an empty `tx_hex` or bytes that are no transaction
+    /// are refused as LND refuses them; the rest goes to the chain (`publish`).
+    private func publishTransaction(_ body: LNDRequestBody) throws(LNDRPCError) -> JSONValue {
+        let bytes = try body.bytes("tx_hex")
+        guard !bytes.isEmpty else { throw LNDRPCError(.unknown, "must provide a transaction to publish") }
+        guard try body.string("label").count <= 500 else {
+            throw LNDRPCError(.unknown, "label length: 501 exceeds limit of 500")
+        }
+        let transaction: Transaction
+        do { transaction = try Transaction(bytes: bytes) } catch {
+            throw LNDRPCError(.unknown, "unexpected EOF")
+        }
+        try publish(transaction)
         return .object([:])
     }
 

@@ -22,6 +22,7 @@ import Transport
 ///     POST /v2/router/send                      SendPaymentV2 (streamed)
 ///     GET  /v2/router/track/{payment_hash}      TrackPaymentV2 (streamed; base64url)
 ///     GET  /v1/payreq/{pay_req}                 DecodePayReq
+///     POST /v2/wallet/tx                        PublishTransaction (WalletKit)
 ///
 /// Routing comes before authentication, as in LND's gateway: an unknown path is 404
 /// whatever the macaroon.
@@ -38,18 +39,24 @@ public struct LNDRESTHandler: Sendable {
     /// The chain's best block (height, hash in hex) as the node's `getinfo` reports it;
     /// nil: the simulator's height and no hash.
     let bestBlock: @Sendable () -> (height: Int, hash: String)?
+    /// Where `PublishTransaction` sends a transaction (the hub's mempool), refusing as LND
+    /// does; by default there is no chain and every publish is refused.
+    let publish: @Sendable (Transaction) throws(LNDRPCError) -> Void
     /// Faults a test injected (`hub_ln_fault`), and the streams a restart ends.
     public let faults = LNDFaults()
 
     /// - Parameter bestBlock: the chain's tip, height and hash in hex, read together for
     ///   `getinfo` as LND reads its best block (the simulator knows only the height).
     public init(network: LightningNetwork, node: String, macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(),
-                bestBlock: @escaping @Sendable () -> (height: Int, hash: String)? = { nil }) throws(LightningSimError) {
+                bestBlock: @escaping @Sendable () -> (height: Int, hash: String)? = { nil },
+                publish: @escaping @Sendable (Transaction) throws(LNDRPCError) -> Void = LNDRESTHandler.noChain)
+        throws(LightningSimError) {
         let info = try network.node(node)
         self.network = network
         self.node = node
         self.macaroons = macaroons
         self.bestBlock = bestBlock
+        self.publish = publish
         channelID = LNDMessages.channelID(for: info.identityKey)
     }
 
@@ -76,12 +83,17 @@ public struct LNDRESTHandler: Sendable {
         }
     }
 
+    /// The publish of a node with no chain behind it.
+    public static let noChain: @Sendable (Transaction) throws(LNDRPCError) -> Void = { _ throws(LNDRPCError) in
+        throw LNDRPCError(.unavailable, "the simulated node has no chain backend to publish to")
+    }
+
     // MARK: routes
 
     enum Route {
         case getInfo, channelBalance, listChannels, addInvoice, lookupInvoiceV1(String)
         case addHoldInvoice, settleInvoice, cancelInvoice, lookupInvoiceV2, subscribeInvoice(String)
-        case sendPayment, trackPayment(String), decodePayReq(String)
+        case sendPayment, trackPayment(String), decodePayReq(String), publishTransaction
 
         init?(segments: [String]) {
             switch segments.count {
@@ -102,6 +114,7 @@ public struct LNDRESTHandler: Sendable {
                 case ("v2", "invoices", "cancel"): self = .cancelInvoice
                 case ("v2", "invoices", "lookup"): self = .lookupInvoiceV2
                 case ("v2", "router", "send"): self = .sendPayment
+                case ("v2", "wallet", "tx"): self = .publishTransaction
                 default: return nil
                 }
             case 4:
@@ -131,12 +144,13 @@ public struct LNDRESTHandler: Sendable {
             case .sendPayment: return .sendPaymentV2
             case .trackPayment: return .trackPaymentV2
             case .decodePayReq: return .decodePayReq
+            case .publishTransaction: return .publishTransaction
             }
         }
 
         var method: HTTPMethod {
             switch self {
-            case .addInvoice, .addHoldInvoice, .settleInvoice, .cancelInvoice, .sendPayment: return .post
+            case .addInvoice, .addHoldInvoice, .settleInvoice, .cancelInvoice, .sendPayment, .publishTransaction: return .post
             default: return .get
             }
         }

@@ -1,3 +1,4 @@
+import Bitcoin
 import Lightning
 import Transport
 
@@ -48,15 +49,17 @@ public final class LNDRESTServer: Sendable {
     ///   - macaroons: the node's root key and macaroons; by default a fresh random root
     ///     key, so every hub run has fresh credentials.
     ///   - bestBlock: the tip's height and hash in hex for `getinfo`, read together.
+    ///   - publish: where `PublishTransaction` sends a transaction (`LNDRESTHandler.publishing(to:)`).
     ///   - tlsCertificatePath: where to write the fresh certificate (replacing any file
     ///     there: a restarted LND may have a new one too); nil: plain HTTP.
     public static func start(network: LightningNetwork, node: String, host: String = "127.0.0.1", port: Int = 0,
                              macaroons: LNDMacaroonAuthority = LNDMacaroonAuthority(), loop: EventLoop,
                              configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
                              bestBlock: @escaping @Sendable () -> (height: Int, hash: String)? = { nil },
+                             publish: @escaping @Sendable (Transaction) throws(LNDRPCError) -> Void = LNDRESTHandler.noChain,
                              tlsCertificatePath: String? = nil) async throws -> LNDRESTServer {
         let handler = try LNDRESTHandler(network: network, node: node, macaroons: macaroons,
-                                         bestBlock: bestBlock)
+                                         bestBlock: bestBlock, publish: publish)
         let http = HTTPServer(configuration: configuration, sleeper: loop.sleeper, streamingHandler: handler.handle)
         var tls: TLSServerContext?
         if let tlsCertificatePath {

@@ -4,7 +4,7 @@ import Transport
 /// An error as LND's REST gateway answers it: a gRPC status code and LND's message.
 /// A unary call sends `{"code": n, "message": ..., "details": []}` with the code's HTTP
 /// status; a streamed call sends the same object inside `{"error": ...}`.
-struct LNDRPCError: Error, Sendable, Equatable {
+public struct LNDRPCError: Error, Sendable, Equatable {
     var code: LNDStatusCode
     var message: String
 

@@ -29,4 +29,6 @@ enum LNDRequestFields {
         "max_parts", "no_inflight_updates", "max_shard_size_msat", "amp", "time_pref", "cancelable",
         "first_hop_custom_records",
     ]
+    /// `walletrpc.Transaction` (POST /v2/wallet/tx).
+    static let publishTransaction: Set<String> = ["tx_hex", "label"]
 }

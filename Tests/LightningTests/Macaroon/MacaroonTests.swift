@@ -122,4 +122,15 @@ final class MacaroonTests: XCTestCase {
         XCTAssertTrue(LNDCall.calls(provider: true, payee: false).contains(.decodePayReq))
         XCTAssertFalse(LNDCall.calls(provider: true, payee: false).contains(.addInvoice))
     }
+
+    /// Beside an Electrum server it does not run, a node publishes through LND's wallet
+    /// too (E-4): onchain:write, which neither the readonly nor the invoice macaroon has.
+    func testBroadcastingThroughLNDNeedsOnchainWrite() {
+        XCTAssertFalse(LNDCall.calls(provider: false, payee: false).contains(.publishTransaction))
+        let calls = LNDCall.calls(provider: false, payee: false, broadcasts: true)
+        XCTAssertEqual(calls.last, .publishTransaction)
+        XCTAssertEqual(LNDCall.missing(from: LNDPermission.readOnly, for: [.publishTransaction]).map(\.permission.description),
+                       ["onchain:write"])
+        XCTAssertTrue(LNDCall.missing(from: LNDPermission.admin, for: calls).isEmpty)
+    }
 }

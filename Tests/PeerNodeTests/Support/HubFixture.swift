@@ -53,7 +53,8 @@ final class HubFixture: Sendable {
         for (name, balance) in lightningNodes {
             try network.addNode(name: name, balanceMsat: balance)
             servers[name] = try await LNDRESTServer.start(network: network, node: name, loop: loop,
-                                                          bestBlock: { let best = chain.best; return (best.height, best.hash.hex) })
+                                                          bestBlock: { let best = chain.best; return (best.height, best.hash.hex) },
+                                                          publish: LNDRESTHandler.publishing(to: chain))
         }
         if let feeEstimate { chain.setFeeEstimate(feeEstimate) }
         return HubFixture(chain: chain, backend: backend, loop: loop, lightning: network, servers: servers)

@@ -69,6 +69,9 @@ final class LNDMacaroonPermissionTests: XCTestCase {
         assertPermissionDenied(try await call("alice", alice.readOnly, .post, "/v2/router/send", body: body))
         assertPermissionDenied(try await call("bob", bob.readOnly, .post, "/v2/invoices/settle",
                                               body: #"{"preimage":"\#(LNDBase64.encode([UInt8](repeating: 1, count: 32)))"}"#))
+        // Publishing a transaction needs onchain:write (WalletKit), which readonly lacks.
+        assertPermissionDenied(try await call("bob", bob.readOnly, .post, "/v2/wallet/tx",
+                                              body: #"{"tx_hex":"AQ==","label":"peernode"}"#))
         // Missing just invoices:write: LookupInvoiceV2 needs it, as in LND.
         let noInvoiceWrite = bob.bake(LNDPermission.admin.subtracting([LNDPermission("invoices", "write")]))
         let hash = LNDBase64.encodeURLSafe([UInt8](repeating: 2, count: 32))

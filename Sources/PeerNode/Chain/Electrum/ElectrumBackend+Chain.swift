@@ -74,8 +74,26 @@ extension ElectrumBackend {
 
     /// Through the server's daemon. A refusal is `.rejected` with the server's message
     /// (ElectrumX passes the daemon's reason on, e.g. `bad-txns-inputs-missingorspent`).
+    /// With a second way out (`broadcastAlsoThrough`), through it as well, whatever the
+    /// server answered: a server's "sent" proves nothing. Published by either is published;
+    /// refused by both, LND's refusal is a real node's word and is the one thrown, unless it
+    /// gave none (then the server's).
     public func broadcast(_ transaction: Transaction) async throws(ChainBackendError) -> TransactionID {
-        try await withClient { client throws(ElectrumError) in try await client.broadcast(transaction) }
+        var refusal: ChainBackendError?
+        do {
+            try await withClient { client throws(ElectrumError) in try await client.broadcast(transaction) }
+        } catch {
+            refusal = error
+        }
+        if let secondBroadcast {
+            let second = await secondBroadcast(transaction)
+            if second == nil {
+                refusal = nil
+            } else if refusal != nil, case .rejected? = second {
+                refusal = second
+            }
+        }
+        if let refusal { throw refusal }
         cache(transaction)
         // Listed as in the mempool from now on, as Core's sendrawtransaction leaves it: the
         // server's index may not have it yet, and a wallet judging its pending spends by a

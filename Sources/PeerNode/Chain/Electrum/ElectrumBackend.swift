@@ -53,6 +53,9 @@ public actor ElectrumBackend: ChainBackend {
     /// The server's headers seen to link to LND's best block; used only when
     /// `checksHeadersAgainstReference`.
     var anchored = ElectrumAnchoredChain()
+    /// A second way to the network for every broadcast (LND's wallet, `ElectrumSecondBroadcast`),
+    /// answering nil when it published; nil: the server alone.
+    private(set) var secondBroadcast: (@Sendable (Transaction) async -> ChainBackendError?)?
     private var lagGuard = ElectrumLagGuard()
     private let started = ContinuousClock.now
     /// Set while the server lags (what `status` and the health page say); nil otherwise.
@@ -240,6 +243,12 @@ public actor ElectrumBackend: ChainBackend {
         lagGuard = ElectrumLagGuard(maxBlocks: maxLagBlocks, graceMilliseconds: graceMilliseconds)
         reference = nil
         anchored = ElectrumAnchoredChain()
+    }
+
+    /// Sends every broadcast through `route` too from now on (the daemon gives LND's wallet
+    /// for a server that is not `trusted`); `route` answers nil when it published.
+    public func broadcastAlsoThrough(_ route: @escaping @Sendable (Transaction) async -> ChainBackendError?) {
+        secondBroadcast = route
     }
 
     /// LND's best block as last read, read again when older than 2 s or when `fresh` (a

@@ -1,4 +1,7 @@
+import Foundation
+import Lightning
 @testable import PeerNode
+import Regtest
 import Transport
 import XCTest
 
@@ -12,6 +15,34 @@ final class ElectrumDoctorTests: XCTestCase {
                                                "electrum_server=127.0.0.1:\(port)", "electrum_tls=0"].joined(separator: "\n"),
                                               fileName: "peernode.conf")
         return try NodeConfig.resolve(file: file, overrides: [], datadir: "/tmp/doctor", allowUnsafe: false)
+    }
+
+    /// Beside a server the operator does not run, every broadcast goes through LND's
+    /// wallet too (E-4): a macaroon without onchain:write stops the start, naming the call
+    /// and the two ways out; a trusted server needs no such permission.
+    func testAnUntrustedServerNeedsAMacaroonThatPublishes() throws {
+        let directory = NSTemporaryDirectory() + "pn-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/client.macaroon"
+        let authority = LNDMacaroonAuthority()
+        let lines = ["network=regtest", "lnd_macaroon=\(path)", "lnd_rest_tls=0", "chain_backend=electrum",
+                     "electrum_server=127.0.0.1:50001", "electrum_tls=0"]
+        func check(_ permissions: Set<LNDPermission>, trusted: Bool) throws -> DoctorCheck {
+            try Data(authority.bake(permissions).encoded).write(to: URL(fileURLWithPath: path))
+            let file = try ConfigFileParser.parse((lines + ["electrum_trusted=\(trusted ? 1 : 0)"]).joined(separator: "\n"),
+                                                  fileName: "peernode.conf")
+            return NodeDoctor.macaroon(try NodeConfig.resolve(file: file, overrides: [], datadir: directory, allowUnsafe: false))
+        }
+        let noOnchain = LNDPermission.admin.subtracting([LNDPermission("onchain", "write")])
+        let refused = try check(noOnchain, trusted: false)
+        XCTAssertEqual(refused.status, .fatal)
+        XCTAssertTrue(refused.detail.contains("onchain:write (PublishTransaction)"), refused.detail)
+        XCTAssertTrue(refused.detail.contains("electrum_trusted=0"), refused.detail)
+        XCTAssertTrue(refused.fix?.contains("onchain:write") == true, refused.fix ?? "")
+        XCTAssertTrue(refused.fix?.contains("electrum_trusted=1") == true, refused.fix ?? "")
+        XCTAssertEqual(try check(noOnchain, trusted: true).status, .ok)
+        XCTAssertEqual(try check(LNDPermission.admin, trusted: false).status, .ok)
     }
 
     func testNobodyListeningIsAFatalElectrumCheck() async throws {

@@ -18,6 +18,11 @@ final class ScriptedElectrumServer: Sendable {
         /// Headers served by `blockchain.block.header(s)` in place of the chain's at a
         /// height (a server that tells each caller what suits it).
         var lies: [Int: BlockHeader] = [:]
+        /// What `blockchain.transaction.broadcast` does: answer the txid (and relay
+        /// nothing: the server has no network), or refuse with this message.
+        var broadcastRefusal: String?
+        /// Every transaction broadcast to it, in order.
+        var broadcasts: [TransactionID] = []
 
         func header(atHeight height: Int) -> BlockHeader? {
             lies[height] ?? (headers.indices.contains(height) ? headers[height] : nil)
@@ -26,12 +31,12 @@ final class ScriptedElectrumServer: Sendable {
 
     let port: Int
     private let listener: TCPListener
-    private let world: Mutex<World>
+    private let worldState: Mutex<World>
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
     private let peers = Mutex<[FakeElectrumPeer]>([])
 
     init(world: World, loop: EventLoop) async throws {
-        self.world = Mutex(world)
+        worldState = Mutex(world)
         listener = try await TCPListener.bind(loop: loop)
         port = listener.port
         let task = Task { [self] in
@@ -44,11 +49,13 @@ final class ScriptedElectrumServer: Sendable {
         serving.withLock { $0 = task }
     }
 
-    func update(_ change: (inout World) -> Void) { world.withLock { change(&$0) } }
+    func update(_ change: (inout World) -> Void) { worldState.withLock { change(&$0) } }
+
+    var world: World { worldState.withLock { $0 } }
 
     /// Tells every connection the chain's tip, as a server does when a block comes.
     func announceTip() async {
-        guard let tip = world.withLock({ world in world.headers.last.map { (world.headers.count - 1, $0) } }) else { return }
+        guard let tip = worldState.withLock({ world in world.headers.last.map { (world.headers.count - 1, $0) } }) else { return }
         let message: JSONValue = .object(["jsonrpc": .string("2.0"), "method": .string("blockchain.headers.subscribe"),
                                           "params": .array([.object(["height": .integer(Int64(tip.0)),
                                                                      "hex": .string(tip.1.serialized.hex)])])])
@@ -65,7 +72,7 @@ final class ScriptedElectrumServer: Sendable {
         peers.withLock { $0.append(peer) }
         while let request = try? await peer.readMessage() {
             let params = request["params"]?.arrayValue ?? []
-            let answer = world.withLock { Self.answer(request["method"]?.stringValue ?? "", params, in: $0) }
+            let answer = worldState.withLock { Self.answer(request["method"]?.stringValue ?? "", params, in: &$0) }
             var reply: [String: JSONValue] = ["jsonrpc": .string("2.0"), "id": request["id"] ?? .null]
             switch answer {
             case .success(let result): reply["result"] = result
@@ -78,7 +85,7 @@ final class ScriptedElectrumServer: Sendable {
 
     struct Refusal: Error { let message: String }
 
-    private static func answer(_ method: String, _ params: [JSONValue], in world: World) -> Result<JSONValue, Refusal> {
+    private static func answer(_ method: String, _ params: [JSONValue], in world: inout World) -> Result<JSONValue, Refusal> {
         func int(_ index: Int) -> Int? { params.count > index ? params[index].int64Value.map { Int($0) } : nil }
         func txid(_ index: Int) -> TransactionID? {
             params.count > index ? params[index].stringValue.flatMap { try? TransactionID(hex: $0) } : nil
@@ -118,6 +125,13 @@ final class ScriptedElectrumServer: Sendable {
                 return .failure(Refusal(message: "No such mempool or blockchain transaction"))
             }
             return .success(.string(transaction.serialized.hex))
+        case "blockchain.transaction.broadcast":
+            guard let hex = params.first?.stringValue, let transaction = try? Transaction(hex: hex) else {
+                return .failure(Refusal(message: "TX decode failed"))
+            }
+            world.broadcasts.append(transaction.txid)
+            if let refusal = world.broadcastRefusal { return .failure(Refusal(message: refusal)) }
+            return .success(.string(transaction.txid.hex))
         case "blockchain.transaction.get_merkle":
             guard let txid = txid(0), let height = world.heights[txid] else { return .failure(Refusal(message: "not confirmed")) }
             return .success(.object(["block_height": .integer(Int64(height)), "merkle": .array([]), "pos": .integer(0)]))
