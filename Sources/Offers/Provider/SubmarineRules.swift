@@ -77,6 +77,16 @@ public struct SubmarineRules: Sendable, Hashable {
         Int(timeoutHeight) - Int(tipHeight) - cltvMarginBlocks
     }
 
+    /// `limit`, counted from the chain backend's tip `tipHeight`, as LND must be given it:
+    /// LND counts `cltv_limit` from its own best block, so a backend `lag` blocks behind
+    /// LND would let the route's time lock reach `lag` blocks further, into the claim
+    /// window (SUB-CLTV-1). Never 0, which LND reads as "its own maximum": a limit used up
+    /// by the lag is 1, under which no route fits.
+    public static func cltvLimit(_ limit: UInt32, countedFrom tipHeight: UInt32, lightningHeight: Int?) -> UInt32 {
+        let lag = max(0, (lightningHeight ?? 0) - Int(tipHeight))
+        return UInt32(clamping: max(1, Int(limit) - lag))
+    }
+
     /// Whether an invoice with `minFinalCLTVExpiry` can be routed under `cltvLimit`.
     public static func fitsUnder(cltvLimit: Int, minFinalCLTVExpiry: Int) -> Bool {
         minFinalCLTVExpiry + finalHopPaddingBlocks <= cltvLimit

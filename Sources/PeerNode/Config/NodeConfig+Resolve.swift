@@ -410,6 +410,15 @@ private struct ConfigResolver {
                               origin: value("max_zero_conf_sat")?.entry.origin ?? "default",
                               problem: .unsafe("zero-conf claims above \(NodeConfig.mainnetMaxZeroConfSat) sat can be double-spent by the provider"))
         }
+        // Core's RPC is plain HTTP: beyond this host, anyone on the path reads the password
+        // and can answer for the node (its blocks, locks and confirmations). CFG-1.
+        if config.electrum == nil && !NodeConfig.isLoopback(config.bitcoind.host) {
+            throw ConfigError(key: "bitcoind_rpc_host", value: config.bitcoind.host, origin: value("bitcoind_rpc_host")?.entry.origin,
+                              problem: .unsafe("Bitcoin Core's RPC is plain HTTP: anyone on the way to that host reads the RPC "
+                                  + "password and can answer for your node; reach Core through a tunnel that ends on this host "
+                                  + "(SSH -L, stunnel) and set bitcoind_rpc_host=127.0.0.1, or, for a link you already "
+                                  + "encrypt (WireGuard), start with --allow-unsafe"))
+        }
         if config.fees.floor.satPerKvB < NodeConfig.mainnetMinimumFeeFloorSatPerKvB {
             throw ConfigError(key: "fee_floor_sat_vb", value: Self.satPerVByte(config.fees.floor.satPerKvB),
                               origin: value("fee_floor_sat_vb")?.entry.origin,

@@ -60,7 +60,7 @@ extension LightningNetworkState {
             paymentHash: hash, valueMsat: amountMsat, feeMsat: 0, preimage: nil,
             paymentRequest: invoice.string, status: .initiated, failureReason: .none, failureDetail: nil,
             creationDate: now, paymentIndex: payer.nextPaymentIndex,
-            timeoutAt: now + UInt64(order.timeoutSeconds))
+            timeoutAt: now + UInt64(order.timeoutSeconds), cltvLimit: order.cltvLimit)
         nodes[order.payer]!.nextPaymentIndex += 1
         nodes[order.payer]!.payments[hash] = PaymentEntry(payment: payment, subscribers: [continuation])
         publishPayment(node: order.payer, hash: hash)

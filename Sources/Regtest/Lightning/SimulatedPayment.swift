@@ -22,4 +22,7 @@ public struct SimulatedPayment: Sendable, Hashable {
     /// The clock time after which LND stops trying (`timeout_seconds` after the send). A
     /// held HTLC that fails after it fails the payment with FAILURE_REASON_TIMEOUT.
     var timeoutAt: UInt64 = .max
+    /// The `cltv_limit` the send asked for (0: LND's maximum), which LND counts from its
+    /// own best block; kept so a test can see what the payer allowed.
+    public var cltvLimit: UInt32 = 0
 }

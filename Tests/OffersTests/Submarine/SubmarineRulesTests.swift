@@ -84,6 +84,18 @@ final class SubmarineRulesTests: XCTestCase {
 
     /// min_final_cltv_expiry + 3 + the route allowance must fit under the limit at the
     /// latest planned payment.
+    /// SUB-CLTV-1: LND counts `cltv_limit` from its own height; a backend behind it takes
+    /// the lag off the limit, and a limit the lag uses up is 1 (no route), never 0 (LND's
+    /// maximum).
+    func testTheLimitLNDIsGivenIsCountedFromItsHeight() {
+        XCTAssertEqual(SubmarineRules.cltvLimit(80, countedFrom: 100, lightningHeight: 103), 77)
+        XCTAssertEqual(SubmarineRules.cltvLimit(80, countedFrom: 100, lightningHeight: 100), 80)
+        XCTAssertEqual(SubmarineRules.cltvLimit(80, countedFrom: 100, lightningHeight: 98), 80, "LND behind: the backend's count stands")
+        XCTAssertEqual(SubmarineRules.cltvLimit(80, countedFrom: 100, lightningHeight: nil), 80, "no height from LND")
+        XCTAssertEqual(SubmarineRules.cltvLimit(3, countedFrom: 100, lightningHeight: 103), 1)
+        XCTAssertEqual(SubmarineRules.cltvLimit(3, countedFrom: 100, lightningHeight: 500), 1)
+    }
+
     func testTheFinalCLTVMustLeaveARouteUnderTheLimit() {
         XCTAssertNoThrow(try check(invoice(minFinal: 100)))
         XCTAssertEqual(refusal { try check(invoice(minFinal: 101)) },

@@ -514,6 +514,8 @@ final class ConfigTests: XCTestCase {
             (["client_min_confirmations=1"], "client_min_confirmations"),
             (["zero_conf=1", "max_zero_conf_sat=100001"], "max_zero_conf_sat"),
             (["fee_floor_sat_vb=4.999", "fee_fallback_sat_vb=10"], "fee_floor_sat_vb"),
+            // CFG-1: Core's RPC password in clear across a network.
+            (["bitcoind_rpc_host=192.168.1.20"], "bitcoind_rpc_host"),
         ]
         for (lines, key) in unsafe {
             let error = failure(mainnet + lines)
@@ -526,6 +528,12 @@ final class ConfigTests: XCTestCase {
         }
         // At the limits, mainnet needs no override.
         XCTAssertNoThrow(try resolve(mainnet + ["confirmations=2", "zero_conf=1", "max_zero_conf_sat=100000", "fee_floor_sat_vb=5"]))
+        // Core on this host, under any loopback name, or not used at all (Electrum), is fine.
+        for host in ["127.0.0.1", "localhost", "::1"] {
+            XCTAssertNoThrow(try resolve(mainnet + ["bitcoind_rpc_host=\(host)"]), host)
+        }
+        XCTAssertNoThrow(try resolve(mainnet + ["bitcoind_rpc_host=192.168.1.20", "chain_backend=electrum",
+                                                "electrum_server=e.example:50002", "electrum_tls_cert=c.pem"]))
         // A large zero-conf cap with zero-conf off risks nothing.
         XCTAssertNoThrow(try resolve(mainnet + ["zero_conf=0", "max_zero_conf_sat=5000000"]))
     }

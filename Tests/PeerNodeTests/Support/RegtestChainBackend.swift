@@ -21,6 +21,7 @@ final class RegtestChainBackend: ChainBackend {
     private let afterMempoolListing = Mutex<(@Sendable () -> Void)?>(nil)
     private let verboseLookups = Mutex(0)
     private let toldToWatch = Mutex<[Set<Script>]>([])
+    private let hiddenTop = Mutex(0)
 
     init(chain: RegtestChain, verifier: KernelVerifier) {
         self.chain = chain
@@ -58,12 +59,23 @@ final class RegtestChainBackend: ChainBackend {
         return .none
     }
 
+    /// From now on the backend shows the chain without its `count` newest blocks, as a
+    /// backend lagging the chain LND follows would (0: the whole chain again).
+    func hideTopBlocks(_ count: Int) { hiddenTop.withLock { $0 = max(0, count) } }
+
     func tip() async throws(ChainBackendError) -> ChainTip {
-        let tip = chain.tip
-        return ChainTip(height: tip.height, hash: tip.hash)
+        let hidden = hiddenTop.withLock { $0 }
+        guard hidden > 0 else {
+            let tip = chain.tip
+            return ChainTip(height: tip.height, hash: tip.hash)
+        }
+        let height = max(0, chain.height - hidden)
+        guard let hash = chain.blockHash(atHeight: height) else { throw .rpc(code: -8, message: "Block height out of range") }
+        return ChainTip(height: height, hash: hash)
     }
 
     func blockHash(atHeight height: Int) async throws(ChainBackendError) -> BlockHash {
+        if height > chain.height - hiddenTop.withLock({ $0 }) { throw .rpc(code: -8, message: "Block height out of range") }
         guard let hash = chain.blockHash(atHeight: height) else { throw .rpc(code: -8, message: "Block height out of range") }
         return hash
     }

@@ -1,5 +1,6 @@
 import Bitcoin
 import Lightning
+import Offers
 
 extension SubmarineProviderEngine {
     /// Checks the Lightning side before the machine decides to pay: LND reads the invoice
@@ -40,9 +41,14 @@ extension SubmarineProviderEngine {
         let feeLimit = UInt64(clamping: configuration.routingReserve.fee(paymentSat: swap.amountSat))
         let timeout = configuration.paymentTimeoutSeconds
         let hash = swap.paymentHash
-        log("submarine swap \(id): paying \(swap.amountSat) sat, fee limit \(feeLimit) sat, cltv_limit \(cltvLimit)")
+        let tip = lastTipHeight
         payments[id] = Task { [weak self] in
-            let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: cltvLimit,
+            // The machine counted the limit from the backend's tip; LND counts it from its own.
+            let lightningHeight = try? await lightning.info().blockHeight
+            let limit = SubmarineRules.cltvLimit(cltvLimit, countedFrom: tip, lightningHeight: lightningHeight)
+            self?.log("submarine swap \(id): paying \(swap.amountSat) sat, fee limit \(feeLimit) sat, cltv_limit \(limit)"
+                + (limit == cltvLimit ? "" : " (\(cltvLimit) from block \(tip); LND is at \(lightningHeight ?? 0))"))
+            let stream = lightning.payInvoice(paymentRequest: request, feeLimitSat: feeLimit, cltvLimit: limit,
                                               timeoutSeconds: timeout)
             do {
                 var started = false

@@ -270,6 +270,35 @@ final class SubmarineProviderEngineTests: XCTestCase {
         try await harness.waitForState(.claimed, of: id)
     }
 
+    /// SUB-CLTV-1: LND counts `cltv_limit` from its own best block. With the chain backend
+    /// 3 blocks behind LND when the lock confirms, the limit LND is given is 3 smaller than
+    /// the one counted from the backend, so the route's time lock ends where it would have
+    /// with both at one height, outside the claim window.
+    func testTheCLTVLimitIsCountedFromLNDsHeightWhenTheBackendLags() async throws {
+        try await start()
+        let preimage = [UInt8](repeating: 0x78, count: 32)
+        let hash = SHA256.hash(preimage)
+        let (accept, contract) = try await acceptHeldSwap(preimage: preimage)
+        let id = accept.swapID
+        try await harness.lock(contract, amount: accept.totalSat)
+        // The backend stops at the lock's block while the chain, and LND, go 3 further.
+        harness.hub.backend.hideTopBlocks(3)
+        try harness.hub.mine(4)
+        try await harness.follower.poll()
+        let lockHeight = harness.hub.height - 3
+        try await harness.waitForState(.paymentInFlight, of: id)
+        guard case .paymentInFlight(_, let counted)? = try await harness.storedState(id) else { return XCTFail() }
+        XCTAssertEqual(Int(counted), Int(accept.timeoutHeight) - lockHeight - SubmarineRules.cltvMarginBlocks,
+                       "the machine counts from the backend's tip")
+        let payment = try XCTUnwrap(harness.providerPayment(hash))
+        XCTAssertEqual(Int(payment.cltvLimit), Int(counted) - 3, "LND is given the limit counted from its own height")
+        XCTAssertEqual(harness.hub.height + Int(payment.cltvLimit), Int(accept.timeoutHeight) - SubmarineRules.cltvMarginBlocks)
+        harness.hub.backend.hideTopBlocks(0)
+        try await harness.follower.poll()
+        try await harness.payeeLND.settleInvoice(preimage: preimage)
+        try await harness.waitForState(.claimBroadcast, of: id)
+    }
+
     func testInvoicesThatExpireTooSoonPayTheProviderOrAskAnotherAmountAreRefusedAndNothingIsStored() async throws {
         try await start()
         // Expires before 1 confirmation at 10-minute blocks plus the 30-minute margin.
