@@ -16,9 +16,10 @@ extension ElectrumBackend {
     func anchoredTip(_ server: (height: Int, header: BlockHeader)) async throws(ChainBackendError)
         -> (height: Int, header: BlockHeader) {
         var lnd = await referenceTip()
-        if let read = lnd, read.height < server.height || read.hash == nil { lnd = await referenceTip(fresh: true) }
+        if lnd.map({ $0.height < server.height || $0.hash == nil }) ?? true { lnd = await referenceTip(fresh: true) }
         guard let lnd, let lndHash = lnd.hash else {
-            throw map(.notInLNDsChain(height: server.height, reason: "LND gave no best block (height and hash) to check it against"))
+            throw map(.notInLNDsChain(height: server.height, reason: "LND gave no best block (height and hash) to check it "
+                + "against; the node counts no tip it cannot check"))
         }
         if server.height <= lnd.height {
             if anchored.header(atHeight: server.height)?.hash == server.header.hash { return server }

@@ -251,8 +251,10 @@ public actor ElectrumBackend: ChainBackend {
         secondBroadcast = route
     }
 
-    /// LND's best block as last read, read again when older than 2 s or when `fresh` (a
-    /// check found the server ahead of it: LND has likely moved too).
+    /// LND's best block as last read, read again when older than 2 s. `fresh` reads it now
+    /// and answers only what this read gave (nil when LND did not answer): a check that
+    /// found the server ahead must not count from a height LND named before it went quiet,
+    /// or the node's tip would stop while the chain goes on.
     func referenceTip(fresh: Bool = false) async -> ReferenceTip? {
         guard let referenceSource else { return nil }
         let now = millisecondsSinceStart
@@ -260,7 +262,9 @@ public actor ElectrumBackend: ChainBackend {
             // The last reading stands while a new one is read: a concurrent call neither
             // reads again nor sees the gap vanish.
             reference = (reference?.tip, now)
-            reference = (await referenceSource() ?? reference?.tip, now)
+            let read = await referenceSource()
+            reference = (read ?? reference?.tip, now)
+            if fresh { return read }
         }
         return reference?.tip
     }

@@ -17,9 +17,11 @@ final class ElectrumAnchorTests: XCTestCase {
 
     /// LND's best block as the test moves it.
     private final class LND: Sendable {
-        let best: Mutex<(height: Int, hash: BlockHash?)>
+        let best: Mutex<(height: Int, hash: BlockHash?)?>
         init(_ height: Int, _ hash: BlockHash) { best = Mutex((height, hash)) }
         func move(to height: Int, _ hash: BlockHash) { best.withLock { $0 = (height, hash) } }
+        /// LND stops answering `getinfo`.
+        func goQuiet() { best.withLock { $0 = nil } }
     }
 
     private func withServer(_ world: ScriptedElectrumServer.World,
@@ -109,6 +111,18 @@ final class ElectrumAnchorTests: XCTestCase {
             XCTAssertEqual(confirmed?.confirmations, 3, "LND's next block is read at once when the server is ahead")
             let older = try await checked.blockHash(atHeight: 2)
             XCTAssertEqual(older, chain[2].hash)
+            // LND goes quiet while the server shows a block past the last one LND named:
+            // no tip at all, rather than one that stopped at LND's last word.
+            lnd.goQuiet()
+            server.update { $0.headers.append(ScriptedChain.headers(on: chain[6].hash, count: 1, salt: 1)[0]) }
+            await server.announceTip()
+            try await Task.sleep(for: .milliseconds(100))
+            do {
+                let tip = try await checked.tip()
+                XCTFail("a tip was given while LND was quiet: \(tip)")
+            } catch {
+                XCTAssertTrue("\(error)".contains("LND gave no best block"), "\(error)")
+            }
             await checked.shutDown()
         }
     }
