@@ -58,19 +58,11 @@ final class ElectrumAnchorTests: XCTestCase {
             await unchecked.shutDown()
 
             let checked = await backend(server, loop, following: LND(5, honest[5].hash))
-            do {
-                let found = try await checked.transaction(lock.txid)
-                XCTFail("a made-up block was believed: \(String(describing: found?.confirmations)) confirmations")
-            } catch {
-                XCTAssertTrue("\(error)".contains("not in the chain LND follows"), "\(error)")
-                XCTAssertTrue("\(error)".contains("where LND has \(honest[5].hash)"), "\(error)")
+            await assertRefused("a confirmation from a made-up block", ["not in the chain LND follows",
+                                                                        "where LND has \(honest[5].hash)"]) {
+                try await checked.transaction(lock.txid)?.confirmations
             }
-            do {
-                let tip = try await checked.tip()
-                XCTFail("a made-up tip was given: \(tip)")
-            } catch {
-                XCTAssertTrue("\(error)".contains("not in the chain LND follows"), "\(error)")
-            }
+            await assertRefused("a made-up tip", ["not in the chain LND follows"]) { try await checked.tip() }
             await checked.shutDown()
         }
     }
@@ -85,11 +77,8 @@ final class ElectrumAnchorTests: XCTestCase {
             let checked = await backend(server, loop, following: LND(5, honest[5].hash))
             let tip = try await checked.tip()
             XCTAssertEqual(tip.height, 5, "the real tip is believed")
-            do {
-                let found = try await checked.transaction(lock.txid)
-                XCTFail("a made-up header was believed: \(String(describing: found?.confirmations)) confirmations")
-            } catch {
-                XCTAssertTrue("\(error)".contains("not in the chain LND follows"), "\(error)")
+            await assertRefused("a confirmation from a made-up header", ["not in the chain LND follows"]) {
+                try await checked.transaction(lock.txid)?.confirmations
             }
             await checked.shutDown()
         }
@@ -117,12 +106,7 @@ final class ElectrumAnchorTests: XCTestCase {
             server.update { $0.headers.append(ScriptedChain.headers(on: chain[6].hash, count: 1, salt: 1)[0]) }
             await server.announceTip()
             try await Task.sleep(for: .milliseconds(100))
-            do {
-                let tip = try await checked.tip()
-                XCTFail("a tip was given while LND was quiet: \(tip)")
-            } catch {
-                XCTAssertTrue("\(error)".contains("LND gave no best block"), "\(error)")
-            }
+            await assertRefused("a tip while LND was quiet", ["LND gave no best block"]) { try await checked.tip() }
             await checked.shutDown()
         }
     }
@@ -132,12 +116,7 @@ final class ElectrumAnchorTests: XCTestCase {
         try await withServer(world) { server, loop in
             let lnd = LND(5, honest[5].hash)
             let checked = await backend(server, loop, following: lnd)
-            do {
-                let tip = try await checked.tip()
-                XCTFail("a tip never linked to LND's was given: \(tip)")
-            } catch {
-                XCTAssertTrue("\(error)".contains("waits for the server to reach it"), "\(error)")
-            }
+            await assertRefused("a tip never linked to LND's", ["waits for the server to reach it"]) { try await checked.tip() }
             server.update { $0.headers = Array(self.honest[0...5]) }
             await server.announceTip()
             try await waitForTip(checked, height: 5)
@@ -152,6 +131,17 @@ final class ElectrumAnchorTests: XCTestCase {
             await server.announceTip()
             try await waitForTip(checked, height: 7)
             await checked.shutDown()
+        }
+    }
+
+    /// `call` must fail, its error naming each of `words`.
+    private func assertRefused<T>(_ what: String, _ words: [String], file: StaticString = #filePath, line: UInt = #line,
+                                  _ call: () async throws -> T) async {
+        do {
+            let value = try await call()
+            XCTFail("\(what) was given: \(value)", file: file, line: line)
+        } catch {
+            for word in words { XCTAssertTrue("\(error)".contains(word), "\(error)", file: file, line: line) }
         }
     }
 
