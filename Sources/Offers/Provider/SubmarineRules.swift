@@ -49,6 +49,12 @@ public struct SubmarineRules: Sendable, Hashable {
     /// mainnet pace a lock can miss a few blocks (a fee estimate outbid, slow blocks), and a
     /// provider paying many swaps at once pays some a few blocks late. Two hours of blocks.
     public static let confirmationWaitBlocks = 12
+    /// Blocks after the accept within which the client's lock must be seen (in the mempool
+    /// or a block), or the provider gives the swap up and frees what it promised: a client
+    /// locks right after the accept, and a request that never locks would otherwise hold
+    /// the provider's Lightning liquidity until the CLTV bound, about 45 hours at mainnet
+    /// pace (SUB-LIQ-1). Twice the confirmation wait: four hours of blocks.
+    public static let lockWaitBlocks = 2 * confirmationWaitBlocks
     /// The route allowance when the provider names none: two forwarding hops at LND's
     /// default delta of 80 (or one at Eclair's 144).
     public static let defaultRouteCLTVBlocks = 160

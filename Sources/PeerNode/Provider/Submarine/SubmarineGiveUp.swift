@@ -1,9 +1,11 @@
+import Offers
 import Transport
 
 /// Why a provider stopped before paying (`abandoned`): nothing was paid, and the client's
 /// lock, if any, is its own again by its refund at the timeout.
 public enum SubmarineGiveUp: Sendable, Hashable, CustomStringConvertible {
-    /// No confirmed lock came while the invoice could still be paid safely.
+    /// No lock was seen within `SubmarineRules.lockWaitBlocks` of the accept, or none
+    /// confirmed while the invoice could still be paid safely.
     case noLockInTime
     /// At pay time the invoice had expired (BOLT11 expiry, the payee's clock).
     case invoiceExpired(expiresAtUnix: UInt64)
@@ -16,7 +18,8 @@ public enum SubmarineGiveUp: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noLockInTime:
-            return "no confirmed lock arrived while the invoice could still be paid safely"
+            return "no lock arrived in time (none seen within \(SubmarineRules.lockWaitBlocks) blocks of the accept, "
+                + "or none confirmed while the invoice could still be paid safely)"
         case .invoiceExpired(let at):
             return "the invoice expired (at \(at)) before it could be paid"
         case .noRouteUnderCLTVLimit(let limit, let minFinal):

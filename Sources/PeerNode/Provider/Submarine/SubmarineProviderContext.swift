@@ -19,15 +19,19 @@ public struct SubmarineProviderContext: Sendable, Hashable {
     /// provider offers `musig2`, the client's SwapRequest listed it, the contract is
     /// `taproot_boltz`. Off, the provider never asks the client nor offers it anything.
     public let cooperative: Bool
+    /// The last height at which a swap with no lock seen yet still waits for one: the
+    /// accept's height plus `SubmarineRules.lockWaitBlocks`; nil: none (only the CLTV bound).
+    public let lockDeadlineHeight: UInt32?
 
     public init(contract: SwapContract, lockTotalSat: Int64, requiredConfirmations: Int, invoice: SubmarineInvoice,
-                claimPolicy: ClaimPolicy = .default, cooperative: Bool = false) {
+                claimPolicy: ClaimPolicy = .default, cooperative: Bool = false, lockDeadlineHeight: UInt32? = nil) {
         self.contract = contract
         self.lockTotalSat = lockTotalSat
         self.requiredConfirmations = max(1, requiredConfirmations)
         self.invoice = invoice
         self.claimPolicy = claimPolicy
         self.cooperative = cooperative && contract.type == .taprootBoltz
+        self.lockDeadlineHeight = lockDeadlineHeight
     }
 
     public var paymentHash: [UInt8] { contract.terms.paymentHash }

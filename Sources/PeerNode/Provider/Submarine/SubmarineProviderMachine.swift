@@ -71,7 +71,9 @@ public struct SubmarineProviderMachine: Sendable {
         case .lockSeen(let transaction, let confirmations):
             return arrived(transaction, confirmations, firstSeen: true)
         case .block(let height, let now):
-            // No lock yet: it still needs all its confirmations before the payment.
+            // No lock yet: past the lock's deadline after the accept, or once it could not
+            // get all its confirmations before the payment must go, the promise is freed.
+            if let deadline = context.lockDeadlineHeight, height > deadline { return abandoned(.noLockInTime) }
             return canStillPay(tipHeight: height, nowUnix: now, blocksToGo: context.requiredConfirmations)
                 ? .none : abandoned(.noLockInTime)
         case .lockRefunded(_, let confirmations) where confirmations >= 1:

@@ -31,7 +31,8 @@ struct SubmarineProviderRecord: Sendable {
     func context(cooperates: Bool) -> SubmarineProviderContext {
         SubmarineProviderContext(contract: contract, lockTotalSat: accept.body.totalSat,
                                  requiredConfirmations: quote.requiredConfirmations, invoice: invoice,
-                                 cooperative: cooperates && request.cooperates)
+                                 cooperative: cooperates && request.cooperates,
+                                 lockDeadlineHeight: acceptedAtHeight + UInt32(SubmarineRules.lockWaitBlocks))
     }
 
     /// Whether a stored provider record is a submarine one.

@@ -393,6 +393,7 @@ final class SubmarineProviderEngineTests: XCTestCase {
     func testPromisedSwapsCountAgainstLightningLiquidityAndANeverLockedSwapIsAbandonedAndReleased() async throws {
         try await start()
         try harness.hub.lightning.setBalance(node: "provider", balanceMsat: 100_000_000)
+        let acceptedAt = harness.hub.height
         let (_, _, accept, _) = try await harness.startSwap(amount: 60_000)
         XCTAssertEqual(harness.liquidity.promisedSat, 60_000 + 1 + 60)
         // What is left after the promise cannot carry a second swap of the same size: the
@@ -409,10 +410,13 @@ final class SubmarineProviderEngineTests: XCTestCase {
         guard case .reject(let reject)? = try refused.map({ try SwapMessage(bytes: $0) }) else { return XCTFail("expected a Reject") }
         XCTAssertEqual(reject.code, .amountOutOfRange, reject.reason)
 
-        // No lock comes: once even a lock confirming next could not be paid under the CLTV
-        // limit (T − (tip + 1) − 12 < 18 + 3), the swap is abandoned and its promise freed.
+        // No lock comes: past the lock's deadline after the accept (SUB-LIQ-1), or once even
+        // a lock confirming next could not be paid under the CLTV limit (T − (tip + 1) − 12
+        // < 18 + 3), whichever comes first, the swap is abandoned and its promise freed.
         let lastPayable = Int(accept.timeoutHeight) - 1 - SubmarineRules.cltvMarginBlocks - 18 - 3
-        try await harness.mine(lastPayable - harness.hub.height)
+        let lastWaiting = min(lastPayable, acceptedAt + SubmarineRules.lockWaitBlocks)
+        XCTAssertLessThan(lastWaiting, lastPayable, "the deadline comes first, long before the CLTV bound")
+        try await harness.mine(lastWaiting - harness.hub.height)
         try await Task.sleep(for: .milliseconds(200))
         let waiting = try await harness.lastKind(accept.swapID)
         XCTAssertEqual(waiting, "accepted")

@@ -296,6 +296,24 @@ final class SubmarineProviderMachineTests: XCTestCase {
         ])
     }
 
+    /// SUB-LIQ-1: a swap whose lock was never seen is given up once the lock's deadline
+    /// after the accept has passed, long before the CLTV bound; a lock seen in time is
+    /// waited on as before.
+    func testASwapWithNoLockSeenIsGivenUpAfterTheLockDeadline() {
+        let deadline: UInt32 = 124
+        let bounded = SubmarineProviderMachine(context: SubmarineProviderContext(
+            contract: Self.contract, lockTotalSat: Self.total, requiredConfirmations: 2, invoice: Self.invoice,
+            lockDeadlineHeight: deadline))
+        XCTAssertEqual(bounded.step(.accepted, .block(height: deadline, nowUnix: Self.now)), SubmarineProviderStep())
+        XCTAssertEqual(bounded.step(.accepted, .block(height: deadline + 1, nowUnix: Self.now)),
+                       SubmarineProviderStep(next: .abandoned(.noLockInTime)))
+        XCTAssertEqual(machine.step(.accepted, .block(height: deadline + 1, nowUnix: Self.now)), SubmarineProviderStep(),
+                       "without a deadline only the CLTV bound counts")
+        XCTAssertEqual(bounded.step(.lockSeen(lock), .block(height: deadline + 1, nowUnix: Self.now)), SubmarineProviderStep(),
+                       "a lock seen in time is waited on")
+        XCTAssertTrue(SubmarineGiveUp.noLockInTime.description.contains("\(SubmarineRules.lockWaitBlocks) blocks of the accept"))
+    }
+
     // MARK: never twice
 
     /// A crash after `payment_intent`: the node is asked, never paid again. If it never
