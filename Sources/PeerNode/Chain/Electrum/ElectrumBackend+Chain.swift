@@ -15,7 +15,12 @@ extension ElectrumBackend {
     /// The header at `height` in the server's best chain, remembered by hash; for a server
     /// the operator does not run, one linked to LND's best block, at or below the tip.
     func header(atHeight height: Int) async throws(ChainBackendError) -> BlockHeader {
-        let tip = try await currentTip()
+        try await header(atHeight: height, tip: try await currentTip())
+    }
+
+    /// `header(atHeight:)` against a tip the caller has already read.
+    private func header(atHeight height: Int, tip: (height: Int, header: BlockHeader)) async throws(ChainBackendError)
+        -> BlockHeader {
         let header: BlockHeader
         if height == tip.height {
             header = tip.header
@@ -295,13 +300,15 @@ extension ElectrumBackend {
     /// to the merkle root of the header at that height.
     func provenConfirmation(_ txid: TransactionID, height: Int) async throws(ChainBackendError)
         -> (hash: BlockHash, confirmations: Int) {
-        let header = try await header(atHeight: height)
+        // One tip for both the header and the count: on an untrusted server each reading
+        // is checked against LND's, which is work not to do twice.
+        let tip = try await currentTip()
+        let header = try await header(atHeight: height, tip: tip)
         let proof = try await withClient { client throws(ElectrumError) in try await client.merkleProof(txid, height: height) }
         guard proof.proves(txid, in: header) else {
             throw .malformedResponse("the Electrum server says \(txid) is in block \(height), but its merkle proof does not "
                 + "lead to that block's merkle root (its chain moved, or it is lying)")
         }
-        let tip = try await currentTip()
         // A trusted server may list a transaction a moment before its tip notification
         // comes: one confirmation. An anchored header is at or below the tip already.
         return (header.hash, max(tip.height - height + 1, 1))

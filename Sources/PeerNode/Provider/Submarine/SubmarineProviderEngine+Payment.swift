@@ -41,9 +41,10 @@ extension SubmarineProviderEngine {
         let feeLimit = UInt64(clamping: configuration.routingReserve.fee(paymentSat: swap.amountSat))
         let timeout = configuration.paymentTimeoutSeconds
         let hash = swap.paymentHash
-        let tip = lastTipHeight
+        // The tip the machine counted the limit from (limit = T − tip − margin); LND counts
+        // it from its own best block.
+        let tip = UInt32(clamping: Int(swap.contract.terms.timeoutHeight) - SubmarineRules.cltvMarginBlocks - Int(cltvLimit))
         payments[id] = Task { [weak self] in
-            // The machine counted the limit from the backend's tip; LND counts it from its own.
             let lightningHeight = try? await lightning.info().blockHeight
             let limit = SubmarineRules.cltvLimit(cltvLimit, countedFrom: tip, lightningHeight: lightningHeight)
             self?.log("submarine swap \(id): paying \(swap.amountSat) sat, fee limit \(feeLimit) sat, cltv_limit \(limit)"
