@@ -77,6 +77,24 @@ public struct SubmarineRules: Sendable, Hashable {
         self.routeCLTVBlocks = max(0, routeCLTVBlocks)
     }
 
+    /// The last height at which a provider still waits for a lock it has not seen: the
+    /// accept's tip (the timeout less the quote's `htlc_timeout_blocks`, as both sides read
+    /// it from the signed accept) plus `lockWaitBlocks`. From the next block on, the swap is
+    /// given up.
+    public static func lockDeadlineHeight(timeoutHeight: UInt32, htlcTimeoutBlocks: Int) -> UInt32 {
+        let acceptedAt = timeoutHeight - UInt32(clamping: min(Int(timeoutHeight), max(0, htlcTimeoutBlocks)))
+        return acceptedAt + UInt32(lockWaitBlocks)
+    }
+
+    /// The last tip at which a client may still send a lock its node never took: the
+    /// provider's deadline less the tip skew, so the lock reaches the provider's mempool
+    /// while it still waits even when the provider's chain view is a few blocks ahead.
+    /// Past it, a lock would be one the provider no longer pays for: the client's coins
+    /// would wait for the refund at the timeout, two days at mainnet pace.
+    public static func lastLockBroadcastHeight(timeoutHeight: UInt32, htlcTimeoutBlocks: Int) -> Int {
+        Int(lockDeadlineHeight(timeoutHeight: timeoutHeight, htlcTimeoutBlocks: htlcTimeoutBlocks)) - tipSkewBlocks
+    }
+
     /// The CLTV limit for a payment sent at `tipHeight` toward a lock timing out at
     /// `timeoutHeight`; negative when the timeout is already too close to pay at all.
     public static func cltvLimit(timeoutHeight: UInt32, tipHeight: UInt32) -> Int {

@@ -8,7 +8,7 @@ extension SwapAccountingEntry {
         let record = swap.record
         switch record.role {
         case .client where Self.isSubmarine(record.contract):
-            self = try .submarineClient(record, events: swap.events)
+            self = try .submarineClient(record, events: swap.events, fundingWithdrawalFeeSat: swap.lockWithdrawalFeeSat)
         case .client:
             self = try .client(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat, paymentEnd: swap.paymentEnd)
         case .provider where Self.isSubmarine(record.contract):
@@ -30,8 +30,11 @@ extension SwapAccountingEntry {
     /// node's own Lightning balance gained X. Refunded: the lock came back less the
     /// refund's fee, so the cost is both fees: the fee of the version mined when the state
     /// names an earlier one (`mined_refund_txid`: it confirmed before its bump), else of the
-    /// last version signed. Abandoned: nothing was locked, nothing moved.
-    static func submarineClient(_ record: SwapRecord, events: [SwapEvent]) throws(AccountingError) -> SwapAccountingEntry {
+    /// last version signed. Abandoned: nothing was locked; when the funding was taken back
+    /// (the provider had stopped waiting for it), the withdrawal's fee, recorded beside the
+    /// log (`fundingWithdrawalFeeSat`), is what the swap cost.
+    static func submarineClient(_ record: SwapRecord, events: [SwapEvent], fundingWithdrawalFeeSat: Int64? = nil)
+        throws(AccountingError) -> SwapAccountingEntry {
         let contract = record.contract
         guard let quoteJSON = contract["quote"] else { throw .unreadableSwap(id: record.id, why: "its contract lacks the quote") }
         let quote: Quote
@@ -80,8 +83,9 @@ extension SwapAccountingEntry {
                          onchain: -(lockFee + refundFee))
         default:
             // Abandoned with a funding recorded: its inputs went elsewhere, final, so no
-            // lock exists and the wallet paid nothing for it.
-            return entry(.failed, endedAt: last.at)
+            // lock exists; the wallet paid for it only when it took the inputs back itself.
+            guard let withdrawalFee = fundingWithdrawalFeeSat else { return entry(.failed, endedAt: last.at) }
+            return entry(.failed, endedAt: last.at, lockFee: withdrawalFee, onchain: -withdrawalFee)
         }
     }
 

@@ -3,7 +3,7 @@
 /// (or apart from) its events: a client's routing fee, recorded when its payment succeeds;
 /// the end of a client's payment that was still held when its swap ended; a provider's lock
 /// fees beyond the lock's own: the child paying for a stuck lock, the withdrawal taking an
-/// unconfirmed lock back.
+/// unconfirmed lock back (a provider's lock, or a submarine client's funding).
 public struct SwapHistory: Sendable {
     public let record: SwapRecord
     public let events: [SwapEvent]
@@ -26,6 +26,11 @@ public struct SwapHistory: Sendable {
     public static func load(_ record: SwapRecord, from store: any SwapStore) async throws(StoreError) -> SwapHistory {
         let events = try await store.events(of: record.id)
         switch record.role {
+        case .client where SwapAccountingEntry.isSubmarine(record.contract):
+            // A funding taken back after the provider stopped waiting cost its withdrawal.
+            return SwapHistory(record: record, events: events,
+                               lockWithdrawalFeeSat: try await SubmarineClientEngine.recordedFundingWithdrawalFee(record.id,
+                                                                                                                 in: store))
         case .client:
             return SwapHistory(record: record, events: events,
                                routingFeeMsat: try await ClientEngine.recordedRoutingFee(record.id, in: store),

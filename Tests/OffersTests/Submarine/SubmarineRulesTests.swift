@@ -96,6 +96,17 @@ final class SubmarineRulesTests: XCTestCase {
         XCTAssertEqual(SubmarineRules.cltvLimit(3, countedFrom: 100, lightningHeight: 500), 1)
     }
 
+    /// Both sides read the accept's tip from the signed accept (the timeout less the
+    /// quote's blocks): the provider waits for a lock up to 24 blocks after it, and the
+    /// client sends one it has not sent until 3 blocks before that.
+    func testTheLockDeadlineAndTheClientsLastBroadcastCountFromTheAccept() {
+        XCTAssertEqual(SubmarineRules.lockDeadlineHeight(timeoutHeight: 1_144, htlcTimeoutBlocks: 144), 1_024)
+        XCTAssertEqual(SubmarineRules.lastLockBroadcastHeight(timeoutHeight: 1_144, htlcTimeoutBlocks: 144), 1_021)
+        XCTAssertEqual(SubmarineRules.lockDeadlineHeight(timeoutHeight: 100, htlcTimeoutBlocks: 500), 24,
+                       "a timeout below its own blocks counts from 0, never wraps")
+        XCTAssertLessThan(SubmarineRules.lockWaitBlocks, 144, "the wait ends well before a timeout of a day")
+    }
+
     func testTheFinalCLTVMustLeaveARouteUnderTheLimit() {
         XCTAssertNoThrow(try check(invoice(minFinal: 100)))
         XCTAssertEqual(refusal { try check(invoice(minFinal: 101)) },

@@ -12,6 +12,11 @@ public enum SubmarineClientAction: Sendable, Hashable {
     case fundLock(SwapContract, amountSat: Int64)
     /// Send the recorded funding to the chain (idempotent: a known transaction is fine).
     case broadcastLock(Transaction)
+    /// Spend the recorded funding's inputs back to the wallet (a BIP125 replacement when it
+    /// is in the mempool; nothing when it is in a block, or has descendants there), so that
+    /// no lock can ever exist: the funding was never taken by the node, and the provider no
+    /// longer waits for a lock (`SubmarineRules.lastLockBroadcastHeight`).
+    case takeBackFunding(Transaction)
     /// Read the lock's confirmations and any spend of it (mempool and chain).
     case checkChain
     /// Sign the first refund of `lock` to the wallet at the estimated fee (nLockTime =

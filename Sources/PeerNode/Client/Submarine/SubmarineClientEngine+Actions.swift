@@ -11,6 +11,7 @@ extension SubmarineClientEngine {
         case .persist(let state): try await persist(state, of: run)
         case .fundLock(let contract, let amountSat): await fundLock(run, contract: contract, amountSat: amountSat)
         case .broadcastLock(let funding): await broadcastLock(funding, of: run)
+        case .takeBackFunding(let funding): await takeBackFunding(funding, of: run)
         case .checkChain: await checkChain(run)
         case .buildRefund: await signRefund(run, previous: nil, tipHeight: nil)
         case .bumpRefund(let previous, let tipHeight): await signRefund(run, previous: previous, tipHeight: tipHeight)

@@ -27,7 +27,7 @@ extension SubmarineClientEngine {
                     }
                     if run.record.ownInvoice { watchOwnInvoice(run) }
                 }
-                feed(run.id, .recover)
+                feed(run.id, .recover(tipHeight: tip))
                 if let tip { feed(run.id, .block(height: tip)) }
                 resumed.append(run.id)
                 report(run.id, SubmarineClientProgress.note, "resumed in \(run.state.phase.rawValue)")

@@ -35,8 +35,10 @@ public enum SubmarineClientInput: Sendable, Equatable {
     case refundConfirmations(TransactionID, Int)
     /// A block joined the chain.
     case block(height: Int)
-    /// The node restarted: resume from the stored state.
-    case recover
+    /// The node restarted: resume from the stored state. `tipHeight`: the chain's tip now,
+    /// when it could be read (the stored tip may be many blocks old: a funding the node
+    /// never took is sent only while the provider still waits for it).
+    case recover(tipHeight: Int?)
     /// The engine co-signed the provider's cooperative claim (checked: the preimage is the
     /// payment hash's, the claim spends exactly the lock); recorded before the answer leaves.
     case coopClaimAgreed(preimage: [UInt8], CoopCosigned)

@@ -159,11 +159,11 @@ public struct SubmarineClientMachine: Sendable {
             return refundDepth(max(0, count), of: txid)
         case .block(let height):
             return block(height)
-        case .recover where state.phase == .coopRefundRequested:
+        case .recover(let tip) where state.phase == .coopRefundRequested:
             // The secret nonce died with the process: the round is over, never resumed.
-            return endRefundRound("the node restarted during the round (its nonce is gone)") + resume()
-        case .recover:
-            return resume()
+            return endRefundRound("the node restarted during the round (its nonce is gone)") + resume(tip: tip)
+        case .recover(let tip):
+            return resume(tip: tip)
         case .coopClaimAgreed(let preimage, let cosigned):
             return coopClaimAgreed(preimage, cosigned)
         case .coopRefundOffered:
@@ -401,12 +401,13 @@ public struct SubmarineClientMachine: Sendable {
         return actions + [.buildRefund(lock)]
     }
 
-    private mutating func resume() -> [SubmarineClientAction] {
+    /// `tip`: the chain's tip at the restart, newer than the stored one after a long stop.
+    private mutating func resume(tip: Int?) -> [SubmarineClientAction] {
         switch state.phase {
         case .refundBroadcast:
             return (state.refund.map { [.broadcastRefund($0)] } ?? []) + [.checkChain]
         default:
-            return lockRebroadcast() + [.checkChain]
+            return lockRebroadcast(atTip: tip) + [.checkChain]
         }
     }
 
@@ -420,9 +421,22 @@ public struct SubmarineClientMachine: Sendable {
     }
 
     /// The recorded funding, sent again while it is in no block and nothing spends it.
-    private func lockRebroadcast() -> [SubmarineClientAction] {
+    ///
+    /// A funding the node never took (`lock_intent`: a crash before the broadcast, or every
+    /// broadcast refused) is taken back instead once the tip (`tip`, else the last block
+    /// seen) is past `SubmarineRules.lastLockBroadcastHeight`: the provider gives up a swap
+    /// whose lock it has not seen within `lockWaitBlocks` of the accept, so a lock sent
+    /// later would never be paid for, and the coins would wait for the refund at the
+    /// timeout (SUB-LIQ-2). Once the lock's node took it, it goes out again as before: the
+    /// provider may have seen it in time and be waiting on it.
+    private func lockRebroadcast(atTip tip: Int? = nil) -> [SubmarineClientAction] {
         guard let funding = state.funding, state.lockConfirmations == 0, state.claimTxid == nil,
               state.refundConfirmations == 0 else { return [] }
+        if state.phase == .lockIntent, let timeout = state.timeoutHeight, let tip = tip ?? state.tipHeight,
+           tip > SubmarineRules.lastLockBroadcastHeight(timeoutHeight: UInt32(clamping: timeout),
+                                                        htlcTimeoutBlocks: settings.terms.quote.htlcTimeoutBlocks) {
+            return [.takeBackFunding(funding)]
+        }
         return [.broadcastLock(funding)]
     }
 

@@ -7,7 +7,7 @@
 /// |---|---|---|
 /// | `quoted` | the terms (quote, request, invoice hash) | ends `abandoned`: nothing was locked |
 /// | `accepted` | the contract rebuilt from the verified accept | ends `abandoned`: nothing was locked, nothing is funded without the user waiting |
-/// | `lock_intent` | the signed funding transaction and its lock output | broadcasts the same bytes (never a new funding), reads the chain |
+/// | `lock_intent` | the signed funding transaction and its lock output | broadcasts the same bytes (never a new funding), reads the chain; past `SubmarineRules.lastLockBroadcastHeight` takes its inputs back instead |
 /// | `lock_broadcast` | the node accepted the funding | broadcasts it again (idempotent), reads the chain |
 /// | `lock_confirmed` | the lock has the quote's confirmations | reads the chain |
 /// | `coop_signed` | the preimage from the provider's cooperative claim request and the co-signature given (`CoopCosigned`) | as `paid`; a replayed request is answered from the record |

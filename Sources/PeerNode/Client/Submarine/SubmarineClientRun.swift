@@ -22,6 +22,9 @@ final class SubmarineClientRun {
     var preparedFunding: TransactionID?
     /// What the lock transaction pays in fees (stored with the `lock_intent` event).
     var lockFeeSat: Int64?
+    /// The transaction taking the funding's inputs back, once made (reported and its fee
+    /// recorded once; the wallet hands the same one back at each later block).
+    var fundingWithdrawal: TransactionID?
     /// The tip of the refund's last bump: one bump per block.
     var refundBumpTip: Int?
     /// The cooperative refund round being prepared or sent: our half with its secret

@@ -32,7 +32,8 @@ struct SubmarineProviderRecord: Sendable {
         SubmarineProviderContext(contract: contract, lockTotalSat: accept.body.totalSat,
                                  requiredConfirmations: quote.requiredConfirmations, invoice: invoice,
                                  cooperative: cooperates && request.cooperates,
-                                 lockDeadlineHeight: acceptedAtHeight + UInt32(SubmarineRules.lockWaitBlocks))
+                                 lockDeadlineHeight: SubmarineRules.lockDeadlineHeight(
+                                    timeoutHeight: accept.body.timeoutHeight, htlcTimeoutBlocks: quote.htlcTimeoutBlocks))
     }
 
     /// Whether a stored provider record is a submarine one.

@@ -98,7 +98,7 @@ final class SubmarineClientCoopMachineTests: XCTestCase {
                        "the script-path refund from the timeout, as without cooperation")
 
         var restarted = SubmarineClientMachine(settings: fixture.settings(), state: self.machine(at: .coopRefundRequested).state)
-        let resumed = restarted.handle(.recover)
+        let resumed = restarted.handle(.recover(tipHeight: nil))
         XCTAssertFalse(resumed.contains { if case .requestCooperativeRefund = $0 { return true } else { return false } },
                        "the nonce is gone: the round is never sent again")
         XCTAssertEqual(restarted.phase, .lockConfirmed)
@@ -129,7 +129,8 @@ final class SubmarineClientCoopMachineTests: XCTestCase {
     func testRandomWalksKeepTheRecordFirstAndTheBounds() {
         let inputs: [SubmarineClientInput] = [
             .coopRefundOffered, .coopRefundPrepared(fixture.refundRound), .coopRefundFailed("x"),
-            .coopRefundSigned(fixture.keyPathRefund), .coopClaimAgreed(preimage: F.preimage, fixture.cosignedClaim), .recover,
+            .coopRefundSigned(fixture.keyPathRefund), .coopClaimAgreed(preimage: F.preimage, fixture.cosignedClaim),
+            .recover(tipHeight: nil),
             .lockConfirmations(1), .lockConfirmations(0), .block(height: F.acceptTip + 3), .block(height: F.timeout),
             .lockSpent(fixture.keyPathClaim, confirmations: 0), .lockUnspent, .preimageLearned(F.preimage, source: .settledInvoice),
             .refundSigned(fixture.refund()),

@@ -328,8 +328,8 @@ final class SubmarineClientHostileTests: XCTestCase {
         let final = machine.handle(.lockSpent(claim, confirmations: 2))
         XCTAssertEqual(final.last, .finish)
         let ended = machine.state
-        for input: SubmarineClientInput in [.lockSpent(claim, confirmations: 3), .block(height: timeout + 5), .recover,
-                                            .lockUnspent, .lockConfirmations(0)] {
+        for input: SubmarineClientInput in [.lockSpent(claim, confirmations: 3), .block(height: timeout + 5),
+                                            .recover(tipHeight: nil), .lockUnspent, .lockConfirmations(0)] {
             XCTAssertEqual(machine.handle(input), [], "after the end: \(input)")
         }
         XCTAssertEqual(machine.state, ended)

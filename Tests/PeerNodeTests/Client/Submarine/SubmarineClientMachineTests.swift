@@ -143,7 +143,7 @@ final class SubmarineClientMachineTests: XCTestCase {
         for (phase, next, expected) in rows {
             // A restart: a new machine from the stored state alone.
             var restarted = SubmarineClientMachine(settings: fixture.settings(), state: machine(at: phase).state)
-            let actions = restarted.handle(.recover)
+            let actions = restarted.handle(.recover(tipHeight: nil))
             XCTAssertEqual(restarted.phase, next, "recover in \(phase)")
             if let expected {
                 XCTAssertEqual(actions, expected, "recover in \(phase)")
@@ -159,16 +159,60 @@ final class SubmarineClientMachineTests: XCTestCase {
     func testACrashAtLockIntentSendsTheSameFundingAndNeverFundsAgain() {
         let stored = machine(at: .lockIntent).state
         var restarted = SubmarineClientMachine(settings: fixture.settings(), state: stored)
-        XCTAssertEqual(restarted.handle(.recover), [.broadcastLock(fixture.funding()), .checkChain])
+        XCTAssertEqual(restarted.handle(.recover(tipHeight: nil)), [.broadcastLock(fixture.funding()), .checkChain])
         XCTAssertEqual(restarted.handle(.lockFunded(fixture.funding(tag: 0xb2))), [], "a second funding is never recorded")
         XCTAssertEqual(restarted.state.funding, fixture.funding())
         XCTAssertEqual(restarted.handle(.block(height: 1_001)), [.broadcastLock(fixture.funding()), .checkChain])
     }
 
+    /// SUB-LIQ-2: the provider gives a swap up when no lock is seen within
+    /// `SubmarineRules.lockWaitBlocks` (24) of the accept (tip 1,000 here): a funding the
+    /// node never took goes out until 3 blocks before that (tip 1,021), and from then on
+    /// its inputs are taken back instead, at a restart (the tip read then) or at a block.
+    /// A funding the node took is sent again as before: the provider may be waiting on it.
+    func testAFundingTheNodeNeverTookIsTakenBackOnceTheProviderNoLongerWaitsForIt() {
+        let funding = fixture.funding()
+        let last = SubmarineRules.lastLockBroadcastHeight(timeoutHeight: UInt32(timeout), htlcTimeoutBlocks: 144)
+        XCTAssertEqual(last, F.acceptTip + 24 - 3)
+        let stored = machine(at: .lockIntent).state
+        var inTime = SubmarineClientMachine(settings: fixture.settings(), state: stored)
+        XCTAssertEqual(inTime.handle(.recover(tipHeight: last)), [.broadcastLock(funding), .checkChain])
+        var late = SubmarineClientMachine(settings: fixture.settings(), state: stored)
+        XCTAssertEqual(late.handle(.recover(tipHeight: last + 1)), [.takeBackFunding(funding), .checkChain],
+                       "a restart long after the accept does not send the lock")
+        XCTAssertEqual(late.handle(.block(height: last + 2)), [.takeBackFunding(funding), .checkChain], "nor a later block")
+        XCTAssertEqual(late.phase, .lockIntent)
+
+        // Every broadcast refused while the blocks went by: the same cut-off.
+        var refused = machine(at: .lockIntent)
+        XCTAssertEqual(refused.handle(.block(height: last)), [.broadcastLock(funding), .checkChain])
+        XCTAssertEqual(refused.handle(.block(height: last + 1)), [.takeBackFunding(funding), .checkChain])
+
+        // The withdrawal is final: no lock will ever exist.
+        XCTAssertEqual(late.handle(.fundingConflicted(confirmations: 1)), [], "not final yet")
+        let actions = late.handle(.fundingConflicted(confirmations: 2))
+        XCTAssertEqual(actions, [.persist(late.state), .finish])
+        XCTAssertEqual(late.phase, .abandoned)
+        XCTAssertEqual(late.state.outcome?.funds, .neverLocked)
+
+        // The withdrawal lost the race (the lock was out before the crash and got mined):
+        // the swap goes on from the lock as any other.
+        var mined = SubmarineClientMachine(settings: fixture.settings(), state: stored)
+        _ = mined.handle(.recover(tipHeight: last + 1))
+        _ = mined.handle(.lockConfirmations(1))
+        XCTAssertEqual(mined.phase, .lockConfirmed)
+
+        // The node took the lock: it is sent again at any height (the provider may have
+        // seen it in time), never taken back.
+        var taken = machine(at: .lockBroadcast)
+        XCTAssertEqual(taken.handle(.recover(tipHeight: last + 10)), [.broadcastLock(funding), .checkChain])
+        XCTAssertEqual(taken.handle(.block(height: last + 11)), [.broadcastLock(funding), .checkChain])
+    }
+
     func testACrashWhileRefundingKeepsBumpingTheRecordedVersions() {
         var restarted = SubmarineClientMachine(settings: fixture.settings(), state: machine(at: .refundBroadcast).state)
         let refund = fixture.refund()
-        XCTAssertEqual(restarted.handle(.recover), [.broadcastRefund(refund), .checkChain])
+        XCTAssertEqual(restarted.handle(.recover(tipHeight: nil)), [.broadcastRefund(refund), .checkChain])
         XCTAssertEqual(restarted.handle(.block(height: timeout + 1)),
                        [.checkChain, .bumpRefund(previous: refund, tipHeight: timeout + 1)])
         XCTAssertEqual(restarted.handle(.refundConfirmations(refund.txid, 2)), [.persist(restarted.state), .finish])

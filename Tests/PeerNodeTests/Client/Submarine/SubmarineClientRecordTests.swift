@@ -23,7 +23,8 @@ final class SubmarineClientRecordTests: XCTestCase {
                 XCTAssertEqual(read, stored, "\(type) \(phase)")
                 var fromMemory = SubmarineClientMachine(settings: fixture.settings(), state: stored)
                 var fromDisk = SubmarineClientMachine(settings: fixture.settings(), state: read)
-                XCTAssertEqual(fromDisk.handle(.recover), fromMemory.handle(.recover), "\(type) \(phase)")
+                XCTAssertEqual(fromDisk.handle(.recover(tipHeight: nil)), fromMemory.handle(.recover(tipHeight: nil)),
+                               "\(type) \(phase)")
             }
         }
     }

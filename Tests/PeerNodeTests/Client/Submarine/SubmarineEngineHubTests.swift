@@ -344,6 +344,88 @@ final class SubmarineEngineHubTests: XCTestCase {
         await fixture.shutDown(second)
     }
 
+    /// SUB-LIQ-2: the node dies after recording `lock_intent`, before the broadcast, and
+    /// stays down past the blocks the provider waits for a lock. On restart the funding is
+    /// not sent (the provider no longer pays for it: the coins would wait for the refund at
+    /// the timeout); its inputs go back to the wallet, and once that is final the swap ends
+    /// `abandoned`, nothing locked, the wallet short only the withdrawal's fee, which the
+    /// report counts.
+    func testAFundingNeverSentIsTakenBackWhenTheNodeRestartsTooLateForTheProvider() async throws {
+        try await takeBackAfterALateRestart(inMempool: false)
+    }
+
+    /// As above, with the funding in the node's mempool at the restart (the crash came
+    /// after the broadcast, before its record, and no block took it): it is replaced
+    /// (BIP125) by the withdrawal, which pays more than it.
+    func testAFundingInTheMempoolIsReplacedWhenTheNodeRestartsTooLateForTheProvider() async throws {
+        try await takeBackAfterALateRestart(inMempool: true)
+    }
+
+    private func takeBackAfterALateRestart(inMempool: Bool) async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let crashing = ClientCrashingStore(fixture.store, crashAfter: "lock_intent")
+        let first = try fixture.engine(store: crashing)
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("lock_intent is on disk") { try await fixture.lastKind(of: id) == "lock_intent" }
+        _ = try? await within(seconds: 10) { try await paying.value }
+        let recorded = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        let stored = try SubmarineClientState(kind: recorded.kind, data: recorded.data)
+        let funding = try XCTUnwrap(stored.funding)
+        let contract = try XCTUnwrap(stored.contract)
+        await first.shutDown()
+
+        // Down until the provider no longer waits for a lock.
+        let record = try SubmarineClientRecord(json: try await XCTUnwrapAsync(try await fixture.store.swap(id)).contract)
+        let last = SubmarineRules.lastLockBroadcastHeight(timeoutHeight: contract.terms.timeoutHeight,
+                                                          htlcTimeoutBlocks: record.quote.body.htlcTimeoutBlocks)
+        try fixture.hub.mine(last + 1 - fixture.hub.chain.height)
+        if inMempool { _ = try fixture.hub.chain.submit(funding) }
+        let wallet = try fixture.hub.wallet(seed: 0x55)
+        _ = try await wallet.sync()
+        let second = try fixture.engine(wallet: wallet)
+        let resumed = try await second.recover()
+        XCTAssertEqual(resumed, [id])
+        let inputs = Set(funding.inputs.map(\.previousOutput))
+        try await clientEventually("the funding's inputs are spent back to the wallet") {
+            fixture.hub.chain.mempoolEntries().contains { entry in
+                guard let tx = fixture.hub.chain.transaction(entry.entry.txid)?.transaction else { return false }
+                return tx.txid != funding.txid && tx.inputs.contains { inputs.contains($0.previousOutput) }
+            }
+        }
+        XCTAssertFalse(fixture.hub.inMempool(funding.txid), "the lock was not sent")
+        // The daemon syncs its wallet on a timer (`wallet_sync_seconds`): here at each block.
+        for _ in 0..<6 where try await fixture.lastKind(of: id) != "abandoned" {
+            try fixture.hub.mine(1)
+            _ = try await wallet.sync()
+            for _ in 0..<40 where try await fixture.lastKind(of: id) != "abandoned" {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        let kind = try await fixture.lastKind(of: id)
+        XCTAssertEqual(kind, "abandoned", "once the withdrawal is final")
+        XCTAssertTrue(fixture.payments(to: contract.scriptPubKey).isEmpty, "no lock ever")
+        let end = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        XCTAssertEqual(try SubmarineClientState(kind: end.kind, data: end.data).outcome?.funds, .neverLocked)
+        let fee = try await XCTUnwrapAsync(try await SubmarineClientEngine.recordedFundingWithdrawalFee(id, in: fixture.store))
+        XCTAssertGreaterThan(fee, 0)
+        if inMempool {
+            let events = try await fixture.store.events(of: id)
+            let lockFee = try XCTUnwrap(events.first { $0.kind == "lock_intent" }?.data["lock_fee_sat"]?.int64Value)
+            XCTAssertGreaterThan(fee, lockFee, "a replacement pays more than the funding it replaces")
+        }
+        _ = try await wallet.sync()
+        let after = await wallet.balance().total
+        XCTAssertEqual(before - after, fee, "the wallet is short the withdrawal's fee only")
+        let swap = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let entry = try SwapAccountingEntry(try await SwapHistory.load(swap, from: fixture.store))
+        XCTAssertEqual(entry.onchainSat, -fee, "the report counts what the wallet lost")
+        await fixture.shutDown(second)
+    }
+
     /// The node is down while the provider pays and its claim is mined: on restart the
     /// rescan finds the claim, its witness gives the preimage, and the swap completes.
     func testAClaimMinedWhileTheNodeWasDownIsFoundOnRestart() async throws {
