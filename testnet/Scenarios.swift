@@ -54,6 +54,7 @@ struct Scenario: Sendable {
         + LoadScenarios.all + CapacityScenarios.all + PaceScenarios.all + LifecycleScenarios.all + FloodScenarios.all
         + SoakScenarios.all + ElectrumScenarios.all + ElectrumNodeScenarios.all + ElectrumVariants.all
         + [ElectrumLagScenario.scenario, ElectrumSwallowScenario.scenario] + SubmarineScenarios.all + SubmarineFaultScenarios.all + SubmarineCrashScenarios.all
+        + [SubmarineLateRestartScenario.scenario]
         + SubmarineRecoveryScenarios.all + RailScenarios.all + CoopScenarios.all + SubmarineCoopScenarios.all + PkarrScenarios.all
 
     static let base: [Scenario] = [
