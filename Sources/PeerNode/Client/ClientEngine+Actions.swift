@@ -144,7 +144,11 @@ extension ClientEngine {
                         }
                         await self?.note(id, "the Lightning node never received the payment; waiting for the give-up timer")
                     case .lnd:
-                        // Refused before it started (expired, bad request): nothing left the node.
+                        // An error before the stream began: a refusal (an expired invoice, a
+                        // bad request) once the node confirms it has no record of the payment.
+                        // One it had taken before it stopped, unable to say so but by the
+                        // call's error (LND-5), is followed like any other.
+                        guard await self?.track(id, paymentHash: hash) == .unknownToNode else { return }
                         await self?.feed(id, .payment(.failed(.other(error.description))))
                     default:
                         await self?.note(id, "payment status unknown (\(error)); tracking it")

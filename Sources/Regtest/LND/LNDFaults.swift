@@ -12,6 +12,7 @@ public final class LNDFaults: Sendable {
     private struct State {
         var sendStreamErrors = 0
         var silentSendStreams = 0
+        var sendErrorsAfterStart = 0
         var silentUnknownInvoice = false
         var nextStream = 0
         var open: [Int: @Sendable () -> Void] = [:]
@@ -29,10 +30,12 @@ public final class LNDFaults: Sendable {
             switch fault {
             case .sendStreamError: state.sendStreamErrors += 1
             case .sendStreamSilent: state.silentSendStreams += 1
+            case .sendErrorAfterStart: state.sendErrorsAfterStart += 1
             case .silentUnknownInvoice: state.silentUnknownInvoice = true
             case .clear:
                 state.sendStreamErrors = 0
                 state.silentSendStreams = 0
+                state.sendErrorsAfterStart = 0
                 state.silentUnknownInvoice = false
             case .restart:
                 let cuts = Array(state.open.values)
@@ -67,6 +70,15 @@ public final class LNDFaults: Sendable {
         state.withLock { state in
             guard state.silentSendStreams > 0 else { return false }
             state.silentSendStreams -= 1
+            return true
+        }
+    }
+
+    /// True once per armed `send_error_after_start`: this send's answer is the error.
+    func takeSendErrorAfterStart() -> Bool {
+        state.withLock { state in
+            guard state.sendErrorsAfterStart > 0 else { return false }
+            state.sendErrorsAfterStart -= 1
             return true
         }
     }

@@ -251,14 +251,19 @@ extension LNDRESTHandler {
         let amount = try amountMsat(body, sat: "amt", msat: "amt_msat")
         let feeLimit = try amountMsat(body, sat: "fee_limit_sat", msat: "fee_limit_msat")
         let cltvLimit = try body.uint32("cltv_limit"), timeout = try body.uint32("timeout_seconds")
+        let updates: AsyncStream<SimulatedPayment>
         do {
-            let updates = try network.sendPayment(from: node, paymentRequest: request, amountMsat: amount,
-                                                  feeLimitMsat: feeLimit, cltvLimit: cltvLimit, timeoutSeconds: timeout)
-            return streaming(updates, breakAfterFirst: faults.takeSendStreamError(),
-                             silentAfterFirst: faults.takeSilentSendStream(), LNDMessages.payment)
+            updates = try network.sendPayment(from: node, paymentRequest: request, amountMsat: amount,
+                                              feeLimitMsat: feeLimit, cltvLimit: cltvLimit, timeoutSeconds: timeout)
         } catch {
             throw LNDRPCError(error)
         }
+        if faults.takeSendErrorAfterStart() {
+            // The payment is registered and goes on; only its answer is lost.
+            throw LNDRPCError(.unknown, "routerrpc server shutting down")
+        }
+        return streaming(updates, breakAfterFirst: faults.takeSendStreamError(),
+                         silentAfterFirst: faults.takeSilentSendStream(), LNDMessages.payment)
     }
 
     // MARK: helpers

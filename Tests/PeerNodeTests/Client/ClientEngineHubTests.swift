@@ -87,6 +87,25 @@ final class ClientEngineHubTests: XCTestCase {
         await fixture.shutDown(engine)
     }
 
+    /// LND-5: the client's LND takes the payment and stops before the stream's first
+    /// update, so the send is answered with its shutdown error and no stream. The payment
+    /// is under way all the same: the client looks it up before calling the send refused,
+    /// follows it, and the swap completes (the error read as a refusal ended it `failed`).
+    func testASendAnsweredWithAnErrorAfterLNDTookThePaymentIsFollowedAndTheSwapCompletes() async throws {
+        let fixture = try await ClientEngineFixture(lock: .honest)
+        fixture.hub.servers["client"]!.handler.faults.inject(.sendErrorAfterStart)
+        let engine = try fixture.engine()
+        let decision = try await fixture.route(amountSat: amount)
+        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
+        XCTAssertEqual(report.amountSat, amount)
+        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
+        let providerSwaps = await fixture.provider.swaps
+        let swap = try XCTUnwrap(providerSwaps.values.first)
+        try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
+        XCTAssertEqual(fixture.hub.servers["client"]!.handler.faults.sendRequests, 1, "sent once")
+        await fixture.shutDown(engine)
+    }
+
     /// Issue 15: the client stops while its payment is held by the provider (no lock
     /// yet). On restart it tracks the payment instead of sending it again (LND would
     /// answer 409, and the client never learnt the outcome); the late lock is claimed, the

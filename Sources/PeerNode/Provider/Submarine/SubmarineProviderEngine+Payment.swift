@@ -69,8 +69,12 @@ extension SubmarineProviderEngine {
                     self?.log("submarine swap \(id): \(error); tracking the payment")
                     await self?.follow(id, paymentHash: hash)
                 case .lnd:
-                    // Refused before it started (expired, no route under the limit): nothing left.
-                    await self?.deliverPayment(.failed(.other(error.description)), to: id)
+                    // An error before the stream began: a refusal (an expired invoice, a
+                    // limit no route fits under) once the node confirms it has no record of
+                    // the payment. One it had taken before it stopped, unable to say so but
+                    // by the call's error (LND-5), is followed like any other.
+                    self?.log("submarine swap \(id): the send was answered \(error); looking the payment up")
+                    await self?.follow(id, paymentHash: hash, refusal: error.description)
                 default:
                     await self?.follow(id, paymentHash: hash)
                 }
@@ -133,9 +137,10 @@ extension SubmarineProviderEngine {
     }
 
     /// Reads the payment's updates from LND's tracking until it is final; a payment LND
-    /// never had is `.paymentNotFound`. A broken stream ends this round: the next block's
-    /// `trackPayment` starts another.
-    private func follow(_ id: String, paymentHash: [UInt8]) async {
+    /// never had is `.paymentNotFound`, or failed with `refusal` when the send was refused
+    /// with it. A broken stream ends this round: the next block's `trackPayment` starts
+    /// another.
+    private func follow(_ id: String, paymentHash: [UInt8], refusal: String? = nil) async {
         // A stream closed on purpose (a lookup found the payment final, or shutdown).
         guard !Task.isCancelled else { return }
         do {
@@ -145,7 +150,11 @@ extension SubmarineProviderEngine {
                 if update.status.isFinal { return }
             }
         } catch let error as LightningBackendError where error.isNotFound {
-            deliver(.paymentNotFound, to: id)
+            if let refusal {
+                await deliverPayment(.failed(.other(refusal)), to: id)
+            } else {
+                deliver(.paymentNotFound, to: id)
+            }
         } catch {
             log("submarine swap \(id): tracking the payment: \(error); again at the next block")
         }

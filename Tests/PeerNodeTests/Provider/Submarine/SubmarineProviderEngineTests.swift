@@ -236,6 +236,27 @@ final class SubmarineProviderEngineTests: XCTestCase {
         try await harness.waitForState(.claimed, of: id)
     }
 
+    /// LND-5: the provider's LND takes the payment and stops before the stream's first
+    /// update, so the send is answered with its shutdown error and no stream. The payment
+    /// is under way: it is looked up before the send is called refused, followed, and
+    /// claimed for; the swap is never recorded `payment_failed` (nor offered a refund).
+    func testASendAnsweredWithAnErrorAfterLNDTookThePaymentIsFollowedNeverFailed() async throws {
+        try await start()
+        let preimage = [UInt8](repeating: 0x79, count: 32)
+        let hash = SHA256.hash(preimage)
+        let (accept, contract) = try await acceptHeldSwap(preimage: preimage)
+        let id = accept.swapID
+        harness.hub.servers["provider"]!.handler.faults.inject(.sendErrorAfterStart)
+        try await harness.lock(contract, amount: accept.totalSat)
+        try await harness.mine(1)
+        try await harness.waitForState(.paymentInFlight, of: id)
+        try await harness.payeeLND.settleInvoice(preimage: preimage)
+        try await harness.waitForState(.claimBroadcast, of: id)
+        XCTAssertEqual(harness.hub.servers["provider"]!.handler.faults.sendRequestsByHash[hash.hex], 1, "sent once")
+        let kinds = try await harness.store.events(of: id).map(\.kind)
+        XCTAssertFalse(kinds.contains("payment_failed"), "\(kinds)")
+    }
+
     func testAPayeeHoldingTheHTLCIsBoundedByTheCLTVLimitAndARestartTracksThePaymentItSentOnce() async throws {
         try await start()
         let preimage = [UInt8](repeating: 0x77, count: 32)
