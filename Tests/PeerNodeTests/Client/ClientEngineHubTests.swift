@@ -6,6 +6,7 @@ import HTLC
 import Lightning
 import Offers
 @testable import PeerNode
+import Regtest
 import Synchronization
 import Transport
 import XCTest
@@ -69,8 +70,27 @@ final class ClientEngineHubTests: XCTestCase {
     /// payment started. The swap tracks the payment instead of ending it failed (which
     /// left the HTLC held and never claimed), claims, and X arrives.
     func testASendStreamBrokenAfterItStartedIsTrackedAndTheSwapCompletes() async throws {
+        let (fixture, engine) = try await payDespite(.sendStreamError)
+        XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("routerrpc server shutting down") },
+                      "the broken stream is reported")
+        await fixture.shutDown(engine)
+    }
+
+    /// LND-5: the client's LND takes the payment and stops before the stream's first
+    /// update, so the send is answered with its shutdown error and no stream. The payment
+    /// is under way all the same: the client looks it up before calling the send refused,
+    /// follows it, and the swap completes (the error read as a refusal ended it `failed`).
+    func testASendAnsweredWithAnErrorAfterLNDTookThePaymentIsFollowedAndTheSwapCompletes() async throws {
+        let (fixture, engine) = try await payDespite(.sendErrorAfterStart)
+        XCTAssertEqual(fixture.hub.servers["client"]!.handler.faults.sendRequests, 1, "sent once")
+        await fixture.shutDown(engine)
+    }
+
+    /// Pays X with `fault` armed on the client's LND; returns once X arrived, the
+    /// provider's invoice settled and the client's LND reports its payment succeeded.
+    private func payDespite(_ fault: LNDFault) async throws -> (ClientEngineFixture, ClientEngine) {
         let fixture = try await ClientEngineFixture(lock: .honest)
-        fixture.hub.servers["client"]!.handler.faults.inject(.sendStreamError)
+        fixture.hub.servers["client"]!.handler.faults.inject(fault)
         let engine = try fixture.engine()
         let decision = try await fixture.route(amountSat: amount)
         let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
@@ -82,28 +102,7 @@ final class ClientEngineHubTests: XCTestCase {
             try await fixture.providerLND.lookupInvoice(paymentHash: swap.request.paymentHash).state == .settled
         }
         try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
-        XCTAssertTrue(fixture.progress.all.contains { $0.detail.contains("routerrpc server shutting down") },
-                      "the broken stream is reported")
-        await fixture.shutDown(engine)
-    }
-
-    /// LND-5: the client's LND takes the payment and stops before the stream's first
-    /// update, so the send is answered with its shutdown error and no stream. The payment
-    /// is under way all the same: the client looks it up before calling the send refused,
-    /// follows it, and the swap completes (the error read as a refusal ended it `failed`).
-    func testASendAnsweredWithAnErrorAfterLNDTookThePaymentIsFollowedAndTheSwapCompletes() async throws {
-        let fixture = try await ClientEngineFixture(lock: .honest)
-        fixture.hub.servers["client"]!.handler.faults.inject(.sendErrorAfterStart)
-        let engine = try fixture.engine()
-        let decision = try await fixture.route(amountSat: amount)
-        let report = try await fixture.pay(engine, amountSat: amount, route: decision, within: 60)
-        XCTAssertEqual(report.amountSat, amount)
-        try await fixture.mineUntilDelivered(report.swapID, amountSat: amount)
-        let providerSwaps = await fixture.provider.swaps
-        let swap = try XCTUnwrap(providerSwaps.values.first)
-        try await fixture.trackedPaymentSucceeds(swap.request.paymentHash)
-        XCTAssertEqual(fixture.hub.servers["client"]!.handler.faults.sendRequests, 1, "sent once")
-        await fixture.shutDown(engine)
+        return (fixture, engine)
     }
 
     /// Issue 15: the client stops while its payment is held by the provider (no lock

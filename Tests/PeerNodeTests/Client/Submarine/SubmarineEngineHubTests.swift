@@ -304,20 +304,8 @@ final class SubmarineEngineHubTests: XCTestCase {
     /// the recorded funding goes out, the very same bytes, and the swap completes: one lock.
     func testACrashAfterLockIntentBroadcastsTheRecordedFundingOnRestart() async throws {
         let fixture = try await SubmarineEngineHubFixture()
-        let crashing = ClientCrashingStore(fixture.store, crashAfter: "lock_intent")
-        let first = try fixture.engine(store: crashing)
-        let before = try await fixture.savings()
-        let invoice = try await fixture.payeeInvoice(amountSat: amount)
-        let offer = try await fixture.offer()
-        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
-        let id = try await waitForSwap(fixture)
-        try await clientEventually("lock_intent is on disk") { try await fixture.lastKind(of: id) == "lock_intent" }
-        _ = try? await within(seconds: 10) { try await paying.value }
-        let recorded = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
-        let funding = try XCTUnwrap(try SubmarineClientState(kind: recorded.kind, data: recorded.data).funding)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        XCTAssertTrue(fixture.hub.chain.mempoolEntries().isEmpty, "nothing was broadcast before the crash")
-        await first.shutDown()
+        let (id, stored, before) = try await crashAfterLockIntent(fixture)
+        let funding = try XCTUnwrap(stored.funding)
 
         // A restarted node: a fresh wallet from the same seed, the same store.
         let wallet = try fixture.hub.wallet(seed: 0x55)
@@ -363,20 +351,9 @@ final class SubmarineEngineHubTests: XCTestCase {
 
     private func takeBackAfterALateRestart(inMempool: Bool) async throws {
         let fixture = try await SubmarineEngineHubFixture()
-        let crashing = ClientCrashingStore(fixture.store, crashAfter: "lock_intent")
-        let first = try fixture.engine(store: crashing)
-        let before = try await fixture.savings()
-        let invoice = try await fixture.payeeInvoice(amountSat: amount)
-        let offer = try await fixture.offer()
-        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
-        let id = try await waitForSwap(fixture)
-        try await clientEventually("lock_intent is on disk") { try await fixture.lastKind(of: id) == "lock_intent" }
-        _ = try? await within(seconds: 10) { try await paying.value }
-        let recorded = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
-        let stored = try SubmarineClientState(kind: recorded.kind, data: recorded.data)
+        let (id, stored, before) = try await crashAfterLockIntent(fixture)
         let funding = try XCTUnwrap(stored.funding)
         let contract = try XCTUnwrap(stored.contract)
-        await first.shutDown()
 
         // Down until the provider no longer waits for a lock.
         let record = try SubmarineClientRecord(json: try await XCTUnwrapAsync(try await fixture.store.swap(id)).contract)
@@ -464,6 +441,27 @@ final class SubmarineEngineHubTests: XCTestCase {
         let after = try await fixture.savings()
         XCTAssertEqual(before - after, lock.value + lockFee, "value conserved")
         await fixture.shutDown(second)
+    }
+
+    /// A pay whose node dies right after recording `lock_intent`, before the broadcast:
+    /// the swap's id, its recorded state and the savings before the pay.
+    private func crashAfterLockIntent(_ fixture: SubmarineEngineHubFixture) async throws
+        -> (id: String, stored: SubmarineClientState, savingsBefore: Int64) {
+        let crashing = ClientCrashingStore(fixture.store, crashAfter: "lock_intent")
+        let first = try fixture.engine(store: crashing)
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await first.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("lock_intent is on disk") { try await fixture.lastKind(of: id) == "lock_intent" }
+        _ = try? await within(seconds: 10) { try await paying.value }
+        let recorded = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
+        let stored = try SubmarineClientState(kind: recorded.kind, data: recorded.data)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertTrue(fixture.hub.chain.mempoolEntries().isEmpty, "nothing was broadcast before the crash")
+        await first.shutDown()
+        return (id, stored, before)
     }
 
     private func waitForSwap(_ fixture: SubmarineEngineHubFixture) async throws -> String {
