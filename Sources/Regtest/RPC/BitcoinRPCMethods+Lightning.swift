@@ -71,12 +71,14 @@ extension BitcoinRPCMethods {
                           + "next /v2/router/send stream carries LND's 'routerrpc server shutting down' error line after "
                           + "its first update and ends; the payment goes on), send_stream_silent (the next such stream "
                           + "says nothing after its first update and stays open, as a connection whose far end "
-                          + "vanished; the payment goes on), restart (every open stream gets that line "
+                          + "vanished; the payment goes on), send_error_after_start (the next send registers its payment, "
+                          + "which goes on, and is answered with that error, HTTP 500, instead of a stream), "
+                          + "restart (every open stream gets that line "
                           + "and ends; invoices and payments stay), silent_unknown_invoice (a subscription to an unknown "
                           + "invoice stays open and silent, as in LND), clear (lifts the standing ones).",
                       arguments: [RPCArgument("name", .string, "The node's name"),
                                   RPCArgument("fault", .string,
-                                              "send_stream_error, send_stream_silent, restart, silent_unknown_invoice or clear")],
+                                              "send_stream_error, send_stream_silent, send_error_after_start, restart, silent_unknown_invoice or clear")],
                       result: "{...}    (json object) name, fault, send_stream_errors_armed_before (not yet used), "
                           + "send_requests (every /v2/router/send the node had, refused ones included), "
                           + "send_requests_by_hash (payment hash in hex -> its sends), open_streams (after the fault)",

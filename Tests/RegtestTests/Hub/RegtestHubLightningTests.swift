@@ -211,7 +211,7 @@ final class RegtestHubLightningTests: XCTestCase {
         _ = try await harness.addNode("alice", balanceSat: Self.aliceSat)
         let unknownFault = try await harness.rpc.raw("hub_ln_fault", "[\"alice\",\"explode\"]")
         XCTAssertTrue(unknownFault.body.contains("\"code\":-8"), unknownFault.body)
-        XCTAssertTrue(unknownFault.body.contains("send_stream_error, send_stream_silent, restart, silent_unknown_invoice, clear"), unknownFault.body)
+        XCTAssertTrue(unknownFault.body.contains("send_stream_error, send_stream_silent, send_error_after_start, restart, silent_unknown_invoice, clear"), unknownFault.body)
         let unknownNode = try await harness.rpc.raw("hub_ln_fault", "[\"carol\",\"restart\"]")
         XCTAssertTrue(unknownNode.body.contains("\"code\":-5"), unknownNode.body)
         let armed = try await harness.rpc.call("hub_ln_fault", "[\"alice\",\"send_stream_error\"]")
