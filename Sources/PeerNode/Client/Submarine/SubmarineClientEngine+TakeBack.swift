@@ -35,6 +35,11 @@ extension SubmarineClientEngine {
         run.preparedFunding = nil
         // Watched, so that a lock that was out after all is heard.
         await watch(run)
+        for input in funding.inputs {
+            // Taken back already and in a block: its depth, read at each block
+            // (`checkChain`), ends the swap once final.
+            if let spender = await wallet.confirmedSpender(of: input.previousOutput), spender.txid != funding.txid { return }
+        }
         var inMempool = false
         do {
             if let found = try await chain.transaction(funding.txid) {

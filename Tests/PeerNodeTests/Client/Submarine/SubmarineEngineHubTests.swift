@@ -384,6 +384,9 @@ final class SubmarineEngineHubTests: XCTestCase {
         }
         let kind = try await fixture.lastKind(of: id)
         XCTAssertEqual(kind, "abandoned", "once the withdrawal is final")
+        let notes = fixture.progress.all.map(\.detail)
+        XCTAssertEqual(notes.filter { $0.contains("its inputs go back to the wallet") }.count, 1, "said once: \(notes)")
+        XCTAssertFalse(notes.contains { $0.contains("cannot take lock") }, "a withdrawal in a block is not tried again: \(notes)")
         XCTAssertTrue(fixture.payments(to: contract.scriptPubKey).isEmpty, "no lock ever")
         let end = try await XCTUnwrapAsync(try await fixture.store.lastEvent(of: id))
         XCTAssertEqual(try SubmarineClientState(kind: end.kind, data: end.data).outcome?.funds, .neverLocked)
