@@ -82,8 +82,13 @@ public struct SubmarineRules: Sendable, Hashable {
     /// it from the signed accept) plus `lockWaitBlocks`. From the next block on, the swap is
     /// given up.
     public static func lockDeadlineHeight(timeoutHeight: UInt32, htlcTimeoutBlocks: Int) -> UInt32 {
-        let acceptedAt = timeoutHeight - UInt32(clamping: min(Int(timeoutHeight), max(0, htlcTimeoutBlocks)))
-        return acceptedAt + UInt32(lockWaitBlocks)
+        acceptHeight(timeoutHeight: timeoutHeight, htlcTimeoutBlocks: htlcTimeoutBlocks) + UInt32(lockWaitBlocks)
+    }
+
+    /// The tip a swap was accepted at, as the signed accept gives it: its timeout less the
+    /// quote's `htlc_timeout_blocks` (0 at least). No lock of the swap can be older.
+    public static func acceptHeight(timeoutHeight: UInt32, htlcTimeoutBlocks: Int) -> UInt32 {
+        timeoutHeight - UInt32(clamping: min(Int(timeoutHeight), max(0, htlcTimeoutBlocks)))
     }
 
     /// The last tip at which a client may still send a lock its node never took: the

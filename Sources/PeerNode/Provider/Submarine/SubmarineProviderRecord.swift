@@ -22,7 +22,9 @@ struct SubmarineProviderRecord: Sendable {
     var paymentHash: [UInt8] { contract.terms.paymentHash }
     var amountSat: Int64 { accept.body.amountSat }
     /// The tip when the swap was accepted: no lock can be older.
-    var acceptedAtHeight: UInt32 { accept.body.timeoutHeight - UInt32(clamping: max(0, quote.htlcTimeoutBlocks)) }
+    var acceptedAtHeight: UInt32 {
+        SubmarineRules.acceptHeight(timeoutHeight: accept.body.timeoutHeight, htlcTimeoutBlocks: quote.htlcTimeoutBlocks)
+    }
 
     var context: SubmarineProviderContext { context(cooperates: false) }
 
