@@ -47,8 +47,11 @@ enum AdversaryScenarios {
                   "in flight when `pay` ended: \(formatMsat(cheat.heldMsat))"),
             Check("once the provider cancelled, the client's `swaps` says the held payment returned (funds `returned`)",
                   cheat.clientFunds == "returned", "funds \(cheat.clientFunds ?? "not shown")"),
+            // `settle` mines 6 blocks a step once 20 are mined: a provider on a slower backend
+            // (Electrum's polls) may see LND give the held HTLC back before its refund is deep,
+            // and ends `refunded_after_htlc_cancel`: refunded either way, which is what counts.
             Check("the provider refunded its own lock after the timeout (its wallet is down only the lock and refund fees)",
-                  cheat.provider?.state == "refunded" && fees != nil && cheat.providerWalletLoss == fees.map { $0.lock + $0.refund },
+                  ["refunded", "refunded_after_htlc_cancel"].contains(cheat.provider?.state ?? "") && fees != nil && cheat.providerWalletLoss == fees.map { $0.lock + $0.refund },
                   "provider swap \(cheat.provider?.state ?? "missing"); wallet -\(formatSats(cheat.providerWalletLoss)); "
                   + (fees.map { "lock fee \(formatSats($0.lock)) + refund fee \(formatSats($0.refund))" } ?? "no refund recorded")),
         ]
