@@ -12,7 +12,7 @@ extension ClientEngine {
     func recordRoutingFee(_ id: String, _ update: PaymentUpdate) async {
         guard case .succeeded = update.status else { return }
         do {
-            try await store.setValue(Array(String(update.feeMsat).utf8), forKey: Self.routingFeeKey(id))
+            try await store.setAmount(Int64(clamping: update.feeMsat), forKey: Self.routingFeeKey(id))
         } catch {
             note(id, "could not record the routing fee: \(error)")
         }
@@ -20,10 +20,6 @@ extension ClientEngine {
 
     /// The routing fee recorded for `swapID`, msat; nil when none was.
     public static func recordedRoutingFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
-        guard let bytes = try await store.value(forKey: routingFeeKey(swapID)) else { return nil }
-        guard let fee = Int64(String(decoding: bytes, as: UTF8.self)), fee >= 0 else {
-            throw .corrupt("the routing fee recorded for swap \(swapID) is not a number")
-        }
-        return fee
+        try await store.amount(forKey: routingFeeKey(swapID), what: "the routing fee recorded for swap \(swapID)")
     }
 }

@@ -13,7 +13,7 @@ extension ProviderEngine {
 
     /// The withdrawal fee recorded for `swapID`; nil when the lock was never taken back.
     public static func recordedLockWithdrawalFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
-        try await recordedFee(lockWithdrawalFeeKey(swapID), in: store, what: "the lock withdrawal fee recorded for swap \(swapID)")
+        try await store.amount(forKey: lockWithdrawalFeeKey(swapID), what: "the lock withdrawal fee recorded for swap \(swapID)")
     }
 
     /// Records the fee `withdrawal` pays. The wallet hands back the same pending withdrawal
@@ -31,25 +31,18 @@ extension ProviderEngine {
 
     /// The child's fee recorded for `swapID`; nil when the lock never needed one.
     public static func recordedLockChildFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
-        try await recordedFee(lockChildFeeKey(swapID), in: store, what: "the lock child fee recorded for swap \(swapID)")
+        try await store.amount(forKey: lockChildFeeKey(swapID), what: "the lock child fee recorded for swap \(swapID)")
     }
 
     func recordLockChild(_ child: WalletTransaction, swapID: String) async {
         await record(fee: child, key: Self.lockChildFeeKey(swapID), swapID: swapID, what: "the lock's child")
     }
 
-    private static func recordedFee(_ key: String, in store: any KeyValueStore, what: String) async throws(StoreError) -> Int64? {
-        guard let bytes = try await store.value(forKey: key) else { return nil }
-        guard let fee = Int64(String(decoding: bytes, as: UTF8.self)), fee >= 0 else { throw .corrupt("\(what) is not a number") }
-        return fee
-    }
-
     /// Writes what `transaction` pays in fees (its wallet inputs less its outputs) under `key`.
     private func record(fee transaction: WalletTransaction, key: String, swapID: String, what: String) async {
-        guard let spent = transaction.spentOutputs else { return }
-        let fee = spent.reduce(Int64(0)) { $0 + $1.value } - transaction.transaction.outputs.reduce(Int64(0)) { $0 + $1.value }
+        guard let fee = transaction.fee else { return }
         do {
-            try await dependencies.store.setValue(Array(String(fee).utf8), forKey: key)
+            try await dependencies.store.setAmount(fee, forKey: key)
         } catch {
             log("provider swap \(swapID): could not record the fee of \(what): \(error)")
         }

@@ -22,6 +22,34 @@ final class StoreKeyValueTests: XCTestCase {
         XCTAssertNil(gone)
     }
 
+    /// A fee kept beside the event log reads back as written; a value that is no amount
+    /// (a negative one, text) is an error naming what it was, never a guess or nil: the
+    /// provider's submarine routing fee once read such a value as "not recorded".
+    func testAmountsRoundTripAndAValueThatIsNoAmountIsCorrupt() async throws {
+        let store = try SQLiteSwapStore.openInMemory()
+        let missing = try await store.amount(forKey: "provider.lock_child_fee_sat.s1", what: "the child fee")
+        XCTAssertNil(missing)
+        try await store.setAmount(1_234, forKey: "provider.lock_child_fee_sat.s1")
+        let stored = try await store.amount(forKey: "provider.lock_child_fee_sat.s1", what: "the child fee")
+        XCTAssertEqual(stored, 1_234)
+        for bad in ["-5", "12 sat", ""] {
+            try await store.setValue(Array(bad.utf8), forKey: "provider.lock_child_fee_sat.s1")
+            do {
+                let read = try await store.amount(forKey: "provider.lock_child_fee_sat.s1", what: "the child fee")
+                XCTFail("\(bad.debugDescription) read as \(String(describing: read))")
+            } catch {
+                XCTAssertEqual(error, .corrupt("the child fee is not a number"))
+            }
+        }
+        try await store.setValue(Array("x".utf8), forKey: "provider.submarine_routing_fee_msat.s2")
+        do {
+            _ = try await SubmarineProviderEngine.recordedRoutingFee("s2", in: store)
+            XCTFail("a routing fee that is no number read as a fee or as none")
+        } catch {
+            XCTAssertEqual(error, .corrupt("the routing fee recorded for swap s2 is not a number"))
+        }
+    }
+
     func testCountersHandOutEachValueOnceAcrossReopen() async throws {
         let path = try StoreFixture.directory(for: self) + "/node.sqlite"
         let store = try SQLiteSwapStore.open(path: path)

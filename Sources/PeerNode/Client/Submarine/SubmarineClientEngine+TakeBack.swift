@@ -18,11 +18,8 @@ extension SubmarineClientEngine {
     /// The withdrawal fee recorded for `swapID`; nil when its funding was never taken back.
     public static func recordedFundingWithdrawalFee(_ swapID: String, in store: any KeyValueStore)
         async throws(StoreError) -> Int64? {
-        guard let bytes = try await store.value(forKey: fundingWithdrawalFeeKey(swapID)) else { return nil }
-        guard let fee = Int64(String(decoding: bytes, as: UTF8.self)), fee >= 0 else {
-            throw .corrupt("the funding withdrawal fee recorded for swap \(swapID) is not a number")
-        }
-        return fee
+        try await store.amount(forKey: fundingWithdrawalFeeKey(swapID),
+                               what: "the funding withdrawal fee recorded for swap \(swapID)")
     }
 
     /// Spends `funding`'s inputs back to the wallet, replacing it (BIP125) when the mempool
@@ -75,10 +72,9 @@ extension SubmarineClientEngine {
     /// Writes the withdrawal's fee (its inputs less its outputs). A failed write is only
     /// noted: the swap is unaffected, its report then leaves the fee out.
     private func recordFundingWithdrawal(_ withdrawal: WalletTransaction, of run: SubmarineClientRun) async {
-        guard let spent = withdrawal.spentOutputs else { return }
-        let fee = spent.reduce(Int64(0)) { $0 + $1.value } - withdrawal.transaction.outputs.reduce(Int64(0)) { $0 + $1.value }
+        guard let fee = withdrawal.fee else { return }
         do {
-            try await store.setValue(Array(String(fee).utf8), forKey: Self.fundingWithdrawalFeeKey(run.id))
+            try await store.setAmount(fee, forKey: Self.fundingWithdrawalFeeKey(run.id))
         } catch {
             note(run.id, "could not record the fee of the funding's withdrawal: \(error)")
         }

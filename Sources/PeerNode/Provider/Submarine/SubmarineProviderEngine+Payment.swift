@@ -165,14 +165,13 @@ extension SubmarineProviderEngine {
 
     /// The routing fee recorded for `swapID`, msat; nil when none was.
     public static func recordedRoutingFee(_ swapID: String, in store: any KeyValueStore) async throws(StoreError) -> Int64? {
-        guard let bytes = try await store.value(forKey: routingFeeKey(swapID)) else { return nil }
-        return Int64(String(decoding: bytes, as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
+        try await store.amount(forKey: routingFeeKey(swapID), what: "the routing fee recorded for swap \(swapID)")
     }
 
     private func recordRoutingFee(_ update: PaymentUpdate, swapID id: String) async {
         guard case .succeeded = update.status else { return }
         do {
-            try await dependencies.store.setValue(Array(String(update.feeMsat).utf8), forKey: Self.routingFeeKey(id))
+            try await dependencies.store.setAmount(Int64(clamping: update.feeMsat), forKey: Self.routingFeeKey(id))
         } catch {
             log("submarine swap \(id): could not record the routing fee: \(error)")
         }
