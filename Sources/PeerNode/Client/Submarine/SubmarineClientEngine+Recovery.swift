@@ -22,8 +22,10 @@ extension SubmarineClientEngine {
                     await watch(run)
                     await keepProviderReachable(run)
                     if let timeout = run.state.timeoutHeight {
-                        let acceptedAt = timeout - run.record.quote.body.htlcTimeoutBlocks
-                        await follower.rescan(fromHeight: max(0, acceptedAt - 6))
+                        // The provider's record and deadline read the accept's height the same way.
+                        let acceptedAt = SubmarineRules.acceptHeight(timeoutHeight: UInt32(clamping: timeout),
+                                                                     htlcTimeoutBlocks: run.record.quote.body.htlcTimeoutBlocks)
+                        await follower.rescan(fromHeight: max(0, Int(acceptedAt) - 6))
                     }
                     if run.record.ownInvoice { watchOwnInvoice(run) }
                 }
