@@ -8,7 +8,8 @@ extension SwapAccountingEntry {
         let record = swap.record
         switch record.role {
         case .client where Self.isSubmarine(record.contract):
-            self = try .submarineClient(record, events: swap.events, fundingWithdrawalFeeSat: swap.lockWithdrawalFeeSat)
+            self = try .submarineClient(record, events: swap.events, fundingChildFeeSat: swap.lockChildFeeSat,
+                                        fundingWithdrawalFeeSat: swap.lockWithdrawalFeeSat)
         case .client:
             self = try .client(record, events: swap.events, routingFeeMsat: swap.routingFeeMsat, paymentEnd: swap.paymentEnd)
         case .provider where Self.isSubmarine(record.contract):
@@ -32,8 +33,10 @@ extension SwapAccountingEntry {
     /// names an earlier one (`mined_refund_txid`: it confirmed before its bump), else of the
     /// last version signed. Abandoned: nothing was locked; when the funding was taken back
     /// (the provider had stopped waiting for it), the withdrawal's fee, recorded beside the
-    /// log (`fundingWithdrawalFeeSat`), is what the swap cost.
-    static func submarineClient(_ record: SwapRecord, events: [SwapEvent], fundingWithdrawalFeeSat: Int64? = nil)
+    /// log (`fundingWithdrawalFeeSat`), is what the swap cost. A child that paid for a
+    /// stuck funding (`fundingChildFeeSat`) confirmed with it: its fee counts as the lock's.
+    static func submarineClient(_ record: SwapRecord, events: [SwapEvent], fundingChildFeeSat: Int64? = nil,
+                                fundingWithdrawalFeeSat: Int64? = nil)
         throws(AccountingError) -> SwapAccountingEntry {
         let contract = record.contract
         guard let quoteJSON = contract["quote"] else { throw .unreadableSwap(id: record.id, why: "its contract lacks the quote") }
@@ -60,9 +63,10 @@ extension SwapAccountingEntry {
         }
         guard last.isFinal else { return entry(.inFlight, endedAt: nil) }
         guard let lock = states.compactMap(\.lock).last else { return entry(.failed, endedAt: last.at) }
-        guard let lockFee = events.compactMap({ $0.data["lock_fee_sat"]?.int64Value }).last else {
+        guard let fundingFee = events.compactMap({ $0.data["lock_fee_sat"]?.int64Value }).last else {
             throw .unreadableSwap(id: record.id, why: "its lock has no recorded fee")
         }
+        let lockFee = fundingFee + (fundingChildFeeSat ?? 0)
         // The preimage is known once the invoice was paid, whatever happened to the lock
         // after: a swap-in's own balance gained X either way.
         let paid = states.contains { $0.preimage != nil }

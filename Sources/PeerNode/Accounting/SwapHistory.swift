@@ -27,8 +27,10 @@ public struct SwapHistory: Sendable {
         let events = try await store.events(of: record.id)
         switch record.role {
         case .client where SwapAccountingEntry.isSubmarine(record.contract):
-            // A funding taken back after the provider stopped waiting cost its withdrawal.
+            // A funding taken back after the provider stopped waiting cost its withdrawal; one
+            // lifted by a child cost the child's fee too.
             return SwapHistory(record: record, events: events,
+                               lockChildFeeSat: try await SubmarineClientEngine.recordedFundingChildFee(record.id, in: store),
                                lockWithdrawalFeeSat: try await SubmarineClientEngine.recordedFundingWithdrawalFee(record.id,
                                                                                                                  in: store))
         case .client:

@@ -107,7 +107,11 @@ extension SubmarineClientEngine {
         await keepProviderReachable(run)
         if let found = try? await chain.transaction(funding.txid) {
             feed(run.id, .lockBroadcastAccepted)
-            if found.confirmations > 0 { feed(run.id, .lockConfirmations(found.confirmations)) }
+            if found.confirmations > 0 {
+                feed(run.id, .lockConfirmations(found.confirmations))
+            } else {
+                await liftStuckFunding(funding, of: run)
+            }
             return
         }
         do {

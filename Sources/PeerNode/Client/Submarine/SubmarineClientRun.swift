@@ -27,6 +27,10 @@ final class SubmarineClientRun {
     var fundingWithdrawal: TransactionID?
     /// The tip of the refund's last bump: one bump per block.
     var refundBumpTip: Int?
+    /// The tip at which the funding was first found in the mempool, unconfirmed (in memory:
+    /// after a restart it counts from then), and the tip of the last try to lift it.
+    var fundingUnconfirmedSince: Int?
+    var fundingBumpTip: Int?
     /// The cooperative refund round being prepared or sent: our half with its secret
     /// nonce, in memory only (never stored; gone with the process). Taken out by the
     /// request, so it signs at most once.

@@ -2,6 +2,7 @@ import Bitcoin
 import HTLC
 import Lightning
 import Offers
+import Regtest
 @testable import PeerNode
 import TestSupport
 import Transport
@@ -117,6 +118,70 @@ final class SubmarineEngineHubTests: XCTestCase {
         try await fixture.mineUntil(id, is: "completed", atMost: 2)
         let after = try await fixture.savings()
         XCTAssertEqual(before - after, report.lockTotalSat + report.lockFeeSat)
+        await fixture.shutDown(engine)
+    }
+
+    /// A funding the node took that stays unconfirmed while the fee market rises gets a
+    /// child from the wallet once it has waited `fundingBumpAfterBlocks`: never a
+    /// replacement (the provider may hold its txid), one child, the package at about the
+    /// estimate. Once the lock confirms the swap goes on and completes; the books count the
+    /// child's fee with the lock's, and savings fall by exactly that.
+    func testAStuckFundingGetsAChildPayingForItAndTheBooksCountItsFee() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let before = try await fixture.savings()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let script = swap.contract.scriptPubKey
+        let funding = try XCTUnwrap(fixture.hub.chain.mempoolEntries().first { info in
+            info.entry.transaction.outputs.contains { $0.scriptPubKey == script }
+        }, "the funding is in the mempool")
+        XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
+        fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
+
+        var children: [MempoolEntryInfo] = []
+        for _ in 0..<(SubmarineClientEngine.fundingBumpAfterBlocks + 3) where children.isEmpty {
+            try fixture.hub.mine(1)
+            let deadline = ContinuousClock.now + .seconds(2)
+            while children.isEmpty, ContinuousClock.now < deadline {
+                children = fixture.hub.chain.mempoolEntries().filter { info in
+                    info.entry.transaction.inputs.contains { $0.previousOutput.txid == funding.entry.txid }
+                }
+                if children.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+        }
+        let child = try XCTUnwrap(children.first, "no child spends the stuck funding")
+        try fixture.hub.mine(1)
+        try await Task.sleep(for: .milliseconds(300))
+        let spenders = fixture.hub.chain.mempoolEntries().filter { info in
+            info.entry.transaction.inputs.contains { $0.previousOutput.txid == funding.entry.txid }
+        }
+        XCTAssertEqual(spenders.map(\.entry.txid), [child.entry.txid], "one child, not one per block")
+        XCTAssertTrue(fixture.hub.inMempool(funding.entry.txid), "the funding itself was not replaced")
+        let packageRate = (funding.entry.fee + child.entry.fee) * 1_000 / Int64(funding.entry.vsize + child.entry.vsize)
+        XCTAssertGreaterThanOrEqual(packageRate, 20_000 - 100, "the package pays about the estimate")
+        let recorded = try await SubmarineClientEngine.recordedFundingChildFee(id, in: fixture.store)
+        XCTAssertEqual(recorded, child.entry.fee)
+
+        XCTAssertTrue(fixture.hub.chain.release(funding.entry.txid))
+        try await fixture.mineUntil(id, is: "lock_confirmed", atMost: 2)
+        let lock = try await XCTUnwrapAsync(await fixture.provider.lock(of: swap))
+        let preimage = try await fixture.provider.payInvoice(of: swap)
+        _ = try await fixture.provider.claim(swap, lock: lock, preimage: preimage)
+        let report = try await within(seconds: 30) { try await paying.value }
+        try await fixture.mineUntil(id, is: "completed", atMost: 2)
+        let after = try await fixture.savings()
+        XCTAssertEqual(before - after, report.lockTotalSat + report.lockFeeSat + child.entry.fee,
+                       "savings fell by the lock total, its fee and the child's")
+        let record = try await XCTUnwrapAsync(try await fixture.store.swap(id))
+        let books = try SwapAccountingEntry(try await SwapHistory.load(record, from: fixture.store))
+        XCTAssertEqual(books.outcome, .completed)
+        XCTAssertEqual(books.lockFeeSat, report.lockFeeSat + child.entry.fee)
+        XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
         await fixture.shutDown(engine)
     }
 

@@ -1,0 +1,58 @@
+import Bitcoin
+import HTLC
+import Offers
+
+/// A funding the node took that stays unconfirmed (its fee fell behind the market after
+/// the broadcast) gets a child from the wallet paying for it (CPFP), as the provider's
+/// reverse locks do. Without one the provider, which pays only a confirmed lock, waits for
+/// it until the payment could no longer be made safely and gives up; the lock confirming
+/// later then waits for the refund at the timeout (two days at mainnet pace), and the
+/// swap the user asked for never happens. Never by replacing the funding: the provider
+/// may have recorded its txid, and a replacement is a double spend it has to judge anew.
+extension SubmarineClientEngine {
+    /// Blocks a funding waits unconfirmed before a child lifts it: one block can pass
+    /// over a transaction paying the estimate; two in a row say its fee is behind.
+    static let fundingBumpAfterBlocks = 2
+
+    /// Where the fee of the child paying for the funding is kept (sat, decimal text): no
+    /// event carries it; the accounting counts it with the lock's fee. One child at a time
+    /// spends the funding's change, so a newer child (the first evicted) replaces it.
+    public static func fundingChildFeeKey(_ swapID: String) -> String {
+        "client.submarine.funding_child_fee_sat.\(swapID)"
+    }
+
+    /// The child's fee recorded for `swapID`; nil when the funding never needed one.
+    public static func recordedFundingChildFee(_ swapID: String, in store: any KeyValueStore)
+        async throws(StoreError) -> Int64? {
+        try await store.amount(forKey: fundingChildFeeKey(swapID), what: "the funding child fee recorded for swap \(swapID)")
+    }
+
+    /// Called while the funding is in the mempool, unconfirmed (at each block the machine
+    /// sends it again). Once it has waited `fundingBumpAfterBlocks` and pays less than the
+    /// estimate at the lock's target, the wallet spends its change in a child that brings
+    /// the package to the estimate. One try per tip; none while something already spends
+    /// it in the mempool (a child made before, or the provider's claim).
+    func liftStuckFunding(_ funding: Transaction, of run: SubmarineClientRun) async {
+        guard let tip = try? await chain.tip().height else { return }
+        let since = run.fundingUnconfirmedSince ?? tip
+        run.fundingUnconfirmedSince = since
+        guard tip - since >= Self.fundingBumpAfterBlocks, run.fundingBumpTip != tip, let fee = run.lockFeeSat else { return }
+        run.fundingBumpTip = tip
+        guard let estimate = try? await feeEstimator.feeRate(targetBlocks: configuration.lockFeeTargetBlocks),
+              estimate.satPerKvB > fee * 1_000 / Int64(max(1, funding.virtualSize)) else { return }
+        guard let descendants = try? await chain.mempoolDescendantCount(funding.txid), descendants <= 1 else { return }
+        do {
+            let child = try await wallet.bumpByChild(of: funding.txid, feeRate: estimate)
+            note(run.id, "lock \(funding.txid.hex) unconfirmed for \(tip - since) blocks: child \(child.txid.hex) "
+                 + "brings it to \(estimate)")
+            guard let childFee = child.fee else { return }
+            do {
+                try await store.setAmount(childFee, forKey: Self.fundingChildFeeKey(run.id))
+            } catch {
+                note(run.id, "could not record the fee of the funding's child: \(error)")
+            }
+        } catch {
+            note(run.id, "no child for the stuck lock \(funding.txid.hex): \(error)")
+        }
+    }
+}
