@@ -29,7 +29,7 @@ build: setup
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 # Everything CI runs: the unit and integration suites, plus the demo, every multi-node
-# scenario but the `electrum` and `load` sets' (111 of 124: the kill -9 sets of both directions, the adversaries, the floods,
+# scenario but the `electrum` and `load` sets' (112 of 125: the kill -9 sets of both directions, the adversaries, the floods,
 # ElectrumX and a pay, a kill -9 and a reorg on it, a server that swallows broadcasts, the hostile-client kit, the chain, 50 concurrent reverse swaps, both rails,
 # the cooperative spends, pkarr) and a 1-minute soak (65 to 90 s). XCTest runs last so its summary closes the output.
 test: setup-electrumx setup-status setup-pkarr

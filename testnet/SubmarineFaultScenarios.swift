@@ -27,6 +27,7 @@ enum SubmarineFaultScenarios {
         Scenario(name: "submarine-reorg",
                  summary: "a reorg takes the confirmed lock out before the provider paid: nothing is paid against it while it is "
                      + "gone; mined again, the swap completes", quick: true, body: reorg),
+        SubmarineStuckLockScenario.scenario,
     ] + SubmarinePaceAndLoadScenarios.all
 
     static let amountSat = SubmarineScenarios.amountSat
