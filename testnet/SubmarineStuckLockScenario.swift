@@ -32,16 +32,18 @@ enum SubmarineStuckLockScenario {
                                               + "child spends it") { () throws(Failure) -> (String?, Int) in
             _ = try net.hub.rpc.call("hub_hold_transaction", [lockTxid])
             _ = try net.hub.rpc.call("hub_setfeeestimate", [jumped])
-            for block in 1...5 {
+            // Up to 8 blocks, 4 s each: a loaded machine's client may hear two blocks in one
+            // poll, and counts its 2 blocks from the first tip it found the lock unconfirmed at.
+            for block in 1...8 {
                 try net.hub.mine(1)
                 var found: String?
-                try? SubmarineFaultNet.wait("a child of the lock", timeout: 3) { () throws(Failure) -> Bool in
+                try? SubmarineFaultNet.wait("a child of the lock", timeout: 4) { () throws(Failure) -> Bool in
                     found = try spender(of: lockTxid, net)
                     return found != nil
                 }
                 if let found { return (found, block) }
             }
-            return (nil, 5)
+            return (nil, 8)
         }
         clock.note("child \(child ?? "none") after \(blocks) block(s)")
         try clock.stage("the estimate back, the lock released") { () throws(Failure) in
