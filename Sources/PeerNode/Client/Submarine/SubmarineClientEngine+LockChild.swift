@@ -45,12 +45,7 @@ extension SubmarineClientEngine {
             let child = try await wallet.bumpByChild(of: funding.txid, feeRate: estimate)
             note(run.id, "lock \(funding.txid.hex) unconfirmed for \(tip - since) blocks: child \(child.txid.hex) "
                  + "brings it to \(estimate)")
-            guard let childFee = child.fee else { return }
-            do {
-                try await store.setAmount(childFee, forKey: Self.fundingChildFeeKey(run.id))
-            } catch {
-                note(run.id, "could not record the fee of the funding's child: \(error)")
-            }
+            await recordFee(of: child, key: Self.fundingChildFeeKey(run.id), what: "the funding's child", of: run)
         } catch {
             note(run.id, "no child for the stuck lock \(funding.txid.hex): \(error)")
         }

@@ -63,20 +63,21 @@ extension SubmarineClientEngine {
             run.fundingWithdrawal = withdrawal.txid
             note(run.id, "lock \(funding.txid.hex) is too late for the provider (it waits \(SubmarineRules.lockWaitBlocks) "
                  + "blocks after the accept): its inputs go back to the wallet by \(withdrawal.txid.hex)")
-            await recordFundingWithdrawal(withdrawal, of: run)
+            await recordFee(of: withdrawal, key: Self.fundingWithdrawalFeeKey(run.id), what: "the funding's withdrawal", of: run)
         } catch {
             note(run.id, "cannot take lock \(funding.txid.hex) back (\(error)); tried again at the next block")
         }
     }
 
-    /// Writes the withdrawal's fee (its inputs less its outputs). A failed write is only
+    /// Writes what a wallet transaction of the swap pays in fees (its inputs less its
+    /// outputs: the funding's withdrawal, or its child) under `key`. A failed write is only
     /// noted: the swap is unaffected, its report then leaves the fee out.
-    private func recordFundingWithdrawal(_ withdrawal: WalletTransaction, of run: SubmarineClientRun) async {
-        guard let fee = withdrawal.fee else { return }
+    func recordFee(of transaction: WalletTransaction, key: String, what: String, of run: SubmarineClientRun) async {
+        guard let fee = transaction.fee else { return }
         do {
-            try await store.setAmount(fee, forKey: Self.fundingWithdrawalFeeKey(run.id))
+            try await store.setAmount(fee, forKey: key)
         } catch {
-            note(run.id, "could not record the fee of the funding's withdrawal: \(error)")
+            note(run.id, "could not record the fee of \(what): \(error)")
         }
     }
 }
