@@ -121,6 +121,19 @@ public struct SubmarineRules: Sendable, Hashable {
         minFinalCLTVExpiry + finalHopPaddingBlocks <= cltvLimit
     }
 
+    /// Whether a provider can still pay `invoice` for a lock that reaches its confirmations
+    /// `blocksToGo` blocks after `tipHeight`, at `nowUnix`: the invoice unexpired by then (a
+    /// block counted as `blockIntervalSeconds`), and the invoice's final delta still fitting
+    /// under the CLTV limit computed from that height. A provider gives a swap up once this
+    /// is false; a client reads it to know when a lock stuck in the mempool is no longer
+    /// worth a fee to lift.
+    public static func canStillPay(_ invoice: SubmarineInvoice, timeoutHeight: UInt32, tipHeight: UInt32,
+                                   nowUnix: UInt64, blocksToGo: Int) -> Bool {
+        let limit = cltvLimit(timeoutHeight: timeoutHeight, tipHeight: tipHeight + UInt32(max(0, blocksToGo)))
+        guard fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else { return false }
+        return nowUnix + UInt64(max(0, blocksToGo)) * blockIntervalSeconds < invoice.expiresAtUnix
+    }
+
     /// The latest payment height admission plans for: the lock's confirmations (at least
     /// 1) and the confirmation wait after `tipHeight`.
     public static func latestPlannedPayment(tipHeight: UInt32, confirmations: Int) -> UInt32 {

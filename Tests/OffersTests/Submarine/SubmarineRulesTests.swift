@@ -107,6 +107,28 @@ final class SubmarineRulesTests: XCTestCase {
         XCTAssertLessThan(SubmarineRules.lockWaitBlocks, 144, "the wait ends well before a timeout of a day")
     }
 
+    /// The rule a provider gives a swap up by, and a client stops lifting its lock by: a
+    /// lock confirming `blocksToGo` blocks on must still find the invoice unexpired (a block
+    /// counted as 600 s) and its final delta + LND's 3 under the limit from that height.
+    func testAProviderCanStillPayWhileTheInvoiceLivesAndARouteFits() {
+        // Timeout 1,288, final delta 18: the limit from height h is 1,288 − h − 12, and 18 + 3
+        // fit under it up to h = 1,255.
+        let fresh = invoice(expiresIn: 3_600)
+        XCTAssertTrue(SubmarineRules.canStillPay(fresh, timeoutHeight: 1_288, tipHeight: 1_254, nowUnix: now, blocksToGo: 1))
+        XCTAssertFalse(SubmarineRules.canStillPay(fresh, timeoutHeight: 1_288, tipHeight: 1_255, nowUnix: now, blocksToGo: 1))
+        XCTAssertFalse(SubmarineRules.canStillPay(fresh, timeoutHeight: 1_288, tipHeight: 1_254, nowUnix: now, blocksToGo: 2),
+                       "two blocks to go from 1,254 reach past the last height a route fits")
+        // The invoice must outlive the blocks to go, each counted as 600 s.
+        XCTAssertTrue(SubmarineRules.canStillPay(invoice(expiresIn: 601), timeoutHeight: 1_288, tipHeight: 1_000,
+                                                 nowUnix: now, blocksToGo: 1))
+        XCTAssertFalse(SubmarineRules.canStillPay(invoice(expiresIn: 600), timeoutHeight: 1_288, tipHeight: 1_000,
+                                                  nowUnix: now, blocksToGo: 1))
+        XCTAssertFalse(SubmarineRules.canStillPay(invoice(expiresIn: 1_200), timeoutHeight: 1_288, tipHeight: 1_000,
+                                                  nowUnix: now, blocksToGo: 2))
+        XCTAssertFalse(SubmarineRules.canStillPay(fresh, timeoutHeight: 1_288, tipHeight: 1_000, nowUnix: now + 3_600,
+                                                  blocksToGo: 0), "an expired invoice is never paid")
+    }
+
     func testTheFinalCLTVMustLeaveARouteUnderTheLimit() {
         XCTAssertNoThrow(try check(invoice(minFinal: 100)))
         XCTAssertEqual(refusal { try check(invoice(minFinal: 101)) },

@@ -38,6 +38,7 @@ extension SubmarineClientEngine {
         run.fundingUnconfirmedSince = since
         guard tip - since >= Self.fundingBumpAfterBlocks, run.fundingBumpTip != tip, let fee = run.lockFeeSat else { return }
         run.fundingBumpTip = tip
+        guard providerCanStillPay(for: funding, of: run, tipHeight: tip) else { return }
         guard let estimate = try? await feeEstimator.feeRate(targetBlocks: configuration.lockFeeTargetBlocks),
               estimate.satPerKvB > fee * 1_000 / Int64(max(1, funding.virtualSize)) else { return }
         guard let descendants = try? await chain.mempoolDescendantCount(funding.txid), descendants <= 1 else { return }
@@ -49,5 +50,26 @@ extension SubmarineClientEngine {
         } catch {
             note(run.id, "no child for the stuck lock \(funding.txid.hex): \(error)")
         }
+    }
+
+    /// Whether the provider still waits for this lock, by the rule it gives a swap up by:
+    /// the invoice unexpired and a route under the CLTV limit if the lock confirms in the
+    /// next block. Past that the lock waits for the refund however soon it confirms, and a
+    /// child would be a fee for nothing. Judged on this node's tip and clock: a provider a
+    /// block or two ahead may have given up a little earlier, which costs at most one child;
+    /// stopping early instead could cost the swap. Said once in the swap's progress.
+    private func providerCanStillPay(for funding: Transaction, of run: SubmarineClientRun, tipHeight: Int) -> Bool {
+        if run.fundingPastPayWindow { return false }
+        // Decoded when the swap was made; should it fail now, lifting is the safe side.
+        guard let timeout = run.state.timeoutHeight,
+              let invoice = try? SubmarineInvoice(bolt11: run.record.request.invoice) else { return true }
+        if SubmarineRules.canStillPay(invoice, timeoutHeight: UInt32(clamping: timeout), tipHeight: UInt32(clamping: tipHeight),
+                                      nowUnix: clock.nowUnix, blocksToGo: 1) {
+            return true
+        }
+        run.fundingPastPayWindow = true
+        note(run.id, "lock \(funding.txid.hex) still unconfirmed, and the provider can no longer pay the invoice "
+             + "(expired, or no route under the CLTV limit); no child: the lock waits for its refund (by height \(timeout) at the latest)")
+        return false
     }
 }

@@ -31,6 +31,9 @@ final class SubmarineClientRun {
     /// after a restart it counts from then), and the tip of the last try to lift it.
     var fundingUnconfirmedSince: Int?
     var fundingBumpTip: Int?
+    /// Set once the provider can no longer pay for the lock (`SubmarineRules.canStillPay`):
+    /// from then on no child lifts it, and the progress said so once.
+    var fundingPastPayWindow = false
     /// The cooperative refund round being prepared or sent: our half with its secret
     /// nonce, in memory only (never stored; gone with the process). Taken out by the
     /// request, so it signs at most once.

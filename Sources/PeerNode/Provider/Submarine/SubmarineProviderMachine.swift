@@ -388,10 +388,8 @@ public struct SubmarineProviderMachine: Sendable {
     /// CLTV limit at that height leaves a route, and the invoice outlives those blocks at
     /// 10 minutes each. Only for giving up; the payment itself checks again.
     private func canStillPay(tipHeight: UInt32, nowUnix: UInt64, blocksToGo: Int) -> Bool {
-        let invoice = context.invoice
-        let limit = SubmarineRules.cltvLimit(timeoutHeight: context.timeoutHeight, tipHeight: tipHeight + UInt32(blocksToGo))
-        guard SubmarineRules.fitsUnder(cltvLimit: limit, minFinalCLTVExpiry: invoice.minFinalCLTVExpiry) else { return false }
-        return nowUnix + UInt64(blocksToGo) * SubmarineRules.blockIntervalSeconds < invoice.expiresAtUnix
+        SubmarineRules.canStillPay(context.invoice, timeoutHeight: context.timeoutHeight, tipHeight: tipHeight,
+                                   nowUnix: nowUnix, blocksToGo: blocksToGo)
     }
 
     private func bumpDue(_ claim: SubmarineClaim, tipHeight: UInt32) -> Bool {

@@ -69,9 +69,12 @@ final class SubmarineEngineHubFixture: Sendable {
     func offer() async throws -> ProviderOffer { try await provider.probedOffer(clientIdentity: clientIdentity) }
 
     /// A plain invoice of the payee (a contact that takes only Lightning).
-    func payeeInvoice(amountSat: Int64) async throws -> String {
-        try await payeeLND.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "to payee", expirySeconds: 3_600,
-                                      cltvExpiry: 0).paymentRequest
+    /// `finalCLTVExpiry` 0 is LND's default of 80, more than the scripted provider's 48-block
+    /// timeout leaves a route: a test that needs a provider able to pay by the rules
+    /// (`SubmarineRules.canStillPay`) asks for a shorter one.
+    func payeeInvoice(amountSat: Int64, expirySeconds: UInt64 = 3_600, finalCLTVExpiry: UInt64 = 0) async throws -> String {
+        try await payeeLND.addInvoice(amountMsat: UInt64(amountSat) * 1_000, memo: "to payee", expirySeconds: expirySeconds,
+                                      cltvExpiry: finalCLTVExpiry).paymentRequest
     }
 
     func savings() async throws -> Int64 {

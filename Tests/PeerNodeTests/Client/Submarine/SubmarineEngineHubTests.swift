@@ -130,7 +130,8 @@ final class SubmarineEngineHubTests: XCTestCase {
         let fixture = try await SubmarineEngineHubFixture()
         let engine = try fixture.engine()
         let before = try await fixture.savings()
-        let invoice = try await fixture.payeeInvoice(amountSat: amount)
+        // A final delta the provider could still route under its CLTV limit while the lock waits.
+        let invoice = try await fixture.payeeInvoice(amountSat: amount, finalCLTVExpiry: 18)
         let offer = try await fixture.offer()
         let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
         let id = try await waitForSwap(fixture)
@@ -182,6 +183,47 @@ final class SubmarineEngineHubTests: XCTestCase {
         XCTAssertEqual(books.outcome, .completed)
         XCTAssertEqual(books.lockFeeSat, report.lockFeeSat + child.entry.fee)
         XCTAssertEqual(books.onchainSat, after - before, "the books' on-chain net is the wallet's change")
+        await fixture.shutDown(engine)
+    }
+
+    /// A stuck funding the provider can no longer pay for gets no child: here the invoice
+    /// expires within 600 s, so a lock confirming in the next block would find it expired
+    /// (the rule the provider gives a swap up by), and a child would be a fee for nothing.
+    /// The progress says why, once; the funding stays as it was.
+    func testAStuckFundingTheProviderCanNoLongerPayForGetsNoChild() async throws {
+        let fixture = try await SubmarineEngineHubFixture()
+        let engine = try fixture.engine()
+        let invoice = try await fixture.payeeInvoice(amountSat: amount, expirySeconds: 500, finalCLTVExpiry: 18)
+        let offer = try await fixture.offer()
+        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let script = swap.contract.scriptPubKey
+        let funding = try XCTUnwrap(fixture.hub.chain.mempoolEntries().first { info in
+            info.entry.transaction.outputs.contains { $0.scriptPubKey == script }
+        }, "the funding is in the mempool")
+        XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
+        fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
+
+        let said = "the provider can no longer pay the invoice"
+        for _ in 0..<(SubmarineClientEngine.fundingBumpAfterBlocks + 3) {
+            try fixture.hub.mine(1)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let spenders = fixture.hub.chain.mempoolEntries().filter { info in
+            info.entry.transaction.inputs.contains { $0.previousOutput.txid == funding.entry.txid }
+        }
+        XCTAssertEqual(spenders.count, 0, "no child for a lock the provider will not pay for")
+        try await clientEventually(seconds: 5, "the progress says why there is no child") {
+            fixture.progress.all.contains { $0.detail.contains(said) }
+        }
+        XCTAssertTrue(fixture.hub.inMempool(funding.entry.txid), "the funding is as it was")
+        let childFee = try await SubmarineClientEngine.recordedFundingChildFee(id, in: fixture.store)
+        XCTAssertNil(childFee, "no child's fee recorded")
+        let notes = fixture.progress.all.map(\.detail)
+        XCTAssertEqual(notes.filter { $0.contains(said) }.count, 1, "said once: \(notes)")
+        paying.cancel()
         await fixture.shutDown(engine)
     }
 
