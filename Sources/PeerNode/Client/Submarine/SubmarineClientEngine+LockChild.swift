@@ -38,7 +38,7 @@ extension SubmarineClientEngine {
         run.fundingUnconfirmedSince = since
         guard tip - since >= Self.fundingBumpAfterBlocks, run.fundingBumpTip != tip, let fee = run.lockFeeSat else { return }
         run.fundingBumpTip = tip
-        guard providerCanStillPay(for: funding, of: run, tipHeight: tip) else { return }
+        guard childStillWorthItsFee(for: funding, of: run, tipHeight: tip) else { return }
         guard let estimate = try? await feeEstimator.feeRate(targetBlocks: configuration.lockFeeTargetBlocks),
               estimate.satPerKvB > fee * 1_000 / Int64(max(1, funding.virtualSize)) else { return }
         guard let descendants = try? await chain.mempoolDescendantCount(funding.txid), descendants <= 1 else { return }
@@ -52,13 +52,18 @@ extension SubmarineClientEngine {
         }
     }
 
-    /// Whether the provider still waits for this lock, by the rule it gives a swap up by:
-    /// the invoice unexpired and a route under the CLTV limit if the lock confirms in the
-    /// next block. Past that the lock waits for the refund however soon it confirms, and a
-    /// child would be a fee for nothing. Judged on this node's tip and clock: a provider a
-    /// block or two ahead may have given up a little earlier, which costs at most one child;
-    /// stopping early instead could cost the swap. Said once in the swap's progress.
-    private func providerCanStillPay(for funding: Transaction, of run: SubmarineClientRun, tipHeight: Int) -> Bool {
+    /// Whether a child can still be worth its fee, by the rule a provider gives a swap up
+    /// by: the invoice unexpired and a route under the CLTV limit if the lock confirms in the
+    /// next block. Past that, without cooperation, the lock waits for the refund at the
+    /// timeout however soon it confirms, and the fee market has until then to let it
+    /// confirm for nothing more. A cooperative swap is always lifted: the provider that gives
+    /// up offers the key-path refund at once, and that refund (paying the estimate for its
+    /// own size) confirms promptly only behind a confirmed lock; without the child the coins
+    /// could wait for the timeout. Judged on this node's tip and clock: a provider a block or
+    /// two ahead may have given up a little earlier, which costs at most one child; stopping
+    /// early instead could cost the swap. Said once in the swap's progress.
+    private func childStillWorthItsFee(for funding: Transaction, of run: SubmarineClientRun, tipHeight: Int) -> Bool {
+        if run.machine.settings.cooperative { return true }
         if run.fundingPastPayWindow { return false }
         // Decoded when the swap was made; should it fail now, lifting is the safe side.
         guard let timeout = run.state.timeoutHeight,

@@ -188,10 +188,30 @@ final class SubmarineEngineHubTests: XCTestCase {
 
     /// A stuck funding the provider can no longer pay for gets no child: here the invoice
     /// expires within 600 s, so a lock confirming in the next block would find it expired
-    /// (the rule the provider gives a swap up by), and a child would be a fee for nothing.
-    /// The progress says why, once; the funding stays as it was.
+    /// (the rule the provider gives a swap up by), and without cooperation the lock waits for
+    /// the refund at the timeout whenever it confirms. The progress says why, once; the
+    /// funding stays as it was.
     func testAStuckFundingTheProviderCanNoLongerPayForGetsNoChild() async throws {
-        let fixture = try await SubmarineEngineHubFixture()
+        let (children, notes) = try await stuckFundingPastThePayWindow(cooperates: false)
+        XCTAssertEqual(children, 0, "no child for a lock the provider will not pay for")
+        XCTAssertEqual(notes.filter { $0.contains(Self.pastPayWindow) }.count, 1, "said once: \(notes)")
+    }
+
+    /// The same in a cooperative swap gets its child: a provider that gives up offers the
+    /// key-path refund at once, which confirms promptly only behind a confirmed lock.
+    func testACooperativeStuckFundingIsLiftedEvenPastThePayWindow() async throws {
+        let (children, notes) = try await stuckFundingPastThePayWindow(cooperates: true)
+        XCTAssertEqual(children, 1, "one child: the key-path refund needs the lock confirmed")
+        XCTAssertFalse(notes.contains { $0.contains(Self.pastPayWindow) }, "\(notes)")
+    }
+
+    private static let pastPayWindow = "the provider can no longer pay the invoice"
+
+    /// A swap whose invoice expires within a block's 600 s, its funding held out of blocks
+    /// under a raised estimate for `fundingBumpAfterBlocks` + 3 blocks: the children that
+    /// spend the funding then, and the progress notes.
+    private func stuckFundingPastThePayWindow(cooperates: Bool) async throws -> (children: Int, notes: [String]) {
+        let fixture = try await SubmarineEngineHubFixture(cooperates: cooperates)
         let engine = try fixture.engine()
         let invoice = try await fixture.payeeInvoice(amountSat: amount, expirySeconds: 500, finalCLTVExpiry: 18)
         let offer = try await fixture.offer()
@@ -205,26 +225,24 @@ final class SubmarineEngineHubTests: XCTestCase {
         }, "the funding is in the mempool")
         XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
         fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
-
-        let said = "the provider can no longer pay the invoice"
         for _ in 0..<(SubmarineClientEngine.fundingBumpAfterBlocks + 3) {
             try fixture.hub.mine(1)
             try await Task.sleep(for: .milliseconds(300))
         }
-        let spenders = fixture.hub.chain.mempoolEntries().filter { info in
+        let children = fixture.hub.chain.mempoolEntries().filter { info in
             info.entry.transaction.inputs.contains { $0.previousOutput.txid == funding.entry.txid }
         }
-        XCTAssertEqual(spenders.count, 0, "no child for a lock the provider will not pay for")
-        try await clientEventually(seconds: 5, "the progress says why there is no child") {
-            fixture.progress.all.contains { $0.detail.contains(said) }
-        }
-        XCTAssertTrue(fixture.hub.inMempool(funding.entry.txid), "the funding is as it was")
+        XCTAssertTrue(fixture.hub.inMempool(funding.entry.txid), "the funding is never replaced")
         let childFee = try await SubmarineClientEngine.recordedFundingChildFee(id, in: fixture.store)
-        XCTAssertNil(childFee, "no child's fee recorded")
-        let notes = fixture.progress.all.map(\.detail)
-        XCTAssertEqual(notes.filter { $0.contains(said) }.count, 1, "said once: \(notes)")
+        XCTAssertEqual(childFee, children.first?.entry.fee, "the child's fee recorded, or none")
+        if !cooperates {
+            try await clientEventually(seconds: 5, "the progress says why there is no child") {
+                fixture.progress.all.contains { $0.detail.contains(Self.pastPayWindow) }
+            }
+        }
         paying.cancel()
         await fixture.shutDown(engine)
+        return (children.count, fixture.progress.all.map(\.detail))
     }
 
     /// The provider never pays: from the timeout the engine refunds (nLockTime = timeout),
