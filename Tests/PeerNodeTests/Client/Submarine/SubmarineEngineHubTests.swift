@@ -132,17 +132,7 @@ final class SubmarineEngineHubTests: XCTestCase {
         let before = try await fixture.savings()
         // A final delta the provider could still route under its CLTV limit while the lock waits.
         let invoice = try await fixture.payeeInvoice(amountSat: amount, finalCLTVExpiry: 18)
-        let offer = try await fixture.offer()
-        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
-        let id = try await waitForSwap(fixture)
-        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
-        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-        let script = swap.contract.scriptPubKey
-        let funding = try XCTUnwrap(fixture.hub.chain.mempoolEntries().first { info in
-            info.entry.transaction.outputs.contains { $0.scriptPubKey == script }
-        }, "the funding is in the mempool")
-        XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
-        fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
+        let (paying, id, swap, funding) = try await startStuckFunding(fixture, engine: engine, invoice: invoice)
 
         var children: [MempoolEntryInfo] = []
         for _ in 0..<(SubmarineClientEngine.fundingBumpAfterBlocks + 3) where children.isEmpty {
@@ -214,17 +204,7 @@ final class SubmarineEngineHubTests: XCTestCase {
         let fixture = try await SubmarineEngineHubFixture(cooperates: cooperates)
         let engine = try fixture.engine()
         let invoice = try await fixture.payeeInvoice(amountSat: amount, expirySeconds: 500, finalCLTVExpiry: 18)
-        let offer = try await fixture.offer()
-        let paying = Task { try await engine.pay(invoice: invoice, via: offer) }
-        let id = try await waitForSwap(fixture)
-        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
-        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
-        let script = swap.contract.scriptPubKey
-        let funding = try XCTUnwrap(fixture.hub.chain.mempoolEntries().first { info in
-            info.entry.transaction.outputs.contains { $0.scriptPubKey == script }
-        }, "the funding is in the mempool")
-        XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
-        fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
+        let (paying, id, _, funding) = try await startStuckFunding(fixture, engine: engine, invoice: invoice)
         for _ in 0..<(SubmarineClientEngine.fundingBumpAfterBlocks + 3) {
             try fixture.hub.mine(1)
             try await Task.sleep(for: .milliseconds(300))
@@ -243,6 +223,25 @@ final class SubmarineEngineHubTests: XCTestCase {
         paying.cancel()
         await fixture.shutDown(engine)
         return (children.count, fixture.progress.all.map(\.detail))
+    }
+
+    /// A pay of `invoice` started and its lock broadcast, then held out of blocks by the hub
+    /// under an estimate of 20,000 sat/kvB: where the stuck funding's tests start.
+    private func startStuckFunding(_ fixture: SubmarineEngineHubFixture, engine: SubmarineClientEngine, invoice: String)
+        async throws -> (paying: Task<SubmarineClientReport, Error>, id: String, swap: SubmarineScriptedProvider.Swap,
+                         funding: MempoolEntryInfo) {
+        let offer = try await fixture.offer()
+        let paying = Task<SubmarineClientReport, Error> { try await engine.pay(invoice: invoice, via: offer) }
+        let id = try await waitForSwap(fixture)
+        try await clientEventually("the lock is broadcast") { try await fixture.lastKind(of: id) == "lock_broadcast" }
+        let swap = try await XCTUnwrapAsync(await fixture.provider.onlySwap)
+        let script = swap.contract.scriptPubKey
+        let funding = try XCTUnwrap(fixture.hub.chain.mempoolEntries().first { info in
+            info.entry.transaction.outputs.contains { $0.scriptPubKey == script }
+        }, "the funding is in the mempool")
+        XCTAssertTrue(fixture.hub.chain.hold(funding.entry.txid))
+        fixture.hub.chain.setFeeEstimate(.feeRate(20_000))
+        return (paying, id, swap, funding)
     }
 
     /// The provider never pays: from the timeout the engine refunds (nLockTime = timeout),
