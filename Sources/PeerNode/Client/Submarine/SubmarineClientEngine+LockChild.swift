@@ -33,7 +33,9 @@ extension SubmarineClientEngine {
     /// the package to the estimate. One try per tip; none while something already spends
     /// it in the mempool (a child made before, or the provider's claim).
     func liftStuckFunding(_ funding: Transaction, of run: SubmarineClientRun) async {
-        guard let tip = try? await chain.tip().height else { return }
+        // The follower's tip, the block that brought the machine here: no chain request per
+        // block for this (a follower behind the backend only delays the child a block).
+        guard let tip = await follower.tip?.height else { return }
         let since = run.fundingUnconfirmedSince ?? tip
         run.fundingUnconfirmedSince = since
         guard tip - since >= Self.fundingBumpAfterBlocks, run.fundingBumpTip != tip, let fee = run.lockFeeSat else { return }
